@@ -1,0 +1,84 @@
+# mpicrawl - one hand-written Makefile.
+#   make            build bin/mpicrawl and bin/simweb
+#   make test       install missing packages (as root), build, run the suite
+#   make demo       install missing packages (as root), build, crawl the local web
+#   make bench      benchmarks, side by side with wget2
+#   make SANITIZE=address,undefined test   the suite under sanitizers
+CC      ?= gcc
+MPICC   ?= mpicc
+PKGS    := libcurl libcares libxml-2.0 libzstd libxxhash libpsl zlib libcrypto
+WARN    := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=c11 -D_GNU_SOURCE $(WARN) -Isrc
+ifneq ($(WERROR),)
+CFLAGS  += -Werror
+endif
+ifneq ($(SANITIZE),)
+CFLAGS  += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=$(SANITIZE)
+endif
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+LIBS    := $(PKG_LIBS) -lm
+
+B := build
+ALL_SRC  := $(wildcard src/*/*.c)
+MPI_SRC  := $(wildcard src/comm/*.c)
+CLI_SRC  := $(wildcard src/cli/*.c)
+CORE_SRC := $(filter-out $(MPI_SRC) $(CLI_SRC),$(ALL_SRC))
+CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
+MPI_OBJ  := $(MPI_SRC:%.c=$(B)/%.o)
+CLI_OBJ  := $(CLI_SRC:%.c=$(B)/%.o)
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+SIMWEB_SRC := $(wildcard tests/simweb/*.c)
+
+.PHONY: all test demo bench deps clean lint fuzz
+all: bin/mpicrawl bin/simweb $(UNIT_BIN)
+
+$(B)/src/comm/%.o: src/comm/%.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
+
+$(B)/libcore.a: $(CORE_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+bin/mpicrawl: $(CLI_OBJ) $(MPI_OBJ) $(B)/libcore.a
+	@mkdir -p bin
+	$(MPICC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(MPI_OBJ) $(B)/libcore.a $(LIBS)
+
+bin/simweb: $(SIMWEB_SRC) $(wildcard tests/simweb/*.h)
+	@mkdir -p bin
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(SIMWEB_SRC) $(shell pkg-config --libs libxxhash)
+
+$(B)/tests/%: tests/unit/%.c tests/unit/test.h $(B)/libcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(B)/libcore.a $(LIBS)
+
+deps:
+	@bash scripts/install-deps.sh
+
+test: deps
+	@$(MAKE) --no-print-directory WERROR=1 all
+	@bash tests/run.sh
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@bash scripts/demo.sh
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@bash bench/run.sh
+
+lint:
+	@bash scripts/lint.sh
+
+clean:
+	rm -rf $(B) bin
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

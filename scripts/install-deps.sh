@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the Debian packages mpicrawl needs to build, test and run the demo,
+# when any is missing. Needs root (or sudo) only when something is missing.
+set -euo pipefail
+pkgs=(build-essential pkg-config libopenmpi-dev openmpi-bin libcurl4-openssl-dev
+      libc-ares-dev libxml2-dev libzstd-dev libxxhash-dev libpsl-dev zlib1g-dev
+      libssl-dev dnsmasq-base wget2 clang python3)
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "installing: ${missing[*]}"
+SUDO=
+if [ "$(id -u)" -ne 0 ]; then
+	command -v sudo >/dev/null || { echo "install-deps: need root to install: ${missing[*]}" >&2; exit 1; }
+	SUDO=sudo
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

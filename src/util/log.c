@@ -1,0 +1,68 @@
+#include "util/log.h"
+#include "util/error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+static int log_rank;
+static int log_debug_on = -1;
+
+void log_set_rank(int rank)
+{
+	log_rank = rank;
+}
+
+void log_msg(char level, const char *stage, const char *fmt, ...)
+{
+	char line[1024];
+	struct timespec ts;
+	struct tm tm;
+	va_list ap;
+	int n, m;
+
+	if (level == 'D') {
+		if (log_debug_on < 0)
+			log_debug_on = getenv("MPICRAWL_DEBUG") != NULL;
+		if (!log_debug_on)
+			return;
+	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	n = snprintf(line, sizeof(line),
+		     "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ r%04d %s %c ",
+		     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+		     tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000, log_rank, stage,
+		     level);
+	va_start(ap, fmt);
+	m = vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
+	va_end(ap);
+	if (m < 0)
+		m = 0;
+	n += m;
+	if (n > (int)sizeof(line) - 2)
+		n = (int)sizeof(line) - 2;
+	line[n++] = '\n';
+	if (write(STDERR_FILENO, line, (size_t)n) < 0)
+		return;
+}
+
+const char *cr_strerror(enum cr_err e)
+{
+	switch (e) {
+	case CR_OK: return "ok";
+	case CR_AGAIN: return "again";
+	case CR_EOF: return "eof";
+	case CR_ERR_IO: return "io";
+	case CR_ERR_FORMAT: return "format";
+	case CR_ERR_LIMIT: return "limit";
+	case CR_ERR_NOMEM: return "nomem";
+	case CR_ERR_ARG: return "arg";
+	case CR_ERR_LIB: return "lib";
+	case CR_ERR_COMM: return "comm";
+	case CR_ERR_STATE: return "state";
+	}
+	return "unknown";
+}

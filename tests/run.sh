@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Runs the whole suite: unit programs, then the scripts in tests/e2e/ and
+# tests/mpi/. Each prints "result: P passed, F failed" as its last result line;
+# a program that exits non-zero without one counts as one failure. Ends with
+# the summary line "N passed, N failed" and exits non-zero if anything failed.
+set -u
+cd "$(dirname "$0")/.."
+passed=0
+failed=0
+failed_names=()
+
+run_one() {
+	local name=$1; shift
+	local log
+	log=$(mktemp)
+	local start=$SECONDS
+	"$@" >"$log" 2>&1
+	local rc=$?
+	local line
+	line=$(grep -E '^result: [0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+	local p=0 f=0
+	if [ -n "$line" ]; then
+		p=$(echo "$line" | sed -E 's/^result: ([0-9]+) passed, ([0-9]+) failed.*/\1/')
+		f=$(echo "$line" | sed -E 's/^result: ([0-9]+) passed, ([0-9]+) failed.*/\2/')
+	fi
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+	printf '%-40s %5d passed %3d failed  %4ds\n' "$name" "$p" "$f" $((SECONDS - start))
+	if [ "$f" -ne 0 ]; then
+		failed_names+=("$name")
+		grep -E '^not ok' "$log" | head -n 20
+		tail -n 30 "$log" | sed 's/^/    /'
+	fi
+	rm -f "$log"
+}
+
+for t in build/tests/test_*; do
+	[ -x "$t" ] || continue
+	run_one "unit/$(basename "$t")" "$t"
+done
+for t in tests/mpi/*.sh tests/e2e/*.sh; do
+	[ -f "$t" ] || continue
+	run_one "${t#tests/}" bash "$t"
+done
+
+if [ ${#failed_names[@]} -gt 0 ]; then
+	echo "failed: ${failed_names[*]}"
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
