@@ -1,0 +1,288 @@
+#include "config/config.h"
+#include "util/buf.h"
+#include "util/fs.h"
+#include "util/log.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum key_type { K_LONG, K_BOOL, K_STR, K_ENUM_PARTITION };
+
+struct key {
+	const char *name;
+	enum key_type type;
+	size_t off;
+	size_t size;     /* for K_STR: capacity */
+	long min, max;   /* for K_LONG */
+	const char *def;
+	const char *doc;
+};
+
+#define L(name, field, min, max, def, doc) \
+	{ name, K_LONG, offsetof(struct config, field), 0, min, max, def, doc }
+#define B(name, field, def, doc) \
+	{ name, K_BOOL, offsetof(struct config, field), 0, 0, 1, def, doc }
+#define S(name, field, def, doc) \
+	{ name, K_STR, offsetof(struct config, field), \
+	  sizeof(((struct config *)0)->field), 0, 0, def, doc }
+
+static const struct key keys[] = {
+	L("politeness.delay_ms", delay_ms, 0, 3600000, "1000",
+	  "minimum time between the end of one request to a host and the start of the next (ms)"),
+	L("politeness.max_in_flight", max_in_flight, 1, 64, "1",
+	  "most requests open at once to one host"),
+	B("fetch.allow_private", allow_private, "false",
+	  "fetch from loopback, private, link-local and other non-public addresses"),
+	L("fetch.max_connections", max_connections, 1, 100000, "256",
+	  "most requests open at once per rank"),
+	L("fetch.connect_timeout_s", connect_timeout_s, 1, 3600, "10",
+	  "connect timeout (s)"),
+	L("fetch.timeout_s", timeout_s, 1, 86400, "60",
+	  "total time one request may take (s)"),
+	L("fetch.low_speed_bytes", low_speed_bytes, 0, 1L << 30, "100",
+	  "abort a transfer slower than this many bytes/s ..."),
+	L("fetch.low_speed_time_s", low_speed_time_s, 1, 3600, "20",
+	  "... for this many seconds"),
+	L("fetch.max_body_bytes", max_body_bytes, 1024, 1L << 31, "10485760",
+	  "body bytes kept per response; the rest is cut and the record marked truncated"),
+	L("fetch.time_limit_s", time_limit_s, 0, 1L << 31, "0",
+	  "end a fetch phase after this many seconds, leaving the rest due (0: no limit)"),
+	S("dns.servers", dns_servers, "",
+	  "comma-separated DNS servers (ip or ip:port); empty: resolv.conf and /etc/hosts"),
+	L("dns.timeout_ms", dns_timeout_ms, 100, 600000, "5000",
+	  "timeout of one DNS query try (ms)"),
+	L("dns.cache_ttl_s", dns_cache_ttl_s, 0, 86400 * 7, "3600",
+	  "how long a resolved address is reused (s)"),
+	L("dns.negative_ttl_s", dns_negative_ttl_s, 0, 86400, "300",
+	  "how long a failed lookup is remembered (s)"),
+	S("robots.agent", robots_agent, "mpicrawl",
+	  "product token matched against robots.txt user-agent lines"),
+	L("robots.cache_ttl_s", robots_ttl_s, 0, 86400 * 365, "86400",
+	  "how long a fetched robots.txt is used before it is fetched again (s)"),
+	L("robots.max_bytes", robots_max_bytes, 1024, 16L << 20, "512000",
+	  "bytes of a robots.txt that are read"),
+	S("http.user_agent", user_agent, "mpicrawl/0.1",
+	  "User-Agent header sent with every request"),
+	L("crawl.max_depth", max_depth, 0, 1000000, "0",
+	  "links further than this many hops from a seed are not followed (0: no limit)"),
+	L("crawl.max_rounds", max_rounds, 1, 1000000, "100",
+	  "safety cap on rounds when crawl runs without --rounds"),
+	L("crawl.refetch_interval_s", refetch_interval_s, 0, 1L << 31, "2592000",
+	  "time until a fetched page is due again (s)"),
+	L("crawl.retry_interval_s", retry_interval_s, 0, 1L << 31, "86400",
+	  "time until a page that failed transiently is tried again (s)"),
+	L("crawl.max_retries", max_retries, 0, 100, "3",
+	  "transient failures before a page is marked gone"),
+	L("generate.max_per_host", max_per_host, 0, 1L << 31, "0",
+	  "most URLs of one host in one fetch list (0: no limit)"),
+	L("partition.count", partitions, 1, 65536, "64",
+	  "number of partitions; fixed when the crawl directory is created"),
+	{ "partition.by", K_ENUM_PARTITION, offsetof(struct config, partition_by), 0, 0, 1,
+	  "host", "partition key: host, or domain (registrable domain, via libpsl)" },
+	L("memory.budget_mb", memory_budget_mb, 16, 1L << 20, "256",
+	  "memory per rank for sorting and merging (MiB)"),
+	L("store.zstd_level", zstd_level, 1, 19, "3",
+	  "zstd level of the crawl directory's record files"),
+	L("parse.max_links", max_links, 1, 1000000, "5000",
+	  "outlinks kept per page"),
+	L("update.exchange_batch_kb", exchange_batch_kb, 4, 1L << 20, "4096",
+	  "bytes one rank sends to all others in one link exchange step (KiB)"),
+	L("progress.interval_ms", progress_ms, 100, 3600000, "1000",
+	  "how often rank 0 prints the progress line (ms)"),
+	{ NULL, K_LONG, 0, 0, 0, 0, NULL, NULL },
+};
+
+void config_key(size_t i, const char **name, const char **def, const char **doc)
+{
+	if (i >= sizeof(keys) / sizeof(keys[0])) {
+		*name = NULL;
+		return;
+	}
+	*name = keys[i].name;
+	*def = keys[i].def;
+	*doc = keys[i].doc;
+}
+
+static enum cr_err set_key(struct config *c, const struct key *k, const char *v)
+{
+	char *p = (char *)c + k->off;
+
+	switch (k->type) {
+	case K_LONG: {
+		char *end;
+		long x;
+
+		errno = 0;
+		x = strtol(v, &end, 10);
+		if (errno || end == v || *end || x < k->min || x > k->max) {
+			log_err("config", "%s: bad value '%s' (an integer from %ld to %ld)",
+				k->name, v, k->min, k->max);
+			return CR_ERR_ARG;
+		}
+		*(long *)p = x;
+		return CR_OK;
+	}
+	case K_BOOL:
+		if (!strcmp(v, "true") || !strcmp(v, "1") || !strcmp(v, "yes")) {
+			*(int *)p = 1;
+		} else if (!strcmp(v, "false") || !strcmp(v, "0") || !strcmp(v, "no")) {
+			*(int *)p = 0;
+		} else {
+			log_err("config", "%s: bad value '%s' (true or false)", k->name, v);
+			return CR_ERR_ARG;
+		}
+		return CR_OK;
+	case K_STR:
+		if (strlen(v) >= k->size) {
+			log_err("config", "%s: value longer than %zu bytes", k->name,
+				k->size - 1);
+			return CR_ERR_ARG;
+		}
+		memcpy(p, v, strlen(v) + 1);
+		return CR_OK;
+	case K_ENUM_PARTITION:
+		if (!strcmp(v, "host")) {
+			*(int *)p = PARTITION_BY_HOST;
+		} else if (!strcmp(v, "domain")) {
+			*(int *)p = PARTITION_BY_DOMAIN;
+		} else {
+			log_err("config", "%s: bad value '%s' (host or domain)", k->name, v);
+			return CR_ERR_ARG;
+		}
+		return CR_OK;
+	}
+	return CR_ERR_ARG;
+}
+
+void config_defaults(struct config *c)
+{
+	size_t i;
+
+	memset(c, 0, sizeof(*c));
+	for (i = 0; keys[i].name; i++)
+		if (set_key(c, &keys[i], keys[i].def) != CR_OK)
+			abort();   /* a default that does not parse is a bug */
+}
+
+enum cr_err config_set(struct config *c, const char *key, const char *value)
+{
+	size_t i;
+
+	for (i = 0; keys[i].name; i++)
+		if (!strcmp(keys[i].name, key))
+			return set_key(c, &keys[i], value);
+	log_err("config", "unknown key '%s'", key);
+	return CR_ERR_ARG;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+enum cr_err config_set_kv(struct config *c, const char *kv)
+{
+	char tmp[1024];
+	char *eq;
+
+	if (snprintf(tmp, sizeof(tmp), "%s", kv) >= (int)sizeof(tmp)) {
+		log_err("config", "setting too long: '%.40s...'", kv);
+		return CR_ERR_ARG;
+	}
+	eq = strchr(tmp, '=');
+	if (!eq) {
+		log_err("config", "'%s' is not key=value", kv);
+		return CR_ERR_ARG;
+	}
+	*eq = '\0';
+	return config_set(c, trim(tmp), trim(eq + 1));
+}
+
+enum cr_err config_load(struct config *c, const char *path)
+{
+	struct buf b;
+	char *line, *save = NULL;
+	int lineno = 0;
+	enum cr_err e;
+
+	buf_init(&b);
+	e = fs_read_all(path, 1 << 20, &b);
+	if (e) {
+		log_err("config", "cannot read config file '%s'", path);
+		buf_release(&b);
+		return CR_ERR_ARG;
+	}
+	buf_cstr(&b);
+	if (memchr(b.p, '\0', b.len)) {
+		log_err("config", "%s: not a text file", path);
+		buf_release(&b);
+		return CR_ERR_ARG;
+	}
+	for (line = (char *)b.p; line; line = save) {
+		char *nl = strchr(line, '\n');
+		char *t;
+
+		save = nl ? nl + 1 : NULL;
+		if (nl)
+			*nl = '\0';
+		lineno++;
+		if ((t = strchr(line, '#')))
+			*t = '\0';
+		t = trim(line);
+		if (!*t)
+			continue;
+		if (!strchr(t, '=')) {
+			log_err("config", "%s:%d: expected 'key = value'", path, lineno);
+			buf_release(&b);
+			return CR_ERR_ARG;
+		}
+		if (config_set_kv(c, t) != CR_OK) {
+			log_err("config", "%s:%d: bad setting", path, lineno);
+			buf_release(&b);
+			return CR_ERR_ARG;
+		}
+	}
+	buf_release(&b);
+	return CR_OK;
+}
+
+void config_write(const struct config *c, char *out, size_t cap)
+{
+	struct buf b;
+	size_t i;
+
+	buf_init(&b);
+	for (i = 0; keys[i].name; i++) {
+		const char *p = (const char *)c + keys[i].off;
+
+		switch (keys[i].type) {
+		case K_LONG:
+			buf_addf(&b, "%s = %ld\n", keys[i].name, *(const long *)p);
+			break;
+		case K_BOOL:
+			buf_addf(&b, "%s = %s\n", keys[i].name,
+				 *(const int *)p ? "true" : "false");
+			break;
+		case K_STR:
+			buf_addf(&b, "%s = %s\n", keys[i].name, p);
+			break;
+		case K_ENUM_PARTITION:
+			buf_addf(&b, "%s = %s\n", keys[i].name,
+				 *(const int *)p == PARTITION_BY_DOMAIN ? "domain" : "host");
+			break;
+		}
+	}
+	snprintf(out, cap, "%s", buf_cstr(&b));
+	buf_release(&b);
+}

@@ -1,0 +1,64 @@
+/*
+ * config.h - the job configuration: every key with its type, default and
+ * meaning in one table (config.c), mirrored in docs/CONFIG.md.
+ *
+ * A job file (a .conf file in jobs/) holds "key = value" lines, '#' comments; the
+ * command line's --set key=value overrides it. An unknown key or a bad value
+ * is a one-line error naming the key (CR_ERR_ARG).
+ */
+#ifndef CR_CONFIG_CONFIG_H
+#define CR_CONFIG_CONFIG_H
+
+#include <stddef.h>
+
+#include "util/error.h"
+
+enum partition_by { PARTITION_BY_HOST = 0, PARTITION_BY_DOMAIN = 1 };
+
+struct config {
+	long delay_ms;
+	long max_in_flight;
+	int allow_private;
+	long max_connections;
+	long connect_timeout_s;
+	long timeout_s;
+	long low_speed_bytes;
+	long low_speed_time_s;
+	long max_body_bytes;
+	long time_limit_s;
+	char dns_servers[512];
+	long dns_timeout_ms;
+	long dns_cache_ttl_s;
+	long dns_negative_ttl_s;
+	char robots_agent[64];
+	long robots_ttl_s;
+	long robots_max_bytes;
+	char user_agent[256];
+	long max_depth;
+	long max_rounds;
+	long refetch_interval_s;
+	long retry_interval_s;
+	long max_retries;
+	long max_per_host;
+	long partitions;
+	int partition_by;
+	long memory_budget_mb;
+	long zstd_level;
+	long max_links;
+	long exchange_batch_kb;
+	long progress_ms;
+};
+
+/* Sets every key to its default. */
+void config_defaults(struct config *c);
+/* Applies one "key=value" (or key and value apart). */
+CR_WUR enum cr_err config_set(struct config *c, const char *key, const char *value);
+CR_WUR enum cr_err config_set_kv(struct config *c, const char *kv);
+/* Reads a job file. Errors name the file and line. */
+CR_WUR enum cr_err config_load(struct config *c, const char *path);
+/* Writes every key as "key = value" lines (for crawl.meta and --print-config). */
+void config_write(const struct config *c, char *out, size_t cap);
+/* Iterates the key table: name, default, doc. NULL name ends it. */
+void config_key(size_t i, const char **name, const char **def, const char **doc);
+
+#endif

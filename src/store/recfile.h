@@ -1,0 +1,59 @@
+/*
+ * recfile.h - the record files of the crawl directory (CrawlDb parts, fetch
+ * lists, fetch outcomes, parse data, sort runs).
+ *
+ * A record file is a 16-byte header (magic "MPCRREC1", the record kind, a
+ * reserved word) followed by one zstd frame (with zstd's content checksum)
+ * holding the records, each as varint(len + 1) and len bytes, and a trailer:
+ * varint 0, the record count and the XXH64 of every byte before the trailer,
+ * both u64 little-endian. A file that ends before its trailer, or whose count
+ * or checksum disagree, is reported by name as damaged, never read as data.
+ *
+ * A writer writes "<path>.tmp.<pid>" and commits by rename: a committed file
+ * is always whole.
+ */
+#ifndef CR_STORE_RECFILE_H
+#define CR_STORE_RECFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/error.h"
+
+enum rec_kind {
+	REC_KIND_CRAWLDB = 1,
+	REC_KIND_FETCHLIST = 2,
+	REC_KIND_FETCH = 3,
+	REC_KIND_PARSE = 4,
+	REC_KIND_LINK = 5,
+	REC_KIND_ROBOTS = 6,
+	REC_KIND_SORT = 7,
+};
+
+/* The largest record a reader accepts (a page's parse data with text). */
+#define REC_MAX_BYTES (64u << 20)
+
+struct rec_writer;
+
+/* Opens a writer for path; nothing is visible at path until commit. */
+CR_WUR enum cr_err rec_writer_open(const char *path, enum rec_kind kind,
+				   int level, struct rec_writer **out);
+/* Appends one record; copies data. n must be <= REC_MAX_BYTES. */
+CR_WUR enum cr_err rec_writer_add(struct rec_writer *w, const void *data, size_t n);
+uint64_t rec_writer_count(const struct rec_writer *w);
+/* Finishes, fsyncs and renames into place; frees *w (set to NULL) in all cases. */
+CR_WUR enum cr_err rec_writer_commit(struct rec_writer **w);
+/* Drops the temporary file; frees *w. Accepts NULL. */
+void rec_writer_abort(struct rec_writer **w);
+
+struct rec_reader;
+
+/* Opens path, checks its header. CR_ERR_IO if it cannot be opened. */
+CR_WUR enum cr_err rec_reader_open(const char *path, enum rec_kind kind,
+				   struct rec_reader **out);
+/* Next record, borrowed until the next call: CR_OK, CR_EOF after a verified
+ * trailer, CR_ERR_FORMAT for a damaged file (logged with the file name). */
+CR_WUR enum cr_err rec_reader_next(struct rec_reader *r, const void **data, size_t *n);
+void rec_reader_free(struct rec_reader **r);
+
+#endif

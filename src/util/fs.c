@@ -1,0 +1,164 @@
+#include "util/fs.h"
+#include "util/log.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum cr_err fs_mkdirs(const char *path)
+{
+	char tmp[PATH_MAX];
+	size_t n = strlen(path);
+	size_t i;
+
+	if (n == 0 || n >= sizeof(tmp))
+		return CR_ERR_ARG;
+	memcpy(tmp, path, n + 1);
+	for (i = 1; i <= n; i++) {
+		if (tmp[i] != '/' && tmp[i] != '\0')
+			continue;
+		tmp[i] = '\0';
+		if (mkdir(tmp, 0777) != 0 && errno != EEXIST) {
+			log_err("fs", "cannot create directory '%s': %s", tmp,
+				strerror(errno));
+			return CR_ERR_IO;
+		}
+		if (i < n)
+			tmp[i] = '/';
+	}
+	return CR_OK;
+}
+
+void fs_sync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY);
+
+	if (fd < 0)
+		return;
+	(void)fsync(fd);
+	close(fd);
+}
+
+enum cr_err fs_write_atomic(const char *path, const void *data, size_t n)
+{
+	char tmp[PATH_MAX], dir[PATH_MAX];
+	const char *p = data;
+	char *slash;
+	int fd;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >=
+	    (int)sizeof(tmp))
+		return CR_ERR_ARG;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		log_err("fs", "cannot create '%s': %s", tmp, strerror(errno));
+		return CR_ERR_IO;
+	}
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			log_err("fs", "cannot write '%s': %s", tmp, strerror(errno));
+			close(fd);
+			unlink(tmp);
+			return CR_ERR_IO;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	if (fsync(fd) != 0 || close(fd) != 0) {
+		log_err("fs", "cannot sync '%s': %s", tmp, strerror(errno));
+		unlink(tmp);
+		return CR_ERR_IO;
+	}
+	if (rename(tmp, path) != 0) {
+		log_err("fs", "cannot rename '%s': %s", tmp, strerror(errno));
+		unlink(tmp);
+		return CR_ERR_IO;
+	}
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash) {
+		*slash = '\0';
+		fs_sync_dir(dir[0] ? dir : "/");
+	}
+	return CR_OK;
+}
+
+enum cr_err fs_read_all(const char *path, size_t max, struct buf *out)
+{
+	char chunk[65536];
+	size_t total = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return CR_ERR_IO;
+	for (;;) {
+		ssize_t r = read(fd, chunk, sizeof(chunk));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			close(fd);
+			return CR_ERR_IO;
+		}
+		if (r == 0)
+			break;
+		total += (size_t)r;
+		if (total > max) {
+			close(fd);
+			return CR_ERR_LIMIT;
+		}
+		buf_add(out, chunk, (size_t)r);
+	}
+	close(fd);
+	return CR_OK;
+}
+
+int fs_exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+enum cr_err fs_remove_tree(const char *path)
+{
+	struct stat st;
+	DIR *d;
+	struct dirent *de;
+	enum cr_err e = CR_OK;
+
+	if (lstat(path, &st) != 0)
+		return errno == ENOENT ? CR_OK : CR_ERR_IO;
+	if (!S_ISDIR(st.st_mode))
+		return unlink(path) == 0 ? CR_OK : CR_ERR_IO;
+	d = opendir(path);
+	if (!d)
+		return CR_ERR_IO;
+	while ((de = readdir(d)) != NULL) {
+		char sub[PATH_MAX];
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name) >=
+		    (int)sizeof(sub)) {
+			e = CR_ERR_ARG;
+			continue;
+		}
+		if (fs_remove_tree(sub) != CR_OK)
+			e = CR_ERR_IO;
+	}
+	closedir(d);
+	if (rmdir(path) != 0)
+		e = CR_ERR_IO;
+	return e;
+}

@@ -1,0 +1,28 @@
+/*
+ * fs.h - files of the crawl directory: create directories, write a whole file
+ * atomically (temporary name, fsync, rename), read a small file whole.
+ * Committed files are never edited in place; a phase writes new names and
+ * commits by rename.
+ */
+#ifndef CR_UTIL_FS_H
+#define CR_UTIL_FS_H
+
+#include <stddef.h>
+
+#include "util/buf.h"
+#include "util/error.h"
+
+/* mkdir -p; existing directories are fine. */
+CR_WUR enum cr_err fs_mkdirs(const char *path);
+/* Writes data to path.tmp.<pid>, fsyncs, renames to path, fsyncs the directory. */
+CR_WUR enum cr_err fs_write_atomic(const char *path, const void *data, size_t n);
+/* Reads the whole file (at most max bytes, else CR_ERR_LIMIT) into out (appended). */
+CR_WUR enum cr_err fs_read_all(const char *path, size_t max, struct buf *out);
+/* 1 if path exists. */
+int fs_exists(const char *path);
+/* Removes a directory tree (used only on our own temporary/uncommitted output). */
+CR_WUR enum cr_err fs_remove_tree(const char *path);
+/* fsync a directory so a rename in it is durable. */
+void fs_sync_dir(const char *dir);
+
+#endif
