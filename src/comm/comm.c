@@ -1,0 +1,139 @@
+#include "comm/comm.h"
+#include "util/log.h"
+
+#include <limits.h>
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int comm_r, comm_n = 1, comm_up;
+
+enum cr_err comm_init(int *argc, char ***argv)
+{
+	if (MPI_Init(argc, argv) != MPI_SUCCESS)
+		return CR_ERR_COMM;
+	MPI_Comm_rank(MPI_COMM_WORLD, &comm_r);
+	MPI_Comm_size(MPI_COMM_WORLD, &comm_n);
+	comm_up = 1;
+	log_set_rank(comm_r);
+	return CR_OK;
+}
+
+void comm_finalize(void)
+{
+	if (comm_up)
+		MPI_Finalize();
+	comm_up = 0;
+}
+
+int comm_rank(void)
+{
+	return comm_r;
+}
+
+int comm_size(void)
+{
+	return comm_n;
+}
+
+int comm_agree(int ok)
+{
+	int in = ok ? 1 : 0, out = 0;
+
+	if (!comm_up)
+		return in;
+	MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+	return out;
+}
+
+void comm_sum_u64(uint64_t *v, size_t n)
+{
+	if (!comm_up || n == 0)
+		return;
+	MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+}
+
+void comm_max_i64(int64_t *v, size_t n)
+{
+	if (!comm_up || n == 0)
+		return;
+	MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+}
+
+void comm_barrier(void)
+{
+	if (comm_up)
+		MPI_Barrier(MPI_COMM_WORLD);
+}
+
+void comm_bcast(void *p, size_t n, int root)
+{
+	if (comm_up)
+		MPI_Bcast(p, (int)n, MPI_BYTE, root, MPI_COMM_WORLD);
+}
+
+enum cr_err comm_exchange(struct buf *send, struct buf *recv)
+{
+	int n = comm_n, i;
+	int *scount, *sdispl, *rcount, *rdispl;
+	unsigned char *sbuf;
+	size_t stotal = 0, rtotal = 0;
+	enum cr_err e = CR_OK;
+
+	if (!comm_up) {
+		buf_add(recv, send[0].p, send[0].len);
+		return CR_OK;
+	}
+	scount = calloc((size_t)n * 4, sizeof(int));
+	if (!scount)
+		return CR_ERR_NOMEM;
+	sdispl = scount + n;
+	rcount = sdispl + n;
+	rdispl = rcount + n;
+	for (i = 0; i < n; i++) {
+		if (send[i].len >= (1u << 30)) {
+			free(scount);
+			return CR_ERR_LIMIT;
+		}
+		scount[i] = (int)send[i].len;
+		sdispl[i] = (int)stotal;
+		stotal += send[i].len;
+	}
+	if (stotal > INT_MAX) {
+		free(scount);
+		return CR_ERR_LIMIT;
+	}
+	MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, MPI_COMM_WORLD);
+	for (i = 0; i < n; i++) {
+		rdispl[i] = (int)rtotal;
+		rtotal += (size_t)rcount[i];
+	}
+	if (rtotal > INT_MAX)
+		e = CR_ERR_LIMIT;
+	sbuf = malloc(stotal + 1);
+	if (!sbuf && !e)
+		e = CR_ERR_NOMEM;
+	/* Every rank must take the Alltoallv, or none. */
+	if (!comm_agree(e == CR_OK)) {
+		free(sbuf);
+		free(scount);
+		return e ? e : CR_ERR_COMM;
+	}
+	for (i = 0; i < n; i++)
+		if (send[i].len)
+			memcpy(sbuf + sdispl[i], send[i].p, send[i].len);
+	buf_reserve(recv, rtotal);
+	MPI_Alltoallv(sbuf, scount, sdispl, MPI_BYTE, recv->p + recv->len, rcount,
+		      rdispl, MPI_BYTE, MPI_COMM_WORLD);
+	recv->len += rtotal;
+	free(sbuf);
+	free(scount);
+	return CR_OK;
+}
+
+void comm_abort(int code)
+{
+	if (comm_up && comm_n > 1)
+		MPI_Abort(MPI_COMM_WORLD, code);
+	exit(code);
+}

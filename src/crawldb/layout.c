@@ -1,0 +1,263 @@
+#include "crawldb/layout.h"
+#include "util/buf.h"
+#include "util/fs.h"
+#include "util/log.h"
+#include "url/url.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <libpsl.h>
+#include <xxhash.h>
+
+static enum cr_err meta_value(const char *text, const char *key, char *out, size_t cap)
+{
+	size_t kl = strlen(key);
+	const char *p = text;
+
+	while (p && *p) {
+		if (!strncmp(p, key, kl) && (p[kl] == ' ' || p[kl] == '=')) {
+			const char *v = p + kl;
+			size_t n;
+
+			while (*v == ' ' || *v == '=')
+				v++;
+			n = strcspn(v, "\n");
+			if (n >= cap)
+				return CR_ERR_FORMAT;
+			memcpy(out, v, n);
+			out[n] = '\0';
+			return CR_OK;
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return CR_ERR_FORMAT;
+}
+
+enum cr_err layout_open(const char *root, struct config *cfg, int create,
+			struct crawl_dir *d)
+{
+	char path[PATH_MAX], v[64];
+	struct buf b;
+	long P;
+
+	if (strlen(root) >= sizeof(d->root)) {
+		log_err("layout", "crawl directory name too long");
+		return CR_ERR_ARG;
+	}
+	snprintf(d->root, sizeof(d->root), "%s", root);
+	snprintf(path, sizeof(path), "%s/crawl.meta", root);
+	buf_init(&b);
+	if (fs_read_all(path, 1 << 20, &b) != CR_OK) {
+		buf_release(&b);
+		if (!create) {
+			log_err("layout", "'%s' is not a crawl directory (no crawl.meta)", root);
+			return CR_ERR_STATE;
+		}
+		d->partitions = (uint32_t)cfg->partitions;
+		d->partition_by = cfg->partition_by;
+		return CR_OK;
+	}
+	buf_cstr(&b);
+	if (meta_value((const char *)b.p, "format", v, sizeof(v)) || atoi(v) != LAYOUT_FORMAT ||
+	    meta_value((const char *)b.p, "partition.count", v, sizeof(v)) ||
+	    (P = strtol(v, NULL, 10)) < 1 || P > 65536) {
+		log_err("layout", "damaged file '%s': no format or partition.count", path);
+		buf_release(&b);
+		return CR_ERR_FORMAT;
+	}
+	d->partitions = (uint32_t)P;
+	d->partition_by = PARTITION_BY_HOST;
+	if (meta_value((const char *)b.p, "partition.by", v, sizeof(v)) == CR_OK &&
+	    !strcmp(v, "domain"))
+		d->partition_by = PARTITION_BY_DOMAIN;
+	buf_release(&b);
+	if (cfg->partitions_set && cfg->partitions != P) {
+		log_err("layout", "partition.count is %ld in '%s' and cannot change (asked %ld)",
+			P, root, cfg->partitions);
+		return CR_ERR_ARG;
+	}
+	cfg->partitions = P;
+	cfg->partition_by = d->partition_by;
+	return CR_OK;
+}
+
+enum cr_err layout_write_meta(const struct crawl_dir *d, const struct config *cfg)
+{
+	char path[PATH_MAX];
+	static char cfgtext[16384];
+	struct buf b;
+	enum cr_err e;
+
+	e = fs_mkdirs(d->root);
+	if (e)
+		return e;
+	snprintf(path, sizeof(path), "%s/crawl.meta", d->root);
+	config_write(cfg, cfgtext, sizeof(cfgtext));
+	buf_init(&b);
+	buf_addf(&b, "# mpicrawl crawl directory; do not edit\nformat = %d\n", LAYOUT_FORMAT);
+	buf_addf(&b, "partition.count = %u\npartition.by = %s\n", d->partitions,
+		 d->partition_by == PARTITION_BY_DOMAIN ? "domain" : "host");
+	buf_adds(&b, "# configuration at creation:\n");
+	{
+		const char *line = cfgtext;
+
+		while (*line) {
+			size_t n = strcspn(line, "\n");
+
+			buf_adds(&b, "#   ");
+			buf_add(&b, line, n);
+			buf_addc(&b, '\n');
+			line += n + (line[n] == '\n');
+		}
+	}
+	e = fs_write_atomic(path, b.p, b.len);
+	buf_release(&b);
+	return e;
+}
+
+uint32_t layout_partition(const struct crawl_dir *d, const char *url, size_t len)
+{
+	char u[URL_MAX_LEN + 1], host[URL_HOST_MAX];
+	const char *key = host;
+
+	if (len > URL_MAX_LEN)
+		len = URL_MAX_LEN;
+	memcpy(u, url, len);
+	u[len] = '\0';
+	if (url_host(u, host, sizeof(host)) != CR_OK)
+		return 0;
+	if (d->partition_by == PARTITION_BY_DOMAIN) {
+		const char *reg = psl_registrable_domain(psl_builtin(), host);
+
+		if (reg)
+			key = reg;
+	}
+	return (uint32_t)(XXH3_64bits(key, strlen(key)) % d->partitions);
+}
+
+int layout_owns(uint32_t p, int rank, int nranks)
+{
+	return (int)(p % (uint32_t)nranks) == rank;
+}
+
+enum cr_err layout_crawldb_current(const struct crawl_dir *d, int *version)
+{
+	char path[PATH_MAX];
+	struct buf b;
+	char *end;
+	long v;
+
+	snprintf(path, sizeof(path), "%s/crawldb/CURRENT", d->root);
+	if (!fs_exists(path)) {
+		*version = 0;
+		return CR_OK;
+	}
+	buf_init(&b);
+	if (fs_read_all(path, 64, &b) != CR_OK) {
+		buf_release(&b);
+		log_err("layout", "cannot read '%s'", path);
+		return CR_ERR_IO;
+	}
+	v = strtol(buf_cstr(&b), &end, 10);
+	if (end == (char *)b.p || (*end && *end != '\n') || v < 1 || v > 99999) {
+		buf_release(&b);
+		log_err("layout", "damaged file '%s'", path);
+		return CR_ERR_FORMAT;
+	}
+	buf_release(&b);
+	*version = (int)v;
+	return CR_OK;
+}
+
+enum cr_err layout_crawldb_commit(const struct crawl_dir *d, int version)
+{
+	char path[PATH_MAX], text[32];
+	int n = snprintf(text, sizeof(text), "%d\n", version);
+
+	snprintf(path, sizeof(path), "%s/crawldb/CURRENT", d->root);
+	return fs_write_atomic(path, text, (size_t)n);
+}
+
+void layout_crawldb_dir(const struct crawl_dir *d, int version, char *out, size_t cap)
+{
+	snprintf(out, cap, "%s/crawldb/%05d", d->root, version);
+}
+
+void layout_crawldb_part(const struct crawl_dir *d, int version, uint32_t p,
+			 char *out, size_t cap)
+{
+	snprintf(out, cap, "%s/crawldb/%05d/part-%05u.zst", d->root, version, p);
+}
+
+static int last_number(const char *dir)
+{
+	DIR *dh = opendir(dir);
+	struct dirent *de;
+	int best = 0;
+
+	if (!dh)
+		return 0;
+	while ((de = readdir(dh)) != NULL) {
+		char *end;
+		long v = strtol(de->d_name, &end, 10);
+
+		if (end != de->d_name && !*end && strlen(de->d_name) == 5 && v > best)
+			best = (int)v;
+	}
+	closedir(dh);
+	return best;
+}
+
+int layout_segment_last(const struct crawl_dir *d)
+{
+	char dir[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%s/segments", d->root);
+	return last_number(dir);
+}
+
+void layout_segment_dir(const struct crawl_dir *d, int seg, char *out, size_t cap)
+{
+	snprintf(out, cap, "%s/segments/%05d", d->root, seg);
+}
+
+void layout_segment_part(const struct crawl_dir *d, int seg, const char *kind,
+			 uint32_t p, char *out, size_t cap)
+{
+	snprintf(out, cap, "%s/segments/%05d/%s/part-%05u.zst", d->root, seg, kind, p);
+}
+
+int layout_phase_done(const struct crawl_dir *d, int seg, const char *phase)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/segments/%05d/_SUCCESS.%s", d->root, seg, phase);
+	return fs_exists(path);
+}
+
+enum cr_err layout_phase_mark(const struct crawl_dir *d, int seg, const char *phase,
+			      const char *json)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/segments/%05d/_SUCCESS.%s", d->root, seg, phase);
+	return fs_write_atomic(path, json, strlen(json));
+}
+
+int layout_robots_last(const struct crawl_dir *d)
+{
+	char dir[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%s/robots", d->root);
+	return last_number(dir);
+}
+
+void layout_robots_part(const struct crawl_dir *d, int version, uint32_t p,
+			char *out, size_t cap)
+{
+	snprintf(out, cap, "%s/robots/%05d/part-%05u.zst", d->root, version, p);
+}

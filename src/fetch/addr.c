@@ -1,0 +1,80 @@
+#include "fetch/addr.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdint.h>
+#include <string.h>
+
+static int v4_public(uint32_t a)
+{
+	static const struct { uint32_t net, mask; } bad[] = {
+		{ 0x00000000, 0xff000000 },  /* 0/8 this network */
+		{ 0x0a000000, 0xff000000 },  /* 10/8 */
+		{ 0x64400000, 0xffc00000 },  /* 100.64/10 CGNAT */
+		{ 0x7f000000, 0xff000000 },  /* 127/8 loopback */
+		{ 0xa9fe0000, 0xffff0000 },  /* 169.254/16 link-local */
+		{ 0xac100000, 0xfff00000 },  /* 172.16/12 */
+		{ 0xc0000000, 0xffffff00 },  /* 192.0.0/24 IETF */
+		{ 0xc0000200, 0xffffff00 },  /* 192.0.2/24 documentation */
+		{ 0xc0a80000, 0xffff0000 },  /* 192.168/16 */
+		{ 0xc6120000, 0xfffe0000 },  /* 198.18/15 benchmarking */
+		{ 0xc6336400, 0xffffff00 },  /* 198.51.100/24 documentation */
+		{ 0xcb007100, 0xffffff00 },  /* 203.0.113/24 documentation */
+		{ 0xe0000000, 0xf0000000 },  /* 224/4 multicast */
+		{ 0xf0000000, 0xf0000000 },  /* 240/4 reserved, broadcast */
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if ((a & bad[i].mask) == bad[i].net)
+			return 0;
+	return 1;
+}
+
+static int v6_public(const unsigned char *b)
+{
+	static const unsigned char mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	static const unsigned char zero[16];
+
+	if (!memcmp(b, mapped, 12) || !memcmp(b, zero, 12))   /* mapped, compatible */
+		return v4_public((uint32_t)b[12] << 24 | (uint32_t)b[13] << 16 |
+				 (uint32_t)b[14] << 8 | b[15]);
+	if ((b[0] & 0xfe) == 0xfc)                   /* fc00::/7 ULA */
+		return 0;
+	if (b[0] == 0xfe && (b[1] & 0xc0) == 0x80)   /* fe80::/10 link-local */
+		return 0;
+	if (b[0] == 0xfe && (b[1] & 0xc0) == 0xc0)   /* fec0::/10 site-local */
+		return 0;
+	if (b[0] == 0xff)                            /* multicast */
+		return 0;
+	if (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0x0d && b[3] == 0xb8)  /* 2001:db8::/32 */
+		return 0;
+	if (b[0] == 0x00 && b[1] == 0x64 && b[2] == 0xff && b[3] == 0x9b)  /* 64:ff9b::/96 NAT64 */
+		return v4_public((uint32_t)b[12] << 24 | (uint32_t)b[13] << 16 |
+				 (uint32_t)b[14] << 8 | b[15]);
+	if (b[0] == 0x20 && b[1] == 0x02)            /* 2002::/16 6to4 embeds v4 */
+		return v4_public((uint32_t)b[2] << 24 | (uint32_t)b[3] << 16 |
+				 (uint32_t)b[4] << 8 | b[5]);
+	return 1;
+}
+
+int addr_is_public(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET)
+		return v4_public(ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr));
+	if (sa->sa_family == AF_INET6)
+		return v6_public(((const struct sockaddr_in6 *)sa)->sin6_addr.s6_addr);
+	return 0;
+}
+
+int addr_is_public_str(const char *addr)
+{
+	struct in_addr a4;
+	struct in6_addr a6;
+
+	if (inet_pton(AF_INET, addr, &a4) == 1)
+		return v4_public(ntohl(a4.s_addr));
+	if (inet_pton(AF_INET6, addr, &a6) == 1)
+		return v6_public(a6.s6_addr);
+	return 0;
+}

@@ -1,0 +1,305 @@
+#include "fetch/dns.h"
+#include "util/hmap.h"
+#include "util/log.h"
+#include "util/clock.h"
+
+#include <ares.h>
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+struct dns_waiter {
+	dns_done_fn done;
+	void *arg;
+	struct dns_waiter *next;
+};
+
+struct dns_entry {
+	int pending;
+	enum dns_result result;
+	char addr[INET6_ADDRSTRLEN];
+	int64_t expires_us;
+	struct dns_waiter *waiters;
+};
+
+struct dns {
+	ares_channel ch;
+	struct hmap cache;
+	long ttl_s, negative_ttl_s;
+	uint64_t queries, hits;
+};
+
+struct dns_query {
+	struct dns *d;
+	struct dns_entry *ent;
+};
+
+static int dns_lib_refs;
+
+enum cr_err dns_new(const char *servers, long timeout_ms, long ttl_s,
+		    long negative_ttl_s, struct dns **out)
+{
+	struct ares_options opt;
+	struct dns *d;
+	int rc;
+
+	if (dns_lib_refs++ == 0 && ares_library_init(ARES_LIB_INIT_ALL) != ARES_SUCCESS)
+		return CR_ERR_LIB;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return CR_ERR_NOMEM;
+	memset(&opt, 0, sizeof(opt));
+	opt.timeout = (int)timeout_ms;
+	opt.tries = 2;
+	rc = ares_init_options(&d->ch, &opt, ARES_OPT_TIMEOUTMS | ARES_OPT_TRIES);
+	if (rc != ARES_SUCCESS) {
+		log_err("dns", "c-ares init: %s", ares_strerror(rc));
+		free(d);
+		return CR_ERR_LIB;
+	}
+	if (servers && servers[0]) {
+		rc = ares_set_servers_ports_csv(d->ch, servers);
+		if (rc != ARES_SUCCESS) {
+			log_err("dns", "dns.servers '%s': %s", servers, ares_strerror(rc));
+			ares_destroy(d->ch);
+			free(d);
+			return CR_ERR_ARG;
+		}
+	}
+	hmap_init(&d->cache);
+	d->ttl_s = ttl_s;
+	d->negative_ttl_s = negative_ttl_s;
+	*out = d;
+	return CR_OK;
+}
+
+void dns_free(struct dns **dp)
+{
+	struct dns *d = dp ? *dp : NULL;
+	struct hmap_slot *s;
+	size_t i = 0;
+
+	if (!d)
+		return;
+	/* Cancel outstanding queries first: their callbacks see ARES_EDESTRUCTION. */
+	ares_destroy(d->ch);
+	while ((s = hmap_next(&d->cache, &i)) != NULL) {
+		struct dns_entry *e = s->val;
+
+		while (e && e->waiters) {
+			struct dns_waiter *w = e->waiters;
+
+			e->waiters = w->next;
+			free(w);
+		}
+		free(e);
+	}
+	hmap_release(&d->cache);
+	free(d);
+	*dp = NULL;
+	if (--dns_lib_refs == 0)
+		ares_library_cleanup();
+}
+
+static void finish(struct dns_entry *e)
+{
+	struct dns_waiter *w = e->waiters;
+
+	e->waiters = NULL;
+	while (w) {
+		struct dns_waiter *next = w->next;
+
+		w->done(w->arg, e->result, e->result == DNS_OK ? e->addr : NULL);
+		free(w);
+		w = next;
+	}
+}
+
+static void on_answer(void *arg, int status, int timeouts, struct ares_addrinfo *res)
+{
+	struct dns_query *q = arg;
+	struct dns_entry *e = q->ent;
+	struct ares_addrinfo_node *n;
+	const struct ares_addrinfo_node *pick = NULL;
+	int ttl = -1;
+
+	(void)timeouts;
+	if (status == ARES_EDESTRUCTION) {
+		ares_freeaddrinfo(res);
+		free(q);
+		return;
+	}
+	e->pending = 0;
+	if (status == ARES_SUCCESS && res) {
+		/* Prefer IPv4: loopback test webs and most of the web answer there. */
+		for (n = res->nodes; n; n = n->ai_next)
+			if (n->ai_family == AF_INET && !pick)
+				pick = n;
+		for (n = res->nodes; n && !pick; n = n->ai_next)
+			if (n->ai_family == AF_INET6)
+				pick = n;
+	}
+	if (pick) {
+		const void *a = pick->ai_family == AF_INET
+			? (const void *)&((const struct sockaddr_in *)pick->ai_addr)->sin_addr
+			: (const void *)&((const struct sockaddr_in6 *)pick->ai_addr)->sin6_addr;
+
+		inet_ntop(pick->ai_family, a, e->addr, sizeof(e->addr));
+		ttl = pick->ai_ttl;
+		e->result = DNS_OK;
+	} else if (status == ARES_ENOTFOUND) {
+		e->result = DNS_NXDOMAIN;
+	} else if (status == ARES_SUCCESS || status == ARES_ENODATA) {
+		e->result = DNS_NODATA;
+	} else {
+		e->result = DNS_FAIL;
+	}
+	{
+		long keep = e->result == DNS_OK ? q->d->ttl_s : q->d->negative_ttl_s;
+
+		if (e->result == DNS_OK && ttl >= 0 && ttl < keep)
+			keep = ttl < 60 ? 60 : ttl;
+		e->expires_us = clock_mono_us() + (int64_t)keep * 1000000;
+	}
+	ares_freeaddrinfo(res);
+	free(q);
+	finish(e);
+}
+
+void dns_resolve(struct dns *d, const char *host, int64_t now_us, dns_done_fn done,
+		 void *arg)
+{
+	struct ares_addrinfo_hints hints;
+	struct dns_entry **slot, *e;
+	struct dns_waiter *w;
+	struct dns_query *q;
+	unsigned char tmp[sizeof(struct in6_addr)];
+	char bare[256];
+	size_t hl = strlen(host);
+
+	/* Numeric hosts need no lookup ("[::1]" comes bracketed from URLs). */
+	if (hl >= 2 && host[0] == '[' && host[hl - 1] == ']' && hl - 2 < sizeof(bare)) {
+		memcpy(bare, host + 1, hl - 2);
+		bare[hl - 2] = '\0';
+		if (inet_pton(AF_INET6, bare, tmp) == 1) {
+			done(arg, DNS_OK, bare);
+			return;
+		}
+	}
+	if (inet_pton(AF_INET, host, tmp) == 1) {
+		done(arg, DNS_OK, host);
+		return;
+	}
+	slot = (struct dns_entry **)hmap_put(&d->cache, host, hl);
+	e = *slot;
+	if (e && !e->pending && e->expires_us > now_us) {
+		d->hits++;
+		done(arg, e->result, e->result == DNS_OK ? e->addr : NULL);
+		return;
+	}
+	if (!e) {
+		e = calloc(1, sizeof(*e));
+		if (!e) {
+			done(arg, DNS_FAIL, NULL);
+			return;
+		}
+		*slot = e;
+	}
+	w = malloc(sizeof(*w));
+	if (!w) {
+		done(arg, DNS_FAIL, NULL);
+		return;
+	}
+	w->done = done;
+	w->arg = arg;
+	w->next = e->waiters;
+	e->waiters = w;
+	if (e->pending) {
+		d->hits++;
+		return;
+	}
+	q = malloc(sizeof(*q));
+	if (!q) {
+		e->result = DNS_FAIL;
+		finish(e);
+		return;
+	}
+	q->d = d;
+	q->ent = e;
+	e->pending = 1;
+	d->queries++;
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_flags = ARES_AI_NOSORT;
+	ares_getaddrinfo(d->ch, host, NULL, &hints, on_answer, q);
+}
+
+unsigned dns_waitfds(struct dns *d, struct curl_waitfd *fds, unsigned max)
+{
+	ares_socket_t socks[ARES_GETSOCK_MAXNUM];
+	int bits = ares_getsock(d->ch, socks, ARES_GETSOCK_MAXNUM);
+	unsigned n = 0;
+	int i;
+
+	for (i = 0; i < ARES_GETSOCK_MAXNUM && n < max; i++) {
+		short ev = 0;
+
+		if (ARES_GETSOCK_READABLE(bits, i))
+			ev |= CURL_WAIT_POLLIN;
+		if (ARES_GETSOCK_WRITABLE(bits, i))
+			ev |= CURL_WAIT_POLLOUT;
+		if (!ev)
+			continue;
+		fds[n].fd = socks[i];
+		fds[n].events = ev;
+		fds[n].revents = 0;
+		n++;
+	}
+	return n;
+}
+
+void dns_process(struct dns *d, const struct curl_waitfd *fds, unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		ares_socket_t r = ARES_SOCKET_BAD, w = ARES_SOCKET_BAD;
+
+		if (fds[i].revents & (CURL_WAIT_POLLIN | CURL_WAIT_POLLPRI))
+			r = fds[i].fd;
+		if (fds[i].revents & CURL_WAIT_POLLOUT)
+			w = fds[i].fd;
+		if (r != ARES_SOCKET_BAD || w != ARES_SOCKET_BAD)
+			ares_process_fd(d->ch, r, w);
+	}
+	/* Lets c-ares handle its timeouts. */
+	ares_process_fd(d->ch, ARES_SOCKET_BAD, ARES_SOCKET_BAD);
+}
+
+long dns_timeout_ms(struct dns *d)
+{
+	struct timeval tv, *t = ares_timeout(d->ch, NULL, &tv);
+
+	if (!t)
+		return -1;
+	return (long)t->tv_sec * 1000 + t->tv_usec / 1000 + 1;
+}
+
+void dns_counters(const struct dns *d, uint64_t *queries, uint64_t *hits)
+{
+	*queries = d->queries;
+	*hits = d->hits;
+}
+
+const char *dns_result_name(enum dns_result r)
+{
+	switch (r) {
+	case DNS_OK: return "ok";
+	case DNS_NXDOMAIN: return "nxdomain";
+	case DNS_NODATA: return "no address";
+	case DNS_FAIL: return "failure";
+	}
+	return "failure";
+}

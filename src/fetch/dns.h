@@ -1,0 +1,51 @@
+/*
+ * dns.h - asynchronous name resolution over c-ares, with our own cache.
+ *
+ * The fetcher asks for a host once per host queue; answers (and failures)
+ * are cached for dns.cache_ttl_s (or dns.negative_ttl_s), so a host is
+ * resolved once per phase however many URLs it has. The resolved address is
+ * handed to libcurl (CURLOPT_RESOLVE), which then never resolves by itself.
+ * The sockets of c-ares join the fetcher's poll (dns_waitfds) - there is one
+ * event loop per rank.
+ */
+#ifndef CR_FETCH_DNS_H
+#define CR_FETCH_DNS_H
+
+#include <stdint.h>
+#include <curl/curl.h>
+
+#include "util/error.h"
+
+struct dns;
+
+enum dns_result {
+	DNS_OK = 0,
+	DNS_NXDOMAIN = 1,     /* the name does not exist */
+	DNS_NODATA = 2,       /* no address of a usable family */
+	DNS_FAIL = 3,         /* server failure, refused, timeout */
+};
+
+/* addr: numeric address (IPv4 dotted or IPv6 without brackets), borrowed
+ * for the duration of the call; NULL unless result is DNS_OK. */
+typedef void (*dns_done_fn)(void *arg, enum dns_result result, const char *addr);
+
+/* servers: comma-separated "ip" or "ip:port"; "" for the system's resolver
+ * configuration (resolv.conf, /etc/hosts). */
+CR_WUR enum cr_err dns_new(const char *servers, long timeout_ms, long ttl_s,
+			   long negative_ttl_s, struct dns **out);
+void dns_free(struct dns **d);
+/* Resolves host; done is called exactly once, possibly before dns_resolve
+ * returns (cache hit, numeric host). */
+void dns_resolve(struct dns *d, const char *host, int64_t now_us, dns_done_fn done,
+		 void *arg);
+/* The c-ares sockets to poll, at most max; returns how many were written. */
+unsigned dns_waitfds(struct dns *d, struct curl_waitfd *fds, unsigned max);
+/* Handles readiness of the polled sockets and c-ares timeouts. */
+void dns_process(struct dns *d, const struct curl_waitfd *fds, unsigned n);
+/* Milliseconds until c-ares needs dns_process for a timeout (-1: none pending). */
+long dns_timeout_ms(struct dns *d);
+/* Counters: queries sent, cache hits. */
+void dns_counters(const struct dns *d, uint64_t *queries, uint64_t *hits);
+const char *dns_result_name(enum dns_result r);
+
+#endif

@@ -1,0 +1,46 @@
+/*
+ * fetch.h - the fetch phase of a round.
+ *
+ * Each rank loads the fetch lists of its partitions into per-host queues and
+ * runs one event loop: libcurl's multi interface for HTTP, c-ares (dns.h)
+ * for names, a heap of hosts ordered by the time politeness lets them start
+ * next (sched.h), robots.txt fetched - or taken from the cache of earlier
+ * rounds - before any other URL of its origin. Responses go to WARC files,
+ * one outcome per URL to segments/N/fetch/part-P.zst. URLs not reached when
+ * fetch.time_limit_s ends the phase get no outcome and stay due.
+ *
+ * fetch_run is collective: every rank must call it.
+ */
+#ifndef CR_FETCH_FETCH_H
+#define CR_FETCH_FETCH_H
+
+#include "crawldb/job.h"
+#include "util/error.h"
+
+enum fetch_counter {
+	FC_URLS,          /* in the fetch lists */
+	FC_REQUESTS,      /* HTTP requests completed (robots.txt included) */
+	FC_ROBOTS,        /* robots.txt requests */
+	FC_ROBOTS_CACHED, /* origins whose robots.txt came from the cache */
+	FC_FETCHED,
+	FC_REDIRECT,
+	FC_GONE,
+	FC_ERROR,
+	FC_DENIED,
+	FC_BLOCKED,
+	FC_TRUNCATED,
+	FC_NOT_REACHED,   /* left due by the time limit */
+	FC_BYTES,         /* body bytes received */
+	FC_DNS_QUERIES,
+	FC_DNS_FAILED,
+	FC_HOSTS,
+	FC_LATENCY_US,    /* sum over requests */
+	FC_COUNT_
+};
+
+extern const char *const fetch_counter_names[FC_COUNT_];
+
+/* Collective. counters (FC_COUNT_) receive this rank's counts. */
+CR_WUR enum cr_err fetch_run(struct job *j, int seg, uint64_t *counters);
+
+#endif

@@ -1,0 +1,227 @@
+#include "update/merge.h"
+#include "store/recfile.h"
+#include "util/log.h"
+
+#include <limits.h>
+#include <string.h>
+
+void merge_apply(const struct crawl_record *old, const struct fetch_record *f,
+		 const struct config *cfg, struct crawl_record *out)
+{
+	int64_t t = f->rec.fetched_at;
+
+	*out = f->rec;
+	if (old) {
+		out->url = old->url;
+		out->url_len = old->url_len;
+		out->depth = old->depth < f->rec.depth ? old->depth : f->rec.depth;
+	}
+	switch (out->status) {
+	case ST_ERROR:
+		out->retries = old ? (uint8_t)(old->retries + 1) : 1;
+		if (out->retries > cfg->max_retries) {
+			out->status = ST_GONE;
+			out->next_fetch = t + (int64_t)cfg->refetch_interval_s * 1000000;
+		} else {
+			out->next_fetch = t + (int64_t)cfg->retry_interval_s * 1000000;
+		}
+		/* A failed fetch keeps the digest of the last good one. */
+		if (old)
+			out->digest = old->digest;
+		break;
+	case ST_DENIED:
+		out->retries = 0;
+		out->next_fetch = t + (int64_t)cfg->robots_ttl_s * 1000000;
+		break;
+	default:
+		out->retries = 0;
+		out->next_fetch = t + (int64_t)cfg->refetch_interval_s * 1000000;
+		break;
+	}
+}
+
+struct stream {
+	const void *p;
+	size_t n;
+	int live;
+};
+
+static int url_cmp(const struct stream *a, const struct stream *b)
+{
+	return crawl_record_cmp(a->p, a->n, b->p, b->n);
+}
+
+static enum cr_err next_rec(struct rec_reader *r, struct stream *s)
+{
+	enum cr_err e;
+
+	if (!r) {
+		s->live = 0;
+		return CR_OK;
+	}
+	e = rec_reader_next(r, &s->p, &s->n);
+	s->live = e == CR_OK;
+	return e == CR_EOF ? CR_OK : e;
+}
+
+static enum cr_err next_sorted(struct xsort *x, struct stream *s)
+{
+	enum cr_err e;
+
+	if (!x) {
+		s->live = 0;
+		return CR_OK;
+	}
+	e = xsort_next(x, &s->p, &s->n);
+	s->live = e == CR_OK;
+	return e == CR_EOF ? CR_OK : e;
+}
+
+/*
+ * Copies the current stream record (its bytes are borrowed until the stream
+ * advances) so that the streams can move while the result is built.
+ */
+static void hold(struct buf *b, const struct stream *s)
+{
+	b->len = 0;
+	buf_add(b, s->p, s->n);
+}
+
+enum cr_err merge_partition(const struct crawl_dir *d, const struct config *cfg,
+			    int old_version, int new_version, uint32_t p,
+			    struct xsort *fetch, struct xsort *links,
+			    struct merge_stats *st)
+{
+	char in_path[PATH_MAX], out_path[PATH_MAX];
+	struct rec_reader *rd = NULL;
+	struct rec_writer *w = NULL;
+	struct stream so = { 0 }, sf = { 0 }, sl = { 0 };
+	struct buf old_b, fetch_b, link_b, out;
+	enum cr_err e;
+
+	if (old_version > 0) {
+		layout_crawldb_part(d, old_version, p, in_path, sizeof(in_path));
+		e = rec_reader_open(in_path, REC_KIND_CRAWLDB, &rd);
+		if (e) {
+			log_err("update", "cannot read CrawlDb part '%s'", in_path);
+			return e == CR_ERR_IO ? CR_ERR_STATE : e;
+		}
+	}
+	layout_crawldb_part(d, new_version, p, out_path, sizeof(out_path));
+	e = rec_writer_open(out_path, REC_KIND_CRAWLDB, (int)cfg->zstd_level, &w);
+	if (e) {
+		rec_reader_free(&rd);
+		return e;
+	}
+	buf_init(&old_b);
+	buf_init(&fetch_b);
+	buf_init(&link_b);
+	buf_init(&out);
+	e = next_rec(rd, &so);
+	if (!e)
+		e = next_sorted(fetch, &sf);
+	if (!e)
+		e = next_sorted(links, &sl);
+	while (!e && (so.live || sf.live || sl.live)) {
+		const struct stream *min = NULL;
+		struct crawl_record old, rec;
+		int have_old = 0, have_fetch = 0, have_link = 0;
+		uint32_t link_depth = 0;
+
+		if (so.live)
+			min = &so;
+		if (sf.live && (!min || url_cmp(&sf, min) < 0))
+			min = &sf;
+		if (sl.live && (!min || url_cmp(&sl, min) < 0))
+			min = &sl;
+		/* Take every stream's record for this URL. */
+		if (so.live && (min == &so || url_cmp(&so, min) == 0)) {
+			hold(&old_b, &so);
+			have_old = 1;
+		}
+		if (sf.live && (min == &sf || url_cmp(&sf, min) == 0)) {
+			hold(&fetch_b, &sf);
+			have_fetch = 1;
+		}
+		if (have_old) {
+			e = crawl_record_unpack(old_b.p, old_b.len, &old);
+			if (e) {
+				log_err("update", "damaged record in '%s'", in_path);
+				break;
+			}
+			e = next_rec(rd, &so);
+			if (e)
+				break;
+		}
+		if (sl.live && (min == &sl || url_cmp(&sl, min) == 0)) {
+			struct link_record l;
+
+			e = link_record_unpack(sl.p, sl.n, &l);
+			if (e)
+				break;
+			link_depth = l.depth;
+			have_link = 1;
+			/* Skip the same URL from other pages: the first has the
+			 * smallest depth. */
+			if (!have_old && !have_fetch)
+				hold(&old_b, &sl);
+			hold(&link_b, &sl);
+			for (;;) {
+				struct stream prev = { link_b.p, link_b.len, 1 };
+
+				e = next_sorted(links, &sl);
+				if (e || !sl.live || url_cmp(&sl, &prev) != 0)
+					break;
+			}
+			if (e)
+				break;
+		}
+		if (have_fetch) {
+			struct fetch_record f;
+
+			e = fetch_record_unpack(fetch_b.p, fetch_b.len, &f);
+			if (e)
+				break;
+			merge_apply(have_old ? &old : NULL, &f, cfg, &rec);
+			e = next_sorted(fetch, &sf);
+			if (e)
+				break;
+			st->updated++;
+		} else if (have_old) {
+			rec = old;
+		} else {
+			struct link_record l;
+
+			if (cfg->max_depth > 0 && link_depth > (uint32_t)cfg->max_depth) {
+				st->too_deep++;
+				continue;
+			}
+			e = link_record_unpack(old_b.p, old_b.len, &l);
+			if (e)
+				break;
+			memset(&rec, 0, sizeof(rec));
+			rec.url = l.url;
+			rec.url_len = l.url_len;
+			rec.depth = l.depth;
+			rec.status = ST_UNFETCHED;
+			st->added++;
+		}
+		if (have_link && (have_old || have_fetch) && link_depth < rec.depth)
+			rec.depth = link_depth;
+		out.len = 0;
+		crawl_record_pack(&rec, &out);
+		e = rec_writer_add(w, out.p, out.len);
+		st->records++;
+		st->by_status[rec.status]++;
+	}
+	rec_reader_free(&rd);
+	buf_release(&old_b);
+	buf_release(&fetch_b);
+	buf_release(&link_b);
+	buf_release(&out);
+	if (e) {
+		rec_writer_abort(&w);
+		return e;
+	}
+	return rec_writer_commit(&w);
+}

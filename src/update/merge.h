@@ -1,0 +1,44 @@
+/*
+ * merge.h - writing the next CrawlDb version of one partition.
+ *
+ * Three sorted streams meet: the committed CrawlDb part, the fetch outcomes
+ * of the round and the routed links. The result is the next version of the
+ * part, sorted by URL, each URL once. merge_apply is the pure decision for
+ * one URL: what its record becomes after a fetch (status, retries, when it is
+ * due again).
+ */
+#ifndef CR_UPDATE_MERGE_H
+#define CR_UPDATE_MERGE_H
+
+#include <stdint.h>
+
+#include "config/config.h"
+#include "crawldb/layout.h"
+#include "crawldb/record.h"
+#include "store/xsort.h"
+#include "util/error.h"
+
+struct merge_stats {
+	uint64_t records;     /* in the new part */
+	uint64_t added;       /* new URLs from links */
+	uint64_t updated;     /* URLs with a fetch outcome */
+	uint64_t too_deep;    /* links dropped by crawl.max_depth */
+	uint64_t by_status[ST_COUNT_];
+};
+
+/* Pure: the record of a URL after the fetch outcome f (old may be NULL). */
+void merge_apply(const struct crawl_record *old, const struct fetch_record *f,
+		 const struct config *cfg, struct crawl_record *out);
+
+/*
+ * Writes crawldb version new_version of partition p from version
+ * old_version (0: none), fetch (sorted fetch records, or NULL) and links
+ * (sorted link records, or NULL). The part is committed by rename; the
+ * version becomes current only when the caller commits CURRENT.
+ */
+CR_WUR enum cr_err merge_partition(const struct crawl_dir *d, const struct config *cfg,
+				   int old_version, int new_version, uint32_t p,
+				   struct xsort *fetch, struct xsort *links,
+				   struct merge_stats *st);
+
+#endif

@@ -1,0 +1,50 @@
+/*
+ * route.h - moving discovered links to the rank that owns their partition.
+ *
+ * Every rank produces links (from seeds in inject, from parse data in
+ * update); route_run calls the producer until it fills a bounded batch, then
+ * exchanges the batches of all ranks (comm_exchange, an MPI_Alltoallv) and
+ * sorts what arrived into one external sort per owned partition. It repeats
+ * until every rank's producer is exhausted. Memory: one batch out, one in,
+ * and the sorts' budget.
+ *
+ * route_run is collective: every rank must call it.
+ */
+#ifndef CR_UPDATE_ROUTE_H
+#define CR_UPDATE_ROUTE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config/config.h"
+#include "crawldb/layout.h"
+#include "store/xsort.h"
+#include "util/buf.h"
+#include "util/error.h"
+
+struct route {
+	const struct crawl_dir *dir;
+	int rank, nranks;
+	size_t batch_bytes;
+	struct buf *send;        /* one per rank */
+	size_t pending;          /* bytes in send[] */
+	struct xsort **sorts;    /* per partition; NULL where not owned */
+	uint64_t sent, received;
+	struct buf scratch;
+};
+
+/* Produces links with route_add until route_full() or its input ends; returns
+ * 1 when its input is exhausted, 0 to be called again, -1 on error. */
+typedef int (*route_producer_fn)(void *ctx, struct route *r);
+
+CR_WUR enum cr_err route_init(struct route *r, const struct crawl_dir *d,
+			      const struct config *cfg, const char *tmpdir,
+			      int rank, int nranks);
+void route_release(struct route *r);
+void route_add(struct route *r, const char *url, size_t len, uint32_t depth);
+int route_full(const struct route *r);
+/* Collective. Afterwards route->sorts[p] of owned partitions are finished
+ * and yield link records sorted by URL (then depth). */
+CR_WUR enum cr_err route_run(struct route *r, route_producer_fn fn, void *ctx);
+
+#endif
