@@ -173,8 +173,11 @@ enum cr_err config_set(struct config *c, const char *key, const char *value)
 	size_t i;
 
 	for (i = 0; keys[i].name; i++)
-		if (!strcmp(keys[i].name, key))
+		if (!strcmp(keys[i].name, key)) {
+			if (!strcmp(key, "partition.count"))
+				c->partitions_set = 1;
 			return set_key(c, &keys[i], value);
+		}
 	log_err("config", "unknown key '%s'", key);
 	return CR_ERR_ARG;
 }

@@ -47,6 +47,7 @@ struct config {
 	long max_links;
 	long exchange_batch_kb;
 	long progress_ms;
+	int partitions_set;   /* partition.count was given explicitly */
 };
 
 /* Sets every key to its default. */

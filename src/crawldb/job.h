@@ -20,7 +20,7 @@ struct job {
 	struct config cfg;
 	struct crawl_dir dir;
 	int rank, nranks;
-	char tmpdir[PATH_MAX - 512];   /* DIR/tmp/rNNNN, created by job_tmpdir */
+	char tmpdir[PATH_MAX];   /* DIR/tmp/rNNNN, created by job_tmpdir */
 };
 
 /* Creates (empty) this rank's scratch directory under the crawl directory. */

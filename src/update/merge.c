@@ -134,12 +134,16 @@ enum cr_err merge_partition(const struct crawl_dir *d, const struct config *cfg,
 			min = &sf;
 		if (sl.live && (!min || url_cmp(&sl, min) < 0))
 			min = &sl;
-		/* Take every stream's record for this URL. */
-		if (so.live && (min == &so || url_cmp(&so, min) == 0)) {
+		/* Which streams hold this URL - decided before any advances. */
+		int take_o = so.live && (min == &so || url_cmp(&so, min) == 0);
+		int take_f = sf.live && (min == &sf || url_cmp(&sf, min) == 0);
+		int take_l = sl.live && (min == &sl || url_cmp(&sl, min) == 0);
+
+		if (take_o) {
 			hold(&old_b, &so);
 			have_old = 1;
 		}
-		if (sf.live && (min == &sf || url_cmp(&sf, min) == 0)) {
+		if (take_f) {
 			hold(&fetch_b, &sf);
 			have_fetch = 1;
 		}
@@ -153,7 +157,7 @@ enum cr_err merge_partition(const struct crawl_dir *d, const struct config *cfg,
 			if (e)
 				break;
 		}
-		if (sl.live && (min == &sl || url_cmp(&sl, min) == 0)) {
+		if (take_l) {
 			struct link_record l;
 
 			e = link_record_unpack(sl.p, sl.n, &l);

@@ -1,0 +1,114 @@
+/*
+ * cmd_readdb.c - mpicrawl readdb: statistics or a dump of the committed
+ * CrawlDb. Reads the files directly (no MPI): any rank count wrote them.
+ */
+#include "cli/cmds.h"
+#include "config/config.h"
+#include "crawldb/job.h"
+#include "crawldb/layout.h"
+#include "crawldb/record.h"
+#include "store/recfile.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char usage[] = "mpicrawl readdb --dir DIR (--stats | --dump)";
+
+static void dump_one(const struct crawl_record *r, struct buf *b)
+{
+	b->len = 0;
+	buf_adds(b, "{\"url\":");
+	json_str(b, r->url, r->url_len);
+	buf_addf(b, ",\"status\":\"%s\",\"http_status\":%u,\"depth\":%u,\"retries\":%u,"
+		 "\"fetched_at\":%lld,\"next_fetch\":%lld,\"digest\":\"%016llx\"}\n",
+		 crawl_status_name(r->status), r->http_status, r->depth, r->retries,
+		 (long long)(r->fetched_at / 1000000), (long long)(r->next_fetch / 1000000),
+		 (unsigned long long)r->digest);
+	fwrite(b->p, 1, b->len, stdout);
+}
+
+int cmd_readdb(int argc, char **argv)
+{
+	static const struct option longs[] = {
+		{ "dir", required_argument, NULL, 'd' },
+		{ "stats", no_argument, NULL, 's' },
+		{ "dump", no_argument, NULL, 'D' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *dir = NULL;
+	int mode = 0, c, ver;
+	struct config cfg;
+	struct crawl_dir d;
+	uint64_t counts[ST_COUNT_] = { 0 }, total = 0;
+	uint32_t p;
+	struct buf b;
+	int rc = 0;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":", longs, NULL)) != -1) {
+		switch (c) {
+		case 'd': dir = optarg; break;
+		case 's': mode = 's'; break;
+		case 'D': mode = 'D'; break;
+		case 'h': printf("usage: %s\n", usage); return 0;
+		default:
+			fprintf(stderr, "mpicrawl: bad option '%s'\nusage: %s\n",
+				argv[optind - 1], usage);
+			return 2;
+		}
+	}
+	if (!dir || !mode || optind < argc) {
+		fprintf(stderr, "mpicrawl: readdb needs --dir and --stats or --dump\nusage: %s\n",
+			usage);
+		return 2;
+	}
+	config_defaults(&cfg);
+	if (layout_open(dir, &cfg, 0, &d) != CR_OK)
+		return 1;
+	if (layout_crawldb_current(&d, &ver) != CR_OK)
+		return 1;
+	buf_init(&b);
+	for (p = 0; ver > 0 && p < d.partitions && !rc; p++) {
+		char path[PATH_MAX];
+		struct rec_reader *r;
+		const void *data;
+		size_t n;
+		enum cr_err e;
+
+		layout_crawldb_part(&d, ver, p, path, sizeof(path));
+		if (rec_reader_open(path, REC_KIND_CRAWLDB, &r) != CR_OK) {
+			fprintf(stderr, "mpicrawl: cannot read CrawlDb part '%s'\n", path);
+			rc = 1;
+			break;
+		}
+		while ((e = rec_reader_next(r, &data, &n)) == CR_OK) {
+			struct crawl_record rec;
+
+			if (crawl_record_unpack(data, n, &rec) != CR_OK) {
+				e = CR_ERR_FORMAT;
+				break;
+			}
+			counts[rec.status]++;
+			total++;
+			if (mode == 'D')
+				dump_one(&rec, &b);
+		}
+		if (e != CR_EOF) {
+			fprintf(stderr, "mpicrawl: damaged CrawlDb part '%s'\n", path);
+			rc = 1;
+		}
+		rec_reader_free(&r);
+	}
+	buf_release(&b);
+	if (mode == 's' && !rc) {
+		int s;
+
+		printf("crawldb version %d: %llu URLs\n", ver, (unsigned long long)total);
+		for (s = 0; s < ST_COUNT_; s++)
+			printf("%-10s %llu\n", crawl_status_name(s), (unsigned long long)counts[s]);
+	}
+	return rc;
+}

@@ -1,0 +1,92 @@
+/*
+ * cmd_stages.c - the commands that run phases of the crawl on all ranks:
+ * crawl, inject, generate, fetch, parse, update.
+ */
+#include "cli/cmds.h"
+#include "cli/runner.h"
+
+#include <stdio.h>
+
+#define COMMON "[--config FILE] [--set KEY=VALUE]..."
+
+int cmd_crawl(int argc, char **argv)
+{
+	static const char usage[] =
+		"mpicrawl crawl --dir DIR [--seeds FILE] [--rounds N] " COMMON;
+	struct cli_opts o;
+	struct job j;
+	int rc;
+
+	cli_parse(argc, argv, "crawl", "dscSr", usage, &o);
+	rc = cli_job_start(&j, &o, 1);
+	if (!rc)
+		rc = run_crawl(&j, o.seeds, o.rounds);
+	return cli_job_end(rc);
+}
+
+int cmd_inject(int argc, char **argv)
+{
+	static const char usage[] = "mpicrawl inject --dir DIR --seeds FILE " COMMON;
+	struct cli_opts o;
+	struct job j;
+	int rc;
+
+	cli_parse(argc, argv, "inject", "dscS", usage, &o);
+	if (!o.seeds) {
+		cli_error("--seeds is required\nusage: %s", usage);
+		return 2;
+	}
+	rc = cli_job_start(&j, &o, 1);
+	if (!rc)
+		rc = run_inject(&j, o.seeds);
+	return cli_job_end(rc);
+}
+
+int cmd_generate(int argc, char **argv)
+{
+	static const char usage[] = "mpicrawl generate --dir DIR " COMMON;
+	struct cli_opts o;
+	struct job j;
+	int rc, seg = 0;
+	uint64_t selected = 0;
+
+	cli_parse(argc, argv, "generate", "dcS", usage, &o);
+	rc = cli_job_start(&j, &o, 0);
+	if (!rc)
+		rc = run_generate(&j, &seg, &selected);
+	if (!rc && j.rank == 0)
+		printf("segment %d: %llu URLs\n", seg, (unsigned long long)selected);
+	return cli_job_end(rc);
+}
+
+static int one_phase(int argc, char **argv, const char *name, const char *usage,
+		     int (*run)(struct job *, int))
+{
+	struct cli_opts o;
+	struct job j;
+	int rc;
+
+	cli_parse(argc, argv, name, "dcSg", usage, &o);
+	rc = cli_job_start(&j, &o, 0);
+	if (!rc)
+		rc = run(&j, o.segment);
+	return cli_job_end(rc);
+}
+
+int cmd_fetch(int argc, char **argv)
+{
+	return one_phase(argc, argv, "fetch",
+			 "mpicrawl fetch --dir DIR [--segment N] " COMMON, run_fetch);
+}
+
+int cmd_parse(int argc, char **argv)
+{
+	return one_phase(argc, argv, "parse",
+			 "mpicrawl parse --dir DIR [--segment N] " COMMON, run_parse);
+}
+
+int cmd_update(int argc, char **argv)
+{
+	return one_phase(argc, argv, "update",
+			 "mpicrawl update --dir DIR [--segment N] " COMMON, run_update);
+}

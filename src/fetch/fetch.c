@@ -1,0 +1,1113 @@
+#include "fetch/fetch.h"
+#include "comm/comm.h"
+#include "crawldb/record.h"
+#include "fetch/addr.h"
+#include "fetch/dns.h"
+#include "fetch/progress.h"
+#include "fetch/sched.h"
+#include "robots/robots.h"
+#include "store/recfile.h"
+#include "url/url.h"
+#include "util/clock.h"
+#include "util/fs.h"
+#include "util/hmap.h"
+#include "util/log.h"
+#include "warc/warc.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <curl/curl.h>
+#include <xxhash.h>
+
+#define HEAD_MAX (256u << 10)
+#define MAX_WAITFDS 16
+
+const char *const fetch_counter_names[FC_COUNT_] = {
+	"urls", "requests", "robots_requests", "robots_cached", "fetched",
+	"redirect", "gone", "error", "denied", "blocked", "truncated",
+	"not_reached", "bytes", "dns_queries", "dns_failed", "hosts", "latency_us_sum",
+};
+
+enum robots_state { RB_UNKNOWN, RB_FETCHING, RB_READY, RB_UNAVAILABLE };
+
+/* robots.txt of one origin (scheme://authority), cached across rounds. */
+struct origin {
+	char *key;
+	uint32_t part;
+	enum robots_state state;
+	struct robots *rules;
+	int64_t fetched_at;
+	int http_status;
+	struct buf body;
+	int dirty;            /* fetched this round: write to the cache */
+};
+
+struct item {
+	char *url;
+	struct crawl_record rec;
+	uint32_t part;
+	struct origin *origin;
+};
+
+enum dns_state { HD_NONE, HD_RESOLVING, HD_OK, HD_FAILED };
+
+struct host {
+	struct sched_host s;      /* first: the heap hands back &host->s */
+	char *name;
+	char addr[64];
+	enum dns_state dns;
+	const char *fail_reason;
+	int fail_status;
+	struct item **items;
+	size_t n, cap, next;
+	struct origin *waiting;   /* robots.txt in flight for this origin */
+	struct fetcher *f;
+	int done;
+};
+
+struct xfer {
+	CURL *easy;
+	struct host *h;
+	struct item *item;        /* NULL for robots.txt */
+	struct origin *origin;
+	struct buf req, head, body;
+	int truncated;
+	int head_too_big;
+	int blocked_addr;
+	int64_t start_wall, start_mono;
+	char errbuf[CURL_ERROR_SIZE];
+	struct curl_slist *resolve;
+	struct xfer *prev, *next;   /* the fetcher's list of open transfers */
+};
+
+struct part_out {
+	struct rec_writer *fetch;
+	struct warc_writer *warc, *warc_robots;
+	char warc_name[64], robots_name[64];
+};
+
+struct fetcher {
+	struct job *j;
+	int seg;
+	struct sched_policy pol;
+	struct hmap hosts;        /* name -> struct host */
+	struct hmap origins;      /* origin -> struct origin */
+	struct sched_heap heap;
+	struct dns *dns;
+	CURLM *multi;
+	struct part_out *out;     /* per partition (owned ones used) */
+	uint64_t c[FC_COUNT_];
+	int active;
+	struct xfer *open;          /* open transfers */
+	int hosts_left;
+	int stopping;
+	struct buf scratch;
+	enum cr_err failed;
+	char seg_dir[PATH_MAX - 128];
+};
+
+static void host_reschedule(struct fetcher *f, struct host *h);
+
+static char *xstrdup(const char *s)
+{
+	char *d = strdup(s);
+
+	if (!d) {
+		fputs("mpicrawl: out of memory\n", stderr);
+		abort();
+	}
+	return d;
+}
+
+/* ---- outputs ---- */
+
+static struct part_out *part_out(struct fetcher *f, uint32_t p)
+{
+	struct part_out *o = &f->out[p];
+
+	if (!o->fetch && !f->failed) {
+		char path[PATH_MAX];
+		enum cr_err e;
+
+		layout_segment_part(&f->j->dir, f->seg, "fetch", p, path, sizeof(path));
+		e = rec_writer_open(path, REC_KIND_FETCH, (int)f->j->cfg.zstd_level, &o->fetch);
+		if (e)
+			f->failed = e;
+	}
+	return o;
+}
+
+static struct warc_writer *warc_for(struct fetcher *f, uint32_t p, int robots,
+				    const char **name)
+{
+	struct part_out *o = part_out(f, p);
+	struct warc_writer **w = robots ? &o->warc_robots : &o->warc;
+	char *nm = robots ? o->robots_name : o->warc_name;
+
+	if (!*w && !f->failed) {
+		char path[PATH_MAX];
+		enum cr_err e;
+
+		snprintf(nm, 64, "mpicrawl-%05d-%05u%s.warc.gz", f->seg, p,
+			 robots ? "-robots" : "");
+		snprintf(path, sizeof(path), "%s/warc/%s", f->seg_dir, nm);
+		e = warc_writer_open(path, "mpicrawl/0.1", w);
+		if (e)
+			f->failed = e;
+	}
+	*name = nm;
+	return *w;
+}
+
+static void emit(struct fetcher *f, struct item *it, struct fetch_record *fr)
+{
+	struct part_out *o = part_out(f, it->part);
+
+	if (!o->fetch)
+		return;
+	fr->rec.url = it->url;
+	fr->rec.url_len = strlen(it->url);
+	fr->rec.depth = it->rec.depth;
+	fr->rec.retries = it->rec.retries;
+	f->scratch.len = 0;
+	fetch_record_pack(fr, &f->scratch);
+	if (rec_writer_add(o->fetch, f->scratch.p, f->scratch.len) != CR_OK)
+		f->failed = CR_ERR_IO;
+	switch (fr->rec.status) {
+	case ST_FETCHED: f->c[FC_FETCHED]++; break;
+	case ST_REDIRECT: f->c[FC_REDIRECT]++; break;
+	case ST_GONE: f->c[FC_GONE]++; break;
+	case ST_DENIED: f->c[FC_DENIED]++; break;
+	case ST_BLOCKED: f->c[FC_BLOCKED]++; break;
+	default: f->c[FC_ERROR]++; break;
+	}
+}
+
+/* An outcome without a request: denied, blocked, DNS failure. */
+static void emit_status(struct fetcher *f, struct item *it, int status, const char *reason)
+{
+	struct fetch_record fr;
+
+	memset(&fr, 0, sizeof(fr));
+	fr.rec.status = (uint8_t)status;
+	fr.rec.fetched_at = clock_now_us();
+	fr.reason = reason;
+	fr.reason_len = strlen(reason);
+	fr.location = fr.content_type = fr.charset = fr.warc = "";
+	emit(f, it, &fr);
+}
+
+/* ---- loading ---- */
+
+static struct origin *origin_get(struct fetcher *f, const char *key, uint32_t part)
+{
+	struct origin **slot = (struct origin **)hmap_put(&f->origins, key, strlen(key));
+
+	if (!*slot) {
+		struct origin *o = calloc(1, sizeof(*o));
+
+		if (!o) {
+			fputs("mpicrawl: out of memory\n", stderr);
+			abort();
+		}
+		o->key = xstrdup(key);
+		o->part = part;
+		buf_init(&o->body);
+		*slot = o;
+	}
+	return *slot;
+}
+
+static void origin_set_rules(struct fetcher *f, struct origin *o)
+{
+	robots_free(&o->rules);
+	if (o->http_status >= 200 && o->http_status < 300) {
+		if (robots_parse(o->body.p, o->body.len, f->j->cfg.robots_agent,
+				 &o->rules) != CR_OK)
+			o->rules = robots_new_allow_all();
+		o->state = RB_READY;
+	} else if (o->http_status >= 400 && o->http_status < 500 && o->http_status != 429) {
+		o->rules = robots_new_allow_all();
+		o->state = RB_READY;
+	} else {
+		o->state = RB_UNAVAILABLE;
+	}
+}
+
+/* robots cache record: origin, fetched_at, http status, body. */
+static enum cr_err load_robots_cache(struct fetcher *f, uint32_t p, int64_t now)
+{
+	int ver = layout_robots_last(&f->j->dir);
+	char path[PATH_MAX];
+	struct rec_reader *r;
+	const void *data;
+	size_t n;
+	enum cr_err e;
+
+	if (ver == 0)
+		return CR_OK;
+	layout_robots_part(&f->j->dir, ver, p, path, sizeof(path));
+	if (!fs_exists(path))
+		return CR_OK;
+	e = rec_reader_open(path, REC_KIND_ROBOTS, &r);
+	if (e)
+		return e;
+	while ((e = rec_reader_next(r, &data, &n)) == CR_OK) {
+		struct rd rd;
+		const char *key, *body;
+		size_t kl, bl;
+		int64_t at;
+		uint64_t st;
+		char k[600];
+		struct origin *o;
+
+		rd_init(&rd, data, n);
+		if (rd_str(&rd, &key, &kl) || rd_svarint(&rd, &at) || rd_varint(&rd, &st) ||
+		    rd_str(&rd, &body, &bl) || kl >= sizeof(k)) {
+			e = CR_ERR_FORMAT;
+			break;
+		}
+		memcpy(k, key, kl);
+		k[kl] = '\0';
+		o = origin_get(f, k, p);
+		o->fetched_at = at;
+		o->http_status = (int)st;
+		buf_add(&o->body, body, bl);
+		if (now - at < (int64_t)f->j->cfg.robots_ttl_s * 1000000) {
+			origin_set_rules(f, o);
+		} else {
+			o->state = RB_UNKNOWN;   /* expired: fetch again when needed */
+		}
+	}
+	rec_reader_free(&r);
+	if (e == CR_ERR_FORMAT)
+		log_err("fetch", "damaged robots cache '%s'", path);
+	return e == CR_EOF ? CR_OK : e;
+}
+
+static enum cr_err write_robots_cache(struct fetcher *f)
+{
+	struct rec_writer **w;
+	struct hmap_slot *s;
+	size_t i = 0;
+	uint32_t p;
+	enum cr_err e = CR_OK;
+	char path[PATH_MAX];
+
+	w = calloc(f->j->dir.partitions, sizeof(*w));
+	if (!w)
+		return CR_ERR_NOMEM;
+	snprintf(path, sizeof(path), "%s/robots/%05d", f->j->dir.root, f->seg);
+	e = fs_mkdirs(path);
+	for (p = 0; !e && p < f->j->dir.partitions; p++) {
+		if (!layout_owns(p, f->j->rank, f->j->nranks))
+			continue;
+		layout_robots_part(&f->j->dir, f->seg, p, path, sizeof(path));
+		e = rec_writer_open(path, REC_KIND_ROBOTS, (int)f->j->cfg.zstd_level, &w[p]);
+	}
+	while (!e && (s = hmap_next(&f->origins, &i)) != NULL) {
+		struct origin *o = s->val;
+
+		/* Unavailable robots.txt are not cached: the next round asks again. */
+		if (o->fetched_at == 0 || !w[o->part] ||
+		    (o->dirty && o->state == RB_UNAVAILABLE))
+			continue;
+		f->scratch.len = 0;
+		buf_put_str(&f->scratch, o->key, strlen(o->key));
+		buf_put_svarint(&f->scratch, o->fetched_at);
+		buf_put_varint(&f->scratch, (uint64_t)o->http_status);
+		buf_put_str(&f->scratch, (const char *)o->body.p, o->body.len);
+		e = rec_writer_add(w[o->part], f->scratch.p, f->scratch.len);
+	}
+	for (p = 0; p < f->j->dir.partitions; p++) {
+		if (!w[p])
+			continue;
+		if (e)
+			rec_writer_abort(&w[p]);
+		else
+			e = rec_writer_commit(&w[p]);
+	}
+	free(w);
+	return e;
+}
+
+static enum cr_err load_fetchlist(struct fetcher *f, uint32_t p)
+{
+	char path[PATH_MAX];
+	struct rec_reader *r;
+	const void *data;
+	size_t n;
+	enum cr_err e;
+
+	layout_segment_part(&f->j->dir, f->seg, "fetchlist", p, path, sizeof(path));
+	e = rec_reader_open(path, REC_KIND_FETCHLIST, &r);
+	if (e) {
+		log_err("fetch", "cannot read fetch list '%s'", path);
+		return e;
+	}
+	while ((e = rec_reader_next(r, &data, &n)) == CR_OK) {
+		struct crawl_record rec;
+		char url[URL_MAX_LEN + 1], name[URL_HOST_MAX], origin[URL_HOST_MAX + 16];
+		struct host **slot, *h;
+		struct item *it;
+		size_t ol;
+
+		if (crawl_record_unpack(data, n, &rec) || rec.url_len > URL_MAX_LEN) {
+			e = CR_ERR_FORMAT;
+			break;
+		}
+		memcpy(url, rec.url, rec.url_len);
+		url[rec.url_len] = '\0';
+		if (url_host(url, name, sizeof(name)) != CR_OK)
+			continue;
+		slot = (struct host **)hmap_put(&f->hosts, name, strlen(name));
+		if (!*slot) {
+			h = calloc(1, sizeof(*h));
+			if (!h)
+				abort();
+			sched_host_init(&h->s);
+			h->name = xstrdup(name);
+			h->f = f;
+			*slot = h;
+			f->hosts_left++;
+			f->c[FC_HOSTS]++;
+		}
+		h = *slot;
+		if (h->n == h->cap) {
+			size_t cap = h->cap ? h->cap * 2 : 8;
+			struct item **ni = realloc(h->items, cap * sizeof(*ni));
+
+			if (!ni)
+				abort();
+			h->items = ni;
+			h->cap = cap;
+		}
+		it = calloc(1, sizeof(*it));
+		if (!it)
+			abort();
+		it->url = xstrdup(url);
+		it->rec = rec;
+		it->rec.url = it->url;
+		it->part = p;
+		ol = (size_t)(url_path(url) - url);
+		if (ol >= sizeof(origin))
+			ol = sizeof(origin) - 1;
+		memcpy(origin, url, ol);
+		origin[ol] = '\0';
+		it->origin = origin_get(f, origin, p);
+		h->items[h->n++] = it;
+		f->c[FC_URLS]++;
+	}
+	rec_reader_free(&r);
+	if (e == CR_ERR_FORMAT)
+		log_err("fetch", "damaged fetch list '%s'", path);
+	return e == CR_EOF ? CR_OK : e;
+}
+
+/* ---- transfers ---- */
+
+static size_t on_body(char *data, size_t size, size_t nmemb, void *arg)
+{
+	struct xfer *x = arg;
+	size_t n = size * nmemb;
+	size_t max = (size_t)x->h->f->j->cfg.max_body_bytes;
+
+	if (x->body.len + n > max) {
+		buf_add(&x->body, data, max - x->body.len);
+		x->truncated = 1;
+		return 0;   /* ends the transfer: the cap is a status, not an error */
+	}
+	buf_add(&x->body, data, n);
+	return n;
+}
+
+static size_t on_header(char *data, size_t size, size_t nmemb, void *arg)
+{
+	struct xfer *x = arg;
+	size_t n = size * nmemb;
+
+	/* A new status line starts a new response (after 1xx or a redirect). */
+	if (n >= 5 && !memcmp(data, "HTTP/", 5))
+		x->head.len = 0;
+	if (x->head.len + n > HEAD_MAX) {
+		x->head_too_big = 1;
+		return 0;
+	}
+	buf_add(&x->head, data, n);
+	return n;
+}
+
+static int on_debug(CURL *easy, curl_infotype type, char *data, size_t n, void *arg)
+{
+	struct xfer *x = arg;
+
+	(void)easy;
+	if (type == CURLINFO_HEADER_OUT) {
+		x->req.len = 0;
+		buf_add(&x->req, data, n < HEAD_MAX ? n : HEAD_MAX);
+	}
+	return 0;
+}
+
+/* The address actually connected to is checked here, after any DNS. */
+static curl_socket_t on_opensocket(void *arg, curlsocktype purpose,
+				   struct curl_sockaddr *a)
+{
+	struct xfer *x = arg;
+
+	(void)purpose;
+	if (!x->h->f->j->cfg.allow_private && !addr_is_public(&a->addr)) {
+		x->blocked_addr = 1;
+		return CURL_SOCKET_BAD;
+	}
+	return socket(a->family, a->socktype, a->protocol);
+}
+
+static int default_port(const char *url)
+{
+	return !strncmp(url, "https:", 6) ? 443 : 80;
+}
+
+static enum cr_err start_xfer(struct fetcher *f, struct host *h, struct item *it,
+			      struct origin *o)
+{
+	struct xfer *x = calloc(1, sizeof(*x));
+	char url[URL_MAX_LEN + 32], resolve[URL_HOST_MAX + 96], auth[URL_HOST_MAX + 8];
+	const char *colon;
+	int port;
+	const struct config *cfg = &f->j->cfg;
+
+	if (!x)
+		return CR_ERR_NOMEM;
+	x->h = h;
+	x->item = it;
+	x->origin = o;
+	buf_init(&x->req);
+	buf_init(&x->head);
+	buf_init(&x->body);
+	if (it)
+		snprintf(url, sizeof(url), "%s", it->url);
+	else
+		snprintf(url, sizeof(url), "%s/robots.txt", o->key);
+	if (url_authority(url, auth, sizeof(auth)) != CR_OK)
+		auth[0] = '\0';
+	colon = strrchr(auth, ':');
+	port = colon && !strchr(colon, ']') ? atoi(colon + 1) : default_port(url);
+	snprintf(resolve, sizeof(resolve), "%s:%d:%s%s%s", h->name, port,
+		 strchr(h->addr, ':') ? "[" : "", h->addr, strchr(h->addr, ':') ? "]" : "");
+	x->resolve = curl_slist_append(NULL, resolve);
+	x->easy = curl_easy_init();
+	if (!x->easy || !x->resolve) {
+		curl_slist_free_all(x->resolve);
+		free(x);
+		return CR_ERR_LIB;
+	}
+	curl_easy_setopt(x->easy, CURLOPT_URL, url);
+	curl_easy_setopt(x->easy, CURLOPT_RESOLVE, x->resolve);
+	curl_easy_setopt(x->easy, CURLOPT_PRIVATE, x);
+	curl_easy_setopt(x->easy, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(x->easy, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(x->easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(x->easy, CURLOPT_USERAGENT, cfg->user_agent);
+	curl_easy_setopt(x->easy, CURLOPT_CONNECTTIMEOUT, cfg->connect_timeout_s);
+	curl_easy_setopt(x->easy, CURLOPT_TIMEOUT, cfg->timeout_s);
+	curl_easy_setopt(x->easy, CURLOPT_LOW_SPEED_LIMIT, cfg->low_speed_bytes);
+	curl_easy_setopt(x->easy, CURLOPT_LOW_SPEED_TIME, cfg->low_speed_time_s);
+	curl_easy_setopt(x->easy, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(x->easy, CURLOPT_WRITEDATA, x);
+	curl_easy_setopt(x->easy, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(x->easy, CURLOPT_HEADERDATA, x);
+	curl_easy_setopt(x->easy, CURLOPT_DEBUGFUNCTION, on_debug);
+	curl_easy_setopt(x->easy, CURLOPT_DEBUGDATA, x);
+	curl_easy_setopt(x->easy, CURLOPT_VERBOSE, 1L);
+	curl_easy_setopt(x->easy, CURLOPT_OPENSOCKETFUNCTION, on_opensocket);
+	curl_easy_setopt(x->easy, CURLOPT_OPENSOCKETDATA, x);
+	curl_easy_setopt(x->easy, CURLOPT_ERRORBUFFER, x->errbuf);
+	curl_easy_setopt(x->easy, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+	if (!it) {
+		/* RFC 9309 2.3.1.2: follow at least five redirects for robots.txt. */
+		curl_easy_setopt(x->easy, CURLOPT_FOLLOWLOCATION, 1L);
+		curl_easy_setopt(x->easy, CURLOPT_MAXREDIRS, 5L);
+	}
+	x->start_wall = clock_now_us();
+	x->start_mono = clock_mono_us();
+	if (curl_multi_add_handle(f->multi, x->easy) != CURLM_OK) {
+		curl_easy_cleanup(x->easy);
+		curl_slist_free_all(x->resolve);
+		free(x);
+		return CR_ERR_LIB;
+	}
+	sched_on_start(&h->s, x->start_mono);
+	f->active++;
+	x->next = f->open;
+	if (f->open)
+		f->open->prev = x;
+	f->open = x;
+	return CR_OK;
+}
+
+static void xfer_free(struct fetcher *f, struct xfer *x)
+{
+	if (x->prev)
+		x->prev->next = x->next;
+	else
+		f->open = x->next;
+	if (x->next)
+		x->next->prev = x->prev;
+	curl_easy_cleanup(x->easy);
+	curl_slist_free_all(x->resolve);
+	buf_release(&x->req);
+	buf_release(&x->head);
+	buf_release(&x->body);
+	free(x);
+}
+
+/* Value of the last header name in a raw response head, or NULL. */
+static const char *head_field(const struct buf *head, const char *name, size_t *vlen)
+{
+	const char *p = (const char *)head->p, *end = p + head->len, *found = NULL;
+	size_t nl = strlen(name);
+
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		size_t ll = eol ? (size_t)(eol - p) : (size_t)(end - p);
+
+		if (ll > nl && p[nl] == ':' && !strncasecmp(p, name, nl)) {
+			const char *v = p + nl + 1, *ve = p + ll;
+
+			while (v < ve && (*v == ' ' || *v == '\t'))
+				v++;
+			while (ve > v && (ve[-1] == '\r' || ve[-1] == ' ' || ve[-1] == '\t'))
+				ve--;
+			found = v;
+			*vlen = (size_t)(ve - v);
+		}
+		p += ll + 1;
+	}
+	return found;
+}
+
+static void parse_content_type(const struct buf *head, char *type, size_t tcap,
+			       char *charset, size_t ccap)
+{
+	size_t vl = 0, i, n;
+	const char *v = head_field(head, "content-type", &vl);
+	const char *cs;
+
+	type[0] = charset[0] = '\0';
+	if (!v)
+		return;
+	n = strcspn(v, ";");
+	if (n > vl)
+		n = vl;
+	while (n > 0 && v[n - 1] == ' ')
+		n--;
+	for (i = 0; i < n && i + 1 < tcap; i++)
+		type[i] = (char)tolower((unsigned char)v[i]);
+	type[i] = '\0';
+	for (cs = v; cs + 8 <= v + vl; cs++) {
+		if (!strncasecmp(cs, "charset=", 8)) {
+			const char *s = cs + 8;
+			size_t k = 0;
+
+			if (*s == '"')
+				s++;
+			while (s < v + vl && k + 1 < ccap &&
+			       (isalnum((unsigned char)*s) || *s == '-' || *s == '_' || *s == ':' || *s == '.'))
+				charset[k++] = (char)tolower((unsigned char)*s++);
+			charset[k] = '\0';
+			break;
+		}
+	}
+}
+
+static void finish_robots(struct fetcher *f, struct xfer *x, CURLcode rc, long http)
+{
+	struct origin *o = x->origin;
+	struct host *h = x->h;
+
+	o->fetched_at = x->start_wall;
+	o->http_status = rc == CURLE_OK || x->truncated ? (int)http : 0;
+	o->dirty = 1;
+	o->body.len = 0;
+	buf_add(&o->body, x->body.p,
+		x->body.len < (size_t)f->j->cfg.robots_max_bytes ? x->body.len
+								 : (size_t)f->j->cfg.robots_max_bytes);
+	origin_set_rules(f, o);
+	if (h->waiting == o)
+		h->waiting = NULL;
+}
+
+static void finish_page(struct fetcher *f, struct xfer *x, CURLcode rc, long http)
+{
+	struct fetch_record fr;
+	char ctype[128], charset[64], loc[URL_MAX_LEN + 1], reason[256];
+	const char *warc_name = "";
+	uint64_t off = 0, len = 0;
+	int got_response = x->head.len > 0 && http > 0 && (rc == CURLE_OK || x->truncated);
+
+	memset(&fr, 0, sizeof(fr));
+	ctype[0] = charset[0] = loc[0] = reason[0] = '\0';
+	fr.rec.fetched_at = x->start_wall;
+	fr.rec.http_status = (uint16_t)(http > 0 && http < 1000 ? http : 0);
+	fr.latency_us = clock_mono_us() - x->start_mono;
+	if (got_response) {
+		parse_content_type(&x->head, ctype, sizeof(ctype), charset, sizeof(charset));
+		if (http >= 200 && http < 300) {
+			fr.rec.status = ST_FETCHED;
+			fr.rec.digest = XXH3_64bits(x->body.p, x->body.len);
+			if (x->truncated) {
+				snprintf(reason, sizeof(reason), "truncated");
+				f->c[FC_TRUNCATED]++;
+			}
+		} else if (http >= 300 && http < 400) {
+			size_t vl = 0;
+			const char *v = head_field(&x->head, "location", &vl);
+			const char *why;
+
+			fr.rec.status = ST_GONE;
+			snprintf(reason, sizeof(reason), "redirect without location");
+			if (v && vl < URL_MAX_LEN) {
+				char raw[URL_MAX_LEN + 1];
+
+				memcpy(raw, v, vl);
+				raw[vl] = '\0';
+				if (url_canon(x->item->url, raw, loc, sizeof(loc), &why) == CR_OK) {
+					fr.rec.status = ST_REDIRECT;
+					reason[0] = '\0';
+				} else {
+					snprintf(reason, sizeof(reason), "bad redirect: %s", why);
+				}
+			}
+		} else if (http == 429 || http >= 500) {
+			fr.rec.status = ST_ERROR;
+			snprintf(reason, sizeof(reason), "http %ld", http);
+		} else {
+			fr.rec.status = ST_GONE;
+		}
+		{
+			struct warc_exchange wx;
+			struct warc_writer *w = warc_for(f, x->item->part, 0, &warc_name);
+
+			memset(&wx, 0, sizeof(wx));
+			wx.target_uri = x->item->url;
+			wx.date_us = x->start_wall;
+			wx.ip = NULL;
+			{
+				char *ip = NULL;
+
+				if (curl_easy_getinfo(x->easy, CURLINFO_PRIMARY_IP, &ip) == CURLE_OK &&
+				    ip && ip[0])
+					wx.ip = ip;
+			}
+			wx.request = x->req.p;
+			wx.request_len = x->req.len;
+			wx.resp_head = x->head.p;
+			wx.resp_head_len = x->head.len;
+			wx.body = x->body.p;
+			wx.body_len = x->body.len;
+			wx.truncated = x->truncated ? "length" : NULL;
+			if (w && warc_write_exchange(w, &wx, &off, &len) != CR_OK)
+				f->failed = CR_ERR_IO;
+		}
+	} else if (x->blocked_addr) {
+		fr.rec.status = ST_BLOCKED;
+		snprintf(reason, sizeof(reason), "non-public address");
+	} else {
+		fr.rec.status = ST_ERROR;
+		if (x->head_too_big)
+			snprintf(reason, sizeof(reason), "header too large");
+		else if (rc == CURLE_OPERATION_TIMEDOUT)
+			snprintf(reason, sizeof(reason), "timeout");
+		else
+			snprintf(reason, sizeof(reason), "%s",
+				 x->errbuf[0] ? x->errbuf : curl_easy_strerror(rc));
+	}
+	fr.reason = reason;
+	fr.reason_len = strlen(reason);
+	fr.location = loc;
+	fr.location_len = strlen(loc);
+	fr.content_type = ctype;
+	fr.content_type_len = strlen(ctype);
+	fr.charset = charset;
+	fr.charset_len = strlen(charset);
+	fr.warc = warc_name;
+	fr.warc_len = strlen(warc_name);
+	fr.warc_offset = off;
+	fr.body_len = x->body.len;
+	emit(f, x->item, &fr);
+}
+
+static void write_robots_warc(struct fetcher *f, struct xfer *x)
+{
+	struct warc_exchange wx;
+	const char *name;
+	struct warc_writer *w;
+	char url[URL_HOST_MAX + 64];
+	uint64_t off, len;
+	char *eff = NULL;
+
+	if (!x->head.len)
+		return;
+	w = warc_for(f, x->origin->part, 1, &name);
+	if (!w)
+		return;
+	snprintf(url, sizeof(url), "%s/robots.txt", x->origin->key);
+	if (curl_easy_getinfo(x->easy, CURLINFO_EFFECTIVE_URL, &eff) != CURLE_OK || !eff)
+		eff = url;
+	memset(&wx, 0, sizeof(wx));
+	wx.target_uri = eff;
+	wx.date_us = x->start_wall;
+	wx.request = x->req.p;
+	wx.request_len = x->req.len;
+	wx.resp_head = x->head.p;
+	wx.resp_head_len = x->head.len;
+	wx.body = x->body.p;
+	wx.body_len = x->body.len;
+	wx.truncated = x->truncated ? "length" : NULL;
+	if (warc_write_exchange(w, &wx, &off, &len) != CR_OK)
+		f->failed = CR_ERR_IO;
+}
+
+static void complete(struct fetcher *f, CURL *easy, CURLcode rc)
+{
+	struct xfer *x = NULL;
+	long http = 0;
+	int64_t now = clock_mono_us();
+
+	curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&x);
+	curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &http);
+	curl_multi_remove_handle(f->multi, easy);
+	f->active--;
+	f->c[FC_REQUESTS] += x->head.len > 0;
+	f->c[FC_BYTES] += x->body.len;
+	f->c[FC_LATENCY_US] += (uint64_t)(now - x->start_mono);
+	sched_on_end(&x->h->s, now);
+	if (x->item) {
+		finish_page(f, x, rc, http);
+	} else {
+		f->c[FC_ROBOTS]++;
+		write_robots_warc(f, x);
+		finish_robots(f, x, rc, http);
+	}
+	host_reschedule(f, x->h);
+	xfer_free(f, x);
+}
+
+/* ---- hosts ---- */
+
+static void host_fail_all(struct fetcher *f, struct host *h, int status, const char *reason)
+{
+	while (h->next < h->n)
+		emit_status(f, h->items[h->next++], status, reason);
+}
+
+static void on_dns(void *arg, enum dns_result res, const char *addr)
+{
+	struct host *h = arg;
+	struct fetcher *f = h->f;
+
+	if (res != DNS_OK) {
+		static char why[4][40];
+		int k = (int)res & 3;
+
+		snprintf(why[k], sizeof(why[k]), "dns: %s", dns_result_name(res));
+		h->dns = HD_FAILED;
+		f->c[FC_DNS_FAILED]++;
+		host_fail_all(f, h, ST_ERROR, why[k]);
+	} else if (!f->j->cfg.allow_private && !addr_is_public_str(addr)) {
+		h->dns = HD_FAILED;
+		host_fail_all(f, h, ST_BLOCKED, "non-public address");
+	} else {
+		h->dns = HD_OK;
+		snprintf(h->addr, sizeof(h->addr), "%s", addr);
+	}
+	host_reschedule(f, h);
+}
+
+static void host_reschedule(struct fetcher *f, struct host *h)
+{
+	int64_t t;
+
+	if (h->done)
+		return;
+	if (h->next >= h->n || f->stopping) {
+		sched_heap_remove(&f->heap, &h->s);
+		if (h->s.in_flight == 0) {
+			h->done = 1;
+			f->hosts_left--;
+		}
+		return;
+	}
+	if (h->dns == HD_RESOLVING || h->waiting) {
+		sched_heap_remove(&f->heap, &h->s);
+		return;
+	}
+	t = sched_next_start(&h->s, &f->pol);
+	if (t == INT64_MAX)
+		sched_heap_remove(&f->heap, &h->s);
+	else
+		sched_heap_set(&f->heap, &h->s, t);
+}
+
+/* The host's turn: start what politeness allows now. */
+static void host_turn(struct fetcher *f, struct host *h)
+{
+	if (h->dns == HD_NONE) {
+		h->dns = HD_RESOLVING;
+		f->c[FC_DNS_QUERIES]++;
+		sched_heap_remove(&f->heap, &h->s);
+		dns_resolve(f->dns, h->name, clock_mono_us(), on_dns, h);
+		return;
+	}
+	while (h->next < h->n) {
+		struct item *it = h->items[h->next];
+		struct origin *o = it->origin;
+		char path[URL_MAX_LEN + 1];
+
+		if (o->state == RB_UNKNOWN) {
+			o->state = RB_FETCHING;
+			h->waiting = o;
+			if (start_xfer(f, h, NULL, o) != CR_OK)
+				f->failed = CR_ERR_LIB;
+			break;
+		}
+		if (o->state == RB_FETCHING) {
+			h->waiting = o;
+			break;
+		}
+		h->next++;
+		if (o->state == RB_UNAVAILABLE) {
+			emit_status(f, it, ST_ERROR, "robots.txt unavailable");
+			continue;
+		}
+		if (robots_url_path(it->url, path, sizeof(path)) == CR_OK &&
+		    !robots_allowed(o->rules, path)) {
+			emit_status(f, it, ST_DENIED, "robots.txt");
+			continue;
+		}
+		if (start_xfer(f, h, it, NULL) != CR_OK)
+			f->failed = CR_ERR_LIB;
+		break;
+	}
+	host_reschedule(f, h);
+}
+
+/* ---- the loop ---- */
+
+static void fetch_loop(struct fetcher *f)
+{
+	const struct config *cfg = &f->j->cfg;
+	int64_t t0 = clock_mono_us();
+	int64_t limit = cfg->time_limit_s > 0 ? t0 + (int64_t)cfg->time_limit_s * 1000000
+					       : INT64_MAX;
+	struct progress prog;
+
+	progress_init(&prog, f->j, f->seg, "fetch");
+	while ((f->hosts_left > 0 || f->active > 0) && !f->failed) {
+		struct curl_waitfd fds[MAX_WAITFDS];
+		unsigned nfds;
+		int64_t now = clock_mono_us(), wait_us = 1000000;
+		struct sched_host *top;
+		int running, msgs;
+		CURLMsg *m;
+
+		if (now >= limit && !f->stopping) {
+			struct hmap_slot *s;
+			size_t i = 0;
+
+			log_info("fetch", "fetch.time_limit_s reached: leaving the rest due");
+			f->stopping = 1;
+			while ((s = hmap_next(&f->hosts, &i)) != NULL) {
+				struct host *h = s->val;
+
+				f->c[FC_NOT_REACHED] += h->n - h->next;
+				h->next = h->n;
+				host_reschedule(f, h);
+			}
+		}
+		while (!f->stopping && f->active < cfg->max_connections &&
+		       (top = sched_heap_top(&f->heap)) != NULL && top->heap_key <= now)
+			host_turn(f, (struct host *)top);
+		top = sched_heap_top(&f->heap);
+		if (top && f->active < cfg->max_connections)
+			wait_us = top->heap_key - now;
+		if (wait_us > 200000)
+			wait_us = 200000;
+		if (wait_us < 0)
+			wait_us = 0;
+		{
+			long dt = dns_timeout_ms(f->dns);
+
+			if (dt >= 0 && dt * 1000 < wait_us)
+				wait_us = dt * 1000;
+		}
+		nfds = dns_waitfds(f->dns, fds, MAX_WAITFDS);
+		curl_multi_poll(f->multi, fds, nfds, (int)((wait_us + 999) / 1000), NULL);
+		dns_process(f->dns, fds, nfds);
+		curl_multi_perform(f->multi, &running);
+		while ((m = curl_multi_info_read(f->multi, &msgs)) != NULL)
+			if (m->msg == CURLMSG_DONE)
+				complete(f, m->easy_handle, m->data.result);
+		progress_tick(&prog, f->c, (uint64_t)f->hosts_left, 0);
+	}
+	/* Time limit or failure: abandon what is still open; it stays due. */
+	while (f->open) {
+		struct xfer *x = f->open;
+
+		curl_multi_remove_handle(f->multi, x->easy);
+		f->c[FC_NOT_REACHED] += x->item != NULL;
+		f->active--;
+		xfer_free(f, x);
+	}
+	progress_tick(&prog, f->c, 0, 1);
+	progress_release(&prog);
+}
+
+static void fetcher_release(struct fetcher *f)
+{
+	struct hmap_slot *s;
+	size_t i = 0;
+	uint32_t p;
+
+	while ((s = hmap_next(&f->hosts, &i)) != NULL) {
+		struct host *h = s->val;
+		size_t k;
+
+		for (k = 0; k < h->n; k++) {
+			free(h->items[k]->url);
+			free(h->items[k]);
+		}
+		free(h->items);
+		free(h->name);
+		free(h);
+	}
+	hmap_release(&f->hosts);
+	i = 0;
+	while ((s = hmap_next(&f->origins, &i)) != NULL) {
+		struct origin *o = s->val;
+
+		robots_free(&o->rules);
+		buf_release(&o->body);
+		free(o->key);
+		free(o);
+	}
+	hmap_release(&f->origins);
+	if (f->out) {
+		for (p = 0; p < f->j->dir.partitions; p++) {
+			rec_writer_abort(&f->out[p].fetch);
+			if (warc_writer_close(&f->out[p].warc) != CR_OK ||
+			    warc_writer_close(&f->out[p].warc_robots) != CR_OK)
+				f->failed = CR_ERR_IO;
+		}
+	}
+	free(f->out);
+	sched_heap_release(&f->heap);
+	if (f->multi)
+		curl_multi_cleanup(f->multi);
+	dns_free(&f->dns);
+	buf_release(&f->scratch);
+}
+
+/* Commits every owned partition's outputs (an empty fetch file where the
+ * partition had nothing to fetch: update reads one per partition). */
+static enum cr_err commit_outputs(struct fetcher *f)
+{
+	uint32_t p;
+	enum cr_err e = CR_OK;
+
+	for (p = 0; p < f->j->dir.partitions; p++) {
+		struct part_out *o;
+
+		if (!layout_owns(p, f->j->rank, f->j->nranks))
+			continue;
+		o = part_out(f, p);
+		if (!e && warc_writer_close(&o->warc) != CR_OK)
+			e = CR_ERR_IO;
+		if (!e && warc_writer_close(&o->warc_robots) != CR_OK)
+			e = CR_ERR_IO;
+		if (!e && o->fetch)
+			e = rec_writer_commit(&o->fetch);
+		else if (f->failed && !e)
+			e = f->failed;
+	}
+	return e;
+}
+
+enum cr_err fetch_run(struct job *j, int seg, uint64_t *counters)
+{
+	struct fetcher f;
+	char dir[PATH_MAX];
+	uint32_t p;
+	enum cr_err e = CR_OK;
+	int64_t now = clock_now_us();
+	struct hmap_slot *s;
+	size_t i = 0;
+
+	memset(&f, 0, sizeof(f));
+	f.j = j;
+	f.seg = seg;
+	f.pol.delay_us = (int64_t)j->cfg.delay_ms * 1000;
+	f.pol.max_in_flight = (int)j->cfg.max_in_flight;
+	hmap_init(&f.hosts);
+	hmap_init(&f.origins);
+	sched_heap_init(&f.heap);
+	buf_init(&f.scratch);
+	layout_segment_dir(&j->dir, seg, f.seg_dir, sizeof(f.seg_dir));
+	f.out = calloc(j->dir.partitions, sizeof(*f.out));
+	if (!f.out)
+		e = CR_ERR_NOMEM;
+	snprintf(dir, sizeof(dir), "%s/fetch", f.seg_dir);
+	if (!e)
+		e = fs_mkdirs(dir);
+	snprintf(dir, sizeof(dir), "%s/warc", f.seg_dir);
+	if (!e)
+		e = fs_mkdirs(dir);
+	for (p = 0; !e && p < j->dir.partitions; p++) {
+		if (!layout_owns(p, j->rank, j->nranks))
+			continue;
+		e = load_robots_cache(&f, p, now);
+		if (!e)
+			e = load_fetchlist(&f, p);
+	}
+	i = 0;
+	while (!e && (s = hmap_next(&f.origins, &i)) != NULL)
+		f.c[FC_ROBOTS_CACHED] += ((struct origin *)s->val)->state == RB_READY;
+	if (!e)
+		e = dns_new(j->cfg.dns_servers, j->cfg.dns_timeout_ms, j->cfg.dns_cache_ttl_s,
+			    j->cfg.dns_negative_ttl_s, &f.dns);
+	if (!e) {
+		f.multi = curl_multi_init();
+		if (!f.multi)
+			e = CR_ERR_LIB;
+	}
+	if (!e) {
+		curl_multi_setopt(f.multi, CURLMOPT_MAX_HOST_CONNECTIONS, j->cfg.max_in_flight);
+		curl_multi_setopt(f.multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, j->cfg.max_connections);
+		/* Hosts start in name order, spread by the heap from there. */
+		i = 0;
+		while ((s = hmap_next(&f.hosts, &i)) != NULL)
+			sched_heap_set(&f.heap, &((struct host *)s->val)->s, 0);
+		fetch_loop(&f);
+		e = f.failed;
+	}
+	if (!e)
+		e = commit_outputs(&f);
+	if (!e)
+		e = write_robots_cache(&f);
+	if (!e) {
+		uint64_t q, hits;
+
+		dns_counters(f.dns, &q, &hits);
+		f.c[FC_DNS_QUERIES] = q;
+	}
+	memcpy(counters, f.c, sizeof(f.c));
+	fetcher_release(&f);
+	return e;
+}

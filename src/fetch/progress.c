@@ -1,0 +1,97 @@
+#include "fetch/progress.h"
+#include "fetch/fetch.h"
+#include "util/buf.h"
+#include "util/clock.h"
+#include "util/fs.h"
+#include "util/log.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define PROG_WORDS (FC_COUNT_ + 1)
+
+void progress_init(struct progress *p, const struct job *j, int seg, const char *phase)
+{
+	char sd[PATH_MAX - 128];
+
+	p->j = j;
+	p->seg = seg;
+	p->phase = phase;
+	layout_segment_dir(&j->dir, seg, sd, sizeof(sd));
+	snprintf(p->dir, sizeof(p->dir), "%s/progress", sd);
+	if (fs_mkdirs(p->dir) != CR_OK)
+		p->dir[0] = '\0';
+	p->start_us = clock_mono_us();
+	p->last_us = p->start_us;
+}
+
+static void print_line(struct progress *p, int64_t now)
+{
+	uint64_t sum[PROG_WORDS];
+	double secs = (double)(now - p->start_us) / 1e6;
+	int r, seen = 0;
+
+	memset(sum, 0, sizeof(sum));
+	for (r = 0; r < p->j->nranks; r++) {
+		char path[PATH_MAX];
+		struct buf b;
+		int k;
+
+		snprintf(path, sizeof(path), "%s/r%04d", p->dir, r);
+		buf_init(&b);
+		if (fs_read_all(path, 4096, &b) == CR_OK && b.len == PROG_WORDS * 8) {
+			for (k = 0; k < PROG_WORDS; k++)
+				sum[k] += load_u64le(b.p + 8 * k);
+			seen++;
+		}
+		buf_release(&b);
+	}
+	{
+		uint64_t done = sum[FC_FETCHED] + sum[FC_REDIRECT] + sum[FC_GONE] +
+				sum[FC_ERROR] + sum[FC_DENIED] + sum[FC_BLOCKED];
+		double rate = secs > 0 ? (double)sum[FC_REQUESTS] / secs : 0;
+		uint64_t left = sum[FC_URLS] > done ? sum[FC_URLS] - done : 0;
+
+		log_info(p->phase,
+			 "round %d: %llu/%llu urls, %llu requests (%.1f/s), %.1f MB, %llu errors, "
+			 "%llu hosts active, %d/%d ranks reporting%s",
+			 p->seg, (unsigned long long)done, (unsigned long long)sum[FC_URLS],
+			 (unsigned long long)sum[FC_REQUESTS], rate,
+			 (double)sum[FC_BYTES] / 1e6, (unsigned long long)sum[FC_ERROR],
+			 (unsigned long long)sum[FC_COUNT_], seen, p->j->nranks,
+			 rate > 0 && left ? "" : "");
+		if (rate > 0 && left)
+			log_info(p->phase, "round %d: about %.0f s to go", p->seg,
+				 (double)left / rate);
+	}
+}
+
+void progress_tick(struct progress *p, const uint64_t *counters, uint64_t hosts_left,
+		   int final)
+{
+	int64_t now = clock_mono_us();
+	char path[PATH_MAX];
+	struct buf b;
+	int k;
+
+	if (!p->dir[0])
+		return;
+	if (!final && now - p->last_us < (int64_t)p->j->cfg.progress_ms * 1000)
+		return;
+	p->last_us = now;
+	buf_init(&b);
+	for (k = 0; k < FC_COUNT_; k++)
+		buf_put_u64le(&b, counters[k]);
+	buf_put_u64le(&b, hosts_left);
+	snprintf(path, sizeof(path), "%s/r%04d", p->dir, p->j->rank);
+	if (fs_write_atomic(path, b.p, b.len) != CR_OK)
+		p->dir[0] = '\0';
+	buf_release(&b);
+	if (p->j->rank == 0 && !final)
+		print_line(p, now);
+}
+
+void progress_release(struct progress *p)
+{
+	(void)p;
+}

@@ -1,0 +1,38 @@
+/*
+ * generate.h - the generate phase: each rank streams the committed CrawlDb
+ * parts of its partitions and writes the URLs that are due now into the
+ * segment's fetch lists (segments/N/fetchlist/part-P.zst), at most
+ * generate.max_per_host per host and none deeper than crawl.max_depth.
+ * Memory: one counter per host, never the CrawlDb.
+ *
+ * generate_select is the pure decision for one record.
+ */
+#ifndef CR_GENERATE_GENERATE_H
+#define CR_GENERATE_GENERATE_H
+
+#include <stdint.h>
+
+#include "crawldb/job.h"
+#include "crawldb/record.h"
+#include "util/error.h"
+
+enum generate_counter {
+	GC_RECORDS,      /* CrawlDb records read */
+	GC_SELECTED,     /* written to fetch lists */
+	GC_NOT_DUE,
+	GC_HOST_CAPPED,  /* due, left for a later round by generate.max_per_host */
+	GC_TOO_DEEP,
+	GC_HOSTS,
+	GC_COUNT_
+};
+
+extern const char *const generate_counter_names[GC_COUNT_];
+
+/* 1 if the record is due at now (µs) and within max_depth (0: no limit). */
+int generate_due(const struct crawl_record *r, int64_t now, long max_depth);
+
+/* Writes this rank's fetch lists for segment seg from CrawlDb version ver. */
+CR_WUR enum cr_err generate_run(struct job *j, int seg, int ver, int64_t now,
+				uint64_t *counters);
+
+#endif

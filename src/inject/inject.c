@@ -1,0 +1,103 @@
+#include "inject/inject.h"
+#include "comm/comm.h"
+#include "update/route.h"
+#include "url/url.h"
+#include "util/fs.h"
+#include "util/log.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define INJECT_LOG_MAX 10
+
+const char *const inject_counter_names[IC_COUNT_] = {
+	"lines", "valid", "invalid", "added", "records",
+};
+
+struct seed_reader {
+	FILE *fp;
+	const char *path;
+	uint64_t lineno;
+	int rank, nranks;
+	char *line;
+	size_t cap;
+	uint64_t *c;
+};
+
+static int produce_seeds(void *arg, struct route *r)
+{
+	struct seed_reader *s = arg;
+
+	while (!route_full(r)) {
+		ssize_t n = getline(&s->line, &s->cap, s->fp);
+		char url[URL_MAX_LEN + 1];
+		const char *why;
+		char *t;
+
+		if (n < 0)
+			return ferror(s->fp) ? -1 : 1;
+		if ((s->lineno++ % (uint64_t)s->nranks) != (uint64_t)s->rank)
+			continue;
+		t = s->line;
+		while (*t == ' ' || *t == '\t')
+			t++;
+		t[strcspn(t, "\r\n")] = '\0';
+		if (!*t || *t == '#')
+			continue;
+		s->c[IC_LINES]++;
+		if (url_canon(NULL, t, url, sizeof(url), &why) != CR_OK) {
+			if (s->c[IC_INVALID]++ < INJECT_LOG_MAX)
+				log_warn("inject", "%s:%llu: invalid seed '%.200s': %s", s->path,
+					 (unsigned long long)s->lineno, t, why);
+			continue;
+		}
+		s->c[IC_VALID]++;
+		route_add(r, url, strlen(url), 0);
+	}
+	return 0;
+}
+
+enum cr_err inject_run(struct job *j, const char *seeds, int ver, uint64_t *c)
+{
+	struct seed_reader s;
+	struct route rt;
+	char dir[PATH_MAX];
+	uint32_t p;
+	enum cr_err e;
+
+	memset(&s, 0, sizeof(s));
+	s.path = seeds;
+	s.rank = j->rank;
+	s.nranks = j->nranks;
+	s.c = c;
+	s.fp = fopen(seeds, "r");
+	if (!s.fp)
+		log_err("inject", "cannot read seed file '%s': %s", seeds, strerror(errno));
+	if (!comm_agree(s.fp != NULL)) {
+		if (s.fp)
+			fclose(s.fp);
+		return CR_ERR_ARG;
+	}
+	e = route_init(&rt, &j->dir, &j->cfg, j->tmpdir, j->rank, j->nranks);
+	if (!e)
+		e = route_run(&rt, produce_seeds, &s);
+	fclose(s.fp);
+	free(s.line);
+	layout_crawldb_dir(&j->dir, ver + 1, dir, sizeof(dir));
+	if (!e)
+		e = fs_mkdirs(dir);
+	for (p = 0; !e && p < j->dir.partitions; p++) {
+		struct merge_stats st;
+
+		if (!rt.sorts[p])
+			continue;
+		memset(&st, 0, sizeof(st));
+		e = merge_partition(&j->dir, &j->cfg, ver, ver + 1, p, NULL, rt.sorts[p], &st);
+		c[IC_ADDED] += st.added;
+		c[IC_RECORDS] += st.records;
+	}
+	route_release(&rt);
+	return e;
+}

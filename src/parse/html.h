@@ -1,0 +1,39 @@
+/*
+ * html.h - what a page says, read with libxml2's lenient HTML parser.
+ *
+ * Links come from a/area href, link href with rel alternate or canonical,
+ * frame and iframe src; each is resolved against <base href> (or the page
+ * URL) and canonicalised (url.h); invalid and non-http(s) links are dropped,
+ * duplicates within a page kept once, at most max_links. rel=nofollow links
+ * and every link of a page whose meta robots says nofollow are not followed
+ * (counted). The title and a digest of the visible text are taken too.
+ * Pure: bytes in, data out.
+ */
+#ifndef CR_PARSE_HTML_H
+#define CR_PARSE_HTML_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/buf.h"
+#include "util/error.h"
+
+struct html_page {
+	struct buf title;      /* UTF-8, whitespace collapsed */
+	uint64_t text_digest;  /* XXH3 of the visible text, whitespace collapsed */
+	char **links;          /* canonical URLs, owned */
+	uint32_t nlinks;
+	uint32_t dropped;      /* invalid, non-http(s), over max_links */
+	uint32_t nofollow;     /* not followed because of nofollow */
+	int meta_noindex;
+	int meta_nofollow;
+};
+
+/* charset: from the Content-Type header, or NULL/"" to let the parser
+ * detect it. agent: robots product token for <meta name="AGENT">. */
+CR_WUR enum cr_err html_extract(const void *body, size_t len, const char *charset,
+				const char *page_url, const char *agent, size_t max_links,
+				struct html_page *out);
+void html_page_release(struct html_page *p);
+
+#endif

@@ -1,0 +1,185 @@
+#include "parse/parse.h"
+#include "crawldb/record.h"
+#include "parse/html.h"
+#include "store/recfile.h"
+#include "url/url.h"
+#include "util/fs.h"
+#include "util/log.h"
+#include "warc/warc.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char *const parse_counter_names[PC_COUNT_] = {
+	"pages", "failed", "skipped", "redirects", "links", "dropped", "nofollow",
+};
+
+static int is_html(const struct fetch_record *f)
+{
+	static const char *const types[] = { "text/html", "application/xhtml+xml", "" };
+	size_t i;
+
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (f->content_type_len == strlen(types[i]) &&
+		    !memcmp(f->content_type, types[i], f->content_type_len))
+			return 1;
+	return 0;
+}
+
+struct parse_ctx {
+	struct job *j;
+	char seg_dir[PATH_MAX - 512];
+	struct warc_reader *wr;
+	char wr_name[256];
+	struct buf out;
+	uint64_t *c;
+};
+
+static void str0(char *dst, size_t cap, const char *s, size_t n)
+{
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(dst, s, n);
+	dst[n] = '\0';
+}
+
+/* The body of the response record at the fetch record's WARC offset. */
+static enum cr_err read_body(struct parse_ctx *x, const struct fetch_record *f,
+			     struct warc_record *rec, const unsigned char **body,
+			     size_t *blen)
+{
+	char name[256], path[PATH_MAX];
+	size_t head;
+	int status;
+	enum cr_err e;
+
+	str0(name, sizeof(name), f->warc, f->warc_len);
+	if (strchr(name, '/'))
+		return CR_ERR_FORMAT;
+	if (!x->wr || strcmp(name, x->wr_name)) {
+		warc_reader_free(&x->wr);
+		snprintf(path, sizeof(path), "%s/warc/%s", x->seg_dir, name);
+		e = warc_reader_open(path, (size_t)x->j->cfg.max_body_bytes + (1u << 20), &x->wr);
+		if (e)
+			return e;
+		snprintf(x->wr_name, sizeof(x->wr_name), "%s", name);
+	}
+	e = warc_reader_seek(x->wr, f->warc_offset);
+	if (!e)
+		e = warc_reader_next(x->wr, rec);
+	if (!e)
+		e = warc_http_split(rec->block, rec->block_len, &status, &head);
+	if (e)
+		return e;
+	*body = rec->block + head;
+	*blen = rec->block_len - head;
+	return CR_OK;
+}
+
+static enum cr_err parse_partition(struct parse_ctx *x, int seg, uint32_t p)
+{
+	char in[PATH_MAX], outp[PATH_MAX];
+	struct rec_reader *r;
+	struct rec_writer *w;
+	const void *data;
+	size_t n;
+	enum cr_err e;
+
+	layout_segment_part(&x->j->dir, seg, "fetch", p, in, sizeof(in));
+	layout_segment_part(&x->j->dir, seg, "parse", p, outp, sizeof(outp));
+	e = rec_reader_open(in, REC_KIND_FETCH, &r);
+	if (e) {
+		log_err("parse", "cannot read '%s'", in);
+		return e;
+	}
+	e = rec_writer_open(outp, REC_KIND_PARSE, (int)x->j->cfg.zstd_level, &w);
+	if (e) {
+		rec_reader_free(&r);
+		return e;
+	}
+	while ((e = rec_reader_next(r, &data, &n)) == CR_OK) {
+		struct fetch_record f;
+		struct parse_record pr;
+		char url[URL_MAX_LEN + 1], charset[64];
+
+		if (fetch_record_unpack(data, n, &f)) {
+			e = CR_ERR_FORMAT;
+			log_err("parse", "damaged record in '%s'", in);
+			break;
+		}
+		str0(url, sizeof(url), f.rec.url, f.rec.url_len);
+		memset(&pr, 0, sizeof(pr));
+		pr.url = url;
+		pr.url_len = strlen(url);
+		pr.depth = f.rec.depth;
+		pr.title = "";
+		x->out.len = 0;
+		if (f.rec.status == ST_REDIRECT && f.location_len) {
+			char loc[URL_MAX_LEN + 1];
+			const char *links[1] = { loc };
+
+			str0(loc, sizeof(loc), f.location, f.location_len);
+			parse_record_pack(&pr, links, 1, &x->out);
+			x->c[PC_REDIRECTS]++;
+			x->c[PC_LINKS]++;
+		} else if (f.rec.status == ST_FETCHED && f.warc_len && is_html(&f)) {
+			struct warc_record rec;
+			const unsigned char *body;
+			size_t blen;
+			struct html_page page;
+
+			str0(charset, sizeof(charset), f.charset, f.charset_len);
+			if (read_body(x, &f, &rec, &body, &blen) != CR_OK ||
+			    html_extract(body, blen, charset, url, x->j->cfg.robots_agent,
+					 (size_t)x->j->cfg.max_links, &page) != CR_OK) {
+				x->c[PC_FAILED]++;
+				continue;
+			}
+			pr.title = (const char *)buf_cstr(&page.title);
+			pr.title_len = page.title.len;
+			pr.text_digest = page.text_digest;
+			parse_record_pack(&pr, (const char *const *)page.links, page.nlinks,
+					  &x->out);
+			x->c[PC_PAGES]++;
+			x->c[PC_LINKS] += page.nlinks;
+			x->c[PC_DROPPED] += page.dropped;
+			x->c[PC_NOFOLLOW] += page.nofollow;
+			html_page_release(&page);
+		} else {
+			if (f.rec.status == ST_FETCHED)
+				x->c[PC_SKIPPED]++;
+			continue;
+		}
+		e = rec_writer_add(w, x->out.p, x->out.len);
+		if (e)
+			break;
+	}
+	rec_reader_free(&r);
+	if (e != CR_EOF) {
+		rec_writer_abort(&w);
+		return e ? e : CR_ERR_FORMAT;
+	}
+	return rec_writer_commit(&w);
+}
+
+enum cr_err parse_run(struct job *j, int seg, uint64_t *counters)
+{
+	struct parse_ctx x;
+	char dir[PATH_MAX];
+	uint32_t p;
+	enum cr_err e;
+
+	memset(&x, 0, sizeof(x));
+	x.j = j;
+	x.c = counters;
+	buf_init(&x.out);
+	layout_segment_dir(&j->dir, seg, x.seg_dir, sizeof(x.seg_dir));
+	snprintf(dir, sizeof(dir), "%s/parse", x.seg_dir);
+	e = fs_mkdirs(dir);
+	for (p = 0; !e && p < j->dir.partitions; p++)
+		if (layout_owns(p, j->rank, j->nranks))
+			e = parse_partition(&x, seg, p);
+	warc_reader_free(&x.wr);
+	buf_release(&x.out);
+	return e;
+}

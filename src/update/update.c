@@ -1,0 +1,165 @@
+#include "update/update.h"
+#include "store/recfile.h"
+#include "update/merge.h"
+#include "update/route.h"
+#include "url/url.h"
+#include "util/fs.h"
+#include "util/log.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const update_counter_names[UC_COUNT_] = {
+	"links_sent", "links_received", "outcomes", "added", "too_deep", "records",
+	"status_unfetched", "status_fetched", "status_redirect", "status_gone",
+	"status_error", "status_denied", "status_blocked",
+};
+
+/* Streams the links of this rank's parse parts, one partition after another. */
+struct link_source {
+	struct job *j;
+	int seg;
+	uint32_t p;              /* next partition to open */
+	struct rec_reader *r;
+	char path[PATH_MAX];
+	struct parse_record cur; /* borrowed from r's last record */
+	size_t pos;
+	int have;
+};
+
+static int produce_links(void *arg, struct route *rt)
+{
+	struct link_source *s = arg;
+
+	while (!route_full(rt)) {
+		const char *url;
+		size_t len;
+		enum cr_err e;
+
+		if (s->have) {
+			e = parse_record_link(&s->cur, &s->pos, &url, &len);
+			if (e == CR_OK) {
+				route_add(rt, url, len, s->cur.depth + 1);
+				continue;
+			}
+			s->have = 0;
+		}
+		if (s->r) {
+			const void *data;
+			size_t n;
+
+			e = rec_reader_next(s->r, &data, &n);
+			if (e == CR_OK) {
+				if (parse_record_unpack(data, n, &s->cur) != CR_OK) {
+					log_err("update", "damaged record in '%s'", s->path);
+					return -1;
+				}
+				s->pos = 0;
+				s->have = 1;
+				continue;
+			}
+			rec_reader_free(&s->r);
+			if (e != CR_EOF)
+				return -1;
+		}
+		while (s->p < s->j->dir.partitions &&
+		       !layout_owns(s->p, s->j->rank, s->j->nranks))
+			s->p++;
+		if (s->p >= s->j->dir.partitions)
+			return 1;
+		layout_segment_part(&s->j->dir, s->seg, "parse", s->p, s->path, sizeof(s->path));
+		s->p++;
+		if (rec_reader_open(s->path, REC_KIND_PARSE, &s->r) != CR_OK) {
+			log_err("update", "cannot read parse data '%s'", s->path);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static enum cr_err sort_outcomes(struct job *j, int seg, uint32_t p, size_t budget,
+				 struct xsort **out, uint64_t *n_out)
+{
+	char path[PATH_MAX];
+	struct rec_reader *r;
+	struct xsort *x;
+	const void *data;
+	size_t n;
+	enum cr_err e;
+
+	layout_segment_part(&j->dir, seg, "fetch", p, path, sizeof(path));
+	e = rec_reader_open(path, REC_KIND_FETCH, &r);
+	if (e) {
+		log_err("update", "cannot read fetch outcomes '%s'", path);
+		return e;
+	}
+	e = xsort_new(j->tmpdir, budget, crawl_record_cmp, &x);
+	if (e) {
+		rec_reader_free(&r);
+		return e;
+	}
+	while ((e = rec_reader_next(r, &data, &n)) == CR_OK) {
+		e = xsort_add(x, data, n);
+		if (e)
+			break;
+		(*n_out)++;
+	}
+	rec_reader_free(&r);
+	if (e == CR_EOF)
+		e = xsort_finish(x);
+	if (e) {
+		xsort_free(&x);
+		return e;
+	}
+	*out = x;
+	return CR_OK;
+}
+
+enum cr_err update_run(struct job *j, int seg, int ver, uint64_t *c)
+{
+	struct link_source src;
+	struct route rt;
+	char dir[PATH_MAX];
+	uint32_t p;
+	enum cr_err e;
+	size_t budget = (size_t)j->cfg.memory_budget_mb * 1024 * 1024 / 4;
+
+	memset(&src, 0, sizeof(src));
+	src.j = j;
+	src.seg = seg;
+	e = route_init(&rt, &j->dir, &j->cfg, j->tmpdir, j->rank, j->nranks);
+	if (e)
+		return e;
+	e = route_run(&rt, produce_links, &src);
+	rec_reader_free(&src.r);
+	c[UC_LINKS_SENT] += rt.sent;
+	c[UC_LINKS_RECEIVED] += rt.received;
+	layout_crawldb_dir(&j->dir, ver + 1, dir, sizeof(dir));
+	if (!e)
+		e = fs_mkdirs(dir);
+	for (p = 0; !e && p < j->dir.partitions; p++) {
+		struct merge_stats st;
+		struct xsort *fetch = NULL;
+		int s;
+
+		if (!rt.sorts[p])
+			continue;
+		e = sort_outcomes(j, seg, p, budget, &fetch, &c[UC_OUTCOMES]);
+		if (e)
+			break;
+		memset(&st, 0, sizeof(st));
+		e = merge_partition(&j->dir, &j->cfg, ver, ver + 1, p, fetch, rt.sorts[p], &st);
+		xsort_free(&fetch);
+		/* The links' sort is done; free its memory before the next merge. */
+		xsort_free(&rt.sorts[p]);
+		rt.sorts[p] = NULL;
+		c[UC_ADDED] += st.added;
+		c[UC_TOO_DEEP] += st.too_deep;
+		c[UC_RECORDS] += st.records;
+		for (s = 0; s < ST_COUNT_; s++)
+			c[UC_STATUS_FIRST + s] += st.by_status[s];
+	}
+	route_release(&rt);
+	return e;
+}

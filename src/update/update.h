@@ -1,0 +1,38 @@
+/*
+ * update.h - the update phase: merge what a round found into the CrawlDb.
+ *
+ * Outlinks of the segment's parse data (depth + 1) are routed to the ranks
+ * that own them (route.h, MPI_Alltoallv in bounded batches); each rank then
+ * merges, per partition, the committed CrawlDb part, the sorted fetch
+ * outcomes and the sorted links into the next version (merge.h).
+ *
+ * update_run is collective. The caller commits the new version (CURRENT)
+ * once all ranks agree.
+ */
+#ifndef CR_UPDATE_UPDATE_H
+#define CR_UPDATE_UPDATE_H
+
+#include <stdint.h>
+
+#include "crawldb/job.h"
+#include "crawldb/record.h"
+#include "util/error.h"
+
+enum update_counter {
+	UC_LINKS_SENT,
+	UC_LINKS_RECEIVED,
+	UC_OUTCOMES,
+	UC_ADDED,
+	UC_TOO_DEEP,
+	UC_RECORDS,
+	UC_STATUS_FIRST,   /* then one counter per crawl status */
+	UC_COUNT_ = UC_STATUS_FIRST + ST_COUNT_
+};
+
+extern const char *const update_counter_names[UC_COUNT_];
+
+/* Writes CrawlDb version ver + 1 of this rank's partitions from version ver
+ * and segment seg. */
+CR_WUR enum cr_err update_run(struct job *j, int seg, int ver, uint64_t *counters);
+
+#endif

@@ -1,0 +1,142 @@
+/*
+ * main.c - simweb's command line: serve the web, or print its truth or seeds.
+ *
+ * Usage errors exit 2 with one line on stderr, as the tests expect a clear
+ * refusal rather than a server on a half-understood configuration.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server.h"
+#include "web.h"
+
+static const char simweb_usage[] =
+	"usage: simweb --hosts N --pages M [--seed S] [--domain D] [--port P] [--bind ADDR]\n"
+	"              [--port-file FILE] [--log FILE] [--agent A]\n"
+	"       simweb --truth --hosts N --pages M [--seed S] [--domain D] --port P [--agent A]\n"
+	"       simweb --seeds --hosts N --pages M [--domain D] --port P\n";
+
+static int simweb_fail(const char *msg, const char *arg)
+{
+	fprintf(stderr, "simweb: %s%s%s%s (try --help)\n", msg, arg ? " '" : "", arg ? arg : "",
+		arg ? "'" : "");
+	return 2;
+}
+
+/* Parses a whole unsigned decimal no larger than max. */
+static int simweb_number(const char *s, unsigned long long max, unsigned long long *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	enum { OPT_HOSTS = 256, OPT_PAGES, OPT_SEED, OPT_DOMAIN, OPT_PORT, OPT_BIND,
+	       OPT_PORT_FILE, OPT_LOG, OPT_AGENT, OPT_TRUTH, OPT_SEEDS, OPT_HELP };
+	static const struct option opts[] = {
+		{ "hosts", required_argument, NULL, OPT_HOSTS },
+		{ "pages", required_argument, NULL, OPT_PAGES },
+		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "domain", required_argument, NULL, OPT_DOMAIN },
+		{ "port", required_argument, NULL, OPT_PORT },
+		{ "bind", required_argument, NULL, OPT_BIND },
+		{ "port-file", required_argument, NULL, OPT_PORT_FILE },
+		{ "log", required_argument, NULL, OPT_LOG },
+		{ "agent", required_argument, NULL, OPT_AGENT },
+		{ "truth", no_argument, NULL, OPT_TRUTH },
+		{ "seeds", no_argument, NULL, OPT_SEEDS },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct web w = { .seed = 1, .domain = "sim.test", .agent = "mpicrawl" };
+	struct srv_opts so = { .bind = "127.0.0.1" };
+	unsigned long long v;
+	int mode = 0, have_hosts = 0, have_pages = 0, have_port = 0, opt;
+	char err[160];
+
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		switch (opt) {
+		case OPT_HOSTS:
+		case OPT_PAGES:
+		case OPT_PORT:
+			if (simweb_number(optarg, opt == OPT_PORT ? 65535 : WEB_PAGES_MAX, &v) < 0)
+				return simweb_fail("bad number", optarg);
+			if (opt == OPT_HOSTS)
+				w.hosts = (unsigned)v, have_hosts = 1;
+			else if (opt == OPT_PAGES)
+				w.pages = (unsigned)v, have_pages = 1;
+			else
+				so.port = w.port = (unsigned)v, have_port = 1;
+			break;
+		case OPT_SEED:
+			if (simweb_number(optarg, UINT64_MAX, &v) < 0)
+				return simweb_fail("bad --seed", optarg);
+			w.seed = v;
+			break;
+		case OPT_DOMAIN:
+		case OPT_AGENT:
+			if (strlen(optarg) > (opt == OPT_DOMAIN ? WEB_DOMAIN_MAX : WEB_AGENT_MAX))
+				return simweb_fail("value too long", optarg);
+			if (opt == OPT_DOMAIN)
+				snprintf(w.domain, sizeof(w.domain), "%s", optarg);
+			else
+				snprintf(w.agent, sizeof(w.agent), "%s", optarg);
+			break;
+		case OPT_BIND:
+			so.bind = optarg;
+			break;
+		case OPT_PORT_FILE:
+			so.port_file = optarg;
+			break;
+		case OPT_LOG:
+			so.log_path = optarg;
+			break;
+		case OPT_TRUTH:
+		case OPT_SEEDS:
+			if (mode && mode != opt)
+				return simweb_fail("--truth and --seeds exclude each other", NULL);
+			mode = opt;
+			break;
+		case OPT_HELP:
+			fputs(simweb_usage, stdout);
+			return 0;
+		case ':':
+			return simweb_fail("option needs a value:", argv[optind - 1]);
+		default:
+			return simweb_fail("unknown option", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return simweb_fail("unexpected argument", argv[optind]);
+	if (!have_hosts || !have_pages)
+		return simweb_fail("--hosts and --pages are required", NULL);
+	if (mode && (!have_port || w.port == 0))
+		return simweb_fail("--truth and --seeds need the server's --port", NULL);
+	if (web_check(&w, err, sizeof(err)) < 0)
+		return simweb_fail(err, NULL);
+	if (mode == OPT_SEEDS) {
+		web_seeds(&w, stdout);
+		return fflush(stdout) == 0 ? 0 : 1;
+	}
+	if (mode == OPT_TRUTH) {
+		if (web_truth(&w, stdout) < 0 || fflush(stdout) != 0) {
+			fprintf(stderr, "simweb: --truth failed: out of memory or output error\n");
+			return 1;
+		}
+		return 0;
+	}
+	return srv_run(&w, &so) == 0 ? 0 : 1;
+}

@@ -1,0 +1,802 @@
+/*
+ * web.c - the synthetic web: hosts, pages, links, robots.txt and the truth.
+ *
+ * A page is named by (host, kind, k). Its words come from one XXH3 stream and
+ * its links from another, so the truth walk never renders text. Each link is
+ * a struct web_link (target + how its href is spelled); the renderer turns it
+ * into an href, the truth walk follows its target.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <xxhash.h>
+
+#include "web.h"
+
+static const char *const web_words[] = {
+	"amber", "anchor", "apple", "arch", "arrow", "ash", "aspen", "atlas",
+	"autumn", "axis", "badge", "bamboo", "banner", "barley", "basin", "beacon",
+	"bear", "bell", "birch", "bison", "blade", "bloom", "bluff", "boat",
+	"bolt", "border", "bottle", "bramble", "brass", "breeze", "brick", "bridge",
+	"brook", "bucket", "cabin", "cactus", "candle", "canyon", "canvas", "cargo",
+	"carpet", "castle", "cedar", "cellar", "chalk", "channel", "cherry", "circle",
+	"cliff", "clock", "cloud", "clover", "coast", "cobalt", "comet", "copper",
+	"coral", "cotton", "crane", "crater", "creek", "crystal", "current", "dagger",
+	"daisy", "dawn", "delta", "desert", "dial", "dome", "dove", "dragon",
+	"drift", "drum", "dune", "eagle", "echo", "ember", "engine", "falcon",
+	"feather", "fern", "ferry", "field", "flame", "flint", "forest", "fossil",
+	"fountain", "fox", "frost", "garden", "garnet", "gate", "glacier", "glass",
+	"globe", "granite", "grove", "gull", "harbor", "harvest", "hawk", "hazel",
+	"heron", "hill", "hollow", "honey", "horizon", "iris", "iron", "island",
+	"ivory", "jade", "jasmine", "jetty", "juniper", "kettle", "kestrel", "key",
+	"lagoon", "lantern", "larch", "lark", "lattice", "lava", "ledge", "lemon",
+	"lichen", "lily", "linen", "lion", "lodge", "loom", "lotus", "maple",
+	"marble", "marsh", "meadow", "mesa", "meteor", "mill", "mint", "mirror",
+	"mist", "moon", "moss", "mountain", "nectar", "needle", "nest", "nickel",
+	"north", "oak", "oasis", "ocean", "olive", "onyx", "orbit", "orchard",
+	"otter", "owl", "paddle", "palm", "parcel", "pearl", "pebble", "pepper",
+	"pier", "pine", "plain", "planet", "plume", "pond", "poplar", "prairie",
+	"prism", "quarry", "quartz", "quill", "rabbit", "rain", "raven", "reed",
+	"reef", "ridge", "river", "robin", "rock", "rope", "rose", "rust",
+	"saddle", "sage", "sail", "salt", "sand", "sapphire", "shadow", "shell",
+	"shore", "signal", "silver", "slate", "smoke", "snow", "sparrow", "spire",
+	"spring", "spruce", "star", "stone", "storm", "straw", "stream", "summit",
+	"sun", "swan", "thistle", "thunder", "tide", "timber", "topaz", "torch",
+	"tower", "trail", "tulip", "tundra", "valley", "velvet", "violet", "volcano",
+	"wagon", "walnut", "wave", "wheat", "whistle", "willow", "wind", "window",
+	"winter", "wolf", "wren", "yarrow", "zenith", "zephyr", "the", "and",
+	"of", "to", "in", "with", "over", "under", "near", "beyond",
+};
+
+#define WEB_NWORDS (sizeof(web_words) / sizeof(web_words[0]))
+
+/* Tags keep the streams of unrelated decisions apart. */
+enum web_tag { TAG_TEXT = 1, TAG_LINK, TAG_GO, TAG_ROBOTS, TAG_BASE };
+
+/* How an href is spelled; every form resolves to the same target. */
+enum web_form {
+	FORM_REL,      /* K.html, relative to the base directory */
+	FORM_DOTREL,   /* ./K.html */
+	FORM_UPREL,    /* ../p/K.html: up to the root, then down */
+	FORM_ROOT,     /* /p/K.html */
+	FORM_ABS,      /* http://hNNNN.D:P/p/K.html */
+	FORM_ABSUP,    /* HTTP://HNNNN.D:P/p/K.html */
+	FORM_PROTO,    /* //hNNNN.D:P/p/K.html */
+	FORM_BARE,     /* http://hNNNN.D:P (home pages only, no slash) */
+};
+
+struct web_link {
+	struct web_target to;
+	unsigned char form;
+	unsigned char frag;    /* 0: none, else #secN */
+	unsigned char style;   /* spelling of the <a> tag */
+};
+
+struct web_rng {
+	const struct web *w;
+	uint32_t tag, host, kind, k;
+	uint64_t i;
+};
+
+static void web_put64(unsigned char *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* Little-endian packing makes the web the same on every machine. */
+static uint64_t web_rng_next(struct web_rng *r)
+{
+	unsigned char b[32];
+
+	web_put64(b, r->w->seed);
+	web_put64(b + 8, (uint64_t)r->tag << 32 | r->host);
+	web_put64(b + 16, (uint64_t)r->kind << 32 | r->k);
+	web_put64(b + 24, r->i++);
+	return XXH3_64bits(b, sizeof(b));
+}
+
+static unsigned web_rng_below(struct web_rng *r, unsigned n)
+{
+	return n ? (unsigned)(web_rng_next(r) % n) : 0;
+}
+
+static void web_rng_init(struct web_rng *r, const struct web *w, enum web_tag tag,
+			 unsigned host, enum web_kind kind, unsigned k)
+{
+	r->w = w;
+	r->tag = tag;
+	r->host = host;
+	r->kind = kind;
+	r->k = k;
+	r->i = 0;
+}
+
+/* A bounded string builder: output past cap is dropped, never overflows. */
+struct web_sb {
+	char *p;
+	size_t len;
+	size_t cap;
+};
+
+__attribute__((format(printf, 2, 3)))
+static void web_sb_printf(struct web_sb *sb, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (sb->len + 1 >= sb->cap)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(sb->p + sb->len, sb->cap - sb->len, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	sb->len += (size_t)n;
+	if (sb->len >= sb->cap)
+		sb->len = sb->cap - 1;
+}
+
+int web_check(struct web *w, char *err, size_t errlen)
+{
+	size_t i;
+
+	if (w->hosts < 1 || w->hosts > WEB_HOSTS_MAX) {
+		snprintf(err, errlen, "--hosts must be 1..%u", WEB_HOSTS_MAX);
+		return -1;
+	}
+	if (w->pages < 1 || w->pages > WEB_PAGES_MAX) {
+		snprintf(err, errlen, "--pages must be 1..%u", WEB_PAGES_MAX);
+		return -1;
+	}
+	if ((uint64_t)w->hosts * w->pages > WEB_SIZE_MAX) {
+		snprintf(err, errlen, "--hosts * --pages must be at most %u", WEB_SIZE_MAX);
+		return -1;
+	}
+	if (w->port > 65535) {
+		snprintf(err, errlen, "--port must be 0..65535");
+		return -1;
+	}
+	for (i = 0; w->domain[i]; i++) {
+		char c = w->domain[i];
+
+		if (c >= 'A' && c <= 'Z')
+			w->domain[i] = (char)(c - 'A' + 'a');
+		else if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+			   c == '-' || c == '.'))
+			break;
+	}
+	if (i == 0 || w->domain[i] || w->domain[0] == '.' || w->domain[i - 1] == '.') {
+		snprintf(err, errlen, "--domain must be letters, digits, '-' and '.'");
+		return -1;
+	}
+	/* RFC 9309 product token: it is written into robots.txt verbatim. */
+	for (i = 0; w->agent[i]; i++) {
+		char c = w->agent[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-' || c == '_'))
+			break;
+	}
+	if (i == 0 || w->agent[i]) {
+		snprintf(err, errlen, "--agent must be letters, '-' and '_' only");
+		return -1;
+	}
+	/* The mod-2 hosts' decoy group is for otherbot; our rules assume it is not us. */
+	if (strcasecmp(w->agent, "otherbot") == 0) {
+		snprintf(err, errlen, "--agent must not be otherbot (the robots.txt decoy)");
+		return -1;
+	}
+	return 0;
+}
+
+int web_find_host(const struct web *w, const char *host, unsigned *idx)
+{
+	unsigned v = 0;
+
+	if (host[0] != 'h')
+		return -1;
+	for (int i = 1; i <= 4; i++) {
+		if (host[i] < '0' || host[i] > '9')
+			return -1;
+		v = v * 10 + (unsigned)(host[i] - '0');
+	}
+	if (host[5] != '.' || strcmp(host + 6, w->domain) != 0 || v >= w->hosts)
+		return -1;
+	*idx = v;
+	return 0;
+}
+
+/*
+ * robots.txt rules that apply to w->agent, by host index mod 4. The texts in
+ * web_robots_txt() must say exactly this; a group for another agent or for *
+ * that our agent does not obey is simply absent here.
+ */
+struct web_rule {
+	int allow;
+	const char *prefix;
+};
+
+static const struct web_rule web_rules1[] = { { 0, "/private/" } };
+static const struct web_rule web_rules2[] = { { 0, "/private/" }, { 1, "/private/open/" } };
+static const struct web_rule web_rules3[] = { { 0, "/p/1" } };
+
+int web_disallowed(const struct web *w, unsigned host, const char *path)
+{
+	const struct web_rule *rules = NULL;
+	size_t n = 0, best = 0;
+	int allow = 1;
+
+	(void)w;
+	switch (host % 4) {
+	case 1: rules = web_rules1; n = 1; break;
+	case 2: rules = web_rules2; n = 2; break;
+	case 3: rules = web_rules3; n = 1; break;
+	default: return 0;
+	}
+	if (strcmp(path, "/robots.txt") == 0)
+		return 0;
+	/* RFC 9309 2.2.2: the longest matching rule wins, allow on a tie. */
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(rules[i].prefix);
+
+		if (strncmp(path, rules[i].prefix, len) != 0)
+			continue;
+		if (len > best || (len == best && rules[i].allow)) {
+			best = len;
+			allow = rules[i].allow;
+		}
+	}
+	return !allow;
+}
+
+static void web_robots_txt(const struct web *w, unsigned host, struct web_sb *sb)
+{
+	char agent[WEB_AGENT_MAX + 1];
+	struct web_rng r;
+	unsigned mode;
+	size_t i;
+
+	web_sb_printf(sb, "# robots.txt for h%04u.%s\n", host, w->domain);
+	switch (host % 4) {
+	case 1:
+		web_sb_printf(sb, "User-agent: *\nDisallow: /private/\n");
+		break;
+	case 2:
+		web_sb_printf(sb, "User-agent: otherbot\nDisallow: /\n\n"
+			      "User-agent: *\nDisallow: /private/\nAllow: /private/open/\n");
+		break;
+	case 3:
+		/* The product token matches case-insensitively: vary its case. */
+		web_rng_init(&r, w, TAG_ROBOTS, host, WEB_ROBOTS, 0);
+		mode = web_rng_below(&r, 3);
+		for (i = 0; w->agent[i]; i++) {
+			char c = w->agent[i];
+			int up = mode == 1 || (mode == 2 && (i < 3 || (web_rng_next(&r) & 1)));
+
+			if (c >= 'a' && c <= 'z' && up)
+				c = (char)(c - 'a' + 'A');
+			else if (c >= 'A' && c <= 'Z' && !up)
+				c = (char)(c - 'A' + 'a');
+			agent[i] = c;
+		}
+		agent[i] = '\0';
+		web_sb_printf(sb, "User-agent: %s\nDisallow: /p/1\n\n"
+			      "User-agent: *\nDisallow: /\n", agent);
+		break;
+	}
+}
+
+/* The first page after k (k == -1: from 0) that robots lets us fetch. */
+static int web_next_allowed(const struct web *w, unsigned host, long k, unsigned *out)
+{
+	char path[32];
+
+	for (unsigned long i = (unsigned long)(k + 1); i < w->pages; i++) {
+		snprintf(path, sizeof(path), "/p/%lu.html", i);
+		if (!web_disallowed(w, host, path)) {
+			*out = (unsigned)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static void web_path(const struct web_target *t, char *out, size_t cap)
+{
+	switch (t->kind) {
+	case WEB_HOME: snprintf(out, cap, "/"); break;
+	case WEB_PAGE: snprintf(out, cap, "/p/%u.html", t->k); break;
+	case WEB_VARIANT: snprintf(out, cap, "/p/%u.html?v=1", t->k); break;
+	case WEB_PRIVATE: snprintf(out, cap, "/private/%u.html", t->k); break;
+	case WEB_OPEN: snprintf(out, cap, "/private/open/%u.html", t->k); break;
+	case WEB_GO: snprintf(out, cap, "/go/%u", t->k); break;
+	case WEB_MISSING: snprintf(out, cap, "/missing/%u.html", t->k); break;
+	default: snprintf(out, cap, "/robots.txt"); break;
+	}
+}
+
+/* Parses a page number: decimal, no sign, no leading zero, below limit. */
+static int web_number(const char *s, const char *end, unsigned limit, unsigned *out)
+{
+	unsigned long v = 0;
+
+	if (s == end || end - s > 7 || (*s == '0' && end - s > 1))
+		return -1;
+	for (; s < end; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		v = v * 10 + (unsigned long)(*s - '0');
+	}
+	if (v >= limit)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+/* Maps a request path to the page it names; WEB_NONE when there is none. */
+static enum web_kind web_route(const struct web *w, const char *path, unsigned *k)
+{
+	static const struct {
+		const char *pre, *suf;
+		enum web_kind kind;
+	} routes[] = {
+		{ "/p/", ".html", WEB_PAGE },
+		{ "/p/", ".html?v=1", WEB_VARIANT },
+		{ "/private/open/", ".html", WEB_OPEN },
+		{ "/private/", ".html", WEB_PRIVATE },
+		{ "/go/", "", WEB_GO },
+	};
+	size_t len = strlen(path);
+
+	if (strcmp(path, "/") == 0)
+		return WEB_HOME;
+	if (strcmp(path, "/robots.txt") == 0)
+		return WEB_ROBOTS;
+	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
+		size_t pl = strlen(routes[i].pre), sl = strlen(routes[i].suf);
+
+		if (len <= pl + sl || strncmp(path, routes[i].pre, pl) != 0 ||
+		    strcmp(path + len - sl, routes[i].suf) != 0)
+			continue;
+		if (web_number(path + pl, path + len - sl, w->pages, k) == 0)
+			return routes[i].kind;
+	}
+	return WEB_NONE;
+}
+
+static void web_add(struct web_link *l, size_t *n, unsigned host, enum web_kind kind,
+		    unsigned k)
+{
+	if (*n >= WEB_LINKS_MAX)
+		return;
+	memset(&l[*n], 0, sizeof(l[*n]));
+	l[*n].to.host = host;
+	l[*n].to.kind = kind;
+	l[*n].to.k = k;
+	(*n)++;
+}
+
+/*
+ * The links of page (host, kind, k); kind is HOME, PAGE, VARIANT, PRIVATE or
+ * OPEN. The structural links come first and make every allowed page
+ * reachable: the home page links to the first allowed page and to the next
+ * host's home page, and each page to the next allowed page. A variant page
+ * has its page's links with query links turned into plain ones, so the URL
+ * space stays finite (and the variant is a near-duplicate of its page).
+ */
+static size_t web_links(const struct web *w, unsigned host, enum web_kind kind, unsigned k,
+			struct web_link *l)
+{
+	unsigned priv = w->pages < WEB_PRIVATE_N ? w->pages : WEB_PRIVATE_N;
+	enum web_kind gen = kind == WEB_VARIANT ? WEB_PAGE : kind;
+	struct web_rng r;
+	size_t n = 0, total;
+	unsigned next;
+
+	web_rng_init(&r, w, TAG_LINK, host, gen, k);
+	if (gen == WEB_HOME) {
+		if (web_next_allowed(w, host, -1, &next) == 0)
+			web_add(l, &n, host, WEB_PAGE, next);
+		if (host + 1 < w->hosts)
+			web_add(l, &n, host + 1, WEB_HOME, 0);
+		/* Every host shows every trap once, on its home page. */
+		web_add(l, &n, host, WEB_PRIVATE, 0);
+		web_add(l, &n, host, WEB_OPEN, 0);
+		web_add(l, &n, host, WEB_GO, web_rng_below(&r, w->pages));
+		web_add(l, &n, host, WEB_MISSING, web_rng_below(&r, WEB_MISSING_N));
+		web_add(l, &n, host, WEB_VARIANT, web_rng_below(&r, w->pages));
+		for (unsigned i = 0; i < 3; i++)
+			web_add(l, &n, host, WEB_OTHER, i);
+	} else if (gen == WEB_PAGE && web_next_allowed(w, host, (long)k, &next) == 0) {
+		web_add(l, &n, host, WEB_PAGE, next);
+	}
+	total = 5 + web_rng_below(&r, 11);
+	if (total < n + 2)
+		total = n + 2;
+	while (n < total) {
+		unsigned c = web_rng_below(&r, 100);
+		unsigned other = w->hosts > 1 ? web_rng_below(&r, w->hosts) : host;
+
+		if (c < 50)
+			web_add(l, &n, host, WEB_PAGE, web_rng_below(&r, w->pages));
+		else if (c < 58)
+			web_add(l, &n, other, WEB_PAGE, web_rng_below(&r, w->pages));
+		else if (c < 61)
+			web_add(l, &n, other, WEB_HOME, 0);
+		else if (c < 67)
+			web_add(l, &n, host, WEB_VARIANT, web_rng_below(&r, w->pages));
+		else if (c < 72)
+			web_add(l, &n, host, WEB_PRIVATE, web_rng_below(&r, priv));
+		else if (c < 77)
+			web_add(l, &n, host, WEB_OPEN, web_rng_below(&r, priv));
+		else if (c < 81)
+			web_add(l, &n, host, WEB_GO, web_rng_below(&r, w->pages));
+		else if (c < 84)
+			web_add(l, &n, host, WEB_MISSING, web_rng_below(&r, WEB_MISSING_N));
+		else if (c < 89)
+			web_add(l, &n, host, WEB_OTHER, web_rng_below(&r, 3));
+		else if (c < 93)
+			web_add(l, &n, host, WEB_HOME, 0);
+		else
+			web_add(l, &n, host, WEB_PAGE, web_rng_below(&r, w->pages));
+	}
+	for (size_t i = 0; i < n; i++) {
+		unsigned f = web_rng_below(&r, 100);
+
+		if (l[i].to.host != host)
+			l[i].form = f < 60 ? FORM_ABS : f < 85 ? FORM_ABSUP : FORM_PROTO;
+		else
+			l[i].form = f < 20 ? FORM_REL : f < 30 ? FORM_DOTREL : f < 40 ? FORM_UPREL :
+				    f < 65 ? FORM_ROOT : f < 80 ? FORM_ABS : f < 90 ? FORM_ABSUP :
+				    FORM_PROTO;
+		if (l[i].to.kind == WEB_HOME && l[i].form == FORM_ABS && (f & 1))
+			l[i].form = FORM_BARE;
+		l[i].frag = 0;
+		if (web_rng_below(&r, 6) == 0)
+			l[i].frag = (unsigned char)(1 + web_rng_below(&r, 5));
+		l[i].style = (unsigned char)web_rng_below(&r, 8);
+		if (kind == WEB_VARIANT && l[i].to.kind == WEB_VARIANT)
+			l[i].to.kind = WEB_PAGE;
+	}
+	return n;
+}
+
+/* The directory relative hrefs resolve against, and the <base> that sets it. */
+static const char *web_base(const struct web *w, unsigned host, enum web_kind kind,
+			    unsigned k, char *tag, size_t cap)
+{
+	struct web_rng r;
+	unsigned c;
+
+	web_rng_init(&r, w, TAG_BASE, host, kind == WEB_VARIANT ? WEB_PAGE : kind, k);
+	c = web_rng_below(&r, 6);
+	tag[0] = '\0';
+	/* On /p/ pages the base changes nothing; elsewhere it moves every relative link. */
+	if (kind == WEB_PAGE || kind == WEB_VARIANT) {
+		if (c == 0)
+			snprintf(tag, cap, "<base href=\"/p/\">\n");
+		return "/p/";
+	}
+	if (c < 2)
+		snprintf(tag, cap, "<base href=\"/p/\">\n");
+	else if (c == 2)
+		snprintf(tag, cap, "<base href=\"http://h%04u.%s:%u/p/\">\n", host, w->domain,
+			 w->port);
+	if (c < 3)
+		return "/p/";
+	return kind == WEB_HOME ? "/" : kind == WEB_PRIVATE ? "/private/" : "/private/open/";
+}
+
+static void web_href(const struct web *w, const struct web_link *l, const char *dir,
+		     char *out, size_t cap)
+{
+	struct web_sb sb = { out, 0, cap };
+	char path[64], *query;
+	size_t dl = strlen(dir), depth = 0;
+
+	out[0] = '\0';
+	if (l->to.kind == WEB_OTHER) {
+		if (l->to.k % 3 == 0)
+			web_sb_printf(&sb, "mailto:webmaster@h%04u.%s", l->to.host, w->domain);
+		else if (l->to.k % 3 == 1)
+			web_sb_printf(&sb, "javascript:void(0)");
+		else
+			web_sb_printf(&sb, "ftp://h%04u.%s/pub/notes.txt", l->to.host, w->domain);
+		return;
+	}
+	web_path(&l->to, path, sizeof(path));
+	query = strchr(path, '?');
+	if (query)
+		*query++ = '\0';
+	for (size_t i = 1; i < dl; i++)
+		depth += dir[i] == '/';
+	switch (l->form) {
+	case FORM_ROOT:
+		web_sb_printf(&sb, "%s", path);
+		break;
+	case FORM_ABS:
+	case FORM_BARE:
+		web_sb_printf(&sb, "http://h%04u.%s:%u%s", l->to.host, w->domain, w->port,
+			      l->form == FORM_BARE ? "" : path);
+		break;
+	case FORM_ABSUP:
+		web_sb_printf(&sb, "HTTP://H%04u.", l->to.host);
+		for (const char *d = w->domain; *d; d++)
+			web_sb_printf(&sb, "%c", *d >= 'a' && *d <= 'z' ? *d - 'a' + 'A' : *d);
+		web_sb_printf(&sb, ":%u%s", w->port, path);
+		break;
+	case FORM_PROTO:
+		web_sb_printf(&sb, "//h%04u.%s:%u%s", l->to.host, w->domain, w->port, path);
+		break;
+	default:
+		if (l->form != FORM_UPREL && strncmp(path, dir, dl) == 0) {
+			if (l->form == FORM_DOTREL || path[dl] == '\0')
+				web_sb_printf(&sb, "./");
+			web_sb_printf(&sb, "%s", path + dl);
+			break;
+		}
+		for (size_t i = 0; i < depth; i++)
+			web_sb_printf(&sb, "../");
+		web_sb_printf(&sb, "%s", path + 1);
+		if (sb.len == 0)
+			web_sb_printf(&sb, "./");
+		break;
+	}
+	if (query)
+		web_sb_printf(&sb, "?%s", query);
+	if (l->frag)
+		web_sb_printf(&sb, "#sec%u", l->frag);
+}
+
+static void web_words_out(struct web_rng *r, struct web_sb *sb, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		web_sb_printf(sb, "%s%s", i ? " " : "", web_words[web_rng_below(r, WEB_NWORDS)]);
+}
+
+static void web_render(const struct web *w, unsigned host, enum web_kind kind, unsigned k,
+		       struct web_sb *sb)
+{
+	static const char *const label[] = { "Home", "Page", "Page", "Private", "Open" };
+	struct web_link links[WEB_LINKS_MAX];
+	struct web_rng r;
+	char base[256], href[256];
+	const char *dir = web_base(w, host, kind, k, base, sizeof(base));
+	size_t n = web_links(w, host, kind, k, links);
+	size_t target;
+
+	web_rng_init(&r, w, TAG_TEXT, host, kind == WEB_VARIANT ? WEB_PAGE : kind, k);
+	target = 1200 + web_rng_below(&r, 2600);
+	web_sb_printf(sb, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+		      "<meta charset=\"utf-8\">\n<title>%s %u of h%04u: ", label[kind], k, host);
+	web_words_out(&r, sb, 3);
+	web_sb_printf(sb, "</title>\n%s</head>\n<body>\n<h1>", base);
+	web_words_out(&r, sb, 2 + web_rng_below(&r, 4));
+	web_sb_printf(sb, "</h1>\n");
+	for (size_t i = 0; i < n; i++) {
+		web_href(w, &links[i], dir, href, sizeof(href));
+		web_sb_printf(sb, "<p>");
+		web_words_out(&r, sb, 2 + web_rng_below(&r, 7));
+		web_sb_printf(sb, " ");
+		switch (links[i].style < 5 ? 0 : links[i].style - 4) {
+		case 0: web_sb_printf(sb, "<a href=\"%s\">", href); break;
+		case 1: web_sb_printf(sb, "<a href='%s'>", href); break;
+		case 2: web_sb_printf(sb, "<a class=\"nav\" href=\"%s\">", href); break;
+		default: web_sb_printf(sb, "<A HREF=\"%s\">", href); break;
+		}
+		web_words_out(&r, sb, 1 + web_rng_below(&r, 3));
+		web_sb_printf(sb, "%s ", links[i].style == 7 ? "</A>" : "</a>");
+		web_words_out(&r, sb, 1 + web_rng_below(&r, 6));
+		web_sb_printf(sb, ".</p>\n");
+	}
+	while (sb->len < target) {
+		web_sb_printf(sb, "<p>");
+		web_words_out(&r, sb, 1);
+		for (unsigned i = 1; i < 40 && sb->len < target; i++) {
+			web_sb_printf(sb, " ");
+			web_words_out(&r, sb, 1);
+		}
+		web_sb_printf(sb, ".</p>\n");
+	}
+	web_sb_printf(sb, "</body>\n</html>\n");
+}
+
+void web_respond(const struct web *w, const char *host, const char *path,
+		 struct web_response *r)
+{
+	struct web_sb sb = { r->body, 0, sizeof(r->body) };
+	struct web_rng rng;
+	unsigned h = 0, k = 0;
+	enum web_kind kind = WEB_NONE;
+
+	r->status = 200;
+	r->type = "text/html; charset=utf-8";
+	r->location[0] = '\0';
+	if (web_find_host(w, host, &h) == 0)
+		kind = web_route(w, path, &k);
+	if (kind == WEB_ROBOTS && h % 4 != 0) {
+		r->type = "text/plain; charset=utf-8";
+		web_robots_txt(w, h, &sb);
+	} else if (kind == WEB_GO) {
+		/* Location spelled absolute, root-relative or relative (RFC 9110 allows all). */
+		web_rng_init(&rng, w, TAG_GO, h, WEB_GO, k);
+		switch (web_rng_below(&rng, 3)) {
+		case 0:
+			snprintf(r->location, sizeof(r->location), "http://h%04u.%s:%u/p/%u.html",
+				 h, w->domain, w->port, k);
+			break;
+		case 1:
+			snprintf(r->location, sizeof(r->location), "/p/%u.html", k);
+			break;
+		default:
+			snprintf(r->location, sizeof(r->location), "../p/%u.html", k);
+			break;
+		}
+		r->status = 301;
+		web_sb_printf(&sb, "<!DOCTYPE html>\n<html><head><title>Moved</title></head>"
+			      "<body><p>Moved to <a href=\"%s\">here</a>.</p></body></html>\n",
+			      r->location);
+	} else if (kind == WEB_NONE || kind == WEB_ROBOTS) {
+		r->status = 404;
+		web_sb_printf(&sb, "<!DOCTYPE html>\n<html><head><title>Not Found</title></head>"
+			      "<body><p>Not found.</p></body></html>\n");
+	} else {
+		web_render(w, h, kind, k, &sb);
+	}
+	r->len = sb.len;
+}
+
+/*
+ * Truth: slots per host are HOME, then PAGE, VARIANT, PRIVATE, OPEN, GO (each
+ * pages long), then MISSING. A slot is set when the walk fetches the URL.
+ */
+static size_t web_slots(const struct web *w)
+{
+	return 1 + 5 * (size_t)w->pages + WEB_MISSING_N;
+}
+
+static size_t web_slot(const struct web *w, const struct web_target *t)
+{
+	size_t s = (size_t)t->host * web_slots(w);
+
+	if (t->kind == WEB_HOME)
+		return s;
+	if (t->kind == WEB_MISSING)
+		return s + 1 + 5 * (size_t)w->pages + t->k;
+	return s + 1 + (size_t)(t->kind - WEB_PAGE) * w->pages + t->k;
+}
+
+static void web_unslot(const struct web *w, size_t s, struct web_target *t)
+{
+	size_t off = s % web_slots(w);
+
+	t->host = (unsigned)(s / web_slots(w));
+	t->k = 0;
+	if (off == 0) {
+		t->kind = WEB_HOME;
+	} else if (off > 5 * (size_t)w->pages) {
+		t->kind = WEB_MISSING;
+		t->k = (unsigned)(off - 1 - 5 * (size_t)w->pages);
+	} else {
+		t->kind = (enum web_kind)(WEB_PAGE + (off - 1) / w->pages);
+		t->k = (unsigned)((off - 1) % w->pages);
+	}
+}
+
+struct web_walk {
+	const struct web *w;
+	unsigned char *seen;   /* bitmap over slots */
+	uint32_t *queue;       /* slots, each pushed once */
+	size_t head, tail;
+};
+
+/* Queues t unless seen or disallowed: a polite crawler never fetches those. */
+static void web_visit(struct web_walk *wk, const struct web_target *t)
+{
+	char path[64];
+	size_t s;
+
+	if (t->kind == WEB_OTHER)
+		return;
+	web_path(t, path, sizeof(path));
+	if (web_disallowed(wk->w, t->host, path))
+		return;
+	s = web_slot(wk->w, t);
+	if (wk->seen[s / 8] & (1u << (s % 8)))
+		return;
+	wk->seen[s / 8] |= (unsigned char)(1u << (s % 8));
+	wk->queue[wk->tail++] = (uint32_t)s;
+}
+
+static int web_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static const int web_status[] = { 200, 200, 200, 200, 200, 301, 404 };
+
+/*
+ * Host names are of equal length and zero-padded, so URLs sort bytewise by
+ * host index first: only the paths of one host need sorting.
+ */
+static int web_truth_host(const struct web_walk *wk, unsigned host, FILE *out)
+{
+	const struct web *w = wk->w;
+	size_t base = (size_t)host * web_slots(w), n = 0;
+	char **paths = malloc(web_slots(w) * sizeof(*paths));
+	struct web_target t;
+	int rc = 0;
+
+	if (!paths)
+		return -1;
+	for (size_t s = base; s < base + web_slots(w); s++) {
+		char path[64];
+
+		if (!(wk->seen[s / 8] & (1u << (s % 8))))
+			continue;
+		web_unslot(w, s, &t);
+		web_path(&t, path, sizeof(path));
+		snprintf(path + strlen(path), sizeof(path) - strlen(path), "\t%d",
+			 web_status[t.kind]);
+		paths[n] = strdup(path);
+		if (!paths[n]) {
+			rc = -1;
+			break;
+		}
+		n++;
+	}
+	if (rc == 0)
+		qsort(paths, n, sizeof(*paths), web_cmp);
+	for (size_t i = 0; i < n; i++) {
+		if (rc == 0 && fprintf(out, "http://h%04u.%s:%u%s\n", host, w->domain, w->port,
+				       paths[i]) < 0)
+			rc = -1;
+		free(paths[i]);
+	}
+	free(paths);
+	return rc;
+}
+
+int web_truth(const struct web *w, FILE *out)
+{
+	size_t nslots = (size_t)w->hosts * web_slots(w);
+	struct web_walk wk = { w, calloc(nslots / 8 + 1, 1), malloc(nslots * sizeof(uint32_t)),
+			       0, 0 };
+	struct web_link links[WEB_LINKS_MAX];
+	struct web_target t;
+	int rc = 0;
+
+	if (!wk.seen || !wk.queue) {
+		rc = -1;
+		goto out;
+	}
+	for (unsigned h = 0; h < w->hosts && h < 3; h++) {
+		t = (struct web_target){ h, WEB_HOME, 0 };
+		web_visit(&wk, &t);
+	}
+	while (wk.head < wk.tail) {
+		web_unslot(w, wk.queue[wk.head++], &t);
+		if (t.kind == WEB_GO) {
+			t.kind = WEB_PAGE;
+			web_visit(&wk, &t);
+		} else if (t.kind != WEB_MISSING) {
+			size_t n = web_links(w, t.host, t.kind, t.k, links);
+
+			for (size_t i = 0; i < n; i++)
+				web_visit(&wk, &links[i].to);
+		}
+	}
+	for (unsigned h = 0; h < w->hosts && rc == 0; h++)
+		rc = web_truth_host(&wk, h, out);
+out:
+	free(wk.seen);
+	free(wk.queue);
+	return rc;
+}
+
+void web_seeds(const struct web *w, FILE *out)
+{
+	for (unsigned h = 0; h < w->hosts && h < 3; h++)
+		fprintf(out, "http://h%04u.%s:%u/\n", h, w->domain, w->port);
+}

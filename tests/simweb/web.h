@@ -1,0 +1,103 @@
+/*
+ * web.h - the synthetic web that simweb serves: a pure, deterministic model.
+ *
+ * Every byte of every page, every robots.txt and every link is a function of
+ * (seed, hosts, pages, domain, port, agent) only; the pseudo-randomness is
+ * XXH3 over the page's identity, never a stateful generator, so any page can
+ * be rendered alone, in any order, by the server and by the truth walk alike.
+ * The truth walk and the page renderer share one link list (web_links), which
+ * is what makes the ground truth exact: the HTML is written from the list and
+ * the truth is walked over the same list.
+ *
+ * Nothing here touches sockets, files other than the FILE * passed in, or the
+ * clock.
+ */
+#ifndef SIMWEB_WEB_H
+#define SIMWEB_WEB_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define WEB_HOSTS_MAX 10000u       /* host names have 4 digits */
+#define WEB_PAGES_MAX 1000000u     /* pages per host */
+#define WEB_SIZE_MAX 2000000u      /* hosts * pages: bounds the truth walk */
+#define WEB_DOMAIN_MAX 128u
+#define WEB_AGENT_MAX 64u
+#define WEB_BODY_MAX 8192u         /* largest body the model ever renders */
+#define WEB_LOCATION_MAX 256u
+#define WEB_LINKS_MAX 24u          /* links on one page */
+#define WEB_MISSING_N 4u           /* /missing/X.html, X < this */
+#define WEB_PRIVATE_N 8u           /* /private/X.html links use X < this */
+
+struct web {
+	uint64_t seed;
+	unsigned hosts;
+	unsigned pages;
+	unsigned port;
+	char domain[WEB_DOMAIN_MAX + 1];   /* lower case */
+	char agent[WEB_AGENT_MAX + 1];     /* robots.txt product token */
+};
+
+/* What a URL of the web is. WEB_OTHER marks a link the crawler must ignore. */
+enum web_kind {
+	WEB_HOME,      /* / */
+	WEB_PAGE,      /* /p/K.html */
+	WEB_VARIANT,   /* /p/K.html?v=1 */
+	WEB_PRIVATE,   /* /private/K.html */
+	WEB_OPEN,      /* /private/open/K.html */
+	WEB_GO,        /* /go/K -> 301 to /p/K.html */
+	WEB_MISSING,   /* /missing/K.html -> 404 */
+	WEB_ROBOTS,    /* /robots.txt */
+	WEB_OTHER,     /* mailto:, javascript:, ftp:// */
+	WEB_NONE,      /* not a URL of the web: 404 */
+};
+
+struct web_target {
+	unsigned host;
+	enum web_kind kind;
+	unsigned k;
+};
+
+struct web_response {
+	int status;                        /* 200, 301 or 404 */
+	const char *type;                  /* Content-Type */
+	char location[WEB_LOCATION_MAX];   /* for 301, else "" */
+	size_t len;
+	char body[WEB_BODY_MAX];
+};
+
+/*
+ * Checks and completes *w after the options are set: lower-cases the domain,
+ * checks the caps and the characters of domain and agent. Returns 0, or -1
+ * with a one-line reason in err.
+ */
+int web_check(struct web *w, char *err, size_t errlen);
+
+/*
+ * Finds the host index of a lower-case host name without port ("h0007.D").
+ * Returns 0 and writes *idx, or -1 for a host the web does not have.
+ */
+int web_find_host(const struct web *w, const char *host, unsigned *idx);
+
+/* Is path (with query) disallowed for w->agent by host's robots.txt? */
+int web_disallowed(const struct web *w, unsigned host, const char *path);
+
+/*
+ * The response to GET path on host (lower case, no port). Fills *r
+ * completely; r->body is not NUL-terminated.
+ */
+void web_respond(const struct web *w, const char *host, const char *path,
+		 struct web_response *r);
+
+/*
+ * Writes the crawl's ground truth to out: one "URL\tSTATUS" line per URL a
+ * complete polite crawler fetches from the seeds, sorted bytewise. Returns 0,
+ * or -1 when memory ran out or out failed.
+ */
+int web_truth(const struct web *w, FILE *out);
+
+/* Writes the seed URLs, one a line. */
+void web_seeds(const struct web *w, FILE *out);
+
+#endif

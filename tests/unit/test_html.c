@@ -1,0 +1,91 @@
+#include "test.h"
+#include "parse/html.h"
+
+#include <stdlib.h>
+
+static int has(const struct html_page *p, const char *url)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->nlinks; i++)
+		if (!strcmp(p->links[i], url))
+			return 1;
+	return 0;
+}
+
+int main(void)
+{
+	static const char doc1[] =
+		"<html><head><title> A  page\n title </title>"
+		"<base href=\"/dir/sub/\">"
+		"<link rel=\"canonical\" href=\"http://h.test/canon\">"
+		"<link rel=\"stylesheet\" href=\"/style.css\">"
+		"<link rel=\"Alternate\" hreflang=de href=\"de.html\">"
+		"</head><body><p>Hello <b>world</b></p>"
+		"<a href=\"x.html\">x</a> <a href=\"../y.html#f\">y</a>"
+		"<a href=\"x.html#again\">dup</a>"
+		"<a href=\"HTTP://H.TEST:80/Z\">z</a>"
+		"<a href=\"mailto:a@b.c\">m</a><a href=\"javascript:void(0)\">j</a>"
+		"<a href=\"/nf\" rel=\"nofollow\">nf</a>"
+		"<area href=\"/area\"><iframe src=\"/frame\"></iframe><frame src=\"f2\">"
+		"<script>var s = '<a href=\"/inscript\">';</script>"
+		"</body></html>";
+	static const char doc2[] =
+		"<html><head><meta name=\"robots\" content=\"noindex, nofollow\"></head>"
+		"<body><a href=\"/a\">a</a></body></html>";
+	static const char doc3[] = "<html><body><p>Hello\n world</p></body></html>";
+	static const char doc4[] = "<html><body><p>Hello world</p></body></html>";
+	struct html_page p, q;
+	char *deep;
+	size_t i;
+
+	CHECK(html_extract(doc1, sizeof(doc1) - 1, NULL, "http://h.test/p/page.html",
+			   "mpicrawl", 100, &p) == CR_OK, "parse doc1");
+	CHECK(!strcmp((const char *)buf_cstr(&p.title), "A page title"), "title '%s'",
+	      (const char *)p.title.p);
+	CHECK(has(&p, "http://h.test/dir/sub/x.html"), "relative to base");
+	CHECK(has(&p, "http://h.test/dir/y.html"), "dot-dot with fragment");
+	CHECK(has(&p, "http://h.test/Z"), "upper-case scheme and host, default port");
+	CHECK(has(&p, "http://h.test/canon"), "link rel=canonical");
+	CHECK(has(&p, "http://h.test/dir/sub/de.html"), "link rel=alternate");
+	CHECK(!has(&p, "http://h.test/style.css"), "stylesheet is not a link");
+	CHECK(has(&p, "http://h.test/area") && has(&p, "http://h.test/frame") &&
+	      has(&p, "http://h.test/dir/sub/f2"), "area, iframe, frame");
+	CHECK(!has(&p, "http://h.test/nf") && p.nofollow == 1, "rel=nofollow");
+	CHECK(!has(&p, "http://h.test/inscript"), "no links from scripts");
+	CHECK(p.nlinks == 8, "8 links (duplicate once), got %u", p.nlinks);
+	CHECK(p.dropped == 2, "mailto and javascript dropped: %u", p.dropped);
+	html_page_release(&p);
+
+	CHECK(html_extract(doc2, sizeof(doc2) - 1, "utf-8", "http://h.test/", "mpicrawl",
+			   100, &p) == CR_OK, "parse doc2");
+	CHECK(p.meta_nofollow && p.meta_noindex && p.nlinks == 0 && p.nofollow == 1,
+	      "meta robots nofollow");
+	html_page_release(&p);
+
+	CHECK(html_extract(doc3, sizeof(doc3) - 1, NULL, "http://h.test/", "x", 10, &p) == CR_OK &&
+	      html_extract(doc4, sizeof(doc4) - 1, NULL, "http://h.test/", "x", 10, &q) == CR_OK &&
+	      p.text_digest == q.text_digest, "text digest ignores whitespace changes");
+	html_page_release(&p);
+	html_page_release(&q);
+
+	/* 100 000 nested elements and a link cap. */
+	deep = malloc(100000 * 5 + 64);
+	for (i = 0; i < 100000; i++)
+		memcpy(deep + i * 5, "<div>", 5);
+	strcpy(deep + 100000 * 5, "<a href=/deep>x</a>");
+	CHECK(html_extract(deep, strlen(deep), NULL, "http://h.test/", "x", 1, &p) == CR_OK,
+	      "deep nesting parses");
+	html_page_release(&p);
+	free(deep);
+	CHECK(html_extract(doc1, sizeof(doc1) - 1, NULL, "http://h.test/p/page.html",
+			   "mpicrawl", 3, &p) == CR_OK && p.nlinks == 3, "max_links");
+	html_page_release(&p);
+	{
+		enum cr_err e = html_extract("\xff\xfe\x00<<<", 6, "no-such-charset",
+					     "http://h.test/", "x", 10, &p);
+		CHECK(e == CR_OK || e == CR_ERR_FORMAT, "garbage gives a status, not a crash");
+	}
+	html_page_release(&p);
+	TEST_DONE();
+}
