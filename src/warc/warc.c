@@ -1173,7 +1173,7 @@ enum cr_err warc_reader_next(struct warc_reader *r, struct warc_record *rec)
 	if (!head_field((const char *)p, hl, "Content-Length", val, sizeof(val)) ||
 	    !parse_u64(val, &clen))
 		return r_format(r, "missing or bad Content-Length");
-	if (clen > r->max_block) {
+	if (clen > r->max_block || clen > SIZE_MAX - hl - 4) {
 		snprintf(r->whybuf, sizeof(r->whybuf),
 			 "block of %llu bytes over the cap of %zu",
 			 (unsigned long long)clen, r->max_block);

@@ -6,9 +6,10 @@
  * 'request' record (linked by WARC-Concurrent-To), each compressed as its own
  * gzip member, so any record can be read alone from the (offset, length) of
  * its member: the offset a CDX index stores. The file starts with a
- * 'warcinfo' record. Digests are SHA-1 in upper-case RFC 4648 base32, the
- * form warcio, pywb and Common Crawl check. Writes go through a buffer; the
- * file is complete only after warc_writer_close.
+ * 'warcinfo' record, which every later record names in WARC-Warcinfo-ID.
+ * Digests are SHA-1 in upper-case RFC 4648 base32, the form warcio, pywb and
+ * Common Crawl check. Writes go through a buffer; the file is complete only
+ * after warc_writer_close.
  *
  * The reader takes a plain .warc, a .warc.gz (gzip member per record) or a
  * .warc.zst (zstd frame per record, optional dictionary frame), told apart by
@@ -38,7 +39,7 @@
 /* Caps on what input controls. */
 #define WARC_HEAD_MAX (256 * 1024)                 /* WARC header block bytes */
 #define WARC_BLOCK_MAX_DEFAULT (64u * 1024 * 1024) /* max_block when 0 is given */
-#define WARC_PEEK_MAX (1024 * 1024)                /* look-ahead for a shared unit's end */
+#define WARC_PEEK_MAX (1024 * 1024)                /* to find a shared unit's end */
 
 /* ---- writer ---- */
 
@@ -111,9 +112,10 @@ CR_WUR enum cr_err warc_reader_open(const char *path, size_t max_block,
 				    struct warc_reader **out);
 
 struct warc_record {
-	/* Of the record: for .gz / .zst of its gzip member / zstd frame(s);
-	 * for plain files the header through the block, excluding the trailing
-	 * CRLF CRLF (as warcio reports: next offset = offset + length + 4). */
+	/* Of the record: for .gz / .zst of its gzip member / zstd frame (of
+	 * all of them, should a record span several); for plain files the
+	 * header through the block, excluding the trailing CRLF CRLF (as
+	 * warcio reports: next offset = offset + length + 4). */
 	uint64_t offset, length;
 	/* The WARC head, "WARC/1.x" through the blank line, and the block:
 	 * borrowed until the next call on the reader. */
@@ -166,17 +168,19 @@ CR_WUR enum cr_err warc_http_split(const unsigned char *block, size_t len,
 				   int *status, size_t *head_len);
 
 /*
- * The payload of a record, borrowed from rec: for a response or request with
- * Content-Type application/http the bytes after the HTTP head, otherwise
- * the whole block. CR_ERR_FORMAT if an HTTP block has no complete head.
+ * The payload of a record, borrowed from rec: for a response, request or
+ * revisit with Content-Type application/http the bytes after the HTTP head,
+ * otherwise the whole block. CR_ERR_FORMAT if an HTTP block has no complete
+ * head.
  */
 CR_WUR enum cr_err warc_record_payload(const struct warc_record *rec,
 				       const unsigned char **p, size_t *len);
 
 /*
  * Verify WARC-Block-Digest / WARC-Payload-Digest of a record: 1 ok, 0
- * mismatch (or a value that decodes in no encoding), -1 absent or an
- * unsupported algorithm. Algorithms md5, sha1, sha224, sha256, sha384,
+ * mismatch (or a value that decodes in no encoding), -1 absent, an
+ * unsupported algorithm, or (payload) an HTTP block without a complete head.
+ * Algorithms md5, sha1, sha224, sha256, sha384,
  * sha512 (label case-insensitive, "sha-1" style accepted); values in base32,
  * hex, base64 or base64url. The payload digest of a 'revisit' record names
  * the original capture's payload and is not checkable here: -1. The payload

@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zdict.h>
 #include <zlib.h>
@@ -148,7 +149,8 @@ static const char head_chunked_stored[] =
 	"Transfer-Encoding-Note: chunked\r\n\r\n";
 static const char body_chunked[] = "a body the fetcher de-chunked\n";
 static const char head_trunc[] =
-	"HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\nContent-Type: application/octet-stream\r\n\r\n";
+	"HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n"
+	"Content-Type: application/octet-stream\r\n\r\n";
 static const char head_304[] = "HTTP/1.0 304 Not Modified\r\n\r\n";
 static const char head_big[] = "HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\n";
 
@@ -169,18 +171,21 @@ static void make_exchanges(struct written *wr)
 		buf_addc(&wr->big, (char)(rng() >> 7));
 
 	wr->x[0] = (struct warc_exchange){
-		.target_uri = "http://a.example/index.html", .date_us = 1700000000123456LL,
-		.ip = "192.0.2.1", .request = req_get, .request_len = sizeof(req_get) - 1,
+		.target_uri = "http://a.example/index.html",
+		.date_us = 1700000000123456LL, .ip = "192.0.2.1",
+		.request = req_get, .request_len = sizeof(req_get) - 1,
 		.resp_head = head_ok, .resp_head_len = sizeof(head_ok) - 1,
 		.body = body_ok, .body_len = sizeof(body_ok) - 1 };
 	wr->x[1] = (struct warc_exchange){
-		.target_uri = "http://a.example/chunked", .date_us = 1700000001000000LL,
-		.ip = "2001:db8::1", .request = req_get, .request_len = sizeof(req_get) - 1,
+		.target_uri = "http://a.example/chunked",
+		.date_us = 1700000001000000LL, .ip = "2001:db8::1",
+		.request = req_get, .request_len = sizeof(req_get) - 1,
 		.resp_head = head_chunked, .resp_head_len = sizeof(head_chunked) - 1,
 		.body = body_chunked, .body_len = sizeof(body_chunked) - 1 };
 	wr->x[2] = (struct warc_exchange){
-		.target_uri = "http://a.example/big.bin", .date_us = 1700000002000001LL,
-		.ip = "192.0.2.1", .request = req_post, .request_len = sizeof(req_post) - 1,
+		.target_uri = "http://a.example/big.bin",
+		.date_us = 1700000002000001LL, .ip = "192.0.2.1",
+		.request = req_post, .request_len = sizeof(req_post) - 1,
 		.resp_head = head_trunc, .resp_head_len = sizeof(head_trunc) - 1,
 		.body = wr->bin.p, .body_len = wr->bin.len, .truncated = "length" };
 	wr->x[3] = (struct warc_exchange){
@@ -194,8 +199,9 @@ static void make_exchanges(struct written *wr)
 		.resp_head_len = sizeof(head_ok) - 1, .body = body_ok, .body_len = 10,
 		.truncated = "time" };
 	wr->x[5] = (struct warc_exchange){
-		.target_uri = "https://d.example/large.png", .date_us = 1700000005000000LL,
-		.ip = "192.0.2.9", .request = req_get, .request_len = sizeof(req_get) - 1,
+		.target_uri = "https://d.example/large.png",
+		.date_us = 1700000005000000LL, .ip = "192.0.2.9",
+		.request = req_get, .request_len = sizeof(req_get) - 1,
 		.resp_head = head_big, .resp_head_len = sizeof(head_big) - 1,
 		.body = wr->big.p, .body_len = wr->big.len };
 }
@@ -203,6 +209,8 @@ static void make_exchanges(struct written *wr)
 static enum cr_err write_file(const char *path, struct written *wr, int n)
 {
 	struct warc_writer *w = NULL;
+	struct stat st;
+	uint64_t end;
 	enum cr_err e;
 	int i;
 
@@ -214,9 +222,12 @@ static enum cr_err write_file(const char *path, struct written *wr, int n)
 		if (e != CR_OK)
 			break;
 	}
+	end = warc_writer_offset(w);
 	if (warc_writer_close(&w) != CR_OK && e == CR_OK)
 		e = CR_ERR_IO;
 	CHECK(w == NULL, "close clears the writer");
+	CHECK(stat(path, &st) == 0 && (uint64_t)st.st_size == end,
+	      "warc_writer_offset %llu is the file's size", (unsigned long long)end);
 	return e;
 }
 
@@ -294,7 +305,8 @@ static void check_response(const struct warc_record *rec, const struct written *
 	      "exchange %d: record id '%s'", i, resp_id);
 	CHECK(rec->block_len == stored_len + x->body_len &&
 	      memcmp(rec->block, stored, stored_len) == 0 &&
-	      (!x->body_len || memcmp(rec->block + stored_len, x->body, x->body_len) == 0),
+	      (!x->body_len ||
+	       memcmp(rec->block + stored_len, x->body, x->body_len) == 0),
 	      "exchange %d: block is the stored head and the body", i);
 	snprintf(v, sizeof(v), "%zu", rec->block_len);
 	CHECK(field_is(rec, "Content-Length", v), "exchange %d: Content-Length", i);
@@ -308,10 +320,17 @@ static void check_response(const struct warc_record *rec, const struct written *
 	CHECK(field_is(rec, "WARC-Payload-Digest", want),
 	      "exchange %d: payload digest is upper-case base32 sha1", i);
 	CHECK(warc_http_split(rec->block, rec->block_len, &st, &hl) == CR_OK &&
-	      hl == stored_len && st == (i == 3 ? 304 : 200), "exchange %d: http split", i);
+	      hl == stored_len && st == (i == 3 ? 304 : 200),
+	      "exchange %d: http split", i);
 	CHECK(warc_record_field(rec, "WARC-Date", date, sizeof(date)) &&
 	      strlen(date) == 27 && date[10] == 'T' && date[26] == 'Z',
 	      "exchange %d: date '%s'", i, date);
+}
+
+/* Seek to off and read the record there: 1 if both worked. */
+static int seek_next(struct warc_reader *r, uint64_t off, struct warc_record *rec)
+{
+	return warc_reader_seek(r, off) == CR_OK && warc_reader_next(r, rec) == CR_OK;
 }
 
 static void test_roundtrip(void)
@@ -358,8 +377,9 @@ static void test_roundtrip(void)
 		if (e != CR_OK)
 			break;
 		check_response(&rec, &wr, i, resp_ids[i]);
-		CHECK(rec.offset == prev_end, "exchange %d: members follow each other", i);
-		CHECK(field_is(&rec, "WARC-Warcinfo-ID", info_id), "exchange %d: warcinfo id", i);
+		CHECK(rec.offset == prev_end, "exchange %d: members are adjacent", i);
+		CHECK(field_is(&rec, "WARC-Warcinfo-ID", info_id),
+		      "exchange %d: warcinfo id", i);
 		buf_init(&whole);
 		buf_add(&whole, rec.head, rec.head_len);
 		buf_add(&whole, rec.block, rec.block_len);
@@ -376,16 +396,19 @@ static void test_roundtrip(void)
 		CHECK(rec.offset == prev_end, "exchange %d: request follows", i);
 		prev_end = rec.offset + rec.length;
 		CHECK(field_is(&rec, "WARC-Type", "request") &&
-		      field_is(&rec, "Content-Type", "application/http;msgtype=request") &&
+		      field_is(&rec, "Content-Type",
+			       "application/http;msgtype=request") &&
 		      field_is(&rec, "WARC-Concurrent-To", resp_ids[i]),
 		      "exchange %d: request type, content type, WARC-Concurrent-To", i);
 		CHECK(rec.block_len == wr.x[i].request_len &&
 		      memcmp(rec.block, wr.x[i].request, rec.block_len) == 0,
 		      "exchange %d: request block", i);
-		CHECK(warc_check_block_digest(&rec) == 1 && warc_check_payload_digest(&rec) == 1,
+		CHECK(warc_check_block_digest(&rec) == 1 &&
+		      warc_check_payload_digest(&rec) == 1,
 		      "exchange %d: request digests", i);
-		CHECK(warc_record_field(&rec, "WARC-Record-ID", v, sizeof(v)) && uuid_ok(v) &&
-		      strcmp(v, resp_ids[i]) != 0, "exchange %d: request id", i);
+		CHECK(warc_record_field(&rec, "WARC-Record-ID", v, sizeof(v)) &&
+		      uuid_ok(v) && strcmp(v, resp_ids[i]) != 0,
+		      "exchange %d: request id", i);
 	}
 	CHECK(warc_reader_next(r, &rec) == CR_EOF, "EOF after the last record");
 	CHECK(warc_reader_next(r, &rec) == CR_EOF, "EOF again");
@@ -394,26 +417,25 @@ static void test_roundtrip(void)
 	CHECK(!warc_reader_shared_units(r), "one member per record");
 
 	/* fields the writer cleaned */
-	CHECK(warc_reader_seek(r, wr.off[3]) == CR_OK && warc_reader_next(r, &rec) == CR_OK &&
+	CHECK(seek_next(r, wr.off[3], &rec) &&
 	      field_is(&rec, "WARC-Target-URI", "http://b.example/a%20b%0Ac") &&
 	      field_is(&rec, "WARC-IP-Address", NULL) &&
 	      field_is(&rec, "WARC-Date", "1970-01-01T00:00:00.000000Z"),
 	      "URI escaped, no IP, epoch date");
-	CHECK(warc_reader_seek(r, wr.off[0]) == CR_OK && warc_reader_next(r, &rec) == CR_OK &&
+	CHECK(seek_next(r, wr.off[0], &rec) &&
 	      field_is(&rec, "WARC-Date", "2023-11-14T22:13:20.123456Z") &&
 	      field_is(&rec, "WARC-IP-Address", "192.0.2.1") &&
 	      field_is(&rec, "WARC-Target-URI", "http://a.example/index.html"),
 	      "date in microseconds, IP, URI");
-	CHECK(warc_reader_seek(r, wr.off[4]) == CR_OK && warc_reader_next(r, &rec) == CR_OK &&
+	CHECK(seek_next(r, wr.off[4], &rec) &&
 	      field_is(&rec, "WARC-IP-Address", NULL) &&
 	      field_is(&rec, "WARC-Truncated", "time"), "an IP with CRLF is left out");
-	CHECK(warc_reader_seek(r, wr.off[1]) == CR_OK && warc_reader_next(r, &rec) == CR_OK &&
+	CHECK(seek_next(r, wr.off[1], &rec) &&
 	      field_is(&rec, "WARC-IP-Address", "2001:db8::1"), "IPv6 address");
 
 	/* seeks, backwards, to each response, then reading on */
 	for (i = NX - 1; i >= 0; i--) {
-		e = warc_reader_seek(r, wr.off[i]);
-		CHECK(e == CR_OK && warc_reader_next(r, &rec) == CR_OK &&
+		CHECK(seek_next(r, wr.off[i], &rec) &&
 		      rec.offset == wr.off[i] && rec.length == wr.len[i] &&
 		      field_is(&rec, "WARC-Type", "response") &&
 		      field_is(&rec, "WARC-Record-ID", resp_ids[i]),
@@ -429,9 +451,10 @@ static void test_roundtrip(void)
 		CHECK(warc_reader_next(r, &rec) == CR_ERR_FORMAT, "errors are sticky");
 		quiet_off(q);
 	}
-	CHECK(warc_reader_seek(r, wr.off[2]) == CR_OK && warc_reader_next(r, &rec) == CR_OK &&
+	CHECK(seek_next(r, wr.off[2], &rec) &&
 	      field_is(&rec, "WARC-Record-ID", resp_ids[2]), "a seek clears the error");
-	CHECK(warc_reader_seek(r, file.len) == CR_OK && warc_reader_next(r, &rec) == CR_EOF,
+	CHECK(warc_reader_seek(r, file.len) == CR_OK &&
+	      warc_reader_next(r, &rec) == CR_EOF,
 	      "seek to the end");
 	CHECK(warc_reader_seek(r, file.len + 1) == CR_ERR_ARG, "seek past the end");
 	warc_reader_free(&r);
@@ -443,10 +466,11 @@ static void test_roundtrip(void)
 		int n = 0, q = quiet_on();
 		e = read_all(path, 1u << 20, &n);
 		quiet_off(q);
-		CHECK(e == CR_ERR_LIMIT && n == 1 + 2 * 5, "max_block: limit at the big record "
-		      "(%d after %d)", e, n);
+		CHECK(e == CR_ERR_LIMIT && n == 1 + 2 * 5,
+		      "max_block: limit at the big record (%d after %d)", e, n);
 		e = read_all(path, wr.big.len + sizeof(head_big) - 1, &n);
-		CHECK(e == CR_EOF && n == 1 + 2 * NX, "max_block equal to the block is fine");
+		CHECK(e == CR_EOF && n == 1 + 2 * NX,
+		      "max_block equal to the block is fine");
 	}
 out:
 	buf_release(&file);
@@ -511,8 +535,8 @@ static void tear_everywhere(const char *what, const struct buf *file,
 		e = read_all(path, 0, &count);
 		if (count != whole || e != (boundary ? CR_EOF : CR_ERR_FORMAT)) {
 			if (bad++ < 5)
-				printf("# %s cut at %zu: %d records, status %d\n", what, cut,
-				       count, e);
+				printf("# %s cut at %zu: %d records, status %d\n",
+				       what, cut, count, e);
 		}
 	}
 	quiet_off(q);
@@ -577,9 +601,11 @@ static void test_torn(void)
 		if (warc_reader_open(ppath, 0, &r) == CR_OK) {
 			while ((e = warc_reader_next(r, &rec)) == CR_OK)
 				n++;
-			CHECK(e == CR_ERR_FORMAT && n == i && warc_reader_offset(r) == gz[i].off,
-			      "flip in member %d: format error at its offset (%d, %d records, "
-			      "offset %llu)", i, e, n, (unsigned long long)warc_reader_offset(r));
+			CHECK(e == CR_ERR_FORMAT && n == i &&
+			      warc_reader_offset(r) == gz[i].off,
+			      "flip in member %d: format error at its offset (%d, %d "
+			      "records, offset %llu)", i, e, n,
+			      (unsigned long long)warc_reader_offset(r));
 			warc_reader_free(&r);
 		}
 		quiet_off(q);
@@ -593,25 +619,29 @@ static void test_torn(void)
 			enum cr_err want;
 		} bad[] = {
 			{ "Content-Length too long",
-			  "WARC/1.1\r\nWARC-Type: resource\r\nContent-Length: 4\r\n\r\nabc\r\n\r\n",
-			  CR_ERR_FORMAT },
+			  "WARC/1.1\r\nWARC-Type: resource\r\nContent-Length: 4\r\n\r\n"
+			  "abc\r\n\r\n", CR_ERR_FORMAT },
 			{ "Content-Length too short",
-			  "WARC/1.1\r\nWARC-Type: resource\r\nContent-Length: 2\r\n\r\nabc\r\n\r\n",
-			  CR_ERR_FORMAT },
+			  "WARC/1.1\r\nWARC-Type: resource\r\nContent-Length: 2\r\n\r\n"
+			  "abc\r\n\r\n", CR_ERR_FORMAT },
 			{ "no Content-Length",
-			  "WARC/1.1\r\nWARC-Type: resource\r\n\r\nabc\r\n\r\n", CR_ERR_FORMAT },
+			  "WARC/1.1\r\nWARC-Type: resource\r\n\r\nabc\r\n\r\n",
+			  CR_ERR_FORMAT },
 			{ "Content-Length not a number",
-			  "WARC/1.1\r\nContent-Length: 3x\r\n\r\nabc\r\n\r\n", CR_ERR_FORMAT },
+			  "WARC/1.1\r\nContent-Length: 3x\r\n\r\nabc\r\n\r\n",
+			  CR_ERR_FORMAT },
 			{ "huge Content-Length",
-			  "WARC/1.1\r\nContent-Length: 99999999999999999999\r\n\r\nabc\r\n\r\n",
-			  CR_ERR_FORMAT },
+			  "WARC/1.1\r\nContent-Length: 99999999999999999999\r\n\r\n"
+			  "abc\r\n\r\n", CR_ERR_FORMAT },
 			{ "bad version",
-			  "WARC/x\r\nContent-Length: 3\r\n\r\nabc\r\n\r\n", CR_ERR_FORMAT },
-			{ "garbage after a record",
-			  "WARC/1.1\r\nContent-Length: 3\r\n\r\nabc\r\n\r\nHTTP/1.1 200 OK\r\n",
+			  "WARC/x\r\nContent-Length: 3\r\n\r\nabc\r\n\r\n",
 			  CR_ERR_FORMAT },
+			{ "garbage after a record",
+			  "WARC/1.1\r\nContent-Length: 3\r\n\r\nabc\r\n\r\n"
+			  "HTTP/1.1 200 OK\r\n", CR_ERR_FORMAT },
 			{ "fine",
-			  "WARC/1.0\r\nContent-Length: 3\r\nX: a\r\n  b\r\n\r\nabc\r\n\r\n", CR_EOF },
+			  "WARC/1.0\r\nContent-Length: 3\r\nX: a\r\n  b\r\n\r\n"
+			  "abc\r\n\r\n", CR_EOF },
 		};
 		size_t k;
 
@@ -638,14 +668,17 @@ static void test_torn(void)
 		quiet_off(q);
 		{
 			static const char folded[] =
-				"WARC/1.0\r\nContent-Length: 3\r\nX: a\r\n  b\r\n\tc \r\n\r\nabc\r\n\r\n";
+				"WARC/1.0\r\nContent-Length: 3\r\nX: a\r\n  b\r\n\tc \r\n"
+				"\r\nabc\r\n\r\n";
 			spit(ppath, folded, sizeof(folded) - 1);
 		}
 		if (warc_reader_open(ppath, 0, &r) == CR_OK) {
 			char v[8];
-			CHECK(warc_reader_next(r, &rec) == CR_OK && field_is(&rec, "x", "a b c"),
+			CHECK(warc_reader_next(r, &rec) == CR_OK &&
+			      field_is(&rec, "x", "a b c"),
 			      "folded field");
-			CHECK(warc_record_field(&rec, "X", v, sizeof(v)) && strcmp(v, "a b c") == 0,
+			CHECK(warc_record_field(&rec, "X", v, sizeof(v)) &&
+			      strcmp(v, "a b c") == 0,
 			      "folded field, small buffer");
 			CHECK(warc_record_field(&rec, "X", v, 3) && strcmp(v, "a") == 0,
 			      "field truncated to cap (then trimmed)");
@@ -703,6 +736,21 @@ static void put_skippable(struct buf *b, uint32_t magic, const void *p, size_t n
 	buf_add(b, p, n);
 }
 
+/* One zstd frame of src appended to out, with the dictionary cd if any. */
+static void zstd_frame(struct buf *out, ZSTD_CCtx *cc, const ZSTD_CDict *cd,
+		       const void *src, size_t len)
+{
+	size_t bound = ZSTD_compressBound(len), n;
+
+	buf_reserve(out, bound);
+	if (cd)
+		n = ZSTD_compress_usingCDict(cc, out->p + out->len, bound, src, len, cd);
+	else
+		n = ZSTD_compress2(cc, out->p + out->len, bound, src, len);
+	if (!ZSTD_isError(n))
+		out->len += n;
+}
+
 static void test_zstd(void)
 {
 	struct buf plain, out, dict, samples;
@@ -724,15 +772,17 @@ static void test_zstd(void)
 	/* a trained dictionary, from WARC-like samples */
 	for (i = 0; i < 400; i++) {
 		size_t before = samples.len;
-		buf_addf(&samples, "WARC/1.1\r\nWARC-Type: %s\r\nWARC-Record-ID: <urn:uuid:%08llx-1111>"
-			 "\r\nWARC-Target-URI: http://h%zu.example/p/%zu\r\nContent-Type: "
-			 "application/http;msgtype=response\r\nContent-Length: %zu\r\n\r\n",
-			 i % 2 ? "response" : "request", (unsigned long long)rng() & 0xffffffff,
-			 i % 17, i, i * 7);
+		buf_addf(&samples, "WARC/1.1\r\nWARC-Type: %s\r\n"
+			 "WARC-Record-ID: <urn:uuid:%08llx-1111>\r\n"
+			 "WARC-Target-URI: http://h%zu.example/p/%zu\r\n"
+			 "Content-Type: application/http;msgtype=response\r\n"
+			 "Content-Length: %zu\r\n\r\n", i % 2 ? "response" : "request",
+			 (unsigned long long)rng() & 0xffffffff, i % 17, i, i * 7);
 		sizes[nsamp++] = samples.len - before;
 	}
 	buf_reserve(&dict, 16384);
-	dict.len = ZDICT_trainFromBuffer(dict.p, 16384, samples.p, sizes, (unsigned)nsamp);
+	dict.len = ZDICT_trainFromBuffer(dict.p, 16384, samples.p, sizes,
+					 (unsigned)nsamp);
 	CHECK(!ZDICT_isError(dict.len), "train a zstd dictionary");
 	if (ZDICT_isError(dict.len))
 		dict.len = 0;
@@ -753,7 +803,8 @@ static void test_zstd(void)
 			struct buf z;
 			buf_init(&z);
 			buf_reserve(&z, ZSTD_compressBound(dict.len));
-			z.len = ZSTD_compress(z.p, ZSTD_compressBound(dict.len), dict.p, dict.len, 3);
+			z.len = ZSTD_compress(z.p, ZSTD_compressBound(dict.len), dict.p,
+					      dict.len, 3);
 			put_skippable(&out, 0x184D2A5D, z.p, z.len);
 			buf_release(&z);
 		}
@@ -761,15 +812,11 @@ static void test_zstd(void)
 			cd = ZSTD_createCDict(dict.p, dict.len, 3);
 		ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 1);
 		for (k = 0; k < npl; k++) {
-			size_t len = (size_t)(pl[k].end - pl[k].off), bound = ZSTD_compressBound(len);
 			if (k == 2)   /* an extension frame between records */
 				put_skippable(&out, 0x184D2A50, "ext", 3);
 			offs[k] = out.len;
-			buf_reserve(&out, bound);
-			out.len += cd ? ZSTD_compress_usingCDict(cc, out.p + out.len, bound,
-						plain.p + pl[k].off, len, cd)
-				      : ZSTD_compress2(cc, out.p + out.len, bound,
-						plain.p + pl[k].off, len);
+			zstd_frame(&out, cc, cd, plain.p + pl[k].off,
+				   (size_t)(pl[k].end - pl[k].off));
 		}
 		put_skippable(&out, 0x184D2A51, "end", 3);
 		ZSTD_freeCDict(cd);
@@ -789,7 +836,7 @@ static void test_zstd(void)
 		}
 		CHECK(e == CR_EOF && n == npl && !warc_reader_shared_units(r),
 		      "zstd variant %d: %d of %d records, status %d", variant, n, npl, e);
-		CHECK(warc_reader_seek(r, offs[3]) == CR_OK && warc_reader_next(r, &rec) == CR_OK &&
+		CHECK(seek_next(r, offs[3], &rec) &&
 		      rec.offset == offs[3], "zstd variant %d: seek", variant);
 		warc_reader_free(&r);
 		/* a frame cut short */
@@ -811,41 +858,54 @@ static void test_zstd(void)
 
 static void test_digest_and_http(void)
 {
+	static const struct {
+		const char *labelled;
+		int want;
+	} digests[] = {
+		{ "sha1:fkxgynojj7h3ifo35fpubc445epoqrxn", 1 },    /* lower case */
+		{ " SHA-1:FKXGYNOJJ7H3IFO35FPUBC445EPOQRXN ", 1 }, /* label, spaces */
+		{ "sha1:FKXGYNOJJ7H3IFO35FPUBC445EPOQRXM", 0 },    /* wrong */
+		{ "sha1:FKXGYNOJJ7H3IFO35FPUBC445EPOQRX", 0 },     /* short */
+		{ "sha1:!!", 0 },                                  /* garbage */
+		{ "md5:XrY7u+Ae7tCTyyK7j1rNww==", 1 },
+		{ "crc32:0d4a1185", -1 },                          /* unsupported */
+		{ "FKXGYNOJJ7H3IFO35FPUBC445EPOQRXN", -1 },        /* no label */
+	};
+	static const struct {
+		const char *msg;
+		enum cr_err want;
+		int status;
+		size_t head_len;
+	} http[] = {
+		{ "HTTP/1.1 404 Not Found\r\nA: b\r\n\r\nbody", CR_OK, 404, 32 },
+		{ "GET / HTTP/1.1\nHost: x\n\n", CR_OK, 0, 24 },   /* bare LF */
+		{ "HTTP/1.1 200\r\n\r\n", CR_OK, 200, 16 },        /* no reason */
+		{ "HTTP/1.1 200 OK\r\nA: b\r\n", CR_ERR_FORMAT, 0, 0 },
+		{ "HTTP/1.1 2x0 OK\r\n\r\n", CR_ERR_FORMAT, 0, 0 },
+		{ "\r\n\r\n", CR_ERR_FORMAT, 0, 0 },
+		{ "", CR_ERR_FORMAT, 0, 0 },
+	};
 	char b32[33];
-	int st = -1;
-	size_t hl = 0;
+	size_t i;
 
 	warc_sha1_base32("hello world", 11, b32);
 	CHECK_STR(str(b32), "FKXGYNOJJ7H3IFO35FPUBC445EPOQRXN");
 	warc_sha1_base32("", 0, b32);
 	CHECK_STR(str(b32), "3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ");
-	CHECK(warc_digest_check("sha1:fkxgynojj7h3ifo35fpubc445epoqrxn", "hello world", 11) == 1,
-	      "lower-case base32");
-	CHECK(warc_digest_check(" SHA-1:FKXGYNOJJ7H3IFO35FPUBC445EPOQRXN ", "hello world", 11) == 1,
-	      "sha-1 label, spaces");
-	CHECK(warc_digest_check("sha1:FKXGYNOJJ7H3IFO35FPUBC445EPOQRXM", "hello world", 11) == 0,
-	      "wrong digest");
-	CHECK(warc_digest_check("sha1:FKXGYNOJJ7H3IFO35FPUBC445EPOQRX", "hello world", 11) == 0,
-	      "short digest");
-	CHECK(warc_digest_check("sha1:!!", "hello world", 11) == 0, "garbage digest");
-	CHECK(warc_digest_check("md5:XrY7u+Ae7tCTyyK7j1rNww==", "hello world", 11) == 1, "md5");
-	CHECK(warc_digest_check("crc32:0d4a1185", "hello world", 11) == -1, "unknown algorithm");
-	CHECK(warc_digest_check("FKXGYNOJJ7H3IFO35FPUBC445EPOQRXN", "hello world", 11) == -1,
-	      "no label");
-
-	CHECK(warc_http_split((const unsigned char *)"HTTP/1.1 404 Not Found\r\nA: b\r\n\r\nbody",
-			      36, &st, &hl) == CR_OK && st == 404 && hl == 32, "split response");
-	CHECK(warc_http_split((const unsigned char *)"GET / HTTP/1.1\nHost: x\n\n", 24, &st, &hl)
-	      == CR_OK && st == 0 && hl == 24, "split request, bare LF");
-	CHECK(warc_http_split((const unsigned char *)"HTTP/1.1 200\r\n\r\n", 16, &st, &hl)
-	      == CR_OK && st == 200 && hl == 16, "status without reason");
-	CHECK(warc_http_split((const unsigned char *)"HTTP/1.1 200 OK\r\nA: b\r\n", 23, &st, &hl)
-	      == CR_ERR_FORMAT, "no blank line");
-	CHECK(warc_http_split((const unsigned char *)"HTTP/1.1 2x0 OK\r\n\r\n", 19, &st, &hl)
-	      == CR_ERR_FORMAT, "bad status");
-	CHECK(warc_http_split((const unsigned char *)"\r\n\r\n", 4, &st, &hl) == CR_ERR_FORMAT,
-	      "empty head");
-	CHECK(warc_http_split((const unsigned char *)"", 0, &st, &hl) == CR_ERR_FORMAT, "empty");
+	for (i = 0; i < sizeof(digests) / sizeof(digests[0]); i++) {
+		int got = warc_digest_check(digests[i].labelled, "hello world", 11);
+		CHECK(got == digests[i].want, "digest '%s': %d, want %d",
+		      digests[i].labelled, got, digests[i].want);
+	}
+	for (i = 0; i < sizeof(http) / sizeof(http[0]); i++) {
+		int st = -1;
+		size_t hl = 0;
+		enum cr_err e = warc_http_split((const unsigned char *)http[i].msg,
+						strlen(http[i].msg), &st, &hl);
+		CHECK(e == http[i].want &&
+		      (e != CR_OK || (st == http[i].status && hl == http[i].head_len)),
+		      "http split %zu: %d, status %d, head %zu", i, e, st, hl);
+	}
 }
 
 /* ---- a write error ------------------------------------------------------ */
@@ -870,7 +930,8 @@ static void test_write_error(void)
 		CHECK(e == CR_ERR_IO, "write to a full disk: io error (%d)", e);
 		CHECK(warc_write_exchange(w, &wr.x[0], &off, &len) == CR_ERR_IO,
 		      "the writer stays failed");
-		CHECK(warc_writer_close(&w) == CR_ERR_IO && w == NULL, "close reports it");
+		CHECK(warc_writer_close(&w) == CR_ERR_IO && w == NULL,
+		      "close reports it");
 	} else {
 		CHECK(0, "open /dev/full");
 	}
@@ -963,12 +1024,13 @@ static enum cr_err sample_record(const char *dir, const char *file, long long id
 	return CR_OK;
 }
 
-static int expect_check(const char *line, const char *end, const char *key, const char *dkey)
+static int expect_check(const char *line, const char *end, const char *key,
+			const char *dkey)
 {
 	char v[128];
 
 	if (jstr(line, end, key, v, sizeof(v)))
-		return strncmp(v, "match", 5) == 0 ? 1 : strcmp(v, "mismatch") == 0 ? 0 : -1;
+		return !strncmp(v, "match", 5) ? 1 : !strcmp(v, "mismatch") ? 0 : -1;
 	return -2 + !jfind(line, end, dkey);   /* digest absent: -1; else unknown: -2 */
 }
 
@@ -1018,33 +1080,44 @@ static void test_records_derived(const char *dir)
 		jnum(line, end, "length", &len);
 		CHECK((long long)rec.offset == off && (long long)rec.length == len,
 		      "%s #%lld: offset/length %llu/%llu, want %lld/%lld", file, idx,
-		      (unsigned long long)rec.offset, (unsigned long long)rec.length, off, len);
+		      (unsigned long long)rec.offset, (unsigned long long)rec.length, off,
+		      len);
 		jstr(line, end, "warc_type", want, sizeof(want));
-		CHECK(field_is(&rec, "WARC-Type", want), "%s #%lld: type %s", file, idx, want);
+		CHECK(field_is(&rec, "WARC-Type", want), "%s #%lld: type %s", file, idx,
+		      want);
 		jstr(line, end, "warc_record_id", want, sizeof(want));
 		CHECK(field_is(&rec, "WARC-Record-ID", want), "%s #%lld: id", file, idx);
 		if (jstr(line, end, "warc_target_uri", want, sizeof(want)))
-			CHECK(field_is(&rec, "WARC-Target-URI", want), "%s #%lld: uri", file, idx);
+			CHECK(field_is(&rec, "WARC-Target-URI", want), "%s #%lld: uri",
+			      file, idx);
 		else
 			CHECK(!warc_record_field(&rec, "WARC-Target-URI", v, sizeof(v)),
 			      "%s #%lld: no uri", file, idx);
 		jstr(line, end, "content_type", want, sizeof(want));
-		CHECK(field_is(&rec, "Content-Type", want), "%s #%lld: content type", file, idx);
-		CHECK(jnum(line, end, "content_length", &clen) && (long long)rec.block_len == clen,
+		CHECK(field_is(&rec, "Content-Type", want), "%s #%lld: content type",
+		      file, idx);
+		CHECK(jnum(line, end, "content_length", &clen) &&
+		      (long long)rec.block_len == clen,
 		      "%s #%lld: block length", file, idx);
 		jstr(line, end, "warc_version", want, sizeof(want));
-		CHECK(rec.head_len > strlen(want) && !memcmp(rec.head, want, strlen(want)),
+		CHECK(rec.head_len > strlen(want) &&
+		      !memcmp(rec.head, want, strlen(want)),
 		      "%s #%lld: version", file, idx);
 
-		want_b = expect_check(line, end, "block_digest_check", "warc_block_digest");
+		want_b = expect_check(line, end, "block_digest_check",
+				      "warc_block_digest");
 		got = warc_check_block_digest(&rec);
-		CHECK(got == want_b, "%s #%lld: block digest %d, want %d", file, idx, got, want_b);
-		want_p = expect_check(line, end, "payload_digest_vs_body_after_http_headers",
+		CHECK(got == want_b, "%s #%lld: block digest %d, want %d", file, idx, got,
+		      want_b);
+		want_p = expect_check(line, end,
+				      "payload_digest_vs_body_after_http_headers",
 				      "warc_payload_digest");
-		if (jstr(line, end, "payload_digest_check", v, sizeof(v)) && !strncmp(v, "n/a", 3))
+		if (jstr(line, end, "payload_digest_check", v, sizeof(v)) &&
+		    !strncmp(v, "n/a", 3))
 			want_p = -1;
 		got = warc_check_payload_digest(&rec);
-		CHECK(got == want_p, "%s #%lld: payload digest %d, want %d", file, idx, got, want_p);
+		CHECK(got == want_p, "%s #%lld: payload digest %d, want %d", file, idx,
+		      got, want_p);
 		if (jstr(line, end, "http_status_line", want, sizeof(want))) {
 			size_t n = strlen(want);
 			CHECK(rec.block_len > n + 1 && !memcmp(rec.block, want, n) &&
@@ -1068,11 +1141,13 @@ static void test_records_derived(const char *dir)
 		q = quiet_on();
 		e = read_all(path, 0, &count);
 		quiet_off(q);
-		CHECK(e == CR_EOF && count == nrows, "%s: %d records (want %d), status %d",
+		CHECK(e == CR_EOF && count == nrows,
+		      "%s: %d records (want %d), status %d",
 		      seen[k], count, nrows, e);
 		files++;
 	}
-	CHECK(rows == 44 - 1 && files == 8, "records_derived: %d rows of %d files", rows, files);
+	CHECK(rows == 44 - 1 && files == 8, "records_derived: %d rows of %d files", rows,
+	      files);
 	printf("records_derived: %d rows, %d files\n", rows, files);
 	buf_release(&lines);
 }
@@ -1108,7 +1183,8 @@ static void upstream_index(struct warc_reader *r, const char *file, const char *
 	char want[512];
 	int n = 0;
 
-	for (o = jfind(line, end, "records"); o && (o = next_object(o, end, &oe)); o = oe) {
+	o = jfind(line, end, "records");
+	for (; o && (o = next_object(o, end, &oe)) != NULL; o = oe) {
 		long long off = -1, len = -1;
 
 		CHECK(warc_reader_next(r, &rec) == CR_OK, "%s index #%d: read", file, n);
@@ -1121,11 +1197,11 @@ static void upstream_index(struct warc_reader *r, const char *file, const char *
 		jstr(o, oe, "warc-type", want, sizeof(want));
 		CHECK(field_is(&rec, "WARC-Type", want), "%s index #%d: type", file, n);
 		if (jstr(o, oe, "warc-target-uri", want, sizeof(want)))
-			CHECK(field_is(&rec, "WARC-Target-URI", want), "%s index #%d: uri",
-			      file, n);
+			CHECK(field_is(&rec, "WARC-Target-URI", want),
+			      "%s index #%d: uri", file, n);
 		if (jstr(o, oe, "warc-filename", want, sizeof(want)))
-			CHECK(field_is(&rec, "WARC-Filename", want), "%s index #%d: filename",
-			      file, n);
+			CHECK(field_is(&rec, "WARC-Filename", want),
+			      "%s index #%d: filename", file, n);
 		if (jstr(o, oe, "http:status", want, sizeof(want)))
 			CHECK(http_status(&rec) == (int)strtol(want, NULL, 10),
 			      "%s index #%d: status", file, n);
@@ -1185,8 +1261,8 @@ static void upstream_load_failure(struct warc_reader *r, const char *file,
 
 		if (s && se && se < end) {
 			snprintf(want, sizeof(want), "%.*s", (int)(se - s - 1), s + 1);
-			CHECK(field_is(&rec, "WARC-Type", want), "%s #%d: type %s", file, n,
-			      want);
+			CHECK(field_is(&rec, "WARC-Type", want), "%s #%d: type %s",
+			      file, n, want);
 			t = se + 1;
 		}
 		n++;
@@ -1203,7 +1279,8 @@ static void upstream_cdx(struct warc_reader *r, const char *line, const char *en
 	const char *o, *oe;
 	int n = 0;
 
-	for (o = jfind(line, end, "records"); o && (o = next_object(o, end, &oe)); o = oe) {
+	o = jfind(line, end, "records");
+	for (; o && (o = next_object(o, end, &oe)) != NULL; o = oe) {
 		char v[512], want[512], k[64], b[33], d[64];
 		long long off, len;
 		const unsigned char *pl;
@@ -1219,7 +1296,8 @@ static void upstream_cdx(struct warc_reader *r, const char *line, const char *en
 		jstr(o, oe, "a", want, sizeof(want));
 		CHECK(field_is(&rec, "WARC-Target-URI", want), "cdx %d: url", n);
 		jstr(o, oe, "k", k, sizeof(k));
-		CHECK(warc_record_payload(&rec, &pl, &pl_len) == CR_OK, "cdx %d: payload", n);
+		CHECK(warc_record_payload(&rec, &pl, &pl_len) == CR_OK, "cdx %d: payload",
+		      n);
 		warc_sha1_base32(pl, pl_len, b);
 		CHECK_STR(str(b), k);
 		jstr(o, oe, "s", v, sizeof(v));
@@ -1312,11 +1390,13 @@ static void test_digest_vectors(const char *dir)
 			jstr(line, end, "input", in, sizeof(in));
 			jstr(line, end, "warc_digest", v, sizeof(v));
 			CHECK(warc_digest_check(v, in, strlen(in)) == 1, "vector %s", v);
-			CHECK(warc_digest_check(v, "hello worle", 11) == 0, "vector %s, other", v);
+			CHECK(warc_digest_check(v, "hello worle", 11) == 0,
+			      "vector %s, other data", v);
 			for (i = 0; i < 3; i++) {
 				jstr(line, end, enc[i], v, sizeof(v));
 				snprintf(lab, sizeof(lab), "%s:%s", alg, v);
-				CHECK(warc_digest_check(lab, in, strlen(in)) == 1, "vector %s", lab);
+				CHECK(warc_digest_check(lab, in, strlen(in)) == 1,
+				      "vector %s", lab);
 				n++;
 			}
 			if (strcmp(alg, "sha1") == 0) {
@@ -1326,13 +1406,17 @@ static void test_digest_vectors(const char *dir)
 				CHECK_STR(str(b32), v);
 			}
 		} else if (jstr(line, end, "parse", v, sizeof(v))) {
-			CHECK(warc_digest_check(v, "hello world", 11) == 1, "parse %s", v);
+			CHECK(warc_digest_check(v, "hello world", 11) == 1, "parse %s",
+			      v);
 			n++;
 		} else if ((p = jfind(line, end, "parse_equivalent")) != NULL) {
 			const char *s = strchr(p, '"'), *se;
-			while (s && s < end && *s == '"' && (se = strchr(s + 1, '"')) != NULL) {
-				snprintf(lab, sizeof(lab), "%.*s", (int)(se - s - 1), s + 1);
-				CHECK(warc_digest_check(lab, "hello world", 11) == 1, "equivalent %s", lab);
+			while (s && s < end && *s == '"' &&
+			       (se = strchr(s + 1, '"')) != NULL) {
+				snprintf(lab, sizeof(lab), "%.*s", (int)(se - s - 1),
+					 s + 1);
+				CHECK(warc_digest_check(lab, "hello world", 11) == 1,
+				      "equivalent %s", lab);
 				n++;
 				s = se + 1;
 				if (*s != ',')
@@ -1355,7 +1439,8 @@ static void test_conformance(void)
 		conf = "../shared/conformance";
 	snprintf(dir, sizeof(dir), "%s/warc_samples", conf);
 	if (access(dir, R_OK) != 0) {
-		CHECK(0, "conformance samples not found at %s (set CONFORMANCE_DIR)", dir);
+		CHECK(0, "conformance samples not found at %s (set CONFORMANCE_DIR)",
+		      dir);
 		return;
 	}
 	test_records_derived(dir);
@@ -1379,8 +1464,10 @@ int main(void)
 	test_write_error();
 	test_conformance();
 	{
-		static const char *const names[] = { "rt.warc.gz", "small.warc.gz", "small.warc",
-						     "small.warc.zst", "torn", "bad.warc" };
+		static const char *const names[] = {
+			"rt.warc.gz", "small.warc.gz", "small.warc", "small.warc.zst",
+			"torn", "bad.warc",
+		};
 		char p[300];
 		size_t i;
 		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# A whole crawl of a 50-host x 40-page simweb on 1, 2 and 4 ranks, judged from
+# the server's request log and the output files:
+# - every reachable allowed URL (simweb --truth) fetched exactly once, with
+#   the status the truth says, and nothing else fetched but robots.txt (once
+#   per host);
+# - nothing disallowed fetched;
+# - no two requests to one host closer than politeness.delay_ms;
+# - the sorted CrawlDb dump (minus times) identical on 1, 2 and 4 ranks;
+# - every WARC file reads back whole: the project's reader and zcat agree on
+#   the number of response records, which equals the requests logged.
+. "$(dirname "$0")/lib.sh"
+
+HOSTS=50
+PAGES=40
+DELAY=20
+
+audit_log() {
+	# audit_log LOG TRUTH PORT: the server-side checks, in python3.
+	python3 - "$@" <<'PY'
+import sys, collections
+log, truth, port, delay_ms = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+want = {}
+for line in open(truth):
+    url, status = line.rstrip("\n").split("\t")
+    want[url] = int(status)
+got = collections.Counter()
+status = {}
+robots = collections.Counter()
+disallowed = []
+starts = collections.defaultdict(list)
+for line in open(log):
+    f = line.rstrip("\n").split("\t")
+    t0, t1, host, path, st, conn, flag = int(f[0]), int(f[1]), f[2], f[3], int(f[4]), f[5], f[6]
+    starts[host].append((t0, t1))
+    if flag == "disallowed":
+        disallowed.append(host + path)
+    if path == "/robots.txt":
+        robots[host] += 1
+        continue
+    url = "http://%s:%s%s" % (host, port, path)
+    got[url] += 1
+    status[url] = st
+bad = 0
+missing = [u for u in want if got[u] == 0]
+twice = [u for u in got if got[u] > 1]
+extra = [u for u in got if u not in want]
+wrong = [u for u in want if u in status and status[u] != want[u]]
+close = []
+for host, ts in starts.items():
+    ts.sort()
+    for a, b in zip(ts, ts[1:]):
+        if b[0] - a[0] < delay_ms * 1000:
+            close.append((host, b[0] - a[0]))
+for name, items in (("missing", missing), ("fetched twice", twice), ("not in truth", extra),
+                    ("wrong status", wrong), ("disallowed fetched", disallowed),
+                    ("requests closer than the delay", close),
+                    ("robots.txt fetched more than once", [h for h in robots if robots[h] > 1])):
+    if items:
+        bad += 1
+        print("not ok: %d %s, e.g. %s" % (len(items), name, items[:3]))
+print("audit: %d truth URLs, %d requests, %d hosts" % (len(want), sum(got.values()), len(starts)))
+sys.exit(1 if bad else 0)
+PY
+}
+
+warc_counts_agree() {
+	# warc_counts_agree CRAWLDIR LOG
+	local dir=$1 log=$2 ours zc logged
+	ours=$(for f in "$dir"/segments/*/warc/*.warc.gz; do "$MPICRAWL" warc "$f"; done |
+		awk -F'\t' '$3 == "response"' | wc -l)
+	zc=$(zcat "$dir"/segments/*/warc/*.warc.gz | tr -d '\r' | grep -c '^WARC-Type: response$')
+	logged=$(wc -l <"$log")
+	echo "warc: reader $ours, zcat $zc, server log $logged"
+	[ "$ours" -eq "$zc" ] && [ "$zc" -eq "$logged" ]
+}
+
+# One web for the three crawls (page bodies carry its port, so digests can be
+# compared); each crawl's requests are the log lines it added.
+start_web web --hosts $HOSTS --pages $PAGES || { echo "not ok: web did not start"; finish; exit 1; }
+"$SIMWEB" --seeds --hosts $HOSTS --pages $PAGES --port "$SIMWEB_PORT" >"$SCRATCH/seeds"
+"$SIMWEB" --truth --hosts $HOSTS --pages $PAGES --port "$SIMWEB_PORT" >"$SCRATCH/truth"
+for n in 1 2 4; do
+	before=$(wc -l <"$SIMWEB_LOG")
+	check "crawl on $n ranks exits 0" run_ranks "$n" crawl --dir "$SCRATCH/crawl$n" \
+		--seeds "$SCRATCH/seeds" --set fetch.allow_private=true \
+		--set "dns.servers=127.0.0.1:$DNS_PORT" --set politeness.delay_ms=$DELAY \
+		--set partition.count=16 >"$SCRATCH/out$n" 2>&1
+	tail -n 2 "$SCRATCH/out$n"
+	sleep 0.3   # simweb flushes its log every 100 ms
+	tail -n +"$((before + 1))" "$SIMWEB_LOG" >"$SCRATCH/log$n"
+	check "server log audit on $n ranks" audit_log "$SCRATCH/log$n" "$SCRATCH/truth" "$SIMWEB_PORT" $DELAY
+	check "warc records on $n ranks" warc_counts_agree "$SCRATCH/crawl$n" "$SCRATCH/log$n"
+	check "stats.json per segment on $n ranks" test -s "$SCRATCH/crawl$n/segments/00001/stats.json"
+	dump_db "$SCRATCH/crawl$n" >"$SCRATCH/dump$n"
+done
+check "CrawlDb has the truth's URLs" test "$(wc -l <"$SCRATCH/dump1")" -gt "$(wc -l <"$SCRATCH/truth")"
+check "CrawlDb identical on 1 and 2 ranks" cmp -s "$SCRATCH/dump1" "$SCRATCH/dump2"
+check "CrawlDb identical on 1 and 4 ranks" cmp -s "$SCRATCH/dump1" "$SCRATCH/dump4"
+finish
