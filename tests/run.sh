@@ -37,12 +37,14 @@ run_one() {
 	rm -f "$log"
 }
 
+run_one "lint" bash scripts/lint.sh
 for t in build/tests/test_*; do
 	[ -x "$t" ] || continue
 	run_one "unit/$(basename "$t")" "$t"
 done
 for t in tests/mpi/*.sh tests/e2e/*.sh; do
 	[ -f "$t" ] || continue
+	[ "$(basename "$t")" = lib.sh ] && continue
 	run_one "${t#tests/}" bash "$t"
 done
 

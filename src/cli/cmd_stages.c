@@ -5,9 +5,28 @@
 #include "cli/cmds.h"
 #include "cli/runner.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #define COMMON "[--config FILE] [--set KEY=VALUE]..."
+
+/* A seed file that cannot be read is bad input: say so before anything is
+ * created in the crawl directory. */
+static int seeds_readable(const char *path)
+{
+	FILE *fp;
+
+	if (!path)
+		return 1;
+	fp = fopen(path, "r");
+	if (!fp) {
+		cli_error("cannot read seed file '%s': %s", path, strerror(errno));
+		return 0;
+	}
+	fclose(fp);
+	return 1;
+}
 
 int cmd_crawl(int argc, char **argv)
 {
@@ -18,6 +37,8 @@ int cmd_crawl(int argc, char **argv)
 	int rc;
 
 	cli_parse(argc, argv, "crawl", "dscSr", usage, &o);
+	if (!seeds_readable(o.seeds))
+		return 2;
 	rc = cli_job_start(&j, &o, 1);
 	if (!rc)
 		rc = run_crawl(&j, o.seeds, o.rounds);
@@ -36,6 +57,8 @@ int cmd_inject(int argc, char **argv)
 		cli_error("--seeds is required\nusage: %s", usage);
 		return 2;
 	}
+	if (!seeds_readable(o.seeds))
+		return 2;
 	rc = cli_job_start(&j, &o, 1);
 	if (!rc)
 		rc = run_inject(&j, o.seeds);

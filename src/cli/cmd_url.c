@@ -31,7 +31,8 @@ int cmd_url(int argc, char **argv)
 			printf("usage: %s\n", usage);
 			return 0;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "mpicrawl: unknown option '%s'\nusage: %s\n", argv[i], usage);
+			fprintf(stderr, "mpicrawl: unknown option '%s'\nusage: %s\n", argv[i],
+				usage);
 			return 2;
 		} else {
 			break;

@@ -26,7 +26,7 @@ static int launcher_rank(void)
 		const char *v = getenv(vars[i]);
 
 		if (v)
-			return atoi(v);
+			return (int)strtol(v, NULL, 10);
 	}
 	return 0;
 }
@@ -352,7 +352,8 @@ static int resolve_segment(struct job *j, int *seg, const char *need)
 		s = layout_segment_last(&j->dir);
 	if (s == 0 || !layout_phase_done(&j->dir, s, need)) {
 		if (!comm_agree(0))
-			cli_error("segment %d is not ready: its %s phase has not completed", s, need);
+			cli_error("segment %d is not ready: its %s phase has not completed",
+				  s, need);
 		return 1;
 	}
 	comm_agree(1);
@@ -385,7 +386,8 @@ int run_fetch(struct job *j, int seg)
 		log_info("fetch", "segment %d: %llu requests in %.1f s (%.1f/s), %llu fetched, "
 			 "%llu redirects, %llu gone, %llu errors, %llu denied by robots.txt, "
 			 "%llu blocked, %.1f MB", seg,
-			 (unsigned long long)c[FC_REQUESTS], s, s > 0 ? (double)c[FC_REQUESTS] / s : 0,
+			 (unsigned long long)c[FC_REQUESTS], s,
+			 s > 0 ? (double)c[FC_REQUESTS] / s : 0,
 			 (unsigned long long)c[FC_FETCHED], (unsigned long long)c[FC_REDIRECT],
 			 (unsigned long long)c[FC_GONE], (unsigned long long)c[FC_ERROR],
 			 (unsigned long long)c[FC_DENIED], (unsigned long long)c[FC_BLOCKED],
@@ -433,7 +435,7 @@ static int segment_base_version(struct job *j, int seg)
 	buf_init(&b);
 	if (fs_read_all(path, 1 << 20, &b) == CR_OK &&
 	    (p = strstr(buf_cstr(&b), "\"crawldb_version\":")) != NULL)
-		v = atoi(p + 18);
+		v = (int)strtol(p + 18, NULL, 10);
 	buf_release(&b);
 	return v;
 }
@@ -548,7 +550,8 @@ int run_crawl(struct job *j, const char *seeds, long rounds)
 
 					layout_segment_dir(&j->dir, seg, dir, sizeof(dir));
 					if (fs_remove_tree(dir) != CR_OK)
-						log_warn("crawl", "cannot remove empty segment '%s'", dir);
+						log_warn("crawl", "cannot remove empty "
+							 "segment '%s'", dir);
 					log_info("crawl", "nothing is due: the crawl is complete");
 				}
 				comm_barrier();

@@ -62,7 +62,8 @@ enum cr_err layout_open(const char *root, struct config *cfg, int create,
 		return CR_OK;
 	}
 	buf_cstr(&b);
-	if (meta_value((const char *)b.p, "format", v, sizeof(v)) || atoi(v) != LAYOUT_FORMAT ||
+	if (meta_value((const char *)b.p, "format", v, sizeof(v)) ||
+	    strtol(v, NULL, 10) != LAYOUT_FORMAT ||
 	    meta_value((const char *)b.p, "partition.count", v, sizeof(v)) ||
 	    (P = strtol(v, NULL, 10)) < 1 || P > 65536) {
 		log_err("layout", "damaged file '%s': no format or partition.count", path);

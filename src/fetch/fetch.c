@@ -498,7 +498,8 @@ static enum cr_err start_xfer(struct fetcher *f, struct host *h, struct item *it
 	if (url_authority(url, auth, sizeof(auth)) != CR_OK)
 		auth[0] = '\0';
 	colon = strrchr(auth, ':');
-	port = colon && !strchr(colon, ']') ? atoi(colon + 1) : default_port(url);
+	port = colon && !strchr(colon, ']') ? (int)strtol(colon + 1, NULL, 10)
+					      : default_port(url);
 	snprintf(resolve, sizeof(resolve), "%s:%d:%s%s%s", h->name, port,
 		 strchr(h->addr, ':') ? "[" : "", h->addr, strchr(h->addr, ':') ? "]" : "");
 	x->resolve = curl_slist_append(NULL, resolve);
@@ -619,7 +620,7 @@ static void parse_content_type(const struct buf *head, char *type, size_t tcap,
 			if (*s == '"')
 				s++;
 			while (s < v + vl && k + 1 < ccap &&
-			       (isalnum((unsigned char)*s) || *s == '-' || *s == '_' || *s == ':' || *s == '.'))
+			       (isalnum((unsigned char)*s) || strchr("-_:.", *s)))
 				charset[k++] = (char)tolower((unsigned char)*s++);
 			charset[k] = '\0';
 			break;
@@ -636,9 +637,11 @@ static void finish_robots(struct fetcher *f, struct xfer *x, CURLcode rc, long h
 	o->http_status = rc == CURLE_OK || x->truncated ? (int)http : 0;
 	o->dirty = 1;
 	o->body.len = 0;
-	buf_add(&o->body, x->body.p,
-		x->body.len < (size_t)f->j->cfg.robots_max_bytes ? x->body.len
-								 : (size_t)f->j->cfg.robots_max_bytes);
+	{
+		size_t keep = (size_t)f->j->cfg.robots_max_bytes;
+
+		buf_add(&o->body, x->body.p, x->body.len < keep ? x->body.len : keep);
+	}
 	origin_set_rules(f, o);
 	if (h->waiting == o)
 		h->waiting = NULL;
@@ -702,8 +705,9 @@ static void finish_page(struct fetcher *f, struct xfer *x, CURLcode rc, long htt
 			{
 				char *ip = NULL;
 
-				if (curl_easy_getinfo(x->easy, CURLINFO_PRIMARY_IP, &ip) == CURLE_OK &&
-				    ip && ip[0])
+				CURLcode g = curl_easy_getinfo(x->easy, CURLINFO_PRIMARY_IP, &ip);
+
+				if (g == CURLE_OK && ip && ip[0])
 					wx.ip = ip;
 			}
 			wx.request = x->req.p;

@@ -52,17 +52,17 @@ static void print_line(struct progress *p, int64_t now)
 		double rate = secs > 0 ? (double)sum[FC_REQUESTS] / secs : 0;
 		uint64_t left = sum[FC_URLS] > done ? sum[FC_URLS] - done : 0;
 
+		char eta[48] = "";
+
+		if (rate > 0 && left)
+			snprintf(eta, sizeof(eta), ", about %.0f s to go", (double)left / rate);
 		log_info(p->phase,
 			 "round %d: %llu/%llu urls, %llu requests (%.1f/s), %.1f MB, %llu errors, "
 			 "%llu hosts active, %d/%d ranks reporting%s",
 			 p->seg, (unsigned long long)done, (unsigned long long)sum[FC_URLS],
 			 (unsigned long long)sum[FC_REQUESTS], rate,
 			 (double)sum[FC_BYTES] / 1e6, (unsigned long long)sum[FC_ERROR],
-			 (unsigned long long)sum[FC_COUNT_], seen, p->j->nranks,
-			 rate > 0 && left ? "" : "");
-		if (rate > 0 && left)
-			log_info(p->phase, "round %d: about %.0f s to go", p->seg,
-				 (double)left / rate);
+			 (unsigned long long)sum[FC_COUNT_], seen, p->j->nranks, eta);
 	}
 }
 

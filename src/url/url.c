@@ -64,6 +64,23 @@ static void clean_href(const char *href, struct buf *out)
 			buf_addc(out, *href);
 }
 
+/* The scheme of an absolute reference, or 0 (RFC 3986: ALPHA *( ALPHA /
+ * DIGIT / "+" / "-" / "." ) ":"). */
+static size_t scheme_len(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n == 0 || !isalpha((unsigned char)s[0]))
+		return 0;
+	for (i = 1; i < n; i++) {
+		if (s[i] == ':')
+			return i;
+		if (!isalnum((unsigned char)s[i]) && !strchr("+-.", s[i]))
+			return 0;
+	}
+	return 0;
+}
+
 static enum cr_err canon(const char *base, const char *href, char *out, size_t cap,
 			 const char **reason, int keep_fragment)
 {
@@ -91,6 +108,15 @@ static enum cr_err canon(const char *base, const char *href, char *out, size_t c
 	if (base && curl_url_set(u, CURLUPART_URL, base, CURLU_URLENCODE) != CURLUE_OK) {
 		*reason = "bad base";
 		goto out;
+	}
+	{
+		size_t sl = scheme_len((const char *)clean.p, clean.len);
+
+		if (sl && !((sl == 4 && !strncasecmp((const char *)clean.p, "http", 4)) ||
+			    (sl == 5 && !strncasecmp((const char *)clean.p, "https", 5)))) {
+			*reason = "not http or https";
+			goto out;
+		}
 	}
 	if (clean.len == 0 && !base) {
 		*reason = "empty";

@@ -62,14 +62,20 @@ void buf_adds(struct buf *b, const char *s)
 
 void buf_addf(struct buf *b, const char *fmt, ...)
 {
+	char small[256];
 	va_list ap;
 	int n;
 
+	/* Most strings fit the stack buffer: one formatting pass. */
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
 	va_end(ap);
 	if (n <= 0)
 		return;
+	if ((size_t)n < sizeof(small)) {
+		buf_add(b, small, (size_t)n);
+		return;
+	}
 	buf_reserve(b, (size_t)n);
 	va_start(ap, fmt);
 	vsnprintf((char *)b->p + b->len, (size_t)n + 1, fmt, ap);

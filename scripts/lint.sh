@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Source checks in the spirit of curl's checksrc: banned functions, MPI only
+# in src/comm/, line length, tabs. Prints each finding as FILE:LINE: what,
+# and ends with the result line tests/run.sh reads.
+set -u
+cd "$(dirname "$0")/.."
+findings=0
+files=$(git ls-files 'src/*.c' 'src/*.h' 'tests/*.c' 'tests/*.h' 'bench/*.c' 2>/dev/null)
+[ -n "$files" ] || files=$(find src tests -name '*.[ch]')
+report() {
+	echo "$1"
+	findings=$((findings + 1))
+}
+while IFS= read -r hit; do
+	report "$hit: banned function (use snprintf/strtol/memcpy with a length)"
+done < <(grep -nE '(^|[^_a-zA-Z0-9])(strcpy|strcat|sprintf|vsprintf|atoi|atol|strtok|gets)[[:space:]]*\(' $files /dev/null |
+	grep -v '^tests/' | cut -d: -f1,2)
+while IFS= read -r hit; do
+	report "$hit: <mpi.h> outside src/comm/"
+done < <(grep -ln '<mpi.h>' $files /dev/null | grep -v '^src/comm/')
+while IFS= read -r hit; do
+	report "$hit: line longer than 100 columns"
+done < <(awk '{ gsub(/\t/, "        "); if (length($0) > 100) print FILENAME ":" FNR }' $(echo "$files" | grep '^src/'))
+if [ "$findings" -eq 0 ]; then
+	echo "result: 1 passed, 0 failed"
+else
+	echo "result: 0 passed, 1 failed ($findings findings)"
+	exit 1
+fi

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The command line on bad input: one-line errors and exit 2 for bad usage
+# and configuration, exit 1 with a message naming the file for a damaged
+# crawl directory, never a crash; and the url and robots tools.
+. "$(dirname "$0")/lib.sh"
+
+# expect CODE PATTERN cmd...: exit code CODE and stderr matching PATTERN.
+expect() {
+	local code=$1 pat=$2 rc
+	shift 2
+	"$@" >"$SCRATCH/out" 2>"$SCRATCH/err"
+	rc=$?
+	if [ "$rc" -ne "$code" ] || ! grep -qE -- "$pat" "$SCRATCH/err"; then
+		echo "got exit $rc (want $code), stderr: $(head -c 300 "$SCRATCH/err")"
+		return 1
+	fi
+}
+
+check "no command" expect 2 'missing command' "$MPICRAWL"
+check "unknown command" expect 2 "unknown command 'frobnicate'" "$MPICRAWL" frobnicate
+check "unknown option" expect 2 "unknown option '--bogus'" "$MPICRAWL" crawl --dir "$SCRATCH/c" --bogus
+check "missing --dir" expect 2 '--dir is required' "$MPICRAWL" crawl --seeds x
+check "bad --rounds" expect 2 "--rounds: bad value 'many'" "$MPICRAWL" crawl --dir "$SCRATCH/c" --rounds many
+check "unknown config key" expect 2 "unknown key 'politeness.dealy_ms'" \
+	"$MPICRAWL" crawl --dir "$SCRATCH/c" --set politeness.dealy_ms=5
+check "bad config value" expect 2 "politeness.delay_ms: bad value '-5'" \
+	"$MPICRAWL" crawl --dir "$SCRATCH/c" --set politeness.delay_ms=-5
+printf 'politeness.delay_ms = 10\nthis line is wrong\n' >"$SCRATCH/bad.conf"
+check "bad config file line" expect 2 'bad.conf:2' "$MPICRAWL" crawl --dir "$SCRATCH/c" --config "$SCRATCH/bad.conf"
+check "missing config file" expect 2 "cannot read config file" \
+	"$MPICRAWL" crawl --dir "$SCRATCH/c" --config "$SCRATCH/none.conf"
+check "missing seed file" expect 2 "cannot read seed file" \
+	"$MPICRAWL" crawl --dir "$SCRATCH/c" --seeds "$SCRATCH/none.txt"
+check "generate on a non-crawl directory" expect 1 'not a crawl directory' \
+	"$MPICRAWL" generate --dir "$SCRATCH/nothing"
+
+# Bad seed lines are counted and named, the good ones injected.
+printf '# seeds\nhttp://a.example/\n\nnot a url\nftp://b.example/\nhttp://c.example/x\n' >"$SCRATCH/seeds"
+check "inject with bad lines" expect 0 'seeds:4: invalid seed' \
+	"$MPICRAWL" inject --dir "$SCRATCH/c" --seeds "$SCRATCH/seeds" --set partition.count=4
+check "two seeds injected" bash -c "'$MPICRAWL' readdb --dir '$SCRATCH/c' --stats | grep -q 'unfetched  2'"
+check "partition count cannot change" expect 2 'cannot change' \
+	"$MPICRAWL" inject --dir "$SCRATCH/c" --seeds "$SCRATCH/seeds" --set partition.count=8
+
+# A damaged CrawlDb part is named, not used.
+part=$(ls "$SCRATCH"/c/crawldb/00001/part-*.zst | head -n 1)
+size=$(stat -c %s "$part")
+truncate -s $((size - 5)) "$part"
+check "truncated CrawlDb part named" expect 1 "damaged file '$part'" \
+	"$MPICRAWL" readdb --dir "$SCRATCH/c" --dump
+check "generate refuses a damaged part" expect 1 'damaged' "$MPICRAWL" generate --dir "$SCRATCH/c"
+echo garbage >"$SCRATCH/c/crawldb/CURRENT"
+check "damaged CURRENT named" expect 1 'CURRENT' "$MPICRAWL" readdb --dir "$SCRATCH/c" --stats
+
+# url and robots tools.
+out=$("$MPICRAWL" url --base http://a.example/x/y.html ../z.html '#f' 'HTTP://B.EXAMPLE:80/a/./b/../c' mailto:x@y)
+want=$(printf 'http://a.example/z.html\nhttp://a.example/x/y.html\nhttp://b.example/a/c\ninvalid\tnot http or https')
+check "url canonical forms" test "$out" = "$want"
+check "url --resolve-only keeps the fragment" test \
+	"$("$MPICRAWL" url --resolve-only --base http://a.example/x/ 'y#frag')" = "http://a.example/x/y#frag"
+printf 'User-agent: *\nDisallow: /private/\n' >"$SCRATCH/robots.txt"
+out=$("$MPICRAWL" robots --agent mybot "$SCRATCH/robots.txt" http://a.example/private/x http://a.example/ok)
+check "robots tool" test "$out" = "$(printf 'deny\thttp://a.example/private/x\nallow\thttp://a.example/ok')"
+finish
