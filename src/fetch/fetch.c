@@ -628,6 +628,34 @@ static void parse_content_type(const struct buf *head, char *type, size_t tcap,
 	}
 }
 
+/* Writes the transfer's request and response to w; *off gets the offset of
+ * the response record. */
+static void archive(struct fetcher *f, struct xfer *x, struct warc_writer *w,
+		    const char *target, uint64_t *off)
+{
+	struct warc_exchange wx;
+	char *ip = NULL;
+	uint64_t len;
+
+	*off = 0;
+	if (!w)
+		return;
+	memset(&wx, 0, sizeof(wx));
+	wx.target_uri = target;
+	wx.date_us = x->start_wall;
+	if (curl_easy_getinfo(x->easy, CURLINFO_PRIMARY_IP, &ip) == CURLE_OK && ip && ip[0])
+		wx.ip = ip;
+	wx.request = x->req.p;
+	wx.request_len = x->req.len;
+	wx.resp_head = x->head.p;
+	wx.resp_head_len = x->head.len;
+	wx.body = x->body.p;
+	wx.body_len = x->body.len;
+	wx.truncated = x->truncated ? "length" : NULL;
+	if (warc_write_exchange(w, &wx, off, &len) != CR_OK)
+		f->failed = CR_ERR_IO;
+}
+
 static void finish_robots(struct fetcher *f, struct xfer *x, CURLcode rc, long http)
 {
 	struct origin *o = x->origin;
@@ -652,7 +680,7 @@ static void finish_page(struct fetcher *f, struct xfer *x, CURLcode rc, long htt
 	struct fetch_record fr;
 	char ctype[128], charset[64], loc[URL_MAX_LEN + 1], reason[256];
 	const char *warc_name = "";
-	uint64_t off = 0, len = 0;
+	uint64_t off = 0;
 	int got_response = x->head.len > 0 && http > 0 && (rc == CURLE_OK || x->truncated);
 
 	memset(&fr, 0, sizeof(fr));
@@ -694,32 +722,7 @@ static void finish_page(struct fetcher *f, struct xfer *x, CURLcode rc, long htt
 		} else {
 			fr.rec.status = ST_GONE;
 		}
-		{
-			struct warc_exchange wx;
-			struct warc_writer *w = warc_for(f, x->item->part, 0, &warc_name);
-
-			memset(&wx, 0, sizeof(wx));
-			wx.target_uri = x->item->url;
-			wx.date_us = x->start_wall;
-			wx.ip = NULL;
-			{
-				char *ip = NULL;
-
-				CURLcode g = curl_easy_getinfo(x->easy, CURLINFO_PRIMARY_IP, &ip);
-
-				if (g == CURLE_OK && ip && ip[0])
-					wx.ip = ip;
-			}
-			wx.request = x->req.p;
-			wx.request_len = x->req.len;
-			wx.resp_head = x->head.p;
-			wx.resp_head_len = x->head.len;
-			wx.body = x->body.p;
-			wx.body_len = x->body.len;
-			wx.truncated = x->truncated ? "length" : NULL;
-			if (w && warc_write_exchange(w, &wx, &off, &len) != CR_OK)
-				f->failed = CR_ERR_IO;
-		}
+		archive(f, x, warc_for(f, x->item->part, 0, &warc_name), x->item->url, &off);
 	} else if (x->blocked_addr) {
 		fr.rec.status = ST_BLOCKED;
 		snprintf(reason, sizeof(reason), "non-public address");
@@ -750,33 +753,18 @@ static void finish_page(struct fetcher *f, struct xfer *x, CURLcode rc, long htt
 
 static void write_robots_warc(struct fetcher *f, struct xfer *x)
 {
-	struct warc_exchange wx;
 	const char *name;
-	struct warc_writer *w;
 	char url[URL_HOST_MAX + 64];
-	uint64_t off, len;
 	char *eff = NULL;
+	uint64_t off;
 
 	if (!x->head.len)
 		return;
-	w = warc_for(f, x->origin->part, 1, &name);
-	if (!w)
-		return;
 	snprintf(url, sizeof(url), "%s/robots.txt", x->origin->key);
+	/* After redirects, the record is of the URL that answered. */
 	if (curl_easy_getinfo(x->easy, CURLINFO_EFFECTIVE_URL, &eff) != CURLE_OK || !eff)
 		eff = url;
-	memset(&wx, 0, sizeof(wx));
-	wx.target_uri = eff;
-	wx.date_us = x->start_wall;
-	wx.request = x->req.p;
-	wx.request_len = x->req.len;
-	wx.resp_head = x->head.p;
-	wx.resp_head_len = x->head.len;
-	wx.body = x->body.p;
-	wx.body_len = x->body.len;
-	wx.truncated = x->truncated ? "length" : NULL;
-	if (warc_write_exchange(w, &wx, &off, &len) != CR_OK)
-		f->failed = CR_ERR_IO;
+	archive(f, x, warc_for(f, x->origin->part, 1, &name), eff, &off);
 }
 
 static void complete(struct fetcher *f, CURL *easy, CURLcode rc)

@@ -123,6 +123,20 @@ static int is(xmlNode *n, const char *name)
 	return n->name && !strcasecmp((const char *)n->name, name);
 }
 
+/* The next node of a depth-first walk of root's subtree (NULL at the end),
+ * into n's children if descend. No recursion: a deep tree cannot blow the
+ * stack. */
+static xmlNode *next_node(xmlNode *n, xmlNode *root, int descend)
+{
+	if (descend && n->children && n->type == XML_ELEMENT_NODE)
+		return n->children;
+	while (n && !n->next && n != root)
+		n = n->parent;
+	if (!n || n == root)
+		return NULL;
+	return n->next;
+}
+
 /* First pass: <base href> and <meta name=robots>. */
 static void scan_head(struct walk *w, xmlNode *root, int *have_base)
 {
@@ -157,16 +171,7 @@ static void scan_head(struct walk *w, xmlNode *root, int *have_base)
 				}
 			}
 		}
-		/* Depth-first without recursion: a deep tree cannot blow the stack. */
-		if (n->children && n->type == XML_ELEMENT_NODE) {
-			n = n->children;
-			continue;
-		}
-		while (n && !n->next && n != root)
-			n = n->parent;
-		if (!n || n == root)
-			break;
-		n = n->next;
+		n = next_node(n, root, 1);
 	}
 }
 
@@ -224,15 +229,7 @@ static void walk_tree(struct walk *w, xmlNode *root)
 		} else if (n->type == XML_TEXT_NODE && n->content) {
 			feed_text(w, (const char *)n->content);
 		}
-		if (n->children && n->type == XML_ELEMENT_NODE && !skip_children) {
-			n = n->children;
-			continue;
-		}
-		while (n && !n->next && n != root)
-			n = n->parent;
-		if (!n || n == root)
-			break;
-		n = n->next;
+		n = next_node(n, root, !skip_children);
 	}
 }
 

@@ -292,6 +292,33 @@ static enum cr_err reader_fill(struct rec_reader *r)
 	}
 }
 
+/*
+ * After the trailer: the zstd frame must end with it (zstd checks its content
+ * checksum as it does) and the file with the frame. Else a file cut inside
+ * the frame's checksum, or with bytes after it, would read as whole.
+ */
+static const char *reader_end(struct rec_reader *r)
+{
+	unsigned char c;
+	ssize_t n;
+	enum cr_err e = reader_fill(r);
+
+	if (e == CR_OK)
+		return "bytes after the trailer";
+	if (e != CR_EOF)
+		return "corrupt compressed data";
+	if (r->frame_rem != 0)
+		return "truncated";
+	if (r->zin_pos != r->zin_len)
+		return "bytes after the end";
+	do
+		n = r->zeof ? 0 : read(r->fd, &c, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 0)
+		return "bytes after the end";
+	return NULL;
+}
+
 static enum cr_err damaged(struct rec_reader *r, const char *why)
 {
 	log_err("store", "damaged file '%s': %s", r->path, why);
@@ -307,6 +334,7 @@ enum cr_err rec_reader_next(struct rec_reader *r, const void **data, size_t *n)
 		struct rd rd;
 		uint64_t len;
 		enum cr_err e;
+		const char *why = NULL;
 
 		rd_init(&rd, r->win.p + r->win_pos, r->win.len - r->win_pos);
 		if (rd_varint(&rd, &len) == CR_OK) {
@@ -318,6 +346,8 @@ enum cr_err rec_reader_next(struct rec_reader *r, const void **data, size_t *n)
 
 				if (cnt != r->count || sum != XXH64_digest(r->xx))
 					return damaged(r, "checksum mismatch");
+				if (rd.len - rd.off != 16 || (why = reader_end(r)))
+					return damaged(r, why ? why : "bytes after the trailer");
 				r->done = 1;
 				return CR_EOF;
 			}
