@@ -174,9 +174,11 @@ enum cr_err config_set(struct config *c, const char *key, const char *value)
 
 	for (i = 0; keys[i].name; i++)
 		if (!strcmp(keys[i].name, key)) {
-			if (!strcmp(key, "partition.count"))
+			enum cr_err e = set_key(c, &keys[i], value);
+
+			if (!e && !strcmp(key, "partition.count"))
 				c->partitions_set = 1;
-			return set_key(c, &keys[i], value);
+			return e;
 		}
 	log_err("config", "unknown key '%s'", key);
 	return CR_ERR_ARG;
@@ -240,8 +242,13 @@ enum cr_err config_load(struct config *c, const char *path)
 		if (nl)
 			*nl = '\0';
 		lineno++;
-		if ((t = strchr(line, '#')))
-			*t = '\0';
+		/* '#' starts a comment at the start of a line or after a blank,
+		 * so a value such as a URL with a fragment keeps its '#'. */
+		for (t = line; *t; t++)
+			if (*t == '#' && (t == line || isspace((unsigned char)t[-1]))) {
+				*t = '\0';
+				break;
+			}
 		t = trim(line);
 		if (!*t)
 			continue;

@@ -94,7 +94,11 @@ enum cr_err inject_run(struct job *j, const char *seeds, int ver, uint64_t *c)
 		if (!rt.sorts[p])
 			continue;
 		memset(&st, 0, sizeof(st));
+		e = xsort_finish(rt.sorts[p]);
+		if (e)
+			break;
 		e = merge_partition(&j->dir, &j->cfg, ver, ver + 1, p, NULL, rt.sorts[p], &st);
+		xsort_free(&rt.sorts[p]);
 		c[IC_ADDED] += st.added;
 		c[IC_RECORDS] += st.records;
 	}

@@ -252,7 +252,7 @@ static enum cr_err reader_fill(struct rec_reader *r)
 	if (r->win_pos > 0 && r->win_pos == r->win.len) {
 		r->win.len = 0;
 		r->win_pos = 0;
-	} else if (r->win_pos > (1u << 20)) {
+	} else if (r->win_pos > (64u << 10)) {
 		memmove(r->win.p, r->win.p + r->win_pos, r->win.len - r->win_pos);
 		r->win.len -= r->win_pos;
 		r->win_pos = 0;

@@ -113,7 +113,6 @@ enum cr_err route_run(struct route *r, route_producer_fn fn, void *ctx)
 	struct buf in;
 	enum cr_err e = CR_OK;
 	int done = 0;
-	uint32_t p;
 
 	buf_init(&in);
 	for (;;) {
@@ -149,8 +148,5 @@ enum cr_err route_run(struct route *r, route_producer_fn fn, void *ctx)
 			break;
 	}
 	buf_release(&in);
-	for (p = 0; !e && p < r->dir->partitions; p++)
-		if (r->sorts[p])
-			e = xsort_finish(r->sorts[p]);
 	return e;
 }

@@ -6,7 +6,9 @@
  * exchanges the batches of all ranks (comm_exchange, an MPI_Alltoallv) and
  * sorts what arrived into one external sort per owned partition. It repeats
  * until every rank's producer is exhausted. Memory: one batch out, one in,
- * and the sorts' budget.
+ * and the sorts' budget. The caller finishes each partition's sort
+ * (xsort_finish) when it is about to merge it, so that the run files of one
+ * partition at a time are open.
  *
  * route_run is collective: every rank must call it.
  */
@@ -43,8 +45,9 @@ CR_WUR enum cr_err route_init(struct route *r, const struct crawl_dir *d,
 void route_release(struct route *r);
 void route_add(struct route *r, const char *url, size_t len, uint32_t depth);
 int route_full(const struct route *r);
-/* Collective. Afterwards route->sorts[p] of owned partitions are finished
- * and yield link records sorted by URL (then depth). */
+/* Collective. Afterwards route->sorts[p] of owned partitions hold the links
+ * that arrived; after xsort_finish they yield them sorted by URL (then
+ * depth). */
 CR_WUR enum cr_err route_run(struct route *r, route_producer_fn fn, void *ctx);
 
 #endif

@@ -145,7 +145,9 @@ enum cr_err update_run(struct job *j, int seg, int ver, uint64_t *c)
 
 		if (!rt.sorts[p])
 			continue;
-		e = sort_outcomes(j, seg, p, budget, &fetch, &c[UC_OUTCOMES]);
+		e = xsort_finish(rt.sorts[p]);
+		if (!e)
+			e = sort_outcomes(j, seg, p, budget, &fetch, &c[UC_OUTCOMES]);
 		if (e)
 			break;
 		memset(&st, 0, sizeof(st));
