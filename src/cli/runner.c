@@ -235,18 +235,43 @@ static int mark(struct job *j, int seg, const char *phase, const struct buf *jso
 	enum cr_err e = CR_OK;
 
 	if (j->rank == 0)
-		e = layout_phase_mark(&j->dir, seg, phase, (const char *)json->p);
+		e = layout_phase_mark(&j->dir, seg, phase, buf_cstr((struct buf *)json));
 	if (!comm_agree(e == CR_OK))
 		return 1;
 	write_stats(j, seg);
 	return 0;
 }
 
+/*
+ * What the crawl directory says is read by rank 0 and broadcast: on a shared
+ * filesystem another rank could still see an older view, and ranks that
+ * decide differently would call different collectives.
+ */
 static int current_version(struct job *j, int *ver)
 {
-	enum cr_err e = layout_crawldb_current(&j->dir, ver);
+	int v[2] = { 0, 0 };
 
-	return comm_agree(e == CR_OK) ? 0 : 1;
+	if (j->rank == 0)
+		v[0] = layout_crawldb_current(&j->dir, &v[1]) == CR_OK;
+	comm_bcast(v, sizeof(v), 0);
+	*ver = v[1];
+	return v[0] ? 0 : 1;
+}
+
+static int phase_done(struct job *j, int seg, const char *phase)
+{
+	int v = j->rank == 0 ? layout_phase_done(&j->dir, seg, phase) : 0;
+
+	comm_bcast(&v, sizeof(v), 0);
+	return v;
+}
+
+static int last_segment(struct job *j)
+{
+	int v = j->rank == 0 ? layout_segment_last(&j->dir) : 0;
+
+	comm_bcast(&v, sizeof(v), 0);
+	return v;
 }
 
 /* After CURRENT moved to ver: drop versions older than ver - 1. */
@@ -261,12 +286,21 @@ static void prune_crawldb(struct job *j, int ver)
 		log_warn("crawl", "cannot remove old CrawlDb version '%s'", dir);
 }
 
-static int commit_version(struct job *j, int ver)
+/* Commits CrawlDb version ver, made by origin ("inject" or "segment N"),
+ * which is written beside it first. */
+static int commit_version(struct job *j, int ver, const char *origin)
 {
 	enum cr_err e = CR_OK;
 
-	if (j->rank == 0)
-		e = layout_crawldb_commit(&j->dir, ver);
+	if (j->rank == 0) {
+		char dir[PATH_MAX - 16], path[PATH_MAX];
+
+		layout_crawldb_dir(&j->dir, ver, dir, sizeof(dir));
+		snprintf(path, sizeof(path), "%s/_FROM", dir);
+		e = fs_write_atomic(path, origin, strlen(origin));
+		if (!e)
+			e = layout_crawldb_commit(&j->dir, ver);
+	}
 	if (!comm_agree(e == CR_OK))
 		return 1;
 	prune_crawldb(j, ver);
@@ -289,7 +323,7 @@ int run_inject(struct job *j, const char *seeds)
 		cli_error("inject failed");
 		return e == CR_ERR_ARG ? 2 : 1;
 	}
-	rc = commit_version(j, ver + 1);
+	rc = commit_version(j, ver + 1, "inject\n");
 	buf_init(&json);
 	phase_json(j, inject_counter_names, c, IC_COUNT_, secs_since(t0), ver + 1, &json);
 	if (!rc && j->rank == 0)
@@ -317,13 +351,10 @@ int run_generate(struct job *j, int *segp, uint64_t *selected)
 		cli_error("the CrawlDb is empty: inject seeds first");
 		return 1;
 	}
-	if (j->rank == 0) {
-		seg = layout_segment_last(&j->dir);
-		/* An unfinished generate left its segment: reuse the number. */
-		if (seg == 0 || layout_phase_done(&j->dir, seg, "generate"))
-			seg++;
-	}
-	comm_bcast(&seg, sizeof(seg), 0);
+	seg = last_segment(j);
+	/* An unfinished generate left its segment: reuse the number. */
+	if (seg == 0 || phase_done(j, seg, "generate"))
+		seg++;
 	comm_bcast(&now, sizeof(now), 0);
 	e = generate_run(j, seg, ver, now, c);
 	if (!comm_agree(e == CR_OK)) {
@@ -349,14 +380,11 @@ static int resolve_segment(struct job *j, int *seg, const char *need)
 	int s = *seg;
 
 	if (s == 0)
-		s = layout_segment_last(&j->dir);
-	if (s == 0 || !layout_phase_done(&j->dir, s, need)) {
-		if (!comm_agree(0))
-			cli_error("segment %d is not ready: its %s phase has not completed",
-				  s, need);
+		s = last_segment(j);
+	if (s == 0 || !phase_done(j, s, need)) {
+		cli_error("segment %d is not ready: its %s phase has not completed", s, need);
 		return 1;
 	}
-	comm_agree(1);
 	*seg = s;
 	return 0;
 }
@@ -440,6 +468,27 @@ static int segment_base_version(struct job *j, int seg)
 	return v;
 }
 
+/* 1 if CrawlDb version ver was made by the update of segment seg (rank 0
+ * reads, all learn). */
+static int version_from(struct job *j, int ver, int seg)
+{
+	int v = 0;
+
+	if (j->rank == 0) {
+		char dir[PATH_MAX - 16], path[PATH_MAX], want[32];
+		struct buf b;
+
+		layout_crawldb_dir(&j->dir, ver, dir, sizeof(dir));
+		snprintf(path, sizeof(path), "%s/_FROM", dir);
+		snprintf(want, sizeof(want), "segment %d\n", seg);
+		buf_init(&b);
+		v = fs_read_all(path, 64, &b) == CR_OK && !strcmp(buf_cstr(&b), want);
+		buf_release(&b);
+	}
+	comm_bcast(&v, sizeof(v), 0);
+	return v;
+}
+
 int run_update(struct job *j, int seg)
 {
 	uint64_t c[UC_COUNT_] = { 0 };
@@ -454,9 +503,10 @@ int run_update(struct job *j, int seg)
 	if (rc)
 		return rc;
 	base = segment_base_version(j, seg);
-	if (!comm_agree(base > 0 && (ver == base || ver == base + 1))) {
-		cli_error("segment %d was generated from CrawlDb version %d, now %d: "
-			  "generate a new segment", seg, base, ver);
+	comm_bcast(&base, sizeof(base), 0);
+	if (base <= 0 || (ver != base && !(ver == base + 1 && version_from(j, ver, seg)))) {
+		cli_error("segment %d was generated from CrawlDb version %d, which is no longer "
+			  "current (%d): generate a new segment", seg, base, ver);
 		return 1;
 	}
 	buf_init(&json);
@@ -474,7 +524,12 @@ int run_update(struct job *j, int seg)
 		buf_release(&json);
 		return 1;
 	}
-	rc = commit_version(j, ver + 1);
+	{
+		char origin[32];
+
+		snprintf(origin, sizeof(origin), "segment %d\n", seg);
+		rc = commit_version(j, ver + 1, origin);
+	}
 	phase_json(j, update_counter_names, c, UC_COUNT_, secs_since(t0), ver + 1, &json);
 	if (!rc)
 		rc = mark(j, seg, "update", &json);
@@ -533,12 +588,10 @@ int run_crawl(struct job *j, const char *seeds, long rounds)
 			 "into an empty CrawlDb (use 'mpicrawl inject' to add more)", j->dir.root);
 	}
 	for (round = 1; round <= max; round++) {
-		int seg = layout_segment_last(&j->dir);
+		int seg = last_segment(j);
 		int64_t t0 = clock_mono_us();
 
-		comm_bcast(&seg, sizeof(seg), 0);
-		if (seg == 0 || layout_phase_done(&j->dir, seg, "update") ||
-		    !layout_phase_done(&j->dir, seg, "generate")) {
+		if (seg == 0 || phase_done(j, seg, "update") || !phase_done(j, seg, "generate")) {
 			uint64_t selected = 0;
 
 			rc = run_generate(j, &seg, &selected);
@@ -560,13 +613,13 @@ int run_crawl(struct job *j, const char *seeds, long rounds)
 		} else if (j->rank == 0) {
 			log_info("crawl", "resuming segment %d", seg);
 		}
-		if (!layout_phase_done(&j->dir, seg, "fetch")) {
+		if (!phase_done(j, seg, "fetch")) {
 			clean_phase(j, seg, fetch_out);
 			rc = run_fetch(j, seg);
 			if (rc)
 				return rc;
 		}
-		if (!layout_phase_done(&j->dir, seg, "parse")) {
+		if (!phase_done(j, seg, "parse")) {
 			clean_phase(j, seg, parse_out);
 			rc = run_parse(j, seg);
 			if (rc)

@@ -75,8 +75,8 @@ void comm_bcast(void *p, size_t n, int root)
 enum cr_err comm_exchange(struct buf *send, struct buf *recv)
 {
 	int n = comm_n, i;
-	int *scount, *sdispl, *rcount, *rdispl;
-	unsigned char *sbuf;
+	int *scount = NULL, *sdispl, *rcount, *rdispl;
+	unsigned char *sbuf = NULL;
 	size_t stotal = 0, rtotal = 0;
 	enum cr_err e = CR_OK;
 
@@ -84,44 +84,46 @@ enum cr_err comm_exchange(struct buf *send, struct buf *recv)
 		buf_add(recv, send[0].p, send[0].len);
 		return CR_OK;
 	}
-	scount = calloc((size_t)n * 4, sizeof(int));
-	if (!scount)
-		return CR_ERR_NOMEM;
+	for (i = 0; i < n; i++)
+		stotal += send[i].len;
+	if (stotal > INT_MAX)
+		e = CR_ERR_LIMIT;
+	if (!e) {
+		scount = calloc((size_t)n * 4, sizeof(int));
+		sbuf = malloc(stotal + 1);
+		if (!scount || !sbuf)
+			e = CR_ERR_NOMEM;
+	}
+	/* Every rank takes both collectives below, or none does. */
+	if (!comm_agree(e == CR_OK)) {
+		free(sbuf);
+		free(scount);
+		return e ? e : CR_ERR_COMM;
+	}
 	sdispl = scount + n;
 	rcount = sdispl + n;
 	rdispl = rcount + n;
+	stotal = 0;
 	for (i = 0; i < n; i++) {
-		if (send[i].len >= (1u << 30)) {
-			free(scount);
-			return CR_ERR_LIMIT;
-		}
 		scount[i] = (int)send[i].len;
 		sdispl[i] = (int)stotal;
+		if (send[i].len)
+			memcpy(sbuf + stotal, send[i].p, send[i].len);
 		stotal += send[i].len;
-	}
-	if (stotal > INT_MAX) {
-		free(scount);
-		return CR_ERR_LIMIT;
 	}
 	MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, MPI_COMM_WORLD);
 	for (i = 0; i < n; i++) {
 		rdispl[i] = (int)rtotal;
 		rtotal += (size_t)rcount[i];
 	}
-	if (rtotal > INT_MAX)
-		e = CR_ERR_LIMIT;
-	sbuf = malloc(stotal + 1);
-	if (!sbuf && !e)
-		e = CR_ERR_NOMEM;
-	/* Every rank must take the Alltoallv, or none. */
+	/* Each rank sent at most INT_MAX in all, but what arrives here is the
+	 * sum of all ranks' parts for this rank: check, then agree again. */
+	e = rtotal > INT_MAX ? CR_ERR_LIMIT : CR_OK;
 	if (!comm_agree(e == CR_OK)) {
 		free(sbuf);
 		free(scount);
 		return e ? e : CR_ERR_COMM;
 	}
-	for (i = 0; i < n; i++)
-		if (send[i].len)
-			memcpy(sbuf + sdispl[i], send[i].p, send[i].len);
 	buf_reserve(recv, rtotal);
 	MPI_Alltoallv(sbuf, scount, sdispl, MPI_BYTE, recv->p + recv->len, rcount,
 		      rdispl, MPI_BYTE, MPI_COMM_WORLD);

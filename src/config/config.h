@@ -18,6 +18,7 @@ enum partition_by { PARTITION_BY_HOST = 0, PARTITION_BY_DOMAIN = 1 };
 struct config {
 	long delay_ms;
 	long max_in_flight;
+	long max_crawl_delay_ms;
 	int allow_private;
 	long max_connections;
 	long connect_timeout_s;

@@ -48,8 +48,11 @@ enum cr_err dns_new(const char *servers, long timeout_ms, long ttl_s,
 	if (dns_lib_refs++ == 0 && ares_library_init(ARES_LIB_INIT_ALL) != ARES_SUCCESS)
 		return CR_ERR_LIB;
 	d = calloc(1, sizeof(*d));
-	if (!d)
+	if (!d) {
+		if (--dns_lib_refs == 0)
+			ares_library_cleanup();
 		return CR_ERR_NOMEM;
+	}
 	memset(&opt, 0, sizeof(opt));
 	opt.timeout = (int)timeout_ms;
 	opt.tries = 2;
@@ -57,6 +60,8 @@ enum cr_err dns_new(const char *servers, long timeout_ms, long ttl_s,
 	if (rc != ARES_SUCCESS) {
 		log_err("dns", "c-ares init: %s", ares_strerror(rc));
 		free(d);
+		if (--dns_lib_refs == 0)
+			ares_library_cleanup();
 		return CR_ERR_LIB;
 	}
 	if (servers && servers[0]) {
@@ -65,6 +70,8 @@ enum cr_err dns_new(const char *servers, long timeout_ms, long ttl_s,
 			log_err("dns", "dns.servers '%s': %s", servers, ares_strerror(rc));
 			ares_destroy(d->ch);
 			free(d);
+			if (--dns_lib_refs == 0)
+				ares_library_cleanup();
 			return CR_ERR_ARG;
 		}
 	}

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 #include <curl/curl.h>
 #include <xxhash.h>
@@ -59,6 +60,7 @@ enum dns_state { HD_NONE, HD_RESOLVING, HD_OK, HD_FAILED };
 
 struct host {
 	struct sched_host s;      /* first: the heap hands back &host->s */
+	struct sched_policy pol;  /* politeness.* raised by the host's Crawl-delay */
 	char *name;
 	char addr[64];
 	enum dns_state dns;
@@ -286,8 +288,12 @@ static enum cr_err load_robots_cache(struct fetcher *f, uint32_t p, int64_t now)
 		}
 	}
 	rec_reader_free(&r);
-	if (e == CR_ERR_FORMAT)
-		log_err("fetch", "damaged robots cache '%s'", path);
+	/* The cache only saves requests: a damaged one is dropped, not fatal
+	 * (otherwise every retry of the phase would fail on it again). */
+	if (e == CR_ERR_FORMAT) {
+		log_warn("fetch", "damaged robots cache '%s' ignored", path);
+		return CR_OK;
+	}
 	return e == CR_EOF ? CR_OK : e;
 }
 
@@ -372,6 +378,7 @@ static enum cr_err load_fetchlist(struct fetcher *f, uint32_t p)
 			if (!h)
 				abort();
 			sched_host_init(&h->s);
+			h->pol = f->pol;
 			h->name = xstrdup(name);
 			h->f = f;
 			*slot = h;
@@ -503,6 +510,17 @@ static enum cr_err start_xfer(struct fetcher *f, struct host *h, struct item *it
 	snprintf(resolve, sizeof(resolve), "%s:%d:%s%s%s", h->name, port,
 		 strchr(h->addr, ':') ? "[" : "", h->addr, strchr(h->addr, ':') ? "]" : "");
 	x->resolve = curl_slist_append(NULL, resolve);
+	if (!it && x->resolve) {
+		/* robots.txt redirects are followed by libcurl: an http -> https
+		 * move on the same host must use our address too. */
+		char other[URL_HOST_MAX + 96];
+		int op = port == 443 ? 80 : 443;
+
+		snprintf(other, sizeof(other), "%s:%d:%s%s%s", h->name, op,
+			 strchr(h->addr, ':') ? "[" : "", h->addr,
+			 strchr(h->addr, ':') ? "]" : "");
+		x->resolve = curl_slist_append(x->resolve, other);
+	}
 	x->easy = curl_easy_init();
 	if (!x->easy || !x->resolve) {
 		curl_slist_free_all(x->resolve);
@@ -604,9 +622,11 @@ static void parse_content_type(const struct buf *head, char *type, size_t tcap,
 	type[0] = charset[0] = '\0';
 	if (!v)
 		return;
-	n = strcspn(v, ";");
-	if (n > vl)
-		n = vl;
+	{
+		const char *semi = memchr(v, ';', vl);
+
+		n = semi ? (size_t)(semi - v) : vl;
+	}
 	while (n > 0 && v[n - 1] == ' ')
 		n--;
 	for (i = 0; i < n && i + 1 < tcap; i++)
@@ -675,6 +695,35 @@ static void finish_robots(struct fetcher *f, struct xfer *x, CURLcode rc, long h
 		h->waiting = NULL;
 }
 
+/* 429 and 503 may say when to come back: hold the host until then (at most
+ * an hour; a later time is not this round's business). */
+static void hold_for_retry_after(struct fetcher *f, struct xfer *x)
+{
+	size_t vl = 0;
+	const char *v = head_field(&x->head, "retry-after", &vl);
+	char tmp[64];
+	int64_t secs = -1;
+
+	(void)f;
+	if (!v || vl == 0 || vl >= sizeof(tmp))
+		return;
+	memcpy(tmp, v, vl);
+	tmp[vl] = '\0';
+	if (strspn(tmp, "0123456789") == vl) {
+		secs = strtoll(tmp, NULL, 10);
+	} else {
+		time_t when = curl_getdate(tmp, NULL);
+
+		if (when > 0)
+			secs = (int64_t)when - clock_now_us() / 1000000;
+	}
+	if (secs < 0)
+		return;
+	if (secs > 3600)
+		secs = 3600;
+	x->h->s.not_before_us = clock_mono_us() + secs * 1000000;
+}
+
 static void finish_page(struct fetcher *f, struct xfer *x, CURLcode rc, long http)
 {
 	struct fetch_record fr;
@@ -697,6 +746,10 @@ static void finish_page(struct fetcher *f, struct xfer *x, CURLcode rc, long htt
 				snprintf(reason, sizeof(reason), "truncated");
 				f->c[FC_TRUNCATED]++;
 			}
+		} else if (http == 304) {
+			/* Not modified: the content is the one fetched before
+			 * (merge keeps its digest). */
+			fr.rec.status = ST_FETCHED;
 		} else if (http >= 300 && http < 400) {
 			size_t vl = 0;
 			const char *v = head_field(&x->head, "location", &vl);
@@ -719,6 +772,8 @@ static void finish_page(struct fetcher *f, struct xfer *x, CURLcode rc, long htt
 		} else if (http == 429 || http >= 500) {
 			fr.rec.status = ST_ERROR;
 			snprintf(reason, sizeof(reason), "http %ld", http);
+			if (http == 429 || http == 503)
+				hold_for_retry_after(f, x);
 		} else {
 			fr.rec.status = ST_GONE;
 		}
@@ -841,11 +896,27 @@ static void host_reschedule(struct fetcher *f, struct host *h)
 		sched_heap_remove(&f->heap, &h->s);
 		return;
 	}
-	t = sched_next_start(&h->s, &f->pol);
+	t = sched_next_start(&h->s, &h->pol);
 	if (t == INT64_MAX)
 		sched_heap_remove(&f->heap, &h->s);
 	else
 		sched_heap_set(&f->heap, &h->s, t);
+}
+
+/* A robots.txt Crawl-delay raises the host's delay (never lowers it), up to
+ * politeness.max_crawl_delay_ms. */
+static void apply_crawl_delay(struct fetcher *f, struct host *h, const struct origin *o)
+{
+	long cd = o->rules ? robots_crawl_delay_ms(o->rules) : -1;
+	int64_t us;
+
+	if (cd < 0)
+		return;
+	if (cd > f->j->cfg.max_crawl_delay_ms)
+		cd = f->j->cfg.max_crawl_delay_ms;
+	us = (int64_t)cd * 1000;
+	if (us > h->pol.delay_us)
+		h->pol.delay_us = us;
 }
 
 /* The host's turn: start what politeness allows now. */
@@ -874,6 +945,7 @@ static void host_turn(struct fetcher *f, struct host *h)
 			h->waiting = o;
 			break;
 		}
+		apply_crawl_delay(f, h, o);
 		h->next++;
 		if (o->state == RB_UNAVAILABLE) {
 			emit_status(f, it, ST_ERROR, "robots.txt unavailable");

@@ -81,8 +81,13 @@ enum cr_err inject_run(struct job *j, const char *seeds, int ver, uint64_t *c)
 		return CR_ERR_ARG;
 	}
 	e = route_init(&rt, &j->dir, &j->cfg, j->tmpdir, j->rank, j->nranks);
-	if (!e)
-		e = route_run(&rt, produce_seeds, &s);
+	if (!comm_agree(e == CR_OK)) {
+		fclose(s.fp);
+		if (!e)
+			route_release(&rt);
+		return e ? e : CR_ERR_COMM;
+	}
+	e = route_run(&rt, produce_seeds, &s);
 	fclose(s.fp);
 	free(s.line);
 	layout_crawldb_dir(&j->dir, ver + 1, dir, sizeof(dir));

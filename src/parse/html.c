@@ -60,6 +60,12 @@ static void add_link(struct walk *w, const char *href)
 	const char *why;
 	void **slot;
 
+	/* Past the cap nothing is resolved or remembered: a page of a
+	 * million links costs no more than one of max_links. */
+	if (w->page->nlinks >= w->max_links) {
+		w->page->dropped++;
+		return;
+	}
 	if (url_canon(w->base, href, out, sizeof(out), &why) != CR_OK) {
 		w->page->dropped++;
 		return;
@@ -68,10 +74,6 @@ static void add_link(struct walk *w, const char *href)
 	if (*slot)
 		return;
 	*slot = (void *)1;
-	if (w->page->nlinks >= w->max_links) {
-		w->page->dropped++;
-		return;
-	}
 	if (w->page->nlinks == w->cap) {
 		size_t cap = w->cap ? w->cap * 2 : 32;
 		char **nl = realloc(w->page->links, cap * sizeof(*nl));

@@ -8,6 +8,7 @@
 #include "warc/warc.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *const parse_counter_names[PC_COUNT_] = {
@@ -134,6 +135,21 @@ static enum cr_err parse_partition(struct parse_ctx *x, int seg, uint32_t p)
 					 (size_t)x->j->cfg.max_links, &page) != CR_OK) {
 				x->c[PC_FAILED]++;
 				continue;
+			}
+			/* A record must stay under REC_MAX_BYTES: links beyond a
+			 * byte budget are dropped like those beyond the count cap. */
+			{
+				size_t bytes = 0;
+				uint32_t k;
+
+				for (k = 0; k < page.nlinks; k++) {
+					bytes += strlen(page.links[k]) + 4;
+					if (bytes > REC_MAX_BYTES / 2)
+						break;
+				}
+				page.dropped += page.nlinks - k;
+				while (page.nlinks > k)
+					free(page.links[--page.nlinks]);
 			}
 			pr.title = (const char *)buf_cstr(&page.title);
 			pr.title_len = page.title.len;

@@ -86,7 +86,7 @@ static size_t *sort_memory(struct xsort *x)
 static enum cr_err spill(struct xsort *x)
 {
 	char path[PATH_MAX];
-	struct rec_writer *w;
+	struct rec_writer *w = NULL;
 	size_t *perm;
 	size_t i;
 	enum cr_err e;
@@ -231,12 +231,12 @@ enum cr_err xsort_finish(struct xsort *x)
 		if (e)
 			return e;
 		e = rec_reader_next(h->rd, &h->data, &h->n);
-		if (e == CR_EOF) {
+		if (e) {
 			rec_reader_free(&h->rd);
-			continue;
-		}
-		if (e)
+			if (e == CR_EOF)
+				continue;
 			return e;
+		}
 		x->nheads++;
 	}
 	for (i = x->nheads / 2; i-- > 0;)

@@ -36,6 +36,9 @@ void merge_apply(const struct crawl_record *old, const struct fetch_record *f,
 	default:
 		out->retries = 0;
 		out->next_fetch = t + (int64_t)cfg->refetch_interval_s * 1000000;
+		/* 304 Not Modified carries no body: the content is the old one. */
+		if (out->http_status == 304 && old)
+			out->digest = old->digest;
 		break;
 	}
 }

@@ -1,4 +1,5 @@
 #include "update/update.h"
+#include "comm/comm.h"
 #include "store/recfile.h"
 #include "update/merge.h"
 #include "update/route.h"
@@ -129,8 +130,11 @@ enum cr_err update_run(struct job *j, int seg, int ver, uint64_t *c)
 	src.j = j;
 	src.seg = seg;
 	e = route_init(&rt, &j->dir, &j->cfg, j->tmpdir, j->rank, j->nranks);
-	if (e)
-		return e;
+	if (!comm_agree(e == CR_OK)) {
+		if (!e)
+			route_release(&rt);
+		return e ? e : CR_ERR_COMM;
+	}
 	e = route_run(&rt, produce_links, &src);
 	rec_reader_free(&src.r);
 	c[UC_LINKS_SENT] += rt.sent;

@@ -35,7 +35,9 @@ static void add_normalised(struct buf *b, const char *s)
 		    (h2 = hexval((unsigned char)s[2])) >= 0) {
 			int c = h1 * 16 + h2;
 
-			if (is_unreserved(c)) {
+			/* "%2E" stays encoded: decoded it could form a new
+			 * dot segment, and the form would not be stable. */
+			if (is_unreserved(c) && c != '.') {
 				buf_addc(b, (char)c);
 			} else {
 				buf_addc(b, '%');
@@ -149,6 +151,10 @@ static enum cr_err canon(const char *base, const char *href, char *out, size_t c
 		*reason = "no host";
 		goto out;
 	}
+	if (strlen(host) >= URL_HOST_MAX) {
+		*reason = "host too long";
+		goto out;
+	}
 	curl_url_get(u, CURLUPART_PORT, &port, CURLU_NO_DEFAULT_PORT);
 	curl_url_get(u, CURLUPART_PATH, &path, 0);
 	curl_url_get(u, CURLUPART_QUERY, &query, 0);
@@ -161,6 +167,10 @@ static enum cr_err canon(const char *base, const char *href, char *out, size_t c
 		buf_addc(&res, (char)tolower((unsigned char)host[i]));
 	if (res.p[res.len - 1] == '.')
 		res.len--;   /* "example.com." is "example.com" */
+	if (res.p[res.len - 1] == '/') {
+		*reason = "no host";
+		goto out;
+	}
 	if (port)
 		buf_addf(&res, ":%s", port);
 	if (!path || !path[0])

@@ -52,6 +52,26 @@ check "generate refuses a damaged part" expect 1 'damaged' "$MPICRAWL" generate 
 echo garbage >"$SCRATCH/c/crawldb/CURRENT"
 check "damaged CURRENT named" expect 1 'CURRENT' "$MPICRAWL" readdb --dir "$SCRATCH/c" --stats
 
+# A segment generated from a CrawlDb version that has since moved on (here by
+# a second inject) is not merged into it: update refuses, naming why.
+# DNS points at a closed loopback port, so nothing leaves the machine.
+printf 'http://a.nx.sim.test/\n' >"$SCRATCH/s1"
+printf 'http://b.nx.sim.test/\n' >"$SCRATCH/s2"
+opts=(--set partition.count=2 --set dns.servers=127.0.0.1:9 --set dns.timeout_ms=100)
+"$MPICRAWL" inject --dir "$SCRATCH/m" --seeds "$SCRATCH/s1" "${opts[@]}" 2>/dev/null
+"$MPICRAWL" generate --dir "$SCRATCH/m" "${opts[@]}" >/dev/null 2>&1
+check "fetch with failing DNS completes" expect 0 'segment 1' "$MPICRAWL" fetch --dir "$SCRATCH/m" "${opts[@]}"
+"$MPICRAWL" parse --dir "$SCRATCH/m" "${opts[@]}" 2>/dev/null
+"$MPICRAWL" inject --dir "$SCRATCH/m" --seeds "$SCRATCH/s2" "${opts[@]}" 2>/dev/null
+check "update of a stale segment refused" expect 1 'no longer current' \
+	"$MPICRAWL" update --dir "$SCRATCH/m" "${opts[@]}"
+check "DNS failure recorded as an error status" bash -c \
+	"'$MPICRAWL' generate --dir '$SCRATCH/m' ${opts[*]} >/dev/null 2>&1 &&
+	 '$MPICRAWL' fetch --dir '$SCRATCH/m' ${opts[*]} >/dev/null 2>&1 &&
+	 '$MPICRAWL' parse --dir '$SCRATCH/m' ${opts[*]} >/dev/null 2>&1 &&
+	 '$MPICRAWL' update --dir '$SCRATCH/m' ${opts[*]} >/dev/null 2>&1 &&
+	 '$MPICRAWL' readdb --dir '$SCRATCH/m' --stats | grep -q 'error      2'"
+
 # url and robots tools.
 out=$("$MPICRAWL" url --base http://a.example/x/y.html ../z.html '#f' 'HTTP://B.EXAMPLE:80/a/./b/../c' mailto:x@y)
 want=$(printf 'http://a.example/z.html\nhttp://a.example/x/y.html\nhttp://b.example/a/c\ninvalid\tnot http or https')
