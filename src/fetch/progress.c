@@ -84,7 +84,7 @@ void progress_tick(struct progress *p, const uint64_t *counters, uint64_t hosts_
 		buf_put_u64le(&b, counters[k]);
 	buf_put_u64le(&b, hosts_left);
 	snprintf(path, sizeof(path), "%s/r%04d", p->dir, p->j->rank);
-	if (fs_write_atomic(path, b.p, b.len) != CR_OK)
+	if (fs_write_replace(path, b.p, b.len) != CR_OK)
 		p->dir[0] = '\0';
 	buf_release(&b);
 	if (p->j->rank == 0 && !final)

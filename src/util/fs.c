@@ -45,7 +45,7 @@ void fs_sync_dir(const char *dir)
 	close(fd);
 }
 
-enum cr_err fs_write_atomic(const char *path, const void *data, size_t n)
+static enum cr_err write_renamed(const char *path, const void *data, size_t n, int durable)
 {
 	char tmp[PATH_MAX], dir[PATH_MAX];
 	const char *p = data;
@@ -74,7 +74,7 @@ enum cr_err fs_write_atomic(const char *path, const void *data, size_t n)
 		p += w;
 		n -= (size_t)w;
 	}
-	if (fsync(fd) != 0 || close(fd) != 0) {
+	if ((durable && fsync(fd) != 0) || close(fd) != 0) {
 		log_err("fs", "cannot sync '%s': %s", tmp, strerror(errno));
 		unlink(tmp);
 		return CR_ERR_IO;
@@ -84,6 +84,8 @@ enum cr_err fs_write_atomic(const char *path, const void *data, size_t n)
 		unlink(tmp);
 		return CR_ERR_IO;
 	}
+	if (!durable)
+		return CR_OK;
 	snprintf(dir, sizeof(dir), "%s", path);
 	slash = strrchr(dir, '/');
 	if (slash) {
@@ -91,6 +93,16 @@ enum cr_err fs_write_atomic(const char *path, const void *data, size_t n)
 		fs_sync_dir(dir[0] ? dir : "/");
 	}
 	return CR_OK;
+}
+
+enum cr_err fs_write_atomic(const char *path, const void *data, size_t n)
+{
+	return write_renamed(path, data, n, 1);
+}
+
+enum cr_err fs_write_replace(const char *path, const void *data, size_t n)
+{
+	return write_renamed(path, data, n, 0);
 }
 
 enum cr_err fs_read_all(const char *path, size_t max, struct buf *out)

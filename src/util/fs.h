@@ -16,6 +16,9 @@
 CR_WUR enum cr_err fs_mkdirs(const char *path);
 /* Writes data to path.tmp.<pid>, fsyncs, renames to path, fsyncs the directory. */
 CR_WUR enum cr_err fs_write_atomic(const char *path, const void *data, size_t n);
+/* As fs_write_atomic without the fsyncs: for files that only report
+ * (progress counters), where losing the last write in a crash is fine. */
+CR_WUR enum cr_err fs_write_replace(const char *path, const void *data, size_t n);
 /* Reads the whole file (at most max bytes, else CR_ERR_LIMIT) into out (appended). */
 CR_WUR enum cr_err fs_read_all(const char *path, size_t max, struct buf *out);
 /* 1 if path exists. */
