@@ -153,6 +153,10 @@ int cli_job_start(struct job *j, const struct cli_opts *o, int create)
 	}
 	if (!comm_agree(e == CR_OK))
 		return 1;
+	if (j->rank == 0 && (uint32_t)j->nranks > j->dir.partitions)
+		log_warn("job", "%d ranks but %u partitions: ranks %u and up have no work "
+			 "(partition.count is fixed when the crawl directory is created)",
+			 j->nranks, j->dir.partitions, j->dir.partitions);
 	e = job_tmpdir(j);
 	if (!comm_agree(e == CR_OK)) {
 		log_err("job", "cannot create scratch directory under '%s'", o->dir);
@@ -391,7 +395,7 @@ static int resolve_segment(struct job *j, int *seg, const char *need)
 
 int run_fetch(struct job *j, int seg)
 {
-	uint64_t c[FC_COUNT_] = { 0 };
+	uint64_t c[FC_COUNT_] = { 0 }, pc[PC_COUNT_] = { 0 };
 	enum cr_err e;
 	struct buf json;
 	int rc;
@@ -399,7 +403,7 @@ int run_fetch(struct job *j, int seg)
 
 	if (resolve_segment(j, &seg, "generate"))
 		return 1;
-	e = fetch_run(j, seg, c);
+	e = fetch_run(j, seg, c, pc);
 	if (!comm_agree(e == CR_OK)) {
 		cli_error("fetch of segment %d failed", seg);
 		return 1;
@@ -407,6 +411,17 @@ int run_fetch(struct job *j, int seg)
 	buf_init(&json);
 	phase_json(j, fetch_counter_names, c, FC_COUNT_, secs_since(t0), -1, &json);
 	rc = mark(j, seg, "fetch", &json);
+	if (!rc && j->cfg.fetch_parse) {
+		/* The fetcher parsed as it went: the parse phase is complete. */
+		json.len = 0;
+		phase_json(j, parse_counter_names, pc, PC_COUNT_, 0, -1, &json);
+		rc = mark(j, seg, "parse", &json);
+		if (!rc && j->rank == 0)
+			log_info("parse", "segment %d (while fetching): %llu pages, %llu links, "
+				 "%llu failed", seg, (unsigned long long)pc[PC_PAGES],
+				 (unsigned long long)pc[PC_LINKS],
+				 (unsigned long long)pc[PC_FAILED]);
+	}
 	buf_release(&json);
 	if (!rc && j->rank == 0) {
 		double s = secs_since(t0);

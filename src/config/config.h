@@ -26,6 +26,7 @@ struct config {
 	long low_speed_bytes;
 	long low_speed_time_s;
 	long max_body_bytes;
+	int fetch_parse;
 	long time_limit_s;
 	char dns_servers[512];
 	long dns_timeout_ms;
@@ -45,6 +46,7 @@ struct config {
 	int partition_by;
 	long memory_budget_mb;
 	long zstd_level;
+	long warc_gzip_level;
 	long max_links;
 	long exchange_batch_kb;
 	long progress_ms;

@@ -17,6 +17,8 @@ struct dns_waiter {
 };
 
 struct dns_entry {
+	char *name;               /* for a query that waits its turn */
+	struct dns_entry *queue_next;
 	int pending;
 	enum dns_result result;
 	char addr[INET6_ADDRSTRLEN];
@@ -24,9 +26,18 @@ struct dns_entry {
 	struct dns_waiter *waiters;
 };
 
+/*
+ * At most DNS_MAX_INFLIGHT queries are sent at once: a fetcher starting
+ * thousands of hosts at the same moment would otherwise overflow the
+ * resolver's receive buffer, and each lost query costs a timeout.
+ */
+#define DNS_MAX_INFLIGHT 64
+
 struct dns {
 	ares_channel ch;
 	struct hmap cache;
+	int inflight;
+	struct dns_entry *queue_head, *queue_tail;
 	long ttl_s, negative_ttl_s;
 	uint64_t queries, hits;
 };
@@ -55,7 +66,7 @@ enum cr_err dns_new(const char *servers, long timeout_ms, long ttl_s,
 	}
 	memset(&opt, 0, sizeof(opt));
 	opt.timeout = (int)timeout_ms;
-	opt.tries = 2;
+	opt.tries = 3;
 	rc = ares_init_options(&d->ch, &opt, ARES_OPT_TIMEOUTMS | ARES_OPT_TRIES);
 	if (rc != ARES_SUCCESS) {
 		log_err("dns", "c-ares init: %s", ares_strerror(rc));
@@ -95,6 +106,8 @@ void dns_free(struct dns **dp)
 	while ((s = hmap_next(&d->cache, &i)) != NULL) {
 		struct dns_entry *e = s->val;
 
+		if (e)
+			free(e->name);
 		while (e && e->waiters) {
 			struct dns_waiter *w = e->waiters;
 
@@ -124,6 +137,8 @@ static void finish(struct dns_entry *e)
 	}
 }
 
+static void start_queued(struct dns *d);
+
 static void on_answer(void *arg, int status, int timeouts, struct ares_addrinfo *res)
 {
 	struct dns_query *q = arg;
@@ -139,6 +154,7 @@ static void on_answer(void *arg, int status, int timeouts, struct ares_addrinfo 
 		return;
 	}
 	e->pending = 0;
+	q->d->inflight--;
 	if (status == ARES_SUCCESS && res) {
 		/* Prefer IPv4: loopback test webs and most of the web answer there. */
 		for (n = res->nodes; n; n = n->ai_next)
@@ -171,17 +187,57 @@ static void on_answer(void *arg, int status, int timeouts, struct ares_addrinfo 
 		e->expires_us = clock_mono_us() + (int64_t)keep * 1000000;
 	}
 	ares_freeaddrinfo(res);
-	free(q);
-	finish(e);
+	{
+		struct dns *d = q->d;
+
+		free(q);
+		finish(e);
+		start_queued(d);
+	}
+}
+
+static void send_query(struct dns *d, struct dns_entry *e, const char *host)
+{
+	struct ares_addrinfo_hints hints;
+	struct dns_query *q = malloc(sizeof(*q));
+
+	if (!q) {
+		e->pending = 0;
+		e->result = DNS_FAIL;
+		finish(e);
+		return;
+	}
+	q->d = d;
+	q->ent = e;
+	d->queries++;
+	d->inflight++;
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_flags = ARES_AI_NOSORT;
+	ares_getaddrinfo(d->ch, host, NULL, &hints, on_answer, q);
+}
+
+/* Sends queued queries while there is room. */
+static void start_queued(struct dns *d)
+{
+	while (d->queue_head && d->inflight < DNS_MAX_INFLIGHT) {
+		struct dns_entry *e = d->queue_head;
+		char *name = e->name;
+
+		d->queue_head = e->queue_next;
+		if (!d->queue_head)
+			d->queue_tail = NULL;
+		e->name = NULL;
+		send_query(d, e, name);
+		free(name);
+	}
 }
 
 void dns_resolve(struct dns *d, const char *host, int64_t now_us, dns_done_fn done,
 		 void *arg)
 {
-	struct ares_addrinfo_hints hints;
 	struct dns_entry **slot, *e;
 	struct dns_waiter *w;
-	struct dns_query *q;
 	unsigned char tmp[sizeof(struct in6_addr)];
 	char bare[256];
 	size_t hl = strlen(host);
@@ -227,20 +283,24 @@ void dns_resolve(struct dns *d, const char *host, int64_t now_us, dns_done_fn do
 		d->hits++;
 		return;
 	}
-	q = malloc(sizeof(*q));
-	if (!q) {
-		e->result = DNS_FAIL;
-		finish(e);
+	e->pending = 1;
+	if (d->inflight >= DNS_MAX_INFLIGHT) {
+		e->name = strdup(host);
+		if (!e->name) {
+			e->pending = 0;
+			e->result = DNS_FAIL;
+			finish(e);
+			return;
+		}
+		e->queue_next = NULL;
+		if (d->queue_tail)
+			d->queue_tail->queue_next = e;
+		else
+			d->queue_head = e;
+		d->queue_tail = e;
 		return;
 	}
-	q->d = d;
-	q->ent = e;
-	e->pending = 1;
-	d->queries++;
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = AF_UNSPEC;
-	hints.ai_flags = ARES_AI_NOSORT;
-	ares_getaddrinfo(d->ch, host, NULL, &hints, on_answer, q);
+	send_query(d, e, host);
 }
 
 unsigned dns_waitfds(struct dns *d, struct curl_waitfd *fds, unsigned max)

@@ -5,6 +5,7 @@
 #include "fetch/dns.h"
 #include "fetch/progress.h"
 #include "fetch/sched.h"
+#include "parse/parse.h"
 #include "robots/robots.h"
 #include "store/recfile.h"
 #include "url/url.h"
@@ -90,6 +91,7 @@ struct xfer {
 
 struct part_out {
 	struct rec_writer *fetch;
+	struct rec_writer *parse;     /* with fetch.parse */
 	struct warc_writer *warc, *warc_robots;
 	char warc_name[64], robots_name[64];
 };
@@ -105,8 +107,11 @@ struct fetcher {
 	CURLM *multi;
 	struct part_out *out;     /* per partition (owned ones used) */
 	uint64_t c[FC_COUNT_];
+	uint64_t pc[PC_COUNT_];     /* parse counters, with fetch.parse */
+	struct buf parsed;
 	int active;
 	struct xfer *open;          /* open transfers */
+	struct xfer *spare;         /* finished ones, kept for reuse */
 	int hosts_left;
 	int stopping;
 	struct buf scratch;
@@ -139,6 +144,11 @@ static struct part_out *part_out(struct fetcher *f, uint32_t p)
 
 		layout_segment_part(&f->j->dir, f->seg, "fetch", p, path, sizeof(path));
 		e = rec_writer_open(path, REC_KIND_FETCH, (int)f->j->cfg.zstd_level, &o->fetch);
+		if (!e && f->j->cfg.fetch_parse) {
+			layout_segment_part(&f->j->dir, f->seg, "parse", p, path, sizeof(path));
+			e = rec_writer_open(path, REC_KIND_PARSE, (int)f->j->cfg.zstd_level,
+					    &o->parse);
+		}
 		if (e)
 			f->failed = e;
 	}
@@ -159,7 +169,7 @@ static struct warc_writer *warc_for(struct fetcher *f, uint32_t p, int robots,
 		snprintf(nm, 64, "mpicrawl-%05d-%05u%s.warc.gz", f->seg, p,
 			 robots ? "-robots" : "");
 		snprintf(path, sizeof(path), "%s/warc/%s", f->seg_dir, nm);
-		e = warc_writer_open(path, "mpicrawl/0.1", w);
+		e = warc_writer_open_level(path, "mpicrawl/0.1", (int)f->j->cfg.warc_gzip_level, w);
 		if (e)
 			f->failed = e;
 	}
@@ -481,10 +491,55 @@ static int default_port(const char *url)
 	return !strncmp(url, "https:", 6) ? 443 : 80;
 }
 
+/* Bodies larger than this are not kept in a spare transfer's buffer. */
+#define SPARE_BODY_MAX (1u << 20)
+
+/*
+ * A transfer, new or reused: easy handles and buffers of finished transfers
+ * are kept (curl_easy_reset keeps a handle's allocations), which spares a
+ * few allocations and a large memset per request.
+ */
+static struct xfer *xfer_get(struct fetcher *f)
+{
+	struct xfer *x = f->spare;
+
+	if (x) {
+		f->spare = x->next;
+		curl_easy_reset(x->easy);
+		x->req.len = x->head.len = x->body.len = 0;
+		x->truncated = x->head_too_big = x->blocked_addr = 0;
+		x->errbuf[0] = '\0';
+		x->prev = x->next = NULL;
+		return x;
+	}
+	x = calloc(1, sizeof(*x));
+	if (!x)
+		return NULL;
+	x->easy = curl_easy_init();
+	if (!x->easy) {
+		free(x);
+		return NULL;
+	}
+	buf_init(&x->req);
+	buf_init(&x->head);
+	buf_init(&x->body);
+	return x;
+}
+
+static void xfer_destroy(struct xfer *x)
+{
+	curl_easy_cleanup(x->easy);
+	curl_slist_free_all(x->resolve);
+	buf_release(&x->req);
+	buf_release(&x->head);
+	buf_release(&x->body);
+	free(x);
+}
+
 static enum cr_err start_xfer(struct fetcher *f, struct host *h, struct item *it,
 			      struct origin *o)
 {
-	struct xfer *x = calloc(1, sizeof(*x));
+	struct xfer *x = xfer_get(f);
 	char url[URL_MAX_LEN + 32], resolve[URL_HOST_MAX + 96], auth[URL_HOST_MAX + 8];
 	const char *colon;
 	int port;
@@ -495,9 +550,6 @@ static enum cr_err start_xfer(struct fetcher *f, struct host *h, struct item *it
 	x->h = h;
 	x->item = it;
 	x->origin = o;
-	buf_init(&x->req);
-	buf_init(&x->head);
-	buf_init(&x->body);
 	if (it)
 		snprintf(url, sizeof(url), "%s", it->url);
 	else
@@ -521,11 +573,9 @@ static enum cr_err start_xfer(struct fetcher *f, struct host *h, struct item *it
 			 strchr(h->addr, ':') ? "]" : "");
 		x->resolve = curl_slist_append(x->resolve, other);
 	}
-	x->easy = curl_easy_init();
-	if (!x->easy || !x->resolve) {
-		curl_slist_free_all(x->resolve);
-		free(x);
-		return CR_ERR_LIB;
+	if (!x->resolve) {
+		xfer_destroy(x);
+		return CR_ERR_NOMEM;
 	}
 	curl_easy_setopt(x->easy, CURLOPT_URL, url);
 	curl_easy_setopt(x->easy, CURLOPT_RESOLVE, x->resolve);
@@ -557,9 +607,7 @@ static enum cr_err start_xfer(struct fetcher *f, struct host *h, struct item *it
 	x->start_wall = clock_now_us();
 	x->start_mono = clock_mono_us();
 	if (curl_multi_add_handle(f->multi, x->easy) != CURLM_OK) {
-		curl_easy_cleanup(x->easy);
-		curl_slist_free_all(x->resolve);
-		free(x);
+		xfer_destroy(x);
 		return CR_ERR_LIB;
 	}
 	sched_on_start(&h->s, x->start_mono);
@@ -571,6 +619,7 @@ static enum cr_err start_xfer(struct fetcher *f, struct host *h, struct item *it
 	return CR_OK;
 }
 
+/* A transfer leaves the open list; it is kept as a spare for reuse. */
 static void xfer_free(struct fetcher *f, struct xfer *x)
 {
 	if (x->prev)
@@ -579,12 +628,12 @@ static void xfer_free(struct fetcher *f, struct xfer *x)
 		f->open = x->next;
 	if (x->next)
 		x->next->prev = x->prev;
-	curl_easy_cleanup(x->easy);
 	curl_slist_free_all(x->resolve);
-	buf_release(&x->req);
-	buf_release(&x->head);
-	buf_release(&x->body);
-	free(x);
+	x->resolve = NULL;
+	if (x->body.cap > SPARE_BODY_MAX)
+		buf_release(&x->body);
+	x->next = f->spare;
+	f->spare = x;
 }
 
 /* Value of the last header name in a raw response head, or NULL. */
@@ -804,6 +853,14 @@ static void finish_page(struct fetcher *f, struct xfer *x, CURLcode rc, long htt
 	fr.warc_offset = off;
 	fr.body_len = x->body.len;
 	emit(f, x->item, &fr);
+	if (f->j->cfg.fetch_parse) {
+		struct part_out *o = part_out(f, x->item->part);
+
+		f->parsed.len = 0;
+		if (o->parse && parse_page(f->j, &fr, x->body.p, x->body.len, &f->parsed, f->pc) &&
+		    rec_writer_add(o->parse, f->parsed.p, f->parsed.len) != CR_OK)
+			f->failed = CR_ERR_IO;
+	}
 }
 
 static void write_robots_warc(struct fetcher *f, struct xfer *x)
@@ -1066,17 +1123,25 @@ static void fetcher_release(struct fetcher *f)
 	if (f->out) {
 		for (p = 0; p < f->j->dir.partitions; p++) {
 			rec_writer_abort(&f->out[p].fetch);
+			rec_writer_abort(&f->out[p].parse);
 			if (warc_writer_close(&f->out[p].warc) != CR_OK ||
 			    warc_writer_close(&f->out[p].warc_robots) != CR_OK)
 				f->failed = CR_ERR_IO;
 		}
 	}
 	free(f->out);
+	while (f->spare) {
+		struct xfer *x = f->spare;
+
+		f->spare = x->next;
+		xfer_destroy(x);
+	}
 	sched_heap_release(&f->heap);
 	if (f->multi)
 		curl_multi_cleanup(f->multi);
 	dns_free(&f->dns);
 	buf_release(&f->scratch);
+	buf_release(&f->parsed);
 }
 
 /* Commits every owned partition's outputs (an empty fetch file where the
@@ -1098,13 +1163,15 @@ static enum cr_err commit_outputs(struct fetcher *f)
 			e = CR_ERR_IO;
 		if (!e && o->fetch)
 			e = rec_writer_commit(&o->fetch);
+		if (!e && o->parse)
+			e = rec_writer_commit(&o->parse);
 		else if (f->failed && !e)
 			e = f->failed;
 	}
 	return e;
 }
 
-enum cr_err fetch_run(struct job *j, int seg, uint64_t *counters)
+enum cr_err fetch_run(struct job *j, int seg, uint64_t *counters, uint64_t *parse_counters)
 {
 	struct fetcher f;
 	char dir[PATH_MAX];
@@ -1123,6 +1190,7 @@ enum cr_err fetch_run(struct job *j, int seg, uint64_t *counters)
 	hmap_init(&f.origins);
 	sched_heap_init(&f.heap);
 	buf_init(&f.scratch);
+	buf_init(&f.parsed);
 	layout_segment_dir(&j->dir, seg, f.seg_dir, sizeof(f.seg_dir));
 	f.out = calloc(j->dir.partitions, sizeof(*f.out));
 	if (!f.out)
@@ -1132,6 +1200,9 @@ enum cr_err fetch_run(struct job *j, int seg, uint64_t *counters)
 		e = fs_mkdirs(dir);
 	snprintf(dir, sizeof(dir), "%s/warc", f.seg_dir);
 	if (!e)
+		e = fs_mkdirs(dir);
+	snprintf(dir, sizeof(dir), "%s/parse", f.seg_dir);
+	if (!e && j->cfg.fetch_parse)
 		e = fs_mkdirs(dir);
 	for (p = 0; !e && p < j->dir.partitions; p++) {
 		if (!layout_owns(p, j->rank, j->nranks))
@@ -1172,6 +1243,8 @@ enum cr_err fetch_run(struct job *j, int seg, uint64_t *counters)
 		f.c[FC_DNS_QUERIES] = q;
 	}
 	memcpy(counters, f.c, sizeof(f.c));
+	if (parse_counters)
+		memcpy(parse_counters, f.pc, sizeof(f.pc));
 	fetcher_release(&f);
 	return e;
 }

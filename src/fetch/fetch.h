@@ -40,7 +40,10 @@ enum fetch_counter {
 
 extern const char *const fetch_counter_names[FC_COUNT_];
 
-/* Collective. counters (FC_COUNT_) receive this rank's counts. */
-CR_WUR enum cr_err fetch_run(struct job *j, int seg, uint64_t *counters);
+/* counters (FC_COUNT_) receive this rank's counts; with fetch.parse the
+ * segment's parse data is written too, and parse_counters (PC_COUNT_)
+ * receive the parse phase's counts. */
+CR_WUR enum cr_err fetch_run(struct job *j, int seg, uint64_t *counters,
+			     uint64_t *parse_counters);
 
 #endif

@@ -19,8 +19,8 @@ struct walk {
 	size_t max_links;
 	size_t cap;
 	struct hmap seen;
-	XXH3_state_t *xx;
-	int in_space;       /* last text byte fed to the digest was a space */
+	struct buf text;    /* visible text, whitespace collapsed */
+	int in_space;       /* a blank is pending before the next word */
 };
 
 static int has_token(const char *list, const char *tok)
@@ -91,18 +91,21 @@ static void add_link(struct walk *w, const char *href)
 
 static void feed_text(struct walk *w, const char *s)
 {
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	while (*s) {
+		size_t n;
 
-		if (isspace(c)) {
+		if (isspace((unsigned char)*s)) {
 			w->in_space = 1;
+			s++;
 			continue;
 		}
-		if (w->in_space) {
-			XXH3_64bits_update(w->xx, " ", 1);
-			w->in_space = 0;
-		}
-		XXH3_64bits_update(w->xx, s, 1);
+		for (n = 1; s[n] && !isspace((unsigned char)s[n]); n++)
+			;
+		if (w->in_space && w->text.len)
+			buf_addc(&w->text, ' ');
+		w->in_space = 0;
+		buf_add(&w->text, s, n);
+		s += n;
 	}
 }
 
@@ -264,19 +267,14 @@ enum cr_err html_extract(const void *body, size_t len, const char *charset,
 	w.max_links = max_links;
 	memcpy(w.base, page_url, strlen(page_url) + 1);
 	hmap_init(&w.seen);
-	w.xx = XXH3_createState();
-	if (!w.xx) {
-		xmlFreeDoc(doc);
-		return CR_ERR_NOMEM;
-	}
-	XXH3_64bits_reset(w.xx);
+	buf_init(&w.text);
 	root = xmlDocGetRootElement(doc);
 	if (root) {
 		scan_head(&w, root, &have_base);
 		walk_tree(&w, root);
 	}
-	out->text_digest = XXH3_64bits_digest(w.xx);
-	XXH3_freeState(w.xx);
+	out->text_digest = XXH3_64bits(w.text.p, w.text.len);
+	buf_release(&w.text);
 	hmap_release(&w.seen);
 	xmlFreeDoc(doc);
 	return CR_OK;

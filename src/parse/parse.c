@@ -27,6 +27,80 @@ static int is_html(const struct fetch_record *f)
 	return 0;
 }
 
+static void str0(char *dst, size_t cap, const char *s, size_t n)
+{
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(dst, s, n);
+	dst[n] = '\0';
+}
+
+int parse_wants_body(const struct fetch_record *f)
+{
+	return f->rec.status == ST_FETCHED && is_html(f);
+}
+
+int parse_page(const struct job *j, const struct fetch_record *f,
+	       const unsigned char *body, size_t blen, struct buf *out, uint64_t *c)
+{
+	struct parse_record pr;
+	char url[URL_MAX_LEN + 1], charset[64];
+	struct html_page page;
+
+	str0(url, sizeof(url), f->rec.url, f->rec.url_len);
+	memset(&pr, 0, sizeof(pr));
+	pr.url = url;
+	pr.url_len = strlen(url);
+	pr.depth = f->rec.depth;
+	pr.title = "";
+	if (f->rec.status == ST_REDIRECT && f->location_len) {
+		char loc[URL_MAX_LEN + 1];
+		const char *links[1] = { loc };
+
+		str0(loc, sizeof(loc), f->location, f->location_len);
+		parse_record_pack(&pr, links, 1, out);
+		c[PC_REDIRECTS]++;
+		c[PC_LINKS]++;
+		return 1;
+	}
+	if (!parse_wants_body(f)) {
+		if (f->rec.status == ST_FETCHED)
+			c[PC_SKIPPED]++;
+		return 0;
+	}
+	str0(charset, sizeof(charset), f->charset, f->charset_len);
+	if (html_extract(body, blen, charset, url, j->cfg.robots_agent,
+			 (size_t)j->cfg.max_links, &page) != CR_OK) {
+		c[PC_FAILED]++;
+		return 0;
+	}
+	/* A record must stay under REC_MAX_BYTES: links beyond a byte budget
+	 * are dropped like those beyond the count cap. */
+	{
+		size_t bytes = 0;
+		uint32_t k;
+
+		for (k = 0; k < page.nlinks; k++) {
+			bytes += strlen(page.links[k]) + 4;
+			if (bytes > REC_MAX_BYTES / 2)
+				break;
+		}
+		page.dropped += page.nlinks - k;
+		while (page.nlinks > k)
+			free(page.links[--page.nlinks]);
+	}
+	pr.title = (const char *)buf_cstr(&page.title);
+	pr.title_len = page.title.len;
+	pr.text_digest = page.text_digest;
+	parse_record_pack(&pr, (const char *const *)page.links, page.nlinks, out);
+	c[PC_PAGES]++;
+	c[PC_LINKS] += page.nlinks;
+	c[PC_DROPPED] += page.dropped;
+	c[PC_NOFOLLOW] += page.nofollow;
+	html_page_release(&page);
+	return 1;
+}
+
 struct parse_ctx {
 	struct job *j;
 	char seg_dir[PATH_MAX - 512];
@@ -36,13 +110,6 @@ struct parse_ctx {
 	uint64_t *c;
 };
 
-static void str0(char *dst, size_t cap, const char *s, size_t n)
-{
-	if (n >= cap)
-		n = cap - 1;
-	memcpy(dst, s, n);
-	dst[n] = '\0';
-}
 
 /* The body of the response record at the fetch record's WARC offset. */
 static enum cr_err read_body(struct parse_ctx *x, const struct fetch_record *f,
@@ -100,72 +167,22 @@ static enum cr_err parse_partition(struct parse_ctx *x, int seg, uint32_t p)
 	}
 	while ((e = rec_reader_next(r, &data, &n)) == CR_OK) {
 		struct fetch_record f;
-		struct parse_record pr;
-		char url[URL_MAX_LEN + 1], charset[64];
+		struct warc_record rec;
+		const unsigned char *body = NULL;
+		size_t blen = 0;
 
 		if (fetch_record_unpack(data, n, &f)) {
 			e = CR_ERR_FORMAT;
 			log_err("parse", "damaged record in '%s'", in);
 			break;
 		}
-		str0(url, sizeof(url), f.rec.url, f.rec.url_len);
-		memset(&pr, 0, sizeof(pr));
-		pr.url = url;
-		pr.url_len = strlen(url);
-		pr.depth = f.rec.depth;
-		pr.title = "";
-		x->out.len = 0;
-		if (f.rec.status == ST_REDIRECT && f.location_len) {
-			char loc[URL_MAX_LEN + 1];
-			const char *links[1] = { loc };
-
-			str0(loc, sizeof(loc), f.location, f.location_len);
-			parse_record_pack(&pr, links, 1, &x->out);
-			x->c[PC_REDIRECTS]++;
-			x->c[PC_LINKS]++;
-		} else if (f.rec.status == ST_FETCHED && f.warc_len && is_html(&f)) {
-			struct warc_record rec;
-			const unsigned char *body;
-			size_t blen;
-			struct html_page page;
-
-			str0(charset, sizeof(charset), f.charset, f.charset_len);
-			if (read_body(x, &f, &rec, &body, &blen) != CR_OK ||
-			    html_extract(body, blen, charset, url, x->j->cfg.robots_agent,
-					 (size_t)x->j->cfg.max_links, &page) != CR_OK) {
-				x->c[PC_FAILED]++;
-				continue;
-			}
-			/* A record must stay under REC_MAX_BYTES: links beyond a
-			 * byte budget are dropped like those beyond the count cap. */
-			{
-				size_t bytes = 0;
-				uint32_t k;
-
-				for (k = 0; k < page.nlinks; k++) {
-					bytes += strlen(page.links[k]) + 4;
-					if (bytes > REC_MAX_BYTES / 2)
-						break;
-				}
-				page.dropped += page.nlinks - k;
-				while (page.nlinks > k)
-					free(page.links[--page.nlinks]);
-			}
-			pr.title = (const char *)buf_cstr(&page.title);
-			pr.title_len = page.title.len;
-			pr.text_digest = page.text_digest;
-			parse_record_pack(&pr, (const char *const *)page.links, page.nlinks,
-					  &x->out);
-			x->c[PC_PAGES]++;
-			x->c[PC_LINKS] += page.nlinks;
-			x->c[PC_DROPPED] += page.dropped;
-			x->c[PC_NOFOLLOW] += page.nofollow;
-			html_page_release(&page);
-		} else {
-			if (f.rec.status == ST_FETCHED)
-				x->c[PC_SKIPPED]++;
+		if (parse_wants_body(&f) && read_body(x, &f, &rec, &body, &blen) != CR_OK) {
+			x->c[PC_FAILED]++;
 			continue;
 		}
+		x->out.len = 0;
+		if (!parse_page(x->j, &f, body, blen, &x->out, x->c))
+			continue;
 		e = rec_writer_add(w, x->out.p, x->out.len);
 		if (e)
 			break;

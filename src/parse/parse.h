@@ -3,6 +3,8 @@
  * the response back from its WARC file and extract links, title and text
  * digest (html.h); a redirect contributes its target as a link. Output:
  * segments/N/parse/part-P.zst. Re-running it on a segment needs no fetch.
+ * With fetch.parse (the default) the fetcher does the same work while it
+ * still holds each body, and the parse phase is done with the fetch.
  * Not collective itself; each rank handles its own partitions.
  */
 #ifndef CR_PARSE_PARSE_H
@@ -27,5 +29,19 @@ enum parse_counter {
 extern const char *const parse_counter_names[PC_COUNT_];
 
 CR_WUR enum cr_err parse_run(struct job *j, int seg, uint64_t *counters);
+
+struct fetch_record;
+
+/* 1 if parsing f needs its body (a fetched HTML page). */
+int parse_wants_body(const struct fetch_record *f);
+/*
+ * The parse record of one fetch outcome, appended to out: links, title and
+ * text digest of an HTML page (body: its bytes as received), the target of a
+ * redirect. Returns 1 if a record was written, 0 if the outcome has nothing
+ * to parse or the page could not be parsed (counted in c, PC_COUNT_ long).
+ * Used by the parse phase and by the fetcher (fetch.parse).
+ */
+int parse_page(const struct job *j, const struct fetch_record *f,
+	       const unsigned char *body, size_t blen, struct buf *out, uint64_t *c);
 
 #endif

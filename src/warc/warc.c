@@ -690,11 +690,17 @@ static void w_free(struct warc_writer *w)
 enum cr_err warc_writer_open(const char *path, const char *software,
 			     struct warc_writer **out)
 {
+	return warc_writer_open_level(path, software, WARC_GZIP_LEVEL, out);
+}
+
+enum cr_err warc_writer_open_level(const char *path, const char *software, int level,
+				   struct warc_writer **out)
+{
 	struct warc_writer *w;
 	enum cr_err e;
 	int fd;
 
-	if (!path || !out)
+	if (!path || !out || level < 1 || level > 9)
 		return CR_ERR_ARG;
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
@@ -713,7 +719,7 @@ enum cr_err warc_writer_open(const char *path, const char *software,
 	w->fd = fd;
 	buf_init(&w->rec);
 	buf_init(&w->http);
-	if (deflateInit2(&w->zs, WARC_GZIP_LEVEL, Z_DEFLATED, 15 + 16, 8,
+	if (deflateInit2(&w->zs, level, Z_DEFLATED, 15 + 16, 8,
 			 Z_DEFAULT_STRATEGY) != Z_OK) {
 		log_err("warc", "deflateInit2 for %s failed", path);
 		free(w->obuf);

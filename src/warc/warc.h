@@ -53,6 +53,9 @@ struct warc_writer;
  */
 CR_WUR enum cr_err warc_writer_open(const char *path, const char *software,
 				    struct warc_writer **out);
+/* The same with a gzip level (1 fastest .. 9 smallest; the default is 6). */
+CR_WUR enum cr_err warc_writer_open_level(const char *path, const char *software,
+					  int level, struct warc_writer **out);
 
 struct warc_exchange {
 	const char *target_uri;   /* the URL fetched */

@@ -41,7 +41,7 @@ static void test_defaults(void)
 	CHECK(c.max_in_flight == 1, "politeness.max_in_flight default %ld", c.max_in_flight);
 	CHECK(c.allow_private == 0, "fetch.allow_private default %d", c.allow_private);
 	CHECK_STR(c.robots_agent, "mpicrawl");
-	CHECK(c.partitions == 64, "partition.count default %ld", c.partitions);
+	CHECK(c.partitions == 16, "partition.count default %ld", c.partitions);
 	CHECK(c.partition_by == PARTITION_BY_HOST, "partition.by default");
 	CHECK(c.partitions_set == 0, "partition.count not set explicitly");
 	CHECK(c.max_depth == 0 && c.max_retries == 3, "crawl defaults");

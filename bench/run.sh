@@ -1,0 +1,648 @@
+#!/usr/bin/env bash
+# The benchmarks behind `make bench` (docs/PERFORMANCE.md says what they
+# measure and what we measured). Two of them, on this machine, loopback only:
+#
+#   A. Crawl throughput against wget2: one simweb (200 hosts x 250 pages) is
+#      crawled completely by mpicrawl on 2 ranks and by wget2 -r with 16
+#      threads; each tool's requests are the server log lines it added.
+#   B. Scale: 10,000,000 generated seed URLs on 2 ranks under
+#      memory.budget_mb=256: inject, generate, a synthetic fetch + parse
+#      (bench/mkseg.c, no network) and update, each timed with peak RSS per rank.
+#
+# Prints progress on stderr and, at the end, the results as markdown on
+# stdout (also written to BENCH_RESULTS if set). The local web, every
+# process we started and the scratch directory go away on exit
+# (KEEP_SCRATCH=1 keeps the directory). Exit status: 0 measured and every
+# floor met; 3 measured but a floor not met; 1 a step failed or the machine
+# lacks something.
+#
+# Knobs (environment): BENCH_ONLY=A|B, BENCH_A_RUNS=2, BENCH_A_HOSTS=200,
+# BENCH_A_PAGES=250, BENCH_A_IN_FLIGHT=4, BENCH_A_THREADS=16,
+# BENCH_B_HOSTS=100000, BENCH_B_PATHS=100, BENCH_B_LINKS=10,
+# BENCH_B_BUDGET_MB=256, BENCH_B_PARTITIONS=64, BENCH_B_MAX_PER_HOST=0,
+# BENCH_DEADLINE_S=840, BENCH_RESULTS=FILE, KEEP_SCRATCH=1.
+set -u
+set -o pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+MPICRAWL=$ROOT/bin/mpicrawl
+SIMWEB=$ROOT/bin/simweb
+WEBENV=$ROOT/scripts/webenv.sh
+TIME=/usr/bin/time
+RANKS=2
+
+ONLY=${BENCH_ONLY:-}
+A_HOSTS=${BENCH_A_HOSTS:-200}
+A_PAGES=${BENCH_A_PAGES:-250}
+A_IN_FLIGHT=${BENCH_A_IN_FLIGHT:-4}
+A_THREADS=${BENCH_A_THREADS:-16}
+A_RUNS=${BENCH_A_RUNS:-2}
+B_HOSTS=${BENCH_B_HOSTS:-100000}
+B_PATHS=${BENCH_B_PATHS:-100}
+B_LINKS=${BENCH_B_LINKS:-10}
+B_BUDGET=${BENCH_B_BUDGET_MB:-256}
+B_PARTS=${BENCH_B_PARTITIONS:-64}
+B_MAX_PER_HOST=${BENCH_B_MAX_PER_HOST:-0}
+DEADLINE_S=${BENCH_DEADLINE_S:-840}
+
+# OpenMPI as the tests run it (tests/e2e/lib.sh): root allowed, loopback only.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_tcp_if_include=lo
+export OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_btl_base_warn_component_unused=0
+export OMPI_MCA_rmaps_base_oversubscribe=1
+export LC_ALL=C
+
+T_START=$SECONDS
+FAILED=0
+FLOOR_MISSED=0
+WEB=
+DU_PID=
+WORK=
+
+# Messages go to the stderr the script started with (fd 3): a trap can run
+# while a command's output is redirected to a file.
+exec 3>&2
+say() { echo "bench: $*" >&3; }
+die() {
+	say "$*"
+	exit 1
+}
+
+# bg_run CMD...: runs CMD in the background and waits for it, so that a
+# signal reaches our trap at once rather than when CMD ends. CMD is
+# /usr/bin/time over `timeout`, which leads a process group of its own.
+CHILD=
+bg_run() {
+	local rc
+	"$@" &
+	CHILD=$!
+	wait "$CHILD"
+	rc=$?
+	CHILD=
+	return "$rc"
+}
+
+# Stops what bg_run started: the process group of each child of the
+# /usr/bin/time it started (timeout and everything under it), then time.
+stop_child() {
+	local c=$CHILD p
+	[ -n "$c" ] || return 0
+	for p in $(pgrep -P "$c" 2>/dev/null); do
+		kill -TERM -- "-$p" 2>/dev/null || kill -TERM "$p" 2>/dev/null
+	done
+	kill -TERM "$c" 2>/dev/null
+	wait "$c" 2>/dev/null
+	CHILD=
+}
+
+cleanup() {
+	stop_child
+	if [ -n "${DU_PID:-}" ]; then
+		kill "$DU_PID" 2>/dev/null
+		wait "$DU_PID" 2>/dev/null
+	fi
+	if [ -n "$WEB" ] && [ -f "$WEB/env" ]; then
+		"$WEBENV" stop "$WEB" >/dev/null 2>&1 || say "could not stop the web in $WEB"
+	fi
+	if [ -n "$WORK" ] && [ -d "$WORK" ]; then
+		if [ -n "${KEEP_SCRATCH:-}" ]; then
+			say "kept $WORK"
+		else
+			rm -rf "$WORK"
+		fi
+	fi
+}
+trap cleanup EXIT
+trap 'say "interrupted"; exit 130' INT TERM
+
+is_uint() { [[ $1 =~ ^[0-9]+$ ]]; }
+for v in A_HOSTS A_PAGES A_IN_FLIGHT A_THREADS A_RUNS B_HOSTS B_PATHS B_LINKS B_BUDGET B_PARTS \
+	B_MAX_PER_HOST DEADLINE_S; do
+	is_uint "${!v}" || die "$v='${!v}' is not a number"
+done
+case $ONLY in "" | A | B) ;; *) die "BENCH_ONLY must be A or B" ;; esac
+[ "$A_HOSTS" -le 10000 ] || die "simweb serves at most 10000 hosts"
+
+# ---- what the machine must have ----
+
+{ [ -x "$MPICRAWL" ] && [ -x "$SIMWEB" ]; } || die "build first: make -j2 all"
+[ -f "$ROOT/build/libcore.a" ] || die "no build/libcore.a: run make -j2 all"
+command -v mpirun >/dev/null || die "mpirun not found (Debian: openmpi-bin)"
+command -v python3 >/dev/null || die "python3 not found"
+if [ ! -x "$TIME" ]; then
+	if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+		say "installing Debian package 'time' for $TIME"
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null ||
+			die "cannot install 'time'"
+	fi
+	[ -x "$TIME" ] || die "$TIME missing: install the Debian package 'time'"
+fi
+HAVE_WGET2=1
+command -v wget2 >/dev/null || { HAVE_WGET2=0; say "wget2 not found: benchmark A runs without it"; }
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/mpicrawl-bench.XXXXXX") || die "cannot make a scratch directory"
+RES=$WORK/results-latest.md
+: >"$RES"
+md() { printf '%s\n' "$*" >>"$RES"; }
+
+left_s() { echo $((DEADLINE_S - (SECONDS - T_START))); }
+# step_timeout CAP: seconds a step may take: CAP, or what is left of the deadline.
+step_timeout() {
+	local l
+	l=$(left_s)
+	[ "$l" -lt 1 ] && l=1
+	[ "$l" -lt "$1" ] && echo "$l" || echo "$1"
+}
+
+# The numbers /usr/bin/time wrote (the last line; a failed command adds one before).
+# Prints "wall user sys maxrss_kb", or nothing.
+time_of() { [ -s "$1" ] && tail -n 1 "$1" | awk 'NF == 4 { print }'; }
+
+# mpi_timed NAME TIMEOUT mpicrawl-args...: runs mpicrawl on $RANKS ranks with
+# each rank under /usr/bin/time ($WORK/NAME.rank.R) and mpirun too
+# ($WORK/NAME.time; its rusage includes the ranks it waited for). The
+# output goes to $WORK/NAME.out. Returns mpirun's status.
+mpi_timed() {
+	local name=$1 limit=$2
+	shift 2
+	rm -f "$WORK/$name".time "$WORK/$name".rank.*
+	bg_run "$TIME" -f '%e %U %S %M' -o "$WORK/$name.time" \
+		timeout -k 10 "$limit" mpirun --oversubscribe -n "$RANKS" \
+		bash -c 'exec "$1" -f "%e %U %S %M" -o "$0.${OMPI_COMM_WORLD_RANK:-0}" "${@:2}"' \
+		"$WORK/$name.rank" "$TIME" "$MPICRAWL" "$@" >"$WORK/$name.out" 2>&1
+}
+
+# read_time FILE: sets T_WALL T_CPU (user+sys) T_RSS_MB from a /usr/bin/time file.
+read_time() {
+	local t
+	t=$(time_of "$1")
+	[ -n "$t" ] || t="0 0 0 0"
+	read -r T_WALL T_CPU T_RSS_MB < <(echo "$t" |
+		awk '{ printf "%s %.1f %d\n", $1, $2 + $3, $4 / 1024 }')
+}
+
+# rank_rss NAME: sets RSS_STR ("r0 / r1 / ..." peak RSS of each rank, MiB)
+# and MAX_RSS_MB.
+rank_rss() {
+	local r
+	RSS_STR=""
+	MAX_RSS_MB=0
+	for ((r = 0; r < RANKS; r++)); do
+		read_time "$WORK/$1.rank.$r"
+		RSS_STR+="${RSS_STR:+ / }$T_RSS_MB"
+		[ "$T_RSS_MB" -gt "$MAX_RSS_MB" ] && MAX_RSS_MB=$T_RSS_MB
+	done
+}
+
+# commas N: 10000000 -> 10,000,000
+commas() { echo "$1" | sed -e ':a' -e 's/\B[0-9]\{3\}\>/,&/' -e 'ta'; }
+
+# Helpers in python3: the server log audit and the crawl directory's phase files.
+cat >"$WORK/helper.py" <<'PY'
+import collections, glob, json, os, sys
+
+def success(path):
+    # The JSON object at the start of a _SUCCESS file, and whether other
+    # bytes follow it (they are ignored).
+    s = open(path, 'rb').read().decode('latin-1')
+    try:
+        d, end = json.JSONDecoder().raw_decode(s)
+    except ValueError:
+        return {}, True
+    return d, s[end:].strip() != ''
+
+cmd = sys.argv[1]
+if cmd == 'log':
+    # log LOG TRUTH PORT -> requests robots s2 s3 s4 other distinct dups covered truth extra disallowed
+    log, truth, port = sys.argv[2], sys.argv[3], sys.argv[4]
+    want = set(l.split('\t', 1)[0] for l in open(truth))
+    got = collections.Counter()
+    robots = dis = 0
+    st = collections.Counter()
+    for line in open(log):
+        f = line.rstrip('\n').split('\t')
+        if len(f) < 7:
+            continue
+        st[f[4][0] if f[4][:1] in '234' else 'o'] += 1
+        if f[6] == 'disallowed':
+            dis += 1
+        if f[3] == '/robots.txt':
+            robots += 1
+            continue
+        path = f[3]
+        if path.startswith('http://') or path.startswith('HTTP://'):
+            path = '/' + path.split('/', 3)[3] if path.count('/') >= 3 else '/'
+        got['http://%s:%s%s' % (f[2], port, path)] += 1
+    n = sum(got.values()) + robots
+    covered = sum(1 for u in got if u in want)
+    extra = sum(1 for u in got if u not in want)
+    dups = sum(got.values()) - len(got)
+    print(n, robots, st['2'], st['3'], st['4'], st['o'], len(got), dups, covered, len(want), extra, dis)
+elif cmd == 'phases':
+    # phases CRAWLDIR -> rounds gen_s fetch_s parse_s update_s dns_queries damaged_success_files
+    secs = collections.Counter()
+    dns = damaged = 0
+    segs = sorted(glob.glob(os.path.join(sys.argv[2], 'segments', '*')))
+    for seg in segs:
+        for ph in ('generate', 'fetch', 'parse', 'update'):
+            p = os.path.join(seg, '_SUCCESS.' + ph)
+            if not os.path.exists(p):
+                continue
+            d, bad = success(p)
+            damaged += bad
+            secs[ph] += d.get('seconds', 0)
+            dns += d.get('counters', {}).get('dns_queries', 0) if ph == 'fetch' else 0
+    print(len(segs), '%.1f' % secs['generate'], '%.1f' % secs['fetch'], '%.1f' % secs['parse'],
+          '%.1f' % secs['update'], dns, damaged)
+PY
+helper() { python3 "$WORK/helper.py" "$@"; }
+
+# ---- the machine ----
+
+CPU_MODEL=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
+MEM_MB=$(awk '/^MemTotal/ { print int($2 / 1024) }' /proc/meminfo)
+REV=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
+git -C "$ROOT" diff --quiet HEAD -- src 2>/dev/null || REV="$REV (src/ modified)"
+md "# mpicrawl benchmarks, $(date -u +%Y-%m-%dT%H:%MZ)"
+md ""
+md "- machine: $(nproc) CPUs ($CPU_MODEL), ${MEM_MB} MiB RAM, Linux $(uname -r)"
+md "- mpicrawl $REV; $(mpirun --version 2>/dev/null | head -n 1); libcurl $(curl-config --version 2>/dev/null | awk '{ print $2 }')$([ "$HAVE_WGET2" = 1 ] && echo "; $(wget2 --version 2>/dev/null | head -n 1 | sed 's/ - .*//')")"
+md "- load average at start: $(cut -d' ' -f1-3 /proc/loadavg) (other jobs on the machine skew the figures)"
+md ""
+
+# ---- A: crawl throughput against wget2 ----
+
+# Seconds of CPU the server used so far (utime + stime from /proc).
+server_cpu() {
+	awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / hz }' \
+		"/proc/$SIMWEB_PID/stat" 2>/dev/null || echo 0
+}
+
+# a_row NAME RUN LABEL WALL CPU RSS LOGSLICE SERVER_CPU SETTINGS: audits
+# the log slice; keeps the table row and the wall time of run RUN of NAME.
+a_row() {
+	local name=$1 run=$2 label=$3 wall=$4 cpu=$5 rss=$6 log=$7 scpu=$8 note=$9
+	local n robots s2 s3 s4 dups covered want extra pps cpp
+	read -r n robots s2 s3 s4 _ _ dups covered want extra _ \
+		< <(helper log "$log" "$WORK/truth" "$SIMWEB_PORT") || return 1
+	pps=$(awk -v n="$n" -v w="$wall" 'BEGIN { printf "%.0f", (w > 0 ? n / w : 0) }')
+	cpp=$(awk -v n="$n" -v c="$cpu" 'BEGIN { printf "%.3f", (n > 0 ? c * 1000 / n : 0) }')
+	A_ROW["$name.$run"]="| $label | @WALL@ | $n | $pps | $cpu | $cpp | $rss | $scpu | $covered / $want | $s2 / $s3 / $s4 | $robots | $dups | $extra | $note |"
+	A_WALL["$name.$run"]=$wall
+	A_PPS["$name.$run"]=$pps
+	say "A: $name run $run: $wall s, $n requests ($pps/s), CPU $cpu s, peak RSS $rss MiB"
+}
+
+# a_best NAME: sets BEST_RUN (the run of NAME with the least wall time) and
+# ALL_WALLS; false if no run of NAME succeeded.
+a_best() {
+	local r
+	BEST_RUN=
+	ALL_WALLS=
+	for ((r = 1; r <= A_RUNS; r++)); do
+		[ -n "${A_WALL[$1.$r]:-}" ] || continue
+		ALL_WALLS+="${ALL_WALLS:+, }${A_WALL[$1.$r]}"
+		if [ -z "$BEST_RUN" ] ||
+			awk -v a="${A_WALL[$1.$r]}" -v b="${A_WALL[$1.$BEST_RUN]}" 'BEGIN { exit !(a < b) }'; then
+			BEST_RUN=$r
+		fi
+	done
+	[ -n "$BEST_RUN" ]
+}
+
+# run_wget2 NAME RUN extra-args...: sets wall cpu rss scpu; log slice in $WORK/NAME.RUN.log
+run_wget2() {
+	local name=$1.$2 before lim rc scpu0
+	shift 2
+	mkdir -p "$WORK/$name.files"
+	before=$(wc -l <"$SIMWEB_LOG")
+	scpu0=$(server_cpu)
+	lim=$(step_timeout 300)
+	if [ "$WGET2_DNS" = hosts ]; then
+		bg_run "$TIME" -f '%e %U %S %M' -o "$WORK/$name.time" timeout -k 10 "$lim" \
+			unshare -m sh -c 'mount --bind "$0" /etc/hosts && exec "$@"' "$WORK/hosts" \
+			wget2 "${WGET2_ARGS[@]}" "$@" -P "$WORK/$name.files" -i "$WORK/seeds" \
+			>"$WORK/$name.out" 2>&1
+	else
+		bg_run "$TIME" -f '%e %U %S %M' -o "$WORK/$name.time" timeout -k 10 "$lim" \
+			wget2 "${WGET2_ARGS[@]}" "$@" -P "$WORK/$name.files" -i "$WORK/seeds" \
+			>"$WORK/$name.out" 2>&1
+	fi
+	rc=$?
+	sleep 0.3   # simweb flushes its log every 100 ms
+	scpu=$(awk -v a="$(server_cpu)" -v b="$scpu0" 'BEGIN { printf "%.1f", a - b }')
+	tail -n +"$((before + 1))" "$SIMWEB_LOG" >"$WORK/$name.log"
+	rm -rf "$WORK/$name.files"
+	# wget2 exits 8 when the server answered an error (the 404 pages): expected.
+	if [ "$rc" -ne 0 ] && [ "$rc" -ne 8 ]; then
+		say "A: $name failed (exit $rc); the end of its output:"
+		tail -n 5 "$WORK/$name.out" >&3
+		FAILED=1
+		return 1
+	fi
+	read_time "$WORK/$name.time"
+	wall=$T_WALL cpu=$T_CPU rss=$T_RSS_MB
+}
+
+# run_mpicrawl NAME RUN extra --set args...: as run_wget2, for a whole crawl
+# into a fresh directory; also keeps the phase summary in A_PHASES.
+run_mpicrawl() {
+	local name=$1.$2 before lim rc scpu0 rounds g f p u dns damaged
+	shift 2
+	before=$(wc -l <"$SIMWEB_LOG")
+	scpu0=$(server_cpu)
+	lim=$(step_timeout 300)
+	mpi_timed "$name" "$lim" crawl --dir "$WORK/$name.crawl" --seeds "$WORK/seeds" \
+		--set fetch.allow_private=true --set "dns.servers=127.0.0.1:$DNS_PORT" \
+		--set politeness.delay_ms=0 --set "politeness.max_in_flight=$A_IN_FLIGHT" "$@"
+	rc=$?
+	sleep 0.3
+	scpu=$(awk -v a="$(server_cpu)" -v b="$scpu0" 'BEGIN { printf "%.1f", a - b }')
+	tail -n +"$((before + 1))" "$SIMWEB_LOG" >"$WORK/$name.log"
+	if [ "$rc" -ne 0 ]; then
+		say "A: $name failed (exit $rc); the end of its output:"
+		tail -n 5 "$WORK/$name.out" >&3
+		FAILED=1
+		return 1
+	fi
+	read_time "$WORK/$name.time"
+	wall=$T_WALL cpu=$T_CPU
+	rank_rss "$name"
+	rss=$RSS_STR
+	read -r rounds g f p u dns damaged < <(helper phases "$WORK/$name.crawl")
+	A_PHASES["$name"]="$rounds rounds; phase seconds summed over the rounds: generate $g, fetch $f, parse $p, update $u; $dns DNS lookups"
+	DAMAGED_SUCCESS=$((DAMAGED_SUCCESS + ${damaged:-0}))
+	rm -rf "$WORK/$name.crawl"
+}
+
+bench_a() {
+	local wall cpu rss scpu i run k
+	declare -gA A_ROW=() A_WALL=() A_PPS=() A_PHASES=()
+	DAMAGED_SUCCESS=0
+	say "A: starting simweb with $A_HOSTS hosts x $A_PAGES pages"
+	WEB=$WORK/web
+	"$WEBENV" start "$WEB" --hosts "$A_HOSTS" --pages "$A_PAGES" >/dev/null ||
+		{ say "A: the local web did not start"; FAILED=1; return; }
+	# shellcheck disable=SC1091
+	. "$WEB/env"
+	"$SIMWEB" --seeds --hosts "$A_HOSTS" --pages "$A_PAGES" --port "$SIMWEB_PORT" >"$WORK/seeds"
+	"$SIMWEB" --truth --hosts "$A_HOSTS" --pages "$A_PAGES" --port "$SIMWEB_PORT" >"$WORK/truth"
+
+	# wget2 has no option for a DNS server: in a private mount namespace
+	# (unshare -m, root) /etc/hosts is replaced by a copy that also lists the
+	# simweb hosts; the real /etc/hosts is untouched. Without unshare, wget2
+	# goes through simweb as its HTTP proxy (simweb serves absolute-form
+	# requests by their authority).
+	WGET2_ARGS=(--no-config -r -l 0 --span-hosts "--domains=$SIMWEB_DOMAIN"
+		"--max-threads=$A_THREADS" --delete-after --no-hsts --progress=none -nv)
+	WGET2_DNS=
+	WGET2_DNS_TEXT=
+	if [ "$HAVE_WGET2" = 1 ]; then
+		{
+			cat /etc/hosts
+			for ((i = 0; i < A_HOSTS; i++)); do
+				printf '127.0.0.1 h%04d.%s\n' "$i" "$SIMWEB_DOMAIN"
+			done
+		} >"$WORK/hosts"
+		if unshare -m sh -c 'mount --bind "$0" /etc/hosts && getent hosts "h0000.$1" >/dev/null' \
+			"$WORK/hosts" "$SIMWEB_DOMAIN" 2>/dev/null; then
+			WGET2_DNS=hosts
+			WGET2_DNS_TEXT="host names from a copy of /etc/hosts in a private mount namespace"
+		else
+			WGET2_DNS=proxy
+			WGET2_DNS_TEXT="through simweb as HTTP proxy (no unshare)"
+			WGET2_ARGS+=("--http-proxy=127.0.0.1:$SIMWEB_PORT")
+			say "A: unshare -m is not available: wget2 uses simweb as its HTTP proxy"
+		fi
+	fi
+
+	# The runs, interleaved so that a burst of other load on the machine
+	# does not hit one tool only; each table row is the run with the least
+	# wall time.
+	for ((run = 1; run <= A_RUNS; run++)); do
+		if [ "$HAVE_WGET2" = 1 ] && [ "$(left_s)" -gt 60 ]; then
+			say "A: run $run: wget2 -r, $A_THREADS threads, robots.txt obeyed (its default)"
+			run_wget2 wget2 "$run" &&
+				a_row wget2 "$run" "wget2 (robots on)" "$wall" "$cpu" "$rss" \
+					"$WORK/wget2.$run.log" "$scpu" \
+					"-r -l 0 -H -D $SIMWEB_DOMAIN --max-threads=$A_THREADS --delete-after; $WGET2_DNS_TEXT"
+		fi
+		if [ "$(left_s)" -gt 60 ]; then
+			say "A: run $run: mpicrawl crawl on $RANKS ranks"
+			run_mpicrawl mpicrawl "$run" &&
+				a_row mpicrawl "$run" "mpicrawl, $RANKS ranks" "$wall" "$cpu" "$rss" \
+					"$WORK/mpicrawl.$run.log" "$scpu" \
+					"delay_ms=0, max_in_flight=$A_IN_FLIGHT, fetch.max_connections=256 and dns.timeout_ms=5000 (defaults), dns.servers=dnsmasq"
+		fi
+		if [ "$(left_s)" -gt 60 ]; then
+			say "A: run $run: mpicrawl with dns.timeout_ms=200 (diagnostic)"
+			run_mpicrawl mpicrawl-dns200 "$run" --set dns.timeout_ms=200 &&
+				a_row mpicrawl-dns200 "$run" "mpicrawl, $RANKS ranks, dns.timeout_ms=200 (diagnostic)" \
+					"$wall" "$cpu" "$rss" "$WORK/mpicrawl-dns200.$run.log" "$scpu" \
+					"as above, dns.timeout_ms=200"
+		fi
+		if [ "$HAVE_WGET2" = 1 ] && [ "$(left_s)" -gt 60 ]; then
+			say "A: run $run: wget2 -r with robots.txt ignored"
+			run_wget2 wget2-norobots "$run" --no-robots &&
+				a_row wget2-norobots "$run" "wget2 (robots off)" "$wall" "$cpu" "$rss" \
+					"$WORK/wget2-norobots.$run.log" "$scpu" "as wget2 above, --no-robots"
+		fi
+	done
+	"$WEBENV" stop "$WEB" >/dev/null 2>&1 || say "A: could not stop the web"
+	WEB=
+
+	md "## A. Crawl throughput: mpicrawl on $RANKS ranks vs wget2"
+	md ""
+	md "simweb --hosts $A_HOSTS --pages $A_PAGES on 127.0.0.1: $(wc -l <"$WORK/truth") URLs in its truth for agent mpicrawl, plus $A_HOSTS robots.txt; seeds: the $(wc -l <"$WORK/seeds") home pages of \`simweb --seeds\`. Requests are the lines each run added to the server's request log (robots.txt included); req/s = requests / wall. CPU is user+sys of the whole process tree (for mpicrawl: mpirun and both ranks); peak RSS per process (per rank for mpicrawl). The server runs on the same 2 CPUs. Each row is the fastest of $A_RUNS runs (all runs' wall times in the last column)."
+	md ""
+	md "| run | wall s | requests | req/s | CPU s | CPU ms/req | peak RSS MiB | server CPU s | truth URLs fetched | 2xx / 3xx / 4xx | robots.txt | repeated | not in truth | settings | wall s, all runs |"
+	md "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+	for k in wget2 mpicrawl mpicrawl-dns200 wget2-norobots; do
+		a_best "$k" || continue
+		md "${A_ROW[$k.$BEST_RUN]/@WALL@/${A_WALL[$k.$BEST_RUN]}} $ALL_WALLS |"
+		[ -n "${A_PHASES[$k.$BEST_RUN]:-}" ] && A_PHASES[$k]=${A_PHASES[$k.$BEST_RUN]}
+		declare -g "A_BEST_WALL_${k//-/_}=${A_WALL[$k.$BEST_RUN]}"
+		declare -g "A_BEST_PPS_${k//-/_}=${A_PPS[$k.$BEST_RUN]}"
+	done
+	md ""
+	for k in mpicrawl mpicrawl-dns200; do
+		[ -n "${A_PHASES[$k]:-}" ] && md "- $k (fastest run): ${A_PHASES[$k]}."
+	done
+	local w_wall=${A_BEST_WALL_wget2:-} m_wall=${A_BEST_WALL_mpicrawl:-}
+	local d_wall=${A_BEST_WALL_mpicrawl_dns200:-}
+	if [ -n "$w_wall" ] && [ -n "$m_wall" ]; then
+		local ratio pratio verdict
+		ratio=$(awk -v m="$m_wall" -v w="$w_wall" 'BEGIN { printf "%.2f", (w > 0 ? m / w : 0) }')
+		pratio=$(awk -v m="${A_BEST_PPS_mpicrawl:-0}" -v w="${A_BEST_PPS_wget2:-0}" \
+			'BEGIN { printf "%.2f", (m > 0 ? w / m : 0) }')
+		if awk -v r="$ratio" 'BEGIN { exit !(r <= 2.0) }'; then
+			verdict="met"
+		else
+			verdict="**NOT MET**"
+			FLOOR_MISSED=1
+		fi
+		md "- Wall time mpicrawl / wget2 (robots on): **${ratio}x** (floor: at most 2x): $verdict. wget2's request rate is ${pratio}x mpicrawl's."
+		[ -n "$d_wall" ] && md "- With dns.timeout_ms=200 (a lost DNS query is retried after 0.2 s, not 5 s) mpicrawl's wall time is $(awk -v m="$d_wall" -v w="$w_wall" 'BEGIN { printf "%.2f", m / w }')x wget2's. The difference between the two mpicrawl rows is DNS queries lost when a round starts (docs/PERFORMANCE.md)."
+	fi
+	md "- What was fetched differs: wget2 matches robots.txt groups with the token \"wget2\", so on hosts whose robots.txt names mpicrawl (index mod 4 = 3) it falls under \`User-agent: *\` / \`Disallow: /\` and fetches little there, and it ignores \`Allow:\` (no /private/open/ pages on index mod 4 = 2). With --no-robots it fetches every reachable page, a superset of mpicrawl's. \"repeated\" counts extra requests for a URL already requested; \"not in truth\" counts URLs outside simweb's truth for agent mpicrawl (disallowed for it)."
+	[ "$DAMAGED_SUCCESS" -gt 0 ] && md "- $DAMAGED_SUCCESS _SUCCESS.<phase> files of these crawls carry stray bytes after their JSON (read here up to the end of the JSON object)."
+	md ""
+}
+
+# ---- B: scale, 10M URLs ----
+
+bench_b() {
+	local dir=$WORK/scale seeds=$WORK/scale-seeds.txt n lim rss verdict
+	local urls=$((B_HOSTS * B_PATHS))
+	# Measured: ~85 MiB per million URLs at the peak (seed file + crawl directory).
+	local need_mb=$((urls * 130 / 1000000 + 300))
+	local free_mb
+	free_mb=$(df -Pm "$WORK" | awk 'NR == 2 { print $4 }')
+	if [ "$free_mb" -lt "$need_mb" ]; then
+		say "B: needs about $need_mb MiB free in $WORK, has $free_mb: skipped (lower BENCH_B_HOSTS)"
+		md "## B. Scale: skipped, $free_mb MiB free, about $need_mb MiB needed"
+		FAILED=1
+		return
+	fi
+	md "## B. Scale: $(commas "$urls") URLs on $RANKS ranks"
+	md ""
+	md "Seeds: http://hNNNNNN.bench.test/p/K.html, $B_HOSTS hosts x $B_PATHS paths. Settings: memory.budget_mb=$B_BUDGET, partition.count=$B_PARTS, generate.max_per_host=$B_MAX_PER_HOST$([ "$B_MAX_PER_HOST" = 0 ] && echo " (no cap: the whole CrawlDb is due)"). The fetch and parse of the segment are synthetic (bench/mkseg.c, two processes, no network): every fetch list URL fetched with HTTP 200 and $B_LINKS outlinks, half to existing pages of other hosts, half to new /n/ pages of a neighbouring host (some found by several pages). Each mpicrawl step is its own mpirun; RSS is per rank and includes OpenMPI's own footprint."
+	md ""
+	md "| step | wall s | CPU s (all) | peak RSS MiB per rank | within ${B_BUDGET} MiB | records/s | result (rank 0's log line) |"
+	md "|---|---|---|---|---|---|---|"
+
+	say "B: writing $urls seed URLs"
+	awk -v H="$B_HOSTS" -v P="$B_PATHS" 'BEGIN {
+		for (h = 0; h < H; h++) { s = sprintf("http://h%06d.bench.test/p/", h)
+			for (k = 0; k < P; k++) print s k ".html" } }' >"$seeds" ||
+		{ say "B: cannot write the seed file"; FAILED=1; return; }
+	local seeds_mb=$(($(stat -c %s "$seeds") / 1048576))
+
+	# Build bench/mkseg.c as the Makefile builds the unit tests.
+	local flags cc cflags ldflags libs
+	flags=$(printf 'bench-print-flags:\n\t@echo "$(CC)|$(CFLAGS) $(PKG_CFLAGS)|$(LDFLAGS)|$(LIBS)"\n' |
+		make -s --no-print-directory -C "$ROOT" -f Makefile -f - bench-print-flags) ||
+		{ say "B: cannot read the build flags from the Makefile"; FAILED=1; return; }
+	IFS='|' read -r cc cflags ldflags libs <<<"$flags"
+	# shellcheck disable=SC2086
+	(cd "$ROOT" && $cc $cflags $ldflags -o "$WORK/mkseg" bench/mkseg.c build/libcore.a $libs) ||
+		{ say "B: bench/mkseg.c does not build"; FAILED=1; return; }
+
+	# b_step NAME LABEL mpicrawl-args...: one timed mpirun and its table row.
+	b_step() {
+		local name=$1 label=$2 wall cpu line rate
+		shift 2
+		lim=$(step_timeout 600)
+		if [ "$lim" -lt 10 ]; then
+			say "B: $name skipped: the time budget (BENCH_DEADLINE_S=$DEADLINE_S) is spent"
+			md "| $label | skipped: time budget spent | | | | | |"
+			FAILED=1
+			return 1
+		fi
+		say "B: $name"
+		if ! mpi_timed "$name" "$lim" "$@"; then
+			say "B: $name failed or took longer than $lim s; the end of its output:"
+			tail -n 5 "$WORK/$name.out" >&3
+			md "| $label | failed (see the output above) | | | | | |"
+			FAILED=1
+			return 1
+		fi
+		read_time "$WORK/$name.time"
+		wall=$T_WALL cpu=$T_CPU
+		rank_rss "$name"
+		rss=$RSS_STR
+		if [ "$MAX_RSS_MB" -le "$B_BUDGET" ]; then
+			verdict=yes
+		else
+			verdict="**no** (+$((MAX_RSS_MB - B_BUDGET)))"
+			FLOOR_MISSED=1
+		fi
+		line=$(grep -E " $name I " "$WORK/$name.out" | tail -n 1 | sed -E 's/^[^ ]+ r[0-9]+ [a-z]+ I //')
+		# The records the step moved: seeds read, URLs selected, links routed.
+		n=$(echo "$line" | sed -nE 's/^([0-9]+) seeds read.*/\1/p; s/^segment [0-9]+: ([0-9]+) URLs due.*/\1/p; s/^segment [0-9]+: ([0-9]+) links routed.*/\1/p')
+		rate=$(awk -v n="${n:-0}" -v w="$wall" 'BEGIN { printf "%.0f", (w > 0 ? n / w : 0) }')
+		md "| $name | $wall | $cpu | $rss | $verdict | $(commas "$rate") | $line |"
+		say "B: $name: $wall s, CPU $cpu s, peak RSS $rss MiB"
+		B_RSS["$name"]=$MAX_RSS_MB
+		return 0
+	}
+	declare -gA B_RSS=()
+	local common=(--dir "$dir" --set "memory.budget_mb=$B_BUDGET")
+	b_step inject inject inject "${common[@]}" --seeds "$seeds" --set "partition.count=$B_PARTS" ||
+		return
+	rm -f "$seeds"
+	b_step generate generate generate "${common[@]}" --set "generate.max_per_host=$B_MAX_PER_HOST" ||
+		return
+
+	# The synthetic fetch + parse: $RANKS processes, each a stripe of the partitions.
+	say "B: synthetic fetch + parse of segment 1 (bench/mkseg.c)"
+	local ok=1
+	bg_run "$TIME" -f '%e %U %S %M' -o "$WORK/mkseg.time" \
+		timeout -k 10 "$(step_timeout 300)" bash -c '
+		for ((s = 0; s < $2; s++)); do
+			"$1" parts "$3" 1 "$s" "$2" "$4" "$5" "$6" &
+		done
+		rc=0
+		for j in $(jobs -p); do wait "$j" || rc=1; done
+		exit $rc' _ "$WORK/mkseg" "$RANKS" "$dir" "$B_HOSTS" "$B_PATHS" "$B_LINKS" \
+		>"$WORK/mkseg.out" 2>&1 || ok=0
+	if [ "$ok" = 1 ] && "$WORK/mkseg" mark "$dir" 1; then
+		read_time "$WORK/mkseg.time"
+		n=$(awk '/^mkseg: stripe/ { o += $4; l += $6 } END { printf "%d %d", o, l }' "$WORK/mkseg.out")
+		md "| fetch + parse (synthetic: bench/mkseg.c, $RANKS processes, not mpicrawl) | $T_WALL | $T_CPU | $T_RSS_MB (largest process) | - | - | $(commas "${n% *}") fetch outcomes, $(commas "${n#* }") links |"
+	else
+		say "B: bench/mkseg failed:"
+		tail -n 5 "$WORK/mkseg.out" >&3
+		md "| fetch + parse (synthetic) | failed | | | | | |"
+		FAILED=1
+		return
+	fi
+	# du every 2 s while update runs: its sort runs are the peak of disk use.
+	(while sleep 2; do du -sm "$dir" 2>/dev/null; done) >"$WORK/du.samples" &
+	DU_PID=$!
+	b_step update update update "${common[@]}"
+	local ok_update=$?
+	kill "$DU_PID" 2>/dev/null
+	wait "$DU_PID" 2>/dev/null
+	DU_PID=
+	[ "$ok_update" -eq 0 ] || return
+
+	md ""
+	md "- Rates: records/s is seeds read (inject), URLs selected (generate) or links routed (update) per wall second."
+	du -sm "$dir" >>"$WORK/du.samples" 2>/dev/null
+	md "- Disk: the crawl directory peaked at about $(awk '$1 > m { m = $1 } END { print m + 0 }' "$WORK/du.samples") MiB during update (sampled every 2 s; sort runs included) and holds $(du -sm "$dir" | awk '{ print $1 }') MiB after it (CrawlDb versions 1 and 2, segment 1); the seed file ($seeds_mb MiB) is removed after inject."
+	if [ -n "${B_RSS[generate]:-}" ]; then
+		md "- The footprint of a rank that holds little data: generate peaks at ${B_RSS[generate]} MiB (OpenMPI, libraries and generate's per-host table), an upper bound for what MPI adds to each figure."
+	fi
+	md ""
+}
+
+say "scratch directory $WORK; time budget ${DEADLINE_S} s"
+if [ -z "$ONLY" ] || [ "$ONLY" = A ]; then
+	bench_a
+fi
+if [ -z "$ONLY" ] || [ "$ONLY" = B ]; then
+	if [ "$(left_s)" -gt 120 ]; then
+		bench_b
+	else
+		say "B: skipped: less than 120 s of the time budget left"
+		md "## B. Scale: skipped, the time budget (BENCH_DEADLINE_S=$DEADLINE_S) was spent"
+		FAILED=1
+	fi
+fi
+md "Total benchmark time: $((SECONDS - T_START)) s; load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
+
+echo
+cat "$RES"
+if [ -n "${BENCH_RESULTS:-}" ]; then
+	cp "$RES" "$BENCH_RESULTS" && say "results written to $BENCH_RESULTS"
+fi
+if [ "$FAILED" -ne 0 ]; then
+	say "a step failed; the figures above are incomplete"
+	exit 1
+fi
+if [ "$FLOOR_MISSED" -ne 0 ]; then
+	say "measured; a floor was not met (see **NOT MET** / **no** above)"
+	exit 3
+fi
+exit 0
