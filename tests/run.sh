@@ -5,6 +5,11 @@
 # the summary line "N passed, N failed" and exits non-zero if anything failed.
 set -u
 cd "$(dirname "$0")/.."
+# The public conformance suites live beside the repository (../shared/).
+if [ -z "${CONFORMANCE_DIR:-}" ] && [ -d ../shared/conformance ]; then
+	CONFORMANCE_DIR=$(cd ../shared/conformance && pwd)
+fi
+export CONFORMANCE_DIR=${CONFORMANCE_DIR:-}
 passed=0
 failed=0
 failed_names=()
