@@ -8,8 +8,8 @@ cd "$(dirname "$0")/.."
 # The public conformance suites live beside the repository (../shared/).
 if [ -z "${CONFORMANCE_DIR:-}" ] && [ -d ../shared/conformance ]; then
 	CONFORMANCE_DIR=$(cd ../shared/conformance && pwd)
+	export CONFORMANCE_DIR
 fi
-export CONFORMANCE_DIR=${CONFORMANCE_DIR:-}
 passed=0
 failed=0
 failed_names=()
