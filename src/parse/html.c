@@ -6,21 +6,34 @@
 #include <stdlib.h>
 #include <string.h>
 #include <libxml/HTMLparser.h>
-#include <libxml/tree.h>
+#include <libxml/parserInternals.h>
 #include <xxhash.h>
 
 #define HTML_MAX_BYTES (64u << 20)
 #define TITLE_MAX 1024
+/* Raw hrefs kept while the page streams by; more are counted as dropped. */
+#define RAW_LINKS_MAX_BYTES (8u << 20)
 
+/*
+ * The page is read with libxml2's SAX interface: no tree is built, so a page
+ * costs its text and its links, not a node per element. Links are kept raw
+ * until the end, because <base href> and <meta name="robots"> apply to the
+ * whole document wherever they stand.
+ */
 struct walk {
 	struct html_page *page;
-	char base[URL_MAX_LEN + 1];
+	const char *page_url;
 	const char *agent;
 	size_t max_links;
 	size_t cap;
+	struct buf raw;         /* raw hrefs, each NUL-terminated */
+	char *base;             /* first <base href>, raw; NULL if none */
+	int skip_depth;         /* inside script, style, noscript, template */
+	int in_title;
+	int title_done;
 	struct hmap seen;
-	struct buf text;    /* visible text, whitespace collapsed */
-	int in_space;       /* a blank is pending before the next word */
+	struct buf text;        /* visible text, whitespace collapsed */
+	int in_space;           /* a blank is pending before the next word */
 };
 
 static int has_token(const char *list, const char *tok)
@@ -31,10 +44,10 @@ static int has_token(const char *list, const char *tok)
 	while (*p) {
 		size_t n;
 
-		while (*p && isspace((unsigned char)*p))
+		while (*p && (isspace((unsigned char)*p) || *p == ','))
 			p++;
 		n = 0;
-		while (p[n] && !isspace((unsigned char)p[n]))
+		while (p[n] && !isspace((unsigned char)p[n]) && p[n] != ',')
 			n++;
 		if (n == tl && !strncasecmp(p, tok, tl))
 			return 1;
@@ -43,18 +56,143 @@ static int has_token(const char *list, const char *tok)
 	return 0;
 }
 
-static const char *attr(xmlNode *n, const char *name)
+static const char *attr(const xmlChar **atts, const char *name)
 {
-	xmlAttr *a;
+	size_t i;
 
-	for (a = n->properties; a; a = a->next)
-		if (a->name && !strcasecmp((const char *)a->name, name) && a->children &&
-		    a->children->type == XML_TEXT_NODE && a->children->content)
-			return (const char *)a->children->content;
+	for (i = 0; atts && atts[i]; i += 2)
+		if (!strcasecmp((const char *)atts[i], name))
+			return atts[i + 1] ? (const char *)atts[i + 1] : "";
 	return NULL;
 }
 
-static void add_link(struct walk *w, const char *href)
+static int is_skip(const char *name)
+{
+	return !strcmp(name, "script") || !strcmp(name, "style") ||
+	       !strcmp(name, "noscript") || !strcmp(name, "template");
+}
+
+static void keep_raw(struct walk *w, const char *href)
+{
+	size_t n = strlen(href);
+
+	if (w->raw.len + n + 1 > RAW_LINKS_MAX_BYTES) {
+		w->page->dropped++;
+		return;
+	}
+	buf_add(&w->raw, href, n + 1);
+}
+
+static void on_start(void *ctx, const xmlChar *tag, const xmlChar **atts)
+{
+	struct walk *w = ctx;
+	const char *name = (const char *)tag;
+	const char *v = NULL;
+
+	if (!name)
+		return;
+	if (is_skip(name)) {
+		w->skip_depth++;
+		return;
+	}
+	if (!strcmp(name, "title")) {
+		w->in_title = !w->title_done;
+	} else if (!strcmp(name, "a") || !strcmp(name, "area")) {
+		const char *rel = attr(atts, "rel");
+
+		v = attr(atts, "href");
+		if (v && rel && has_token(rel, "nofollow")) {
+			w->page->nofollow++;
+			v = NULL;
+		}
+	} else if (!strcmp(name, "link")) {
+		const char *rel = attr(atts, "rel");
+
+		if (rel && (has_token(rel, "alternate") || has_token(rel, "canonical")))
+			v = attr(atts, "href");
+	} else if (!strcmp(name, "frame") || !strcmp(name, "iframe")) {
+		v = attr(atts, "src");
+	} else if (!strcmp(name, "base")) {
+		const char *h = attr(atts, "href");
+
+		if (h && !w->base)
+			w->base = strdup(h);
+	} else if (!strcmp(name, "meta")) {
+		const char *mn = attr(atts, "name"), *content = attr(atts, "content");
+
+		if (mn && content && (!strcasecmp(mn, "robots") || !strcasecmp(mn, w->agent))) {
+			if (has_token(content, "nofollow") || has_token(content, "none"))
+				w->page->meta_nofollow = 1;
+			if (has_token(content, "noindex") || has_token(content, "none"))
+				w->page->meta_noindex = 1;
+		}
+	}
+	if (v)
+		keep_raw(w, v);
+}
+
+static void on_end(void *ctx, const xmlChar *tag)
+{
+	struct walk *w = ctx;
+	const char *name = (const char *)tag;
+
+	if (!name)
+		return;
+	if (is_skip(name)) {
+		if (w->skip_depth > 0)
+			w->skip_depth--;
+	} else if (!strcmp(name, "title") && w->in_title) {
+		w->in_title = 0;
+		w->title_done = 1;
+	}
+}
+
+static void add_title(struct walk *w, const char *s, int n)
+{
+	struct buf *t = &w->page->title;
+	int i;
+
+	for (i = 0; i < n && t->len < TITLE_MAX; i++) {
+		if (isspace((unsigned char)s[i])) {
+			if (t->len && t->p[t->len - 1] != ' ')
+				buf_addc(t, ' ');
+			continue;
+		}
+		buf_addc(t, s[i]);
+	}
+}
+
+static void on_text(void *ctx, const xmlChar *ch, int len)
+{
+	struct walk *w = ctx;
+	const char *s = (const char *)ch;
+	int i = 0;
+
+	if (w->in_title) {
+		add_title(w, s, len);
+		return;
+	}
+	if (w->skip_depth > 0)
+		return;
+	while (i < len) {
+		int n;
+
+		if (isspace((unsigned char)s[i])) {
+			w->in_space = 1;
+			i++;
+			continue;
+		}
+		for (n = 1; i + n < len && !isspace((unsigned char)s[i + n]); n++)
+			;
+		if (w->in_space && w->text.len)
+			buf_addc(&w->text, ' ');
+		w->in_space = 0;
+		buf_add(&w->text, s + i, (size_t)n);
+		i += n;
+	}
+}
+
+static void add_link(struct walk *w, const char *base, const char *href)
 {
 	char out[URL_MAX_LEN + 1];
 	const char *why;
@@ -66,7 +204,7 @@ static void add_link(struct walk *w, const char *href)
 		w->page->dropped++;
 		return;
 	}
-	if (url_canon(w->base, href, out, sizeof(out), &why) != CR_OK) {
+	if (url_canon(base, href, out, sizeof(out), &why) != CR_OK) {
 		w->page->dropped++;
 		return;
 	}
@@ -89,153 +227,31 @@ static void add_link(struct walk *w, const char *href)
 	w->page->nlinks++;
 }
 
-static void feed_text(struct walk *w, const char *s)
+/* Resolves the kept hrefs against the document's base. */
+static void resolve_links(struct walk *w)
 {
-	while (*s) {
-		size_t n;
+	char base[URL_MAX_LEN + 1];
+	const char *why;
+	size_t off = 0;
 
-		if (isspace((unsigned char)*s)) {
-			w->in_space = 1;
-			s++;
-			continue;
-		}
-		for (n = 1; s[n] && !isspace((unsigned char)s[n]); n++)
-			;
-		if (w->in_space && w->text.len)
-			buf_addc(&w->text, ' ');
-		w->in_space = 0;
-		buf_add(&w->text, s, n);
-		s += n;
-	}
-}
+	memcpy(base, w->page_url, strlen(w->page_url) + 1);
+	if (w->base && url_resolve(w->page_url, w->base, base, sizeof(base), &why) != CR_OK)
+		memcpy(base, w->page_url, strlen(w->page_url) + 1);
+	while (off < w->raw.len) {
+		const char *href = (const char *)w->raw.p + off;
 
-static void add_title(struct walk *w, const char *s)
-{
-	struct buf *t = &w->page->title;
-
-	for (; *s && t->len < TITLE_MAX; s++) {
-		if (isspace((unsigned char)*s)) {
-			if (t->len && t->p[t->len - 1] != ' ')
-				buf_addc(t, ' ');
-			continue;
-		}
-		buf_addc(t, *s);
-	}
-}
-
-static int is(xmlNode *n, const char *name)
-{
-	return n->name && !strcasecmp((const char *)n->name, name);
-}
-
-/* The next node of a depth-first walk of root's subtree (NULL at the end),
- * into n's children if descend. No recursion: a deep tree cannot blow the
- * stack. */
-static xmlNode *next_node(xmlNode *n, xmlNode *root, int descend)
-{
-	if (descend && n->children && n->type == XML_ELEMENT_NODE)
-		return n->children;
-	while (n && !n->next && n != root)
-		n = n->parent;
-	if (!n || n == root)
-		return NULL;
-	return n->next;
-}
-
-/* First pass: <base href> and <meta name=robots>. */
-static void scan_head(struct walk *w, xmlNode *root, int *have_base)
-{
-	xmlNode *n = root;
-
-	while (n) {
-		if (n->type == XML_ELEMENT_NODE) {
-			if (is(n, "base") && !*have_base) {
-				const char *h = attr(n, "href");
-				char out[URL_MAX_LEN + 1];
-				const char *why;
-
-				if (h && url_resolve(w->base, h, out, sizeof(out), &why) == CR_OK) {
-					memcpy(w->base, out, strlen(out) + 1);
-					*have_base = 1;
-				}
-			} else if (is(n, "meta")) {
-				const char *name = attr(n, "name"), *content = attr(n, "content");
-
-				if (name && content &&
-				    (!strcasecmp(name, "robots") || !strcasecmp(name, w->agent))) {
-					char tmp[256];
-					size_t i;
-
-					for (i = 0; content[i] && i + 1 < sizeof(tmp); i++)
-						tmp[i] = content[i] == ',' ? ' ' : content[i];
-					tmp[i] = '\0';
-					if (has_token(tmp, "nofollow") || has_token(tmp, "none"))
-						w->page->meta_nofollow = 1;
-					if (has_token(tmp, "noindex") || has_token(tmp, "none"))
-						w->page->meta_noindex = 1;
-				}
-			}
-		}
-		n = next_node(n, root, 1);
-	}
-}
-
-static void element(struct walk *w, xmlNode *n)
-{
-	const char *v = NULL;
-
-	if (is(n, "a") || is(n, "area")) {
-		const char *rel = attr(n, "rel");
-
-		v = attr(n, "href");
-		if (v && rel && has_token(rel, "nofollow")) {
+		off += strlen(href) + 1;
+		if (w->page->meta_nofollow)
 			w->page->nofollow++;
-			return;
-		}
-	} else if (is(n, "link")) {
-		const char *rel = attr(n, "rel");
-
-		if (rel && (has_token(rel, "alternate") || has_token(rel, "canonical")))
-			v = attr(n, "href");
-	} else if (is(n, "frame") || is(n, "iframe")) {
-		v = attr(n, "src");
+		else
+			add_link(w, base, href);
 	}
-	if (!v)
-		return;
-	if (w->page->meta_nofollow) {
-		w->page->nofollow++;
-		return;
-	}
-	add_link(w, v);
 }
 
-static void walk_tree(struct walk *w, xmlNode *root)
+static void on_cdata(void *ctx, const xmlChar *ch, int len)
 {
-	xmlNode *n = root;
-
-	while (n) {
-		int skip_children = 0;
-
-		if (n->type == XML_ELEMENT_NODE) {
-			element(w, n);
-			if (is(n, "script") || is(n, "style") || is(n, "noscript") ||
-			    is(n, "template"))
-				skip_children = 1;
-			if (is(n, "title") && !w->page->title.len) {
-				xmlChar *t = xmlNodeGetContent(n);
-
-				if (t)
-					add_title(w, (const char *)t);
-				xmlFree(t);
-				while (w->page->title.len &&
-				       w->page->title.p[w->page->title.len - 1] == ' ')
-					w->page->title.len--;
-			}
-		} else if (n->type == XML_TEXT_NODE && n->content) {
-			feed_text(w, (const char *)n->content);
-		}
-		n = next_node(n, root, !skip_children);
-	}
+	/* The HTML parser hands script and style bodies over as CDATA. */
+	on_text(ctx, ch, len);
 }
 
 enum cr_err html_extract(const void *body, size_t len, const char *charset,
@@ -244,10 +260,9 @@ enum cr_err html_extract(const void *body, size_t len, const char *charset,
 {
 	int opts = HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
 		   HTML_PARSE_NONET | HTML_PARSE_COMPACT;
-	htmlDocPtr doc;
+	htmlSAXHandler sax;
+	htmlParserCtxtPtr ctxt;
 	struct walk w;
-	int have_base = 0;
-	xmlNode *root;
 
 	memset(out, 0, sizeof(*out));
 	buf_init(&out->title);
@@ -255,28 +270,49 @@ enum cr_err html_extract(const void *body, size_t len, const char *charset,
 		len = HTML_MAX_BYTES;
 	if (strlen(page_url) > URL_MAX_LEN)
 		return CR_ERR_LIMIT;
-	doc = htmlReadMemory(body, (int)len, page_url,
-			     charset && charset[0] ? charset : NULL, opts);
-	if (!doc && charset && charset[0])   /* an encoding libxml2 does not know */
-		doc = htmlReadMemory(body, (int)len, page_url, NULL, opts);
-	if (!doc)
-		return CR_ERR_FORMAT;
+	memset(&sax, 0, sizeof(sax));
+	sax.startElement = on_start;
+	sax.endElement = on_end;
+	sax.characters = on_text;
+	sax.ignorableWhitespace = on_text;
+	sax.cdataBlock = on_cdata;
 	memset(&w, 0, sizeof(w));
 	w.page = out;
+	w.page_url = page_url;
 	w.agent = agent;
 	w.max_links = max_links;
-	memcpy(w.base, page_url, strlen(page_url) + 1);
 	hmap_init(&w.seen);
 	buf_init(&w.text);
-	root = xmlDocGetRootElement(doc);
-	if (root) {
-		scan_head(&w, root, &have_base);
-		walk_tree(&w, root);
+	buf_init(&w.raw);
+	ctxt = htmlCreatePushParserCtxt(&sax, &w, NULL, 0, page_url, XML_CHAR_ENCODING_NONE);
+	if (!ctxt)
+		return CR_ERR_NOMEM;
+	htmlCtxtUseOptions(ctxt, opts);
+	if (charset && charset[0]) {
+		/* An encoding libxml2 does not know: let it detect one. */
+		xmlCharEncodingHandlerPtr h = xmlFindCharEncodingHandler(charset);
+
+		if (h)
+			xmlSwitchToEncoding(ctxt, h);
 	}
+	/* Fed in slices: htmlParseChunk takes an int length. */
+	while (len > 0) {
+		int n = len > (1u << 30) ? (1 << 30) : (int)len;
+
+		htmlParseChunk(ctxt, body, n, 0);
+		body = (const char *)body + n;
+		len -= (size_t)n;
+	}
+	htmlParseChunk(ctxt, NULL, 0, 1);
+	htmlFreeParserCtxt(ctxt);
+	while (out->title.len && out->title.p[out->title.len - 1] == ' ')
+		out->title.len--;
+	resolve_links(&w);
 	out->text_digest = XXH3_64bits(w.text.p, w.text.len);
 	buf_release(&w.text);
+	buf_release(&w.raw);
+	free(w.base);
 	hmap_release(&w.seen);
-	xmlFreeDoc(doc);
 	return CR_OK;
 }
 

@@ -69,6 +69,33 @@ int main(void)
 	html_page_release(&p);
 	html_page_release(&q);
 
+	/* Encodings: the header's charset, or <meta charset> without one. */
+	{
+		static const char latin1[] = "<html><head><title>caf\xe9</title></head>"
+					     "<body><a href=\"/x\">x</a></body></html>";
+		static const char meta[] = "<html><head><meta charset=\"iso-8859-1\">"
+					   "<title>caf\xe9</title></head><body></body></html>";
+
+		CHECK(html_extract(latin1, sizeof(latin1) - 1, "iso-8859-1", "http://h.test/",
+				   "x", 10, &p) == CR_OK, "latin-1 page");
+		CHECK(!strcmp(buf_cstr(&p.title), "caf\xc3\xa9"), "title from latin-1 to UTF-8: '%s'",
+		      buf_cstr(&p.title));
+		CHECK(p.nlinks == 1, "link of a latin-1 page");
+		html_page_release(&p);
+		CHECK(html_extract(meta, sizeof(meta) - 1, NULL, "http://h.test/", "x", 10, &p) ==
+		      CR_OK && !strcmp(buf_cstr(&p.title), "caf\xc3\xa9"),
+		      "meta charset detected: '%s'", buf_cstr(&p.title));
+		html_page_release(&p);
+	}
+	/* A <base> after the links still applies to them (the whole document). */
+	{
+		static const char late[] = "<a href=\"x\">x</a><base href=\"http://other.test/d/\">";
+
+		CHECK(html_extract(late, sizeof(late) - 1, NULL, "http://h.test/", "x", 10, &p) ==
+		      CR_OK && p.nlinks == 1 && !strcmp(p.links[0], "http://other.test/d/x"),
+		      "late base: %s", p.nlinks ? p.links[0] : "-");
+		html_page_release(&p);
+	}
 	/* 100 000 nested elements and a link cap. */
 	deep = malloc(100000 * 5 + 64);
 	for (i = 0; i < 100000; i++)
