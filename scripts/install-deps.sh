@@ -4,7 +4,7 @@
 set -euo pipefail
 pkgs=(build-essential pkg-config libopenmpi-dev openmpi-bin libcurl4-openssl-dev
       libc-ares-dev libxml2-dev libzstd-dev libxxhash-dev libpsl-dev zlib1g-dev
-      libssl-dev dnsmasq-base wget2 clang python3)
+      libssl-dev dnsmasq-base wget2 clang python3 time)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

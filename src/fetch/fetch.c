@@ -108,6 +108,7 @@ struct fetcher {
 	struct part_out *out;     /* per partition (owned ones used) */
 	uint64_t c[FC_COUNT_];
 	uint64_t pc[PC_COUNT_];     /* parse counters, with fetch.parse */
+	int robots_ver;             /* the robots cache read at start (0: none) */
 	struct buf parsed;
 	int active;
 	struct xfer *open;          /* open transfers */
@@ -252,10 +253,31 @@ static void origin_set_rules(struct fetcher *f, struct origin *o)
 	}
 }
 
-/* robots cache record: origin, fetched_at, http status, body. */
+/*
+ * robots cache record: origin, fetched_at, http status, body. Only the
+ * origins of this round's fetch list are loaded (after the fetch list); the
+ * others are copied from the old file to the new one as they are, so memory
+ * grows with the round, not with every host ever seen.
+ */
+static enum cr_err unpack_robots(const void *data, size_t n, char *key, size_t kcap,
+				 int64_t *at, uint64_t *st, const char **body, size_t *bl)
+{
+	struct rd rd;
+	const char *k;
+	size_t kl;
+
+	rd_init(&rd, data, n);
+	if (rd_str(&rd, &k, &kl) || rd_svarint(&rd, at) || rd_varint(&rd, st) ||
+	    rd_str(&rd, body, bl) || kl >= kcap)
+		return CR_ERR_FORMAT;
+	memcpy(key, k, kl);
+	key[kl] = '\0';
+	return CR_OK;
+}
+
 static enum cr_err load_robots_cache(struct fetcher *f, uint32_t p, int64_t now)
 {
-	int ver = layout_robots_last(&f->j->dir);
+	int ver = f->robots_ver;
 	char path[PATH_MAX];
 	struct rec_reader *r;
 	const void *data;
@@ -271,23 +293,19 @@ static enum cr_err load_robots_cache(struct fetcher *f, uint32_t p, int64_t now)
 	if (e)
 		return e;
 	while ((e = rec_reader_next(r, &data, &n)) == CR_OK) {
-		struct rd rd;
-		const char *key, *body;
-		size_t kl, bl;
+		const char *body;
+		size_t bl;
 		int64_t at;
 		uint64_t st;
 		char k[600];
 		struct origin *o;
 
-		rd_init(&rd, data, n);
-		if (rd_str(&rd, &key, &kl) || rd_svarint(&rd, &at) || rd_varint(&rd, &st) ||
-		    rd_str(&rd, &body, &bl) || kl >= sizeof(k)) {
-			e = CR_ERR_FORMAT;
+		e = unpack_robots(data, n, k, sizeof(k), &at, &st, &body, &bl);
+		if (e)
 			break;
-		}
-		memcpy(k, key, kl);
-		k[kl] = '\0';
-		o = origin_get(f, k, p);
+		o = hmap_get(&f->origins, k, strlen(k));
+		if (!o)
+			continue;   /* not needed this round */
 		o->fetched_at = at;
 		o->http_status = (int)st;
 		buf_add(&o->body, body, bl);
@@ -305,6 +323,53 @@ static enum cr_err load_robots_cache(struct fetcher *f, uint32_t p, int64_t now)
 		return CR_OK;
 	}
 	return e == CR_EOF ? CR_OK : e;
+}
+
+/* Entries older than this many TTLs are not carried forward: a host not
+ * crawled for that long has its robots.txt fetched again anyway. */
+#define ROBOTS_KEEP_TTLS 4
+
+/* Copies the previous cache's entries of partition p that this round did
+ * not load into w. A damaged old file loses its remaining entries only. */
+static enum cr_err carry_robots(struct fetcher *f, uint32_t p, struct rec_writer *w)
+{
+	int ver = f->robots_ver;
+	int64_t now = clock_now_us();
+	int64_t keep = (int64_t)f->j->cfg.robots_ttl_s * 1000000 * ROBOTS_KEEP_TTLS;
+	char path[PATH_MAX];
+	struct rec_reader *r;
+	const void *data;
+	size_t n;
+	enum cr_err e;
+
+	/* The same file load_robots_cache read (possibly this segment's own,
+	 * from an attempt that did not finish: it is replaced only at commit). */
+	if (ver == 0)
+		return CR_OK;
+	layout_robots_part(&f->j->dir, ver, p, path, sizeof(path));
+	if (!fs_exists(path) || rec_reader_open(path, REC_KIND_ROBOTS, &r) != CR_OK)
+		return CR_OK;
+	while ((e = rec_reader_next(r, &data, &n)) == CR_OK) {
+		const char *body;
+		size_t bl;
+		int64_t at;
+		uint64_t st;
+		char k[600];
+
+		if (unpack_robots(data, n, k, sizeof(k), &at, &st, &body, &bl) != CR_OK) {
+			e = CR_ERR_FORMAT;
+			break;
+		}
+		if (hmap_get(&f->origins, k, strlen(k)) || now - at > keep)
+			continue;
+		e = rec_writer_add(w, data, n);
+		if (e)
+			break;
+	}
+	rec_reader_free(&r);
+	if (e == CR_ERR_FORMAT)
+		log_warn("fetch", "damaged robots cache '%s': its later entries dropped", path);
+	return e == CR_EOF || e == CR_ERR_FORMAT ? CR_OK : e;
 }
 
 static enum cr_err write_robots_cache(struct fetcher *f)
@@ -330,7 +395,8 @@ static enum cr_err write_robots_cache(struct fetcher *f)
 	while (!e && (s = hmap_next(&f->origins, &i)) != NULL) {
 		struct origin *o = s->val;
 
-		/* Unavailable robots.txt are not cached: the next round asks again. */
+		/* Unavailable robots.txt are not cached: the next round asks again.
+		 * Loaded but expired ones are written back, as the old file had them. */
 		if (o->fetched_at == 0 || !w[o->part] ||
 		    (o->dirty && o->state == RB_UNAVAILABLE))
 			continue;
@@ -341,6 +407,9 @@ static enum cr_err write_robots_cache(struct fetcher *f)
 		buf_put_str(&f->scratch, (const char *)o->body.p, o->body.len);
 		e = rec_writer_add(w[o->part], f->scratch.p, f->scratch.len);
 	}
+	for (p = 0; !e && p < f->j->dir.partitions; p++)
+		if (w[p])
+			e = carry_robots(f, p, w[p]);
 	for (p = 0; p < f->j->dir.partitions; p++) {
 		if (!w[p])
 			continue;
@@ -1193,6 +1262,8 @@ enum cr_err fetch_run(struct job *j, int seg, uint64_t *counters, uint64_t *pars
 	buf_init(&f.parsed);
 	layout_segment_dir(&j->dir, seg, f.seg_dir, sizeof(f.seg_dir));
 	f.out = calloc(j->dir.partitions, sizeof(*f.out));
+	/* Read now: this phase creates robots/<seg>/ before it writes there. */
+	f.robots_ver = layout_robots_last(&j->dir);
 	if (!f.out)
 		e = CR_ERR_NOMEM;
 	snprintf(dir, sizeof(dir), "%s/fetch", f.seg_dir);
@@ -1207,9 +1278,9 @@ enum cr_err fetch_run(struct job *j, int seg, uint64_t *counters, uint64_t *pars
 	for (p = 0; !e && p < j->dir.partitions; p++) {
 		if (!layout_owns(p, j->rank, j->nranks))
 			continue;
-		e = load_robots_cache(&f, p, now);
+		e = load_fetchlist(&f, p);
 		if (!e)
-			e = load_fetchlist(&f, p);
+			e = load_robots_cache(&f, p, now);
 	}
 	i = 0;
 	while (!e && (s = hmap_next(&f.origins, &i)) != NULL)

@@ -105,6 +105,19 @@ check "re-parse of segment 2 from WARC" "$MPICRAWL" parse --dir "$SCRATCH/crawl1
 check "re-parse found the same links" test \
 	"$(grep -o '"links":[0-9]*' "$SCRATCH/crawl1/segments/00002/_SUCCESS.parse")" = \
 	"$(grep -o '"links":[0-9]*' "$SCRATCH/crawl4/segments/00002/_SUCCESS.parse")"
+# The robots.txt cache outlives rounds in which a host has nothing due: a URL
+# of the first host added after the crawl is fetched without asking for its
+# robots.txt again.
+before=$(wc -l <"$SIMWEB_LOG")
+printf 'http://h0000.sim.test:%s/missing/late.html\n' "$SIMWEB_PORT" >"$SCRATCH/late"
+"$MPICRAWL" inject --dir "$SCRATCH/crawl1" --seeds "$SCRATCH/late" >/dev/null 2>&1
+check "crawl continues after a late inject" "$MPICRAWL" crawl --dir "$SCRATCH/crawl1" \
+	--set fetch.allow_private=true --set "dns.servers=127.0.0.1:$DNS_PORT" \
+	--set politeness.delay_ms=$DELAY >"$SCRATCH/late.out" 2>&1
+sleep 0.3
+tail -n +"$((before + 1))" "$SIMWEB_LOG" | cut -f3,4 >"$SCRATCH/late.log"
+check "late URL fetched from the cached robots.txt, nothing else" test \
+	"$(cat "$SCRATCH/late.log")" = "$(printf 'h0000.sim.test\t/missing/late.html')"
 check "CrawlDb has the truth's URLs" test "$(wc -l <"$SCRATCH/dump1")" -gt "$(wc -l <"$SCRATCH/truth")"
 check "CrawlDb identical on 1 and 2 ranks" cmp -s "$SCRATCH/dump1" "$SCRATCH/dump2"
 check "CrawlDb identical on 1 and 4 ranks" cmp -s "$SCRATCH/dump1" "$SCRATCH/dump4"
