@@ -6,8 +6,12 @@
 #ifndef CR_TEST_H
 #define CR_TEST_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "util/buf.h"
+#include "util/fs.h"
 
 static int t_passed, t_failed;
 
@@ -26,6 +30,32 @@ static int t_passed, t_failed;
 #define CHECK_STR(got, want)                                                \
 	CHECK((got) && strcmp((got), (want)) == 0, "got '%s', want '%s'",  \
 	      (got) ? (got) : "(null)", (want))
+
+/* A deterministic generator (splitmix64): tests set test_rng_state to
+ * replay a case. */
+static uint64_t test_rng_state;
+
+static inline uint64_t test_rng(void)
+{
+	uint64_t z = (test_rng_state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* The whole file into b (replacing its contents); 0 or -1. */
+static inline int test_slurp(const char *path, struct buf *b)
+{
+	buf_reset(b);
+	return fs_read_all(path, SIZE_MAX, b) == CR_OK ? 0 : -1;
+}
+
+/* Writes a whole file; 0 or -1. */
+static inline int test_spit(const char *path, const void *p, size_t n)
+{
+	return fs_write_atomic(path, p, n) == CR_OK ? 0 : -1;
+}
 
 #define TEST_DONE()                                                         \
 	do {                                                                \

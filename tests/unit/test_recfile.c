@@ -24,16 +24,6 @@
 
 static char tmp_dir[256];
 
-static uint64_t rng_state;
-
-static uint64_t rng(void)
-{
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
 
 static void tmp_path(char *out, size_t cap, const char *name)
 {
@@ -54,32 +44,6 @@ static int tmp_files(void)
 			n++;
 	closedir(d);
 	return n;
-}
-
-static int slurp(const char *path, struct buf *b)
-{
-	unsigned char t[65536];
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	buf_reset(b);
-	if (fd < 0)
-		return -1;
-	while ((n = read(fd, t, sizeof(t))) > 0)
-		buf_add(b, t, (size_t)n);
-	close(fd);
-	return n < 0 ? -1 : 0;
-}
-
-static int spit(const char *path, const void *p, size_t n)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	int ok;
-
-	if (fd < 0)
-		return -1;
-	ok = n == 0 || write(fd, p, n) == (ssize_t)n;
-	return close(fd) == 0 && ok ? 0 : -1;
 }
 
 static int quiet_on(void)
@@ -125,7 +89,7 @@ static void recset_add(struct recset *s, size_t len, int compressible)
 	s->n++;
 	buf_reserve(&s->bytes, len);
 	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)rng();
+		unsigned char c = (unsigned char)test_rng();
 
 		if (compressible)
 			c = (unsigned char)("abcdefgh"[c & 7]);
@@ -165,14 +129,14 @@ static void make_set(enum set_shape shape, struct recset *s)
 		recset_add(s, 1, 0);
 		recset_add(s, 100 * 1024, 0);
 		for (i = 0; i < 3000; i++)
-			recset_add(s, rng() % 64, i & 1);
+			recset_add(s, test_rng() % 64, i & 1);
 		recset_add(s, 0, 0);
 		recset_add(s, 100 * 1024, 1);
 		recset_add(s, 1, 0);
 		break;
 	case SET_SMALL:
 		for (i = 0; i < 20000; i++)
-			recset_add(s, rng() % 24, 1);
+			recset_add(s, test_rng() % 24, 1);
 		break;
 	case SET_BIG:
 		/* Larger than the writer's 1 MiB flush and the reader's window. */
@@ -189,7 +153,7 @@ static void make_set(enum set_shape shape, struct recset *s)
 		recset_add(s, 1, 0);
 		recset_add(s, 1500, 0);
 		for (i = 0; i < 300; i++)
-			recset_add(s, rng() % 40, i % 3 == 0);
+			recset_add(s, test_rng() % 40, i % 3 == 0);
 		recset_add(s, 2000, 1);
 		break;
 	}
@@ -297,7 +261,7 @@ static void test_round_trips(void)
 		int wrong;
 		enum cr_err e;
 
-		rng_state = 1000 + i;
+		test_rng_state = 1000 + i;
 		make_set(cases[i].shape, &s);
 		snprintf(path, sizeof(path), "%s/rt-%zu.zst", tmp_dir, i);
 		CHECK(!fs_exists(path), "%s: path free before", cases[i].name);
@@ -379,7 +343,7 @@ static void test_commit_abort(void)
 		size_t good;
 		int wrong;
 
-		rng_state = 77;
+		test_rng_state = 77;
 		make_set(SET_MIXED, &s);
 		e = write_set(path, REC_KIND_CRAWLDB, 3, &s);
 		CHECK(e == CR_OK, "write over existing: %s", cr_strerror(e));
@@ -425,7 +389,7 @@ static void test_damage(enum set_shape shape, const char *name, size_t trunc_str
 	size_t first_bad_trunc = 0, first_bad_flip = 0;
 	enum cr_err e;
 
-	rng_state = 4242;
+	test_rng_state = 4242;
 	make_set(shape, &s);
 	buf_init(&file);
 	buf_init(&copy);
@@ -433,7 +397,7 @@ static void test_damage(enum set_shape shape, const char *name, size_t trunc_str
 	tmp_path(bad, sizeof(bad), "bad.zst");
 	e = write_set(path, REC_KIND_CRAWLDB, 3, &s);
 	CHECK(e == CR_OK, "%s: write", name);
-	CHECK(slurp(path, &file) == 0 && file.len > 16 + 24, "%s: read file", name);
+	CHECK(test_slurp(path, &file) == 0 && file.len > 16 + 24, "%s: read file", name);
 	len = file.len;
 	if (e != CR_OK || len <= 16 + 24)
 		goto out;
@@ -443,7 +407,7 @@ static void test_damage(enum set_shape shape, const char *name, size_t trunc_str
 	for (at = 0; at < len; at = at < len - 24 && at + trunc_stride > len - 24
 					? len - 24
 					: at + (at < len - 24 ? trunc_stride : 1)) {
-		CHECK(spit(bad, file.p, at) == 0, "write truncated copy");
+		CHECK(test_spit(bad, file.p, at) == 0, "write truncated copy");
 		r = read_damaged(bad, &s, 0);
 		ntrunc++;
 		if (r != 1 && !bad_trunc++)
@@ -454,7 +418,7 @@ static void test_damage(enum set_shape shape, const char *name, size_t trunc_str
 		buf_reset(&copy);
 		buf_add(&copy, file.p, len);
 		copy.p[at] ^= (unsigned char)(1u << (at % 8));
-		CHECK(spit(bad, copy.p, len) == 0, "write flipped copy");
+		CHECK(test_spit(bad, copy.p, len) == 0, "write flipped copy");
 		/*
 		 * A clean read of the very same records is tolerated: the
 		 * reserved header bytes are not checked, and a few bits of a
@@ -472,7 +436,7 @@ static void test_damage(enum set_shape shape, const char *name, size_t trunc_str
 	buf_reset(&copy);
 	buf_add(&copy, file.p, len);
 	buf_add(&copy, "garbage", 7);
-	CHECK(spit(bad, copy.p, copy.len) == 0, "write extended copy");
+	CHECK(test_spit(bad, copy.p, copy.len) == 0, "write extended copy");
 	r = read_damaged(bad, &s, 0);
 	quiet_off(q);
 

@@ -31,32 +31,6 @@ static void tmp_path(char *out, size_t cap, const char *name)
 	snprintf(out, cap, "%s/%s", tmp_dir, name);
 }
 
-static int slurp(const char *path, struct buf *b)
-{
-	unsigned char tmp[65536];
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	buf_reset(b);
-	if (fd < 0)
-		return -1;
-	while ((n = read(fd, tmp, sizeof(tmp))) > 0)
-		buf_add(b, tmp, (size_t)n);
-	close(fd);
-	return n < 0 ? -1 : 0;
-}
-
-static int spit(const char *path, const void *p, size_t n)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	int ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, p, n) == (ssize_t)n;
-	return close(fd) == 0 && ok ? 0 : -1;
-}
-
 /* Silences stderr (the reader's log lines) around the torture loops. */
 static int quiet_on(void)
 {
@@ -84,15 +58,6 @@ static const char *str(const char *s)
 	return s;
 }
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
-
-static uint64_t rng(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
 
 static int field_is(const struct warc_record *rec, const char *name, const char *want)
 {
@@ -163,12 +128,12 @@ static void make_exchanges(struct written *wr)
 	buf_init(&wr->bin);
 	/* binary, with record-like bytes inside */
 	for (i = 0; i < 5000; i++)
-		buf_addc(&wr->bin, (char)(rng() & 0xff));
+		buf_addc(&wr->bin, (char)(test_rng() & 0xff));
 	memcpy(wr->bin.p + 1000, "\r\n\r\nWARC/1.1\r\nContent-Length: 3\r\n\r\n", 35);
 	memset(wr->bin.p + 2000, 0, 100);
 	/* larger than the writer's 1 MiB buffer, incompressible */
 	for (i = 0; i < 2600 * 1024; i++)
-		buf_addc(&wr->big, (char)(rng() >> 7));
+		buf_addc(&wr->big, (char)(test_rng() >> 7));
 
 	wr->x[0] = (struct warc_exchange){
 		.target_uri = "http://a.example/index.html",
@@ -347,7 +312,7 @@ static void test_roundtrip(void)
 	buf_init(&file);
 	tmp_path(path, sizeof(path), "rt.warc.gz");
 	CHECK(write_file(path, &wr, NX) == CR_OK, "write %s", path);
-	CHECK(slurp(path, &file) == 0, "read back %s", path);
+	CHECK(test_slurp(path, &file) == 0, "read back %s", path);
 
 	CHECK(warc_reader_open(path, 8u << 20, &r) == CR_OK, "open reader");
 	if (!r)
@@ -512,7 +477,7 @@ static void tear_everywhere(const char *what, const struct buf *file,
 	size_t cut;
 
 	tmp_path(path, sizeof(path), "torn");
-	if (spit(path, file->p, file->len) != 0 || (fd = open(path, O_WRONLY)) < 0) {
+	if (test_spit(path, file->p, file->len) != 0 || (fd = open(path, O_WRONLY)) < 0) {
 		CHECK(0, "%s: write %s", what, path);
 		return;
 	}
@@ -563,7 +528,7 @@ static void test_torn(void)
 	tmp_path(path, sizeof(path), "small.warc.gz");
 	tmp_path(ppath, sizeof(ppath), "small.warc");
 	CHECK(write_file(path, &wr, 4) == CR_OK, "write the small file");
-	slurp(path, &file);
+	test_slurp(path, &file);
 	ngz = spans_of(path, 0, gz, 16);
 	CHECK(ngz == 9, "small file: 9 records (%d)", ngz);
 
@@ -576,7 +541,7 @@ static void test_torn(void)
 		}
 		warc_reader_free(&r);
 	}
-	spit(ppath, plain.p, plain.len);
+	test_spit(ppath, plain.p, plain.len);
 	npl = spans_of(ppath, 1, pl, 16);
 	CHECK(npl == ngz && pl[npl - 1].end == plain.len, "plain copy: same records");
 	for (i = 1; i < npl; i++)
@@ -594,7 +559,7 @@ static void test_torn(void)
 		buf_reset(&tmp);
 		buf_add(&tmp, file.p, file.len);
 		tmp.p[at] ^= 0x55;
-		spit(ppath, tmp.p, tmp.len);
+		test_spit(ppath, tmp.p, tmp.len);
 		q = quiet_on();
 		n = 0;
 		e = CR_OK;
@@ -647,7 +612,7 @@ static void test_torn(void)
 
 		q = quiet_on();
 		for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
-			spit(ppath, bad[k].text, strlen(bad[k].text));
+			test_spit(ppath, bad[k].text, strlen(bad[k].text));
 			e = read_all(ppath, 0, &n);
 			CHECK(e == bad[k].want, "%s: status %d", bad[k].what, e);
 		}
@@ -656,11 +621,11 @@ static void test_torn(void)
 		for (k = 0; k < WARC_HEAD_MAX; k++)
 			buf_addc(&tmp, 'a');
 		buf_adds(&tmp, "\r\nContent-Length: 0\r\n\r\n\r\n\r\n");
-		spit(ppath, tmp.p, tmp.len);
+		test_spit(ppath, tmp.p, tmp.len);
 		CHECK(read_all(ppath, 0, &n) == CR_ERR_LIMIT, "head over WARC_HEAD_MAX");
-		spit(ppath, "\x1f\x8bnot gzip at all", 17);
+		test_spit(ppath, "\x1f\x8bnot gzip at all", 17);
 		CHECK(read_all(ppath, 0, &n) == CR_ERR_FORMAT, "bad gzip data");
-		spit(ppath, "<html>", 6);
+		test_spit(ppath, "<html>", 6);
 		CHECK(warc_reader_open(ppath, 0, &r) == CR_ERR_FORMAT && r == NULL,
 		      "not a WARC file");
 		CHECK(warc_reader_open("/nonexistent/x.warc", 0, &r) == CR_ERR_IO,
@@ -670,7 +635,7 @@ static void test_torn(void)
 			static const char folded[] =
 				"WARC/1.0\r\nContent-Length: 3\r\nX: a\r\n  b\r\n\tc \r\n"
 				"\r\nabc\r\n\r\n";
-			spit(ppath, folded, sizeof(folded) - 1);
+			test_spit(ppath, folded, sizeof(folded) - 1);
 		}
 		if (warc_reader_open(ppath, 0, &r) == CR_OK) {
 			char v[8];
@@ -706,7 +671,7 @@ static void test_torn(void)
 		CHECK(deflate(&zs, Z_FINISH) == Z_STREAM_END, "deflate one member");
 		tmp.len = zs.total_out;
 		deflateEnd(&zs);
-		spit(ppath, tmp.p, tmp.len);
+		test_spit(ppath, tmp.p, tmp.len);
 		q = quiet_on();
 		if (warc_reader_open(ppath, 0, &r) == CR_OK) {
 			while ((e = warc_reader_next(r, &rec)) == CR_OK) {
@@ -765,7 +730,7 @@ static void test_zstd(void)
 	buf_init(&samples);
 	tmp_path(ppath, sizeof(ppath), "small.warc");
 	tmp_path(zpath, sizeof(zpath), "small.warc.zst");
-	if (slurp(ppath, &plain) != 0 || (npl = spans_of(ppath, 1, pl, 16)) <= 0) {
+	if (test_slurp(ppath, &plain) != 0 || (npl = spans_of(ppath, 1, pl, 16)) <= 0) {
 		CHECK(0, "zstd: no plain file to start from");
 		return;
 	}
@@ -777,7 +742,7 @@ static void test_zstd(void)
 			 "WARC-Target-URI: http://h%zu.example/p/%zu\r\n"
 			 "Content-Type: application/http;msgtype=response\r\n"
 			 "Content-Length: %zu\r\n\r\n", i % 2 ? "response" : "request",
-			 (unsigned long long)rng() & 0xffffffff, i % 17, i, i * 7);
+			 (unsigned long long)test_rng() & 0xffffffff, i % 17, i, i * 7);
 		sizes[nsamp++] = samples.len - before;
 	}
 	buf_reserve(&dict, 16384);
@@ -821,7 +786,7 @@ static void test_zstd(void)
 		put_skippable(&out, 0x184D2A51, "end", 3);
 		ZSTD_freeCDict(cd);
 		ZSTD_freeCCtx(cc);
-		spit(zpath, out.p, out.len);
+		test_spit(zpath, out.p, out.len);
 		if (warc_reader_open(zpath, 0, &r) != CR_OK) {
 			CHECK(0, "zstd variant %d: open", variant);
 			continue;
@@ -842,7 +807,7 @@ static void test_zstd(void)
 		/* a frame cut short */
 		{
 			int q = quiet_on(), cnt;
-			spit(zpath, out.p, (size_t)offs[4] + 10);
+			test_spit(zpath, out.p, (size_t)offs[4] + 10);
 			CHECK(read_all(zpath, 0, &cnt) == CR_ERR_FORMAT && cnt == 4,
 			      "zstd variant %d: torn frame", variant);
 			quiet_off(q);
@@ -1000,7 +965,7 @@ static int jnum(const char *s, const char *e, const char *key, long long *v)
 
 static int read_lines(const char *path, struct buf *b)
 {
-	if (slurp(path, b) != 0)
+	if (test_slurp(path, b) != 0)
 		return -1;
 	buf_cstr(b);
 	return 0;
@@ -1451,6 +1416,7 @@ static void test_conformance(void)
 int main(void)
 {
 	const char *t = getenv("TMPDIR");
+	test_rng_state = 0x9e3779b97f4a7c15ULL;
 
 	snprintf(tmp_dir, sizeof(tmp_dir), "%s/test_warc.XXXXXX", t && *t ? t : "/tmp");
 	if (!mkdtemp(tmp_dir)) {
