@@ -306,16 +306,18 @@ void dns_resolve(struct dns *d, const char *host, int64_t now_us, dns_done_fn do
 unsigned dns_waitfds(struct dns *d, struct curl_waitfd *fds, unsigned max)
 {
 	ares_socket_t socks[ARES_GETSOCK_MAXNUM];
-	int bits = ares_getsock(d->ch, socks, ARES_GETSOCK_MAXNUM);
+	/* The bit tests are done unsigned: c-ares' own macros shift a signed 1
+	 * into the sign bit for the last socket. */
+	unsigned bits = (unsigned)ares_getsock(d->ch, socks, ARES_GETSOCK_MAXNUM);
 	unsigned n = 0;
 	int i;
 
 	for (i = 0; i < ARES_GETSOCK_MAXNUM && n < max; i++) {
 		short ev = 0;
 
-		if (ARES_GETSOCK_READABLE(bits, i))
+		if (bits & (1u << i))
 			ev |= CURL_WAIT_POLLIN;
-		if (ARES_GETSOCK_WRITABLE(bits, i))
+		if (bits & (1u << (i + ARES_GETSOCK_MAXNUM)))
 			ev |= CURL_WAIT_POLLOUT;
 		if (!ev)
 			continue;
