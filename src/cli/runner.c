@@ -393,6 +393,11 @@ static int resolve_segment(struct job *j, int *seg, const char *need)
 	return 0;
 }
 
+/* Outcomes of the last fetch phase (all ranks): crawl stops when a round
+ * could fetch nothing at all, rather than asking the same failing
+ * robots.txt again at once, round after round. */
+static uint64_t last_outcomes;
+
 int run_fetch(struct job *j, int seg)
 {
 	uint64_t c[FC_COUNT_] = { 0 }, pc[PC_COUNT_] = { 0 };
@@ -410,6 +415,8 @@ int run_fetch(struct job *j, int seg)
 	}
 	buf_init(&json);
 	phase_json(j, fetch_counter_names, c, FC_COUNT_, secs_since(t0), -1, &json);
+	last_outcomes = c[FC_FETCHED] + c[FC_REDIRECT] + c[FC_GONE] + c[FC_ERROR] +
+			c[FC_DENIED] + c[FC_BLOCKED] + c[FC_DEFERRED];
 	rc = mark(j, seg, "fetch", &json);
 	if (!rc && j->cfg.fetch_parse) {
 		/* The fetcher parsed as it went: the parse phase is complete. */
@@ -628,6 +635,7 @@ int run_crawl(struct job *j, const char *seeds, long rounds)
 		} else if (j->rank == 0) {
 			log_info("crawl", "resuming segment %d", seg);
 		}
+		last_outcomes = 1;   /* a resumed round fetched before it stopped */
 		if (!phase_done(j, seg, "fetch")) {
 			clean_phase(j, seg, fetch_out);
 			rc = run_fetch(j, seg);
@@ -646,6 +654,13 @@ int run_crawl(struct job *j, const char *seeds, long rounds)
 		if (j->rank == 0)
 			log_info("crawl", "round %d (segment %d) done in %.1f s", round, seg,
 				 secs_since(t0));
+		if (last_outcomes == 0) {
+			if (j->rank == 0)
+				log_info("crawl", "no URL could be fetched this round (robots.txt "
+					 "unavailable, hosts parked or the time limit): stopping; "
+					 "run again later to continue");
+			return 0;
+		}
 	}
 	if (j->rank == 0)
 		log_info("crawl", "stopped after %ld rounds; run again to continue", max);

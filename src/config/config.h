@@ -19,6 +19,8 @@ struct config {
 	long delay_ms;
 	long max_in_flight;
 	long max_crawl_delay_ms;
+	long max_host_failures;
+	long backoff_max_ms;
 	int allow_private;
 	long max_connections;
 	long connect_timeout_s;

@@ -7,7 +7,7 @@
 #define PARSE_RECORD_V1 1
 
 static const char *const status_names[ST_COUNT_] = {
-	"unfetched", "fetched", "redirect", "gone", "error", "denied", "blocked",
+	"unfetched", "fetched", "redirect", "gone", "error", "denied", "blocked", "deferred",
 };
 
 const char *crawl_status_name(int status)

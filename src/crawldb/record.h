@@ -28,6 +28,7 @@ enum crawl_status {
 	ST_ERROR = 4,      /* transient: 5xx, 429, timeout, connection or DNS failure */
 	ST_DENIED = 5,     /* disallowed by robots.txt */
 	ST_BLOCKED = 6,    /* refused by policy: non-public address, bad scheme */
+	ST_DEFERRED = 7,   /* the host asks for more politeness than allowed (Crawl-delay) */
 	ST_COUNT_
 };
 

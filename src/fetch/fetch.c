@@ -6,6 +6,7 @@
 #include "fetch/progress.h"
 #include "fetch/sched.h"
 #include "parse/parse.h"
+#include "robots/cache.h"
 #include "robots/robots.h"
 #include "store/recfile.h"
 #include "url/url.h"
@@ -32,8 +33,9 @@
 
 const char *const fetch_counter_names[FC_COUNT_] = {
 	"urls", "requests", "robots_requests", "robots_cached", "fetched",
-	"redirect", "gone", "error", "denied", "blocked", "truncated",
-	"not_reached", "bytes", "dns_queries", "dns_failed", "hosts", "latency_us_sum",
+	"redirect", "gone", "error", "denied", "blocked", "deferred", "truncated",
+	"not_reached", "robots_unavailable", "robots_wait", "backoffs", "parked",
+	"bytes", "dns_queries", "dns_failed", "hosts", "latency_us_sum",
 };
 
 enum robots_state { RB_UNKNOWN, RB_FETCHING, RB_READY, RB_UNAVAILABLE };
@@ -70,6 +72,7 @@ struct host {
 	struct item **items;
 	size_t n, cap, next;
 	struct origin *waiting;   /* robots.txt in flight for this origin */
+	int failures;             /* consecutive failed requests */
 	struct fetcher *f;
 	int done;
 };
@@ -198,6 +201,7 @@ static void emit(struct fetcher *f, struct item *it, struct fetch_record *fr)
 	case ST_GONE: f->c[FC_GONE]++; break;
 	case ST_DENIED: f->c[FC_DENIED]++; break;
 	case ST_BLOCKED: f->c[FC_BLOCKED]++; break;
+	case ST_DEFERRED: f->c[FC_DEFERRED]++; break;
 	default: f->c[FC_ERROR]++; break;
 	}
 }
@@ -259,22 +263,6 @@ static void origin_set_rules(struct fetcher *f, struct origin *o)
  * others are copied from the old file to the new one as they are, so memory
  * grows with the round, not with every host ever seen.
  */
-static enum cr_err unpack_robots(const void *data, size_t n, char *key, size_t kcap,
-				 int64_t *at, uint64_t *st, const char **body, size_t *bl)
-{
-	struct rd rd;
-	const char *k;
-	size_t kl;
-
-	rd_init(&rd, data, n);
-	if (rd_str(&rd, &k, &kl) || rd_svarint(&rd, at) || rd_varint(&rd, st) ||
-	    rd_str(&rd, body, bl) || kl >= kcap)
-		return CR_ERR_FORMAT;
-	memcpy(key, k, kl);
-	key[kl] = '\0';
-	return CR_OK;
-}
-
 static enum cr_err load_robots_cache(struct fetcher *f, uint32_t p, int64_t now)
 {
 	int ver = f->robots_ver;
@@ -296,21 +284,25 @@ static enum cr_err load_robots_cache(struct fetcher *f, uint32_t p, int64_t now)
 		const char *body;
 		size_t bl;
 		int64_t at;
-		uint64_t st;
+		int st;
 		char k[600];
 		struct origin *o;
 
-		e = unpack_robots(data, n, k, sizeof(k), &at, &st, &body, &bl);
+		e = robots_cache_unpack(data, n, k, sizeof(k), &at, &st, &body, &bl);
 		if (e)
 			break;
 		o = hmap_get(&f->origins, k, strlen(k));
 		if (!o)
 			continue;   /* not needed this round */
 		o->fetched_at = at;
-		o->http_status = (int)st;
+		o->http_status = st;
 		buf_add(&o->body, body, bl);
 		if (now - at < (int64_t)f->j->cfg.robots_ttl_s * 1000000) {
 			origin_set_rules(f, o);
+			/* A failed robots.txt is asked again after the retry interval. */
+			if (o->state == RB_UNAVAILABLE &&
+			    now - at >= (int64_t)f->j->cfg.retry_interval_s * 1000000)
+				o->state = RB_UNKNOWN;
 		} else {
 			o->state = RB_UNKNOWN;   /* expired: fetch again when needed */
 		}
@@ -353,10 +345,10 @@ static enum cr_err carry_robots(struct fetcher *f, uint32_t p, struct rec_writer
 		const char *body;
 		size_t bl;
 		int64_t at;
-		uint64_t st;
+		int st;
 		char k[600];
 
-		if (unpack_robots(data, n, k, sizeof(k), &at, &st, &body, &bl) != CR_OK) {
+		if (robots_cache_unpack(data, n, k, sizeof(k), &at, &st, &body, &bl) != CR_OK) {
 			e = CR_ERR_FORMAT;
 			break;
 		}
@@ -395,16 +387,14 @@ static enum cr_err write_robots_cache(struct fetcher *f)
 	while (!e && (s = hmap_next(&f->origins, &i)) != NULL) {
 		struct origin *o = s->val;
 
-		/* Unavailable robots.txt are not cached: the next round asks again.
-		 * Loaded but expired ones are written back, as the old file had them. */
-		if (o->fetched_at == 0 || !w[o->part] ||
-		    (o->dirty && o->state == RB_UNAVAILABLE))
+		/* Loaded but expired entries are written back, as the old file had
+		 * them; unavailable ones too, so the next round knows when the
+		 * robots.txt failed (it is asked again after crawl.retry_interval_s). */
+		if (o->fetched_at == 0 || !w[o->part])
 			continue;
 		f->scratch.len = 0;
-		buf_put_str(&f->scratch, o->key, strlen(o->key));
-		buf_put_svarint(&f->scratch, o->fetched_at);
-		buf_put_varint(&f->scratch, (uint64_t)o->http_status);
-		buf_put_str(&f->scratch, (const char *)o->body.p, o->body.len);
+		robots_cache_pack(&f->scratch, o->key, o->fetched_at, o->http_status,
+				  o->body.p, o->body.len);
 		e = rec_writer_add(w[o->part], f->scratch.p, f->scratch.len);
 	}
 	for (p = 0; !e && p < f->j->dir.partitions; p++)
@@ -809,8 +799,42 @@ static void finish_robots(struct fetcher *f, struct xfer *x, CURLcode rc, long h
 		buf_add(&o->body, x->body.p, x->body.len < keep ? x->body.len : keep);
 	}
 	origin_set_rules(f, o);
+	if (o->state == RB_UNAVAILABLE)
+		f->c[FC_ROBOTS_UNAVAILABLE]++;
 	if (h->waiting == o)
 		h->waiting = NULL;
+}
+
+/*
+ * Hosts that keep failing are slowed down, then parked: after the k-th
+ * failure in a row the next request waits max(delay, 1 s) * 2^(k-1) (capped
+ * by politeness.backoff_max_ms); after politeness.max_host_failures the
+ * host's remaining URLs are left due for a later round. A success resets it.
+ */
+static void host_outcome(struct fetcher *f, struct host *h, int failed)
+{
+	const struct config *cfg = &f->j->cfg;
+	int64_t base, wait;
+
+	if (!failed) {
+		h->failures = 0;
+		return;
+	}
+	h->failures++;
+	if (h->failures >= cfg->max_host_failures) {
+		f->c[FC_PARKED]++;
+		f->c[FC_NOT_REACHED] += h->n - h->next;
+		h->next = h->n;
+		log_debug("fetch", "host '%s' parked after %d failures", h->name, h->failures);
+		return;
+	}
+	base = f->pol.delay_us > 1000000 ? f->pol.delay_us : 1000000;
+	wait = base << (h->failures - 1 < 20 ? h->failures - 1 : 20);
+	if (wait > (int64_t)cfg->backoff_max_ms * 1000)
+		wait = (int64_t)cfg->backoff_max_ms * 1000;
+	if (clock_mono_us() + wait > h->s.not_before_us)
+		h->s.not_before_us = clock_mono_us() + wait;
+	f->c[FC_BACKOFFS]++;
 }
 
 /* 429 and 503 may say when to come back: hold the host until then (at most
@@ -922,6 +946,7 @@ static void finish_page(struct fetcher *f, struct xfer *x, CURLcode rc, long htt
 	fr.warc_offset = off;
 	fr.body_len = x->body.len;
 	emit(f, x->item, &fr);
+	host_outcome(f, x->h, fr.rec.status == ST_ERROR);
 	if (f->j->cfg.fetch_parse) {
 		struct part_out *o = part_out(f, x->item->part);
 
@@ -1029,20 +1054,23 @@ static void host_reschedule(struct fetcher *f, struct host *h)
 		sched_heap_set(&f->heap, &h->s, t);
 }
 
-/* A robots.txt Crawl-delay raises the host's delay (never lowers it), up to
- * politeness.max_crawl_delay_ms. */
-static void apply_crawl_delay(struct fetcher *f, struct host *h, const struct origin *o)
+/* A robots.txt Crawl-delay raises the host's delay (never lowers it).
+ * Returns 1 if the origin asks for more than politeness.max_crawl_delay_ms:
+ * its URLs are then deferred, not fetched at a pace the site did not ask
+ * for and not fetched at the crawl delay for the rest of the phase either. */
+static int apply_crawl_delay(struct fetcher *f, struct host *h, const struct origin *o)
 {
 	long cd = o->rules ? robots_crawl_delay_ms(o->rules) : -1;
 	int64_t us;
 
 	if (cd < 0)
-		return;
+		return 0;
 	if (cd > f->j->cfg.max_crawl_delay_ms)
-		cd = f->j->cfg.max_crawl_delay_ms;
+		return 1;
 	us = (int64_t)cd * 1000;
 	if (us > h->pol.delay_us)
 		h->pol.delay_us = us;
+	return 0;
 }
 
 /* The host's turn: start what politeness allows now. */
@@ -1071,10 +1099,17 @@ static void host_turn(struct fetcher *f, struct host *h)
 			h->waiting = o;
 			break;
 		}
-		apply_crawl_delay(f, h, o);
 		h->next++;
 		if (o->state == RB_UNAVAILABLE) {
-			emit_status(f, it, ST_ERROR, "robots.txt unavailable");
+			/* RFC 9309 2.3.1.4: an unreachable robots.txt means
+			 * "disallow all" for now; the URL stays due and the
+			 * robots.txt is asked again next round. */
+			f->c[FC_ROBOTS_WAIT]++;
+			continue;
+		}
+		if (apply_crawl_delay(f, h, o)) {
+			emit_status(f, it, ST_DEFERRED,
+				    "crawl-delay above politeness.max_crawl_delay_ms");
 			continue;
 		}
 		if (robots_url_path(it->url, path, sizeof(path)) == CR_OK &&

@@ -28,8 +28,13 @@ enum fetch_counter {
 	FC_ERROR,
 	FC_DENIED,
 	FC_BLOCKED,
+	FC_DEFERRED,      /* Crawl-delay above politeness.max_crawl_delay_ms */
 	FC_TRUNCATED,
-	FC_NOT_REACHED,   /* left due by the time limit */
+	FC_NOT_REACHED,   /* left due: time limit, parked host */
+	FC_ROBOTS_UNAVAILABLE,      /* origins whose robots.txt failed (5xx, 429, no answer) */
+	FC_ROBOTS_WAIT,   /* URLs left due because their robots.txt failed */
+	FC_BACKOFFS,      /* times a failing host was slowed down */
+	FC_PARKED,        /* hosts parked for the round after repeated failures */
 	FC_BYTES,         /* body bytes received */
 	FC_DNS_QUERIES,
 	FC_DNS_FAILED,

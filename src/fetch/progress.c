@@ -48,7 +48,7 @@ static void print_line(struct progress *p, int64_t now)
 	}
 	{
 		uint64_t done = sum[FC_FETCHED] + sum[FC_REDIRECT] + sum[FC_GONE] +
-				sum[FC_ERROR] + sum[FC_DENIED] + sum[FC_BLOCKED];
+				sum[FC_ERROR] + sum[FC_DENIED] + sum[FC_BLOCKED] + sum[FC_DEFERRED];
 		double rate = secs > 0 ? (double)sum[FC_REQUESTS] / secs : 0;
 		uint64_t left = sum[FC_URLS] > done ? sum[FC_URLS] - done : 0;
 

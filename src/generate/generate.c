@@ -1,4 +1,6 @@
 #include "generate/generate.h"
+#include "robots/cache.h"
+#include "robots/robots.h"
 #include "store/recfile.h"
 #include "url/url.h"
 #include "util/fs.h"
@@ -10,8 +12,57 @@
 #include <string.h>
 
 const char *const generate_counter_names[GC_COUNT_] = {
-	"records", "selected", "not_due", "host_capped", "too_deep", "hosts",
+	"records", "selected", "not_due", "host_capped", "politeness_capped", "too_deep",
+	"hosts",
 };
+
+int64_t generate_feasible(long time_limit_s, long delay_ms)
+{
+	if (time_limit_s <= 0 || delay_ms <= 0)
+		return INT64_MAX;
+	/* One request (the robots.txt, or the first page) at the start, then
+	 * one per delay until the limit. */
+	return (int64_t)time_limit_s * 1000 / delay_ms + 1;
+}
+
+/*
+ * The Crawl-delay (ms, capped as the fetcher caps it) of each origin of
+ * partition p known to the robots.txt cache. Only needed, and only loaded,
+ * when fetch.time_limit_s bounds the fetch phase.
+ */
+static void load_crawl_delays(struct job *j, uint32_t p, struct hmap *delays)
+{
+	int ver = layout_robots_last(&j->dir);
+	char path[PATH_MAX];
+	struct rec_reader *r;
+	const void *data;
+	size_t n;
+
+	if (ver == 0 || j->cfg.time_limit_s <= 0)
+		return;
+	layout_robots_part(&j->dir, ver, p, path, sizeof(path));
+	if (!fs_exists(path) || rec_reader_open(path, REC_KIND_ROBOTS, &r) != CR_OK)
+		return;
+	while (rec_reader_next(r, &data, &n) == CR_OK) {
+		char key[600];
+		const char *body;
+		size_t bl;
+		int64_t at;
+		int st;
+		struct robots *rules;
+		long cd;
+
+		if (robots_cache_unpack(data, n, key, sizeof(key), &at, &st, &body, &bl) ||
+		    st < 200 || st >= 300 ||
+		    robots_parse(body, bl, j->cfg.robots_agent, &rules) != CR_OK)
+			continue;
+		cd = robots_crawl_delay_ms(rules);
+		robots_free(&rules);
+		if (cd > 0)
+			*hmap_put(delays, key, strlen(key)) = (void *)(uintptr_t)cd;
+	}
+	rec_reader_free(&r);
+}
 
 int generate_due(const struct crawl_record *r, int64_t now, long max_depth)
 {
@@ -28,7 +79,7 @@ static enum cr_err generate_partition(struct job *j, int seg, int ver, uint32_t 
 	char in[PATH_MAX], out[PATH_MAX];
 	struct rec_reader *r = NULL;
 	struct rec_writer *w;
-	struct hmap per_host;
+	struct hmap per_host, delays;
 	const void *data;
 	size_t n;
 	enum cr_err e = CR_EOF;
@@ -47,6 +98,8 @@ static enum cr_err generate_partition(struct job *j, int seg, int ver, uint32_t 
 		}
 	}
 	hmap_init(&per_host);
+	hmap_init(&delays);
+	load_crawl_delays(j, p, &delays);
 	e = CR_EOF;
 	while (r && (e = rec_reader_next(r, &data, &n)) == CR_OK) {
 		struct crawl_record rec;
@@ -79,6 +132,20 @@ static enum cr_err generate_partition(struct job *j, int seg, int ver, uint32_t 
 			c[GC_HOST_CAPPED]++;
 			continue;
 		}
+		if (j->cfg.time_limit_s > 0) {
+			long d = j->cfg.delay_ms;
+			size_t ol = (size_t)(url_path(url) - url);
+			uintptr_t cd;
+
+			url[ol] = '\0';   /* the origin */
+			cd = (uintptr_t)hmap_get(&delays, url, ol);
+			if ((long)cd > d && (long)cd <= j->cfg.max_crawl_delay_ms)
+				d = (long)cd;
+			if ((int64_t)(uintptr_t)*slot >= generate_feasible(j->cfg.time_limit_s, d)) {
+				c[GC_POLITENESS_CAPPED]++;
+				continue;
+			}
+		}
 		*slot = (void *)((uintptr_t)*slot + 1);
 		e = rec_writer_add(w, data, n);
 		if (e)
@@ -86,6 +153,7 @@ static enum cr_err generate_partition(struct job *j, int seg, int ver, uint32_t 
 		c[GC_SELECTED]++;
 	}
 	hmap_release(&per_host);
+	hmap_release(&delays);
 	rec_reader_free(&r);
 	if (e != CR_EOF) {
 		rec_writer_abort(&w);

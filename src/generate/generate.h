@@ -2,7 +2,10 @@
  * generate.h - the generate phase: each rank streams the committed CrawlDb
  * parts of its partitions and writes the URLs that are due now into the
  * segment's fetch lists (segments/N/fetchlist/part-P.zst), at most
- * generate.max_per_host per host and none deeper than crawl.max_depth.
+ * generate.max_per_host per host and none deeper than crawl.max_depth. When
+ * fetch.time_limit_s bounds the fetch phase, a host also gets no more URLs
+ * than its delay (politeness.delay_ms, or its cached robots.txt Crawl-delay)
+ * lets the phase fetch, so a round does not end with one slow host's tail.
  * Memory: one counter per host, never the CrawlDb.
  *
  * generate_select is the pure decision for one record.
@@ -21,6 +24,7 @@ enum generate_counter {
 	GC_SELECTED,     /* written to fetch lists */
 	GC_NOT_DUE,
 	GC_HOST_CAPPED,  /* due, left for a later round by generate.max_per_host */
+	GC_POLITENESS_CAPPED,   /* due, more than politeness lets the phase fetch */
 	GC_TOO_DEEP,
 	GC_HOSTS,
 	GC_COUNT_
@@ -30,6 +34,10 @@ extern const char *const generate_counter_names[GC_COUNT_];
 
 /* 1 if the record is due at now (µs) and within max_depth (0: no limit). */
 int generate_due(const struct crawl_record *r, int64_t now, long max_depth);
+
+/* The most URLs of one host a fetch phase of time_limit_s can fetch at one
+ * request per delay_ms (INT64_MAX when either is 0: no bound). Pure. */
+int64_t generate_feasible(long time_limit_s, long delay_ms);
 
 /* Writes this rank's fetch lists for segment seg from CrawlDb version ver. */
 CR_WUR enum cr_err generate_run(struct job *j, int seg, int ver, int64_t now,

@@ -33,6 +33,13 @@ void merge_apply(const struct crawl_record *old, const struct fetch_record *f,
 		out->retries = 0;
 		out->next_fetch = t + (int64_t)cfg->robots_ttl_s * 1000000;
 		break;
+	case ST_DEFERRED:
+		/* Not the page's fault: tried again later, no retry counted. */
+		out->retries = old ? old->retries : 0;
+		out->next_fetch = t + (int64_t)cfg->retry_interval_s * 1000000;
+		if (old)
+			out->digest = old->digest;
+		break;
 	default:
 		out->retries = 0;
 		out->next_fetch = t + (int64_t)cfg->refetch_interval_s * 1000000;

@@ -14,7 +14,7 @@
 const char *const update_counter_names[UC_COUNT_] = {
 	"links_sent", "links_received", "outcomes", "added", "too_deep", "records",
 	"status_unfetched", "status_fetched", "status_redirect", "status_gone",
-	"status_error", "status_denied", "status_blocked",
+	"status_error", "status_denied", "status_blocked", "status_deferred",
 };
 
 /* Streams the links of this rank's parse parts, one partition after another. */

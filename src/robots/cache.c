@@ -1,0 +1,35 @@
+#include "robots/cache.h"
+
+#include <string.h>
+
+void robots_cache_pack(struct buf *out, const char *origin, int64_t fetched_at,
+		       int http_status, const void *body, size_t body_len)
+{
+	buf_put_str(out, origin, strlen(origin));
+	buf_put_svarint(out, fetched_at);
+	buf_put_varint(out, (uint64_t)http_status);
+	buf_put_str(out, body, body_len);
+}
+
+enum cr_err robots_cache_unpack(const void *data, size_t n, char *key, size_t kcap,
+				int64_t *fetched_at, int *http_status,
+				const char **body, size_t *body_len)
+{
+	struct rd rd;
+	const char *k, *b;
+	size_t kl, bl;
+	int64_t at;
+	uint64_t st;
+
+	rd_init(&rd, data, n);
+	if (rd_str(&rd, &k, &kl) || rd_svarint(&rd, &at) || rd_varint(&rd, &st) ||
+	    rd_str(&rd, &b, &bl) || kl >= kcap || st > 999 || rd.off != rd.len)
+		return CR_ERR_FORMAT;
+	memcpy(key, k, kl);
+	key[kl] = '\0';
+	*fetched_at = at;
+	*http_status = (int)st;
+	*body = b;
+	*body_len = bl;
+	return CR_OK;
+}
