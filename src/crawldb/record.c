@@ -5,6 +5,7 @@
 #define CRAWL_RECORD_V1 1
 #define FETCH_RECORD_V1 1
 #define PARSE_RECORD_V1 1
+#define PARSE_RECORD_V2 2   /* V1 and the flags at the end */
 
 static const char *const status_names[ST_COUNT_] = {
 	"unfetched", "fetched", "redirect", "gone", "error", "denied", "blocked", "deferred",
@@ -138,7 +139,7 @@ void parse_record_pack(const struct parse_record *p, const char *const *links,
 {
 	uint32_t i;
 
-	buf_put_u8(out, PARSE_RECORD_V1);
+	buf_put_u8(out, PARSE_RECORD_V2);
 	buf_put_str(out, p->url, p->url_len);
 	buf_put_varint(out, p->depth);
 	buf_put_str(out, p->title, p->title_len);
@@ -146,6 +147,7 @@ void parse_record_pack(const struct parse_record *p, const char *const *links,
 	buf_put_varint(out, nlinks);
 	for (i = 0; i < nlinks; i++)
 		buf_put_str(out, links[i], strlen(links[i]));
+	buf_put_varint(out, p->flags);
 }
 
 enum cr_err parse_record_unpack(const void *p, size_t n, struct parse_record *r)
@@ -156,7 +158,8 @@ enum cr_err parse_record_unpack(const void *p, size_t n, struct parse_record *r)
 	struct parse_record t;
 
 	rd_init(&rd, p, n);
-	if (rd_u8(&rd, &v) || v != PARSE_RECORD_V1 || rd_str(&rd, &t.url, &t.url_len) ||
+	if (rd_u8(&rd, &v) || (v != PARSE_RECORD_V1 && v != PARSE_RECORD_V2) ||
+	    rd_str(&rd, &t.url, &t.url_len) ||
 	    rd_varint(&rd, &depth) || rd_str(&rd, &t.title, &t.title_len) ||
 	    rd_u64le(&rd, &t.text_digest) || rd_varint(&rd, &nl) ||
 	    depth > UINT32_MAX || nl > UINT32_MAX)
@@ -172,6 +175,15 @@ enum cr_err parse_record_unpack(const void *p, size_t n, struct parse_record *r)
 
 		if (rd_str(&rd, &s, &sl))
 			return CR_ERR_FORMAT;
+	}
+	t.links_len = rd.off - (size_t)(t.links - rd.p);
+	t.flags = 0;
+	if (v == PARSE_RECORD_V2) {
+		uint64_t fl;
+
+		if (rd_varint(&rd, &fl) || fl > UINT32_MAX)
+			return CR_ERR_FORMAT;
+		t.flags = (uint32_t)fl;
 	}
 	if (rd.off != rd.len)
 		return CR_ERR_FORMAT;

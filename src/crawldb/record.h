@@ -72,10 +72,16 @@ struct fetch_record {
 void fetch_record_pack(const struct fetch_record *f, struct buf *out);
 CR_WUR enum cr_err fetch_record_unpack(const void *p, size_t n, struct fetch_record *f);
 
+enum parse_flag {
+	PARSE_NOINDEX = 1,    /* meta robots or X-Robots-Tag: noindex */
+	PARSE_NOFOLLOW = 2,   /* meta robots or X-Robots-Tag: nofollow (no links kept) */
+};
+
 struct parse_record {
 	const char *url;
 	size_t url_len;
 	uint32_t depth;
+	uint32_t flags;       /* enum parse_flag */
 	const char *title;
 	size_t title_len;
 	uint64_t text_digest;

@@ -951,7 +951,9 @@ static void finish_page(struct fetcher *f, struct xfer *x, CURLcode rc, long htt
 		struct part_out *o = part_out(f, x->item->part);
 
 		f->parsed.len = 0;
-		if (o->parse && parse_page(f->j, &fr, x->body.p, x->body.len, &f->parsed, f->pc) &&
+		if (o->parse &&
+		    parse_page(f->j, &fr, x->head.p, x->head.len, x->body.p, x->body.len,
+			       &f->parsed, f->pc) &&
 		    rec_writer_add(o->parse, f->parsed.p, f->parsed.len) != CR_OK)
 			f->failed = CR_ERR_IO;
 	}

@@ -141,7 +141,8 @@ static enum cr_err generate_partition(struct job *j, int seg, int ver, uint32_t 
 			cd = (uintptr_t)hmap_get(&delays, url, ol);
 			if ((long)cd > d && (long)cd <= j->cfg.max_crawl_delay_ms)
 				d = (long)cd;
-			if ((int64_t)(uintptr_t)*slot >= generate_feasible(j->cfg.time_limit_s, d)) {
+			if ((int64_t)(uintptr_t)*slot >=
+			    generate_feasible(j->cfg.time_limit_s, d)) {
 				c[GC_POLITENESS_CAPPED]++;
 				continue;
 			}

@@ -12,7 +12,7 @@
 #include <string.h>
 
 const char *const parse_counter_names[PC_COUNT_] = {
-	"pages", "failed", "skipped", "redirects", "links", "dropped", "nofollow",
+	"pages", "failed", "skipped", "redirects", "links", "dropped", "nofollow", "noindex",
 };
 
 static int is_html(const struct fetch_record *f)
@@ -40,8 +40,72 @@ int parse_wants_body(const struct fetch_record *f)
 	return f->rec.status == ST_FETCHED && is_html(f);
 }
 
+/* 1 if word (a directive) is in the comma/blank separated list s[0..n). */
+static int has_directive(const char *s, size_t n, const char *word)
+{
+	size_t wl = strlen(word), i = 0;
+
+	while (i < n) {
+		size_t k;
+
+		while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == ','))
+			i++;
+		for (k = i; k < n && s[k] != ' ' && s[k] != '\t' && s[k] != ','; k++)
+			;
+		if (k - i == wl && !strncasecmp(s + i, word, wl))
+			return 1;
+		i = k;
+	}
+	return 0;
+}
+
+/*
+ * X-Robots-Tag response headers: "noindex, nofollow", or "agent: nofollow"
+ * which applies only when agent is ours. Adds PARSE_* flags.
+ */
+static uint32_t header_robots(const unsigned char *head, size_t len, const char *agent)
+{
+	const char *p = (const char *)head, *end = p + len;
+	static const char name[] = "x-robots-tag:";
+	uint32_t flags = 0;
+
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		size_t ll = eol ? (size_t)(eol - p) : (size_t)(end - p);
+
+		if (ll > sizeof(name) - 1 && !strncasecmp(p, name, sizeof(name) - 1)) {
+			const char *v = p + sizeof(name) - 1, *ve = p + ll;
+			const char *colon = memchr(v, ':', (size_t)(ve - v));
+
+			while (ve > v && (ve[-1] == '\r' || ve[-1] == ' '))
+				ve--;
+			if (colon) {
+				/* "agent: directives": ours, or not for us. */
+				const char *a = v;
+
+				while (a < colon && *a == ' ')
+					a++;
+				if ((size_t)(colon - a) == strlen(agent) &&
+				    !strncasecmp(a, agent, strlen(agent)))
+					v = colon + 1;
+				else
+					v = ve;
+			}
+			if (has_directive(v, (size_t)(ve - v), "noindex") ||
+			    has_directive(v, (size_t)(ve - v), "none"))
+				flags |= PARSE_NOINDEX;
+			if (has_directive(v, (size_t)(ve - v), "nofollow") ||
+			    has_directive(v, (size_t)(ve - v), "none"))
+				flags |= PARSE_NOFOLLOW;
+		}
+		p += ll + 1;
+	}
+	return flags;
+}
+
 int parse_page(const struct job *j, const struct fetch_record *f,
-	       const unsigned char *body, size_t blen, struct buf *out, uint64_t *c)
+	       const unsigned char *head, size_t hlen, const unsigned char *body, size_t blen,
+	       struct buf *out, uint64_t *c)
 {
 	struct parse_record pr;
 	char url[URL_MAX_LEN + 1], charset[64];
@@ -74,6 +138,18 @@ int parse_page(const struct job *j, const struct fetch_record *f,
 		c[PC_FAILED]++;
 		return 0;
 	}
+	pr.flags = header_robots(head, hlen, j->cfg.robots_agent);
+	if (page.meta_noindex)
+		pr.flags |= PARSE_NOINDEX;
+	if (page.meta_nofollow)
+		pr.flags |= PARSE_NOFOLLOW;
+	if (pr.flags & PARSE_NOFOLLOW) {
+		/* X-Robots-Tag nofollow: no link of the page is followed. */
+		page.nofollow += page.nlinks;
+		while (page.nlinks > 0)
+			free(page.links[--page.nlinks]);
+	}
+	c[PC_NOINDEX] += (pr.flags & PARSE_NOINDEX) != 0;
 	/* A record must stay under REC_MAX_BYTES: links beyond a byte budget
 	 * are dropped like those beyond the count cap. */
 	{
@@ -114,7 +190,7 @@ struct parse_ctx {
 /* The body of the response record at the fetch record's WARC offset. */
 static enum cr_err read_body(struct parse_ctx *x, const struct fetch_record *f,
 			     struct warc_record *rec, const unsigned char **body,
-			     size_t *blen)
+			     size_t *blen, size_t *hlen)
 {
 	char name[256], path[PATH_MAX];
 	size_t head;
@@ -141,6 +217,7 @@ static enum cr_err read_body(struct parse_ctx *x, const struct fetch_record *f,
 		return e;
 	*body = rec->block + head;
 	*blen = rec->block_len - head;
+	*hlen = head;
 	return CR_OK;
 }
 
@@ -169,19 +246,21 @@ static enum cr_err parse_partition(struct parse_ctx *x, int seg, uint32_t p)
 		struct fetch_record f;
 		struct warc_record rec;
 		const unsigned char *body = NULL;
-		size_t blen = 0;
+		size_t blen = 0, hlen = 0;
 
 		if (fetch_record_unpack(data, n, &f)) {
 			e = CR_ERR_FORMAT;
 			log_err("parse", "damaged record in '%s'", in);
 			break;
 		}
-		if (parse_wants_body(&f) && read_body(x, &f, &rec, &body, &blen) != CR_OK) {
+		if (parse_wants_body(&f) &&
+		    read_body(x, &f, &rec, &body, &blen, &hlen) != CR_OK) {
 			x->c[PC_FAILED]++;
 			continue;
 		}
 		x->out.len = 0;
-		if (!parse_page(x->j, &f, body, blen, &x->out, x->c))
+		if (!parse_page(x->j, &f, body ? body - hlen : NULL, hlen, body, blen, &x->out,
+				x->c))
 			continue;
 		e = rec_writer_add(w, x->out.p, x->out.len);
 		if (e)

@@ -22,7 +22,8 @@ enum parse_counter {
 	PC_REDIRECTS,
 	PC_LINKS,        /* outlinks kept */
 	PC_DROPPED,      /* invalid, non-http(s), over the cap */
-	PC_NOFOLLOW,
+	PC_NOFOLLOW,     /* links not followed: rel=nofollow, meta robots, X-Robots-Tag */
+	PC_NOINDEX,      /* pages that say noindex (flagged in their parse record) */
 	PC_COUNT_
 };
 
@@ -36,12 +37,14 @@ struct fetch_record;
 int parse_wants_body(const struct fetch_record *f);
 /*
  * The parse record of one fetch outcome, appended to out: links, title and
- * text digest of an HTML page (body: its bytes as received), the target of a
- * redirect. Returns 1 if a record was written, 0 if the outcome has nothing
- * to parse or the page could not be parsed (counted in c, PC_COUNT_ long).
+ * text digest of an HTML page (head: its response head, for X-Robots-Tag;
+ * body: its bytes as received), the target of a redirect. Returns 1 if a
+ * record was written, 0 if the outcome has nothing to parse or the page could
+ * not be parsed (counted in c, PC_COUNT_ long).
  * Used by the parse phase and by the fetcher (fetch.parse).
  */
 int parse_page(const struct job *j, const struct fetch_record *f,
+	       const unsigned char *head, size_t hlen,
 	       const unsigned char *body, size_t blen, struct buf *out, uint64_t *c);
 
 #endif
