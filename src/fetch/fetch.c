@@ -1137,7 +1137,7 @@ static void fetch_loop(struct fetcher *f)
 	struct progress prog;
 
 	progress_init(&prog, f->j, f->seg, "fetch");
-	while ((f->hosts_left > 0 || f->active > 0) && !f->failed) {
+	while ((f->hosts_left > 0 || f->active > 0) && !f->failed && !f->stopping) {
 		struct curl_waitfd fds[MAX_WAITFDS];
 		unsigned nfds;
 		int64_t now = clock_mono_us(), wait_us = 1000000;
