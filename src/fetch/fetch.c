@@ -29,6 +29,8 @@
 #include <xxhash.h>
 
 #define HEAD_MAX (256u << 10)
+/* RFC 9309 2.3.1.2: at least five consecutive redirects are followed. */
+#define ROBOTS_MAX_HOPS 5
 #define MAX_WAITFDS 16
 
 const char *const fetch_counter_names[FC_COUNT_] = {
@@ -50,6 +52,10 @@ struct origin {
 	int http_status;
 	struct buf body;
 	int dirty;            /* fetched this round: write to the cache */
+	struct host *host;    /* the host queue of its URLs */
+	char *robots_url;     /* where its robots.txt is asked (after redirects) */
+	int hops;             /* redirects of robots.txt followed */
+	struct robots_cache_times times;  /* from the cache: politeness carried over */
 };
 
 struct item {
@@ -124,6 +130,8 @@ struct fetcher {
 };
 
 static void host_reschedule(struct fetcher *f, struct host *h);
+static int apply_crawl_delay(struct fetcher *f, struct host *h, const struct origin *o);
+static void hold_for_retry_after(struct fetcher *f, struct xfer *x);
 
 static char *xstrdup(const char *s)
 {
@@ -249,7 +257,10 @@ static void origin_set_rules(struct fetcher *f, struct origin *o)
 				 &o->rules) != CR_OK)
 			o->rules = robots_new_allow_all();
 		o->state = RB_READY;
-	} else if (o->http_status >= 400 && o->http_status < 500 && o->http_status != 429) {
+	} else if ((o->http_status >= 400 && o->http_status < 500 && o->http_status != 429) ||
+		   (o->http_status >= 300 && o->http_status < 400)) {
+		/* 4xx, or redirects beyond ROBOTS_MAX_HOPS: "unavailable" (RFC
+		 * 9309 2.3.1.3), everything may be crawled. */
 		o->rules = robots_new_allow_all();
 		o->state = RB_READY;
 	} else {
@@ -287,8 +298,9 @@ static enum cr_err load_robots_cache(struct fetcher *f, uint32_t p, int64_t now)
 		int st;
 		char k[600];
 		struct origin *o;
+		struct robots_cache_times tm;
 
-		e = robots_cache_unpack(data, n, k, sizeof(k), &at, &st, &body, &bl);
+		e = robots_cache_unpack(data, n, k, sizeof(k), &at, &st, &body, &bl, &tm);
 		if (e)
 			break;
 		o = hmap_get(&f->origins, k, strlen(k));
@@ -296,6 +308,7 @@ static enum cr_err load_robots_cache(struct fetcher *f, uint32_t p, int64_t now)
 			continue;   /* not needed this round */
 		o->fetched_at = at;
 		o->http_status = st;
+		o->times = tm;
 		buf_add(&o->body, body, bl);
 		if (now - at < (int64_t)f->j->cfg.robots_ttl_s * 1000000) {
 			origin_set_rules(f, o);
@@ -347,8 +360,10 @@ static enum cr_err carry_robots(struct fetcher *f, uint32_t p, struct rec_writer
 		int64_t at;
 		int st;
 		char k[600];
+		struct robots_cache_times tm;
 
-		if (robots_cache_unpack(data, n, k, sizeof(k), &at, &st, &body, &bl) != CR_OK) {
+		if (robots_cache_unpack(data, n, k, sizeof(k), &at, &st, &body, &bl,
+					&tm) != CR_OK) {
 			e = CR_ERR_FORMAT;
 			break;
 		}
@@ -362,6 +377,56 @@ static enum cr_err carry_robots(struct fetcher *f, uint32_t p, struct rec_writer
 	if (e == CR_ERR_FORMAT)
 		log_warn("fetch", "damaged robots cache '%s': its later entries dropped", path);
 	return e == CR_EOF || e == CR_ERR_FORMAT ? CR_OK : e;
+}
+
+/* Monotonic and wall clock readings of one instant, to convert between. */
+static int64_t wall_of(int64_t mono)
+{
+	return mono - clock_mono_us() + clock_now_us();
+}
+
+static int64_t mono_of(int64_t wall)
+{
+	return wall - clock_now_us() + clock_mono_us();
+}
+
+/* The times to keep for an origin: its host's last request and hold, or
+ * what the cache said if the host made no request this phase. */
+static const struct robots_cache_times *origin_times(struct origin *o)
+{
+	const struct host *h = o->host;
+
+	if (h && h->s.last_end_us != INT64_MIN) {
+		int64_t hold = h->s.not_before_us ? wall_of(h->s.not_before_us) : 0;
+
+		o->times.last_end = wall_of(h->s.last_end_us);
+		if (hold > o->times.hold_until)
+			o->times.hold_until = hold;
+	}
+	return &o->times;
+}
+
+/*
+ * Politeness does not restart with the phase: the host's last request and
+ * any hold (Retry-After, back-off) of the previous phase, and the Crawl-delay
+ * of its cached robots.txt, apply to its first request of this one.
+ */
+static void carry_politeness(struct fetcher *f, struct host *h, struct origin *o)
+{
+	int64_t now = clock_now_us();
+
+	if (o->times.last_end > 0 && o->times.last_end <= now) {
+		int64_t t = mono_of(o->times.last_end);
+
+		if (h->s.last_end_us == INT64_MIN || t > h->s.last_end_us)
+			h->s.last_end_us = t;
+		if (h->s.last_start_us == INT64_MIN || t > h->s.last_start_us)
+			h->s.last_start_us = t;
+	}
+	if (o->times.hold_until > now && mono_of(o->times.hold_until) > h->s.not_before_us)
+		h->s.not_before_us = mono_of(o->times.hold_until);
+	if (o->state == RB_READY)
+		apply_crawl_delay(f, h, o);
 }
 
 static enum cr_err write_robots_cache(struct fetcher *f)
@@ -394,7 +459,7 @@ static enum cr_err write_robots_cache(struct fetcher *f)
 			continue;
 		f->scratch.len = 0;
 		robots_cache_pack(&f->scratch, o->key, o->fetched_at, o->http_status,
-				  o->body.p, o->body.len);
+				  o->body.p, o->body.len, origin_times(o));
 		e = rec_writer_add(w[o->part], f->scratch.p, f->scratch.len);
 	}
 	for (p = 0; !e && p < f->j->dir.partitions; p++)
@@ -477,6 +542,7 @@ static enum cr_err load_fetchlist(struct fetcher *f, uint32_t p)
 		memcpy(origin, url, ol);
 		origin[ol] = '\0';
 		it->origin = origin_get(f, origin, p);
+		it->origin->host = h;
 		h->items[h->n++] = it;
 		f->c[FC_URLS]++;
 	}
@@ -612,6 +678,8 @@ static enum cr_err start_xfer(struct fetcher *f, struct host *h, struct item *it
 	if (it)
 		snprintf(url, sizeof(url), "%s", it->url);
 	else
+		snprintf(url, sizeof(url), "%s", o->robots_url ? o->robots_url : "");
+	if (!it && !o->robots_url)
 		snprintf(url, sizeof(url), "%s/robots.txt", o->key);
 	if (url_authority(url, auth, sizeof(auth)) != CR_OK)
 		auth[0] = '\0';
@@ -658,11 +726,6 @@ static enum cr_err start_xfer(struct fetcher *f, struct host *h, struct item *it
 	curl_easy_setopt(x->easy, CURLOPT_OPENSOCKETDATA, x);
 	curl_easy_setopt(x->easy, CURLOPT_ERRORBUFFER, x->errbuf);
 	curl_easy_setopt(x->easy, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
-	if (!it) {
-		/* RFC 9309 2.3.1.2: follow at least five redirects for robots.txt. */
-		curl_easy_setopt(x->easy, CURLOPT_FOLLOWLOCATION, 1L);
-		curl_easy_setopt(x->easy, CURLOPT_MAXREDIRS, 5L);
-	}
 	x->start_wall = clock_now_us();
 	x->start_mono = clock_mono_us();
 	if (curl_multi_add_handle(f->multi, x->easy) != CURLM_OK) {
@@ -794,15 +857,44 @@ static void finish_robots(struct fetcher *f, struct xfer *x, CURLcode rc, long h
 	o->dirty = 1;
 	o->body.len = 0;
 	{
-		size_t keep = (size_t)f->j->cfg.robots_max_bytes;
+		/* One byte more than is parsed, so that the parser can tell a
+		 * line cut at the limit (and drop it). */
+		size_t keep = (size_t)f->j->cfg.robots_max_bytes + 1;
 
 		buf_add(&o->body, x->body.p, x->body.len < keep ? x->body.len : keep);
+	}
+	if (h->waiting == o)
+		h->waiting = NULL;
+	if (http == 429 || http == 503)
+		hold_for_retry_after(f, x);
+	if (o->http_status >= 300 && o->http_status < 400 && o->hops < ROBOTS_MAX_HOPS) {
+		/* RFC 9309 2.3.1.2: follow redirects, each hop a request of its
+		 * own that waits its turn like any other. */
+		size_t vl = 0;
+		const char *v = head_field(&x->head, "location", &vl);
+		char raw[URL_MAX_LEN + 1], next[URL_MAX_LEN + 1];
+		const char *why;
+
+		char *here = NULL;
+
+		curl_easy_getinfo(x->easy, CURLINFO_EFFECTIVE_URL, &here);
+		if (v && vl < sizeof(raw) && here) {
+			memcpy(raw, v, vl);
+			raw[vl] = '\0';
+			if (url_canon(here, raw, next, sizeof(next), &why) == CR_OK) {
+				free(o->robots_url);
+				o->robots_url = xstrdup(next);
+				o->hops++;
+				o->state = RB_UNKNOWN;
+				return;
+			}
+		}
 	}
 	origin_set_rules(f, o);
 	if (o->state == RB_UNAVAILABLE)
 		f->c[FC_ROBOTS_UNAVAILABLE]++;
-	if (h->waiting == o)
-		h->waiting = NULL;
+	if (o->state == RB_READY)
+		apply_crawl_delay(f, h, o);
 }
 
 /*
@@ -1222,6 +1314,7 @@ static void fetcher_release(struct fetcher *f)
 
 		robots_free(&o->rules);
 		buf_release(&o->body);
+		free(o->robots_url);
 		free(o->key);
 		free(o);
 	}
@@ -1320,8 +1413,13 @@ enum cr_err fetch_run(struct job *j, int seg, uint64_t *counters, uint64_t *pars
 			e = load_robots_cache(&f, p, now);
 	}
 	i = 0;
-	while (!e && (s = hmap_next(&f.origins, &i)) != NULL)
-		f.c[FC_ROBOTS_CACHED] += ((struct origin *)s->val)->state == RB_READY;
+	while (!e && (s = hmap_next(&f.origins, &i)) != NULL) {
+		struct origin *o = s->val;
+
+		f.c[FC_ROBOTS_CACHED] += o->state == RB_READY;
+		if (o->host)
+			carry_politeness(&f, o->host, o);
+	}
 	if (!e)
 		e = dns_new(j->cfg.dns_servers, j->cfg.dns_timeout_ms, j->cfg.dns_cache_ttl_s,
 			    j->cfg.dns_negative_ttl_s, &f.dns);

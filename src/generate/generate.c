@@ -50,9 +50,10 @@ static void load_crawl_delays(struct job *j, uint32_t p, struct hmap *delays)
 		int64_t at;
 		int st;
 		struct robots *rules;
+		struct robots_cache_times tm;
 		long cd;
 
-		if (robots_cache_unpack(data, n, key, sizeof(key), &at, &st, &body, &bl) ||
+		if (robots_cache_unpack(data, n, key, sizeof(key), &at, &st, &body, &bl, &tm) ||
 		    st < 200 || st >= 300 ||
 		    robots_parse(body, bl, j->cfg.robots_agent, &rules) != CR_OK)
 			continue;

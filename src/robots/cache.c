@@ -3,17 +3,20 @@
 #include <string.h>
 
 void robots_cache_pack(struct buf *out, const char *origin, int64_t fetched_at,
-		       int http_status, const void *body, size_t body_len)
+		       int http_status, const void *body, size_t body_len,
+		       const struct robots_cache_times *t)
 {
 	buf_put_str(out, origin, strlen(origin));
 	buf_put_svarint(out, fetched_at);
 	buf_put_varint(out, (uint64_t)http_status);
 	buf_put_str(out, body, body_len);
+	buf_put_svarint(out, t ? t->last_end : 0);
+	buf_put_svarint(out, t ? t->hold_until : 0);
 }
 
 enum cr_err robots_cache_unpack(const void *data, size_t n, char *key, size_t kcap,
 				int64_t *fetched_at, int *http_status,
-				const char **body, size_t *body_len)
+				const char **body, size_t *body_len, struct robots_cache_times *t)
 {
 	struct rd rd;
 	const char *k, *b;
@@ -23,7 +26,13 @@ enum cr_err robots_cache_unpack(const void *data, size_t n, char *key, size_t kc
 
 	rd_init(&rd, data, n);
 	if (rd_str(&rd, &k, &kl) || rd_svarint(&rd, &at) || rd_varint(&rd, &st) ||
-	    rd_str(&rd, &b, &bl) || kl >= kcap || st > 999 || rd.off != rd.len)
+	    rd_str(&rd, &b, &bl) || kl >= kcap || st > 999)
+		return CR_ERR_FORMAT;
+	t->last_end = t->hold_until = 0;
+	if (rd.off < rd.len &&
+	    (rd_svarint(&rd, &t->last_end) || rd_svarint(&rd, &t->hold_until)))
+		return CR_ERR_FORMAT;
+	if (rd.off != rd.len)
 		return CR_ERR_FORMAT;
 	memcpy(key, k, kl);
 	key[kl] = '\0';

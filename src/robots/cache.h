@@ -14,11 +14,22 @@
 #include "util/buf.h"
 #include "util/error.h"
 
+/* When the crawler may next ask the host (µs since the epoch, 0: unknown):
+ * the end of its last request, and a hold it asked for (Retry-After). They
+ * carry politeness from one fetch phase to the next. */
+struct robots_cache_times {
+	int64_t last_end;
+	int64_t hold_until;
+};
+
 void robots_cache_pack(struct buf *out, const char *origin, int64_t fetched_at,
-		       int http_status, const void *body, size_t body_len);
-/* origin is copied into key (NUL-terminated); body is borrowed from data. */
+		       int http_status, const void *body, size_t body_len,
+		       const struct robots_cache_times *t);
+/* origin is copied into key (NUL-terminated); body is borrowed from data;
+ * t is zeroed for records written without the times. */
 CR_WUR enum cr_err robots_cache_unpack(const void *data, size_t n, char *key, size_t kcap,
 				       int64_t *fetched_at, int *http_status,
-				       const char **body, size_t *body_len);
+				       const char **body, size_t *body_len,
+				       struct robots_cache_times *t);
 
 #endif

@@ -14,9 +14,12 @@
 
 static const char simweb_usage[] =
 	"usage: simweb --hosts N --pages M [--seed S] [--domain D] [--port P] [--bind ADDR]\n"
-	"              [--port-file FILE] [--log FILE] [--agent A]\n"
+	"              [--port-file FILE] [--log FILE] [--agent A] [--latency-ms L]\n"
+	"              [--politeness [--max-crawl-delay-ms C]]\n"
 	"       simweb --truth --hosts N --pages M [--seed S] [--domain D] --port P [--agent A]\n"
-	"       simweb --seeds --hosts N --pages M [--domain D] --port P\n";
+	"              [--politeness [--max-crawl-delay-ms C]]\n"
+	"       simweb --seeds --hosts N --pages M [--domain D] --port P\n"
+	"       simweb --hostinfo --hosts N --pages M [--domain D] [--politeness]\n";
 
 static int simweb_fail(const char *msg, const char *arg)
 {
@@ -44,7 +47,8 @@ static int simweb_number(const char *s, unsigned long long max, unsigned long lo
 int main(int argc, char **argv)
 {
 	enum { OPT_HOSTS = 256, OPT_PAGES, OPT_SEED, OPT_DOMAIN, OPT_PORT, OPT_BIND,
-	       OPT_PORT_FILE, OPT_LOG, OPT_AGENT, OPT_TRUTH, OPT_SEEDS, OPT_HELP };
+	       OPT_PORT_FILE, OPT_LOG, OPT_AGENT, OPT_TRUTH, OPT_SEEDS, OPT_HELP,
+	       OPT_POLITENESS, OPT_LATENCY, OPT_MAX_DELAY, OPT_HOSTINFO };
 	static const struct option opts[] = {
 		{ "hosts", required_argument, NULL, OPT_HOSTS },
 		{ "pages", required_argument, NULL, OPT_PAGES },
@@ -58,9 +62,14 @@ int main(int argc, char **argv)
 		{ "truth", no_argument, NULL, OPT_TRUTH },
 		{ "seeds", no_argument, NULL, OPT_SEEDS },
 		{ "help", no_argument, NULL, OPT_HELP },
+		{ "politeness", no_argument, NULL, OPT_POLITENESS },
+		{ "latency-ms", required_argument, NULL, OPT_LATENCY },
+		{ "max-crawl-delay-ms", required_argument, NULL, OPT_MAX_DELAY },
+		{ "hostinfo", no_argument, NULL, OPT_HOSTINFO },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct web w = { .seed = 1, .domain = "sim.test", .agent = "mpicrawl" };
+	struct web w = { .seed = 1, .domain = "sim.test", .agent = "mpicrawl",
+			 .max_crawl_delay_ms = 30000 };
 	struct srv_opts so = { .bind = "127.0.0.1" };
 	unsigned long long v;
 	int mode = 0, have_hosts = 0, have_pages = 0, have_port = 0, opt;
@@ -95,6 +104,19 @@ int main(int argc, char **argv)
 			else
 				snprintf(w.agent, sizeof(w.agent), "%s", optarg);
 			break;
+		case OPT_LATENCY:
+		case OPT_MAX_DELAY:
+			if (simweb_number(optarg, opt == OPT_LATENCY ? WEB_LATENCY_MAX :
+					  WEB_CRAWL_DELAY_CAP_MAX, &v) < 0)
+				return simweb_fail("bad number", optarg);
+			if (opt == OPT_LATENCY)
+				w.latency_ms = (unsigned)v;
+			else
+				w.max_crawl_delay_ms = (unsigned)v;
+			break;
+		case OPT_POLITENESS:
+			w.politeness = 1;
+			break;
 		case OPT_BIND:
 			so.bind = optarg;
 			break;
@@ -106,8 +128,10 @@ int main(int argc, char **argv)
 			break;
 		case OPT_TRUTH:
 		case OPT_SEEDS:
+		case OPT_HOSTINFO:
 			if (mode && mode != opt)
-				return simweb_fail("--truth and --seeds exclude each other", NULL);
+				return simweb_fail("--truth, --seeds and --hostinfo exclude "
+						   "each other", NULL);
 			mode = opt;
 			break;
 		case OPT_HELP:
@@ -123,10 +147,14 @@ int main(int argc, char **argv)
 		return simweb_fail("unexpected argument", argv[optind]);
 	if (!have_hosts || !have_pages)
 		return simweb_fail("--hosts and --pages are required", NULL);
-	if (mode && (!have_port || w.port == 0))
+	if (mode && mode != OPT_HOSTINFO && (!have_port || w.port == 0))
 		return simweb_fail("--truth and --seeds need the server's --port", NULL);
 	if (web_check(&w, err, sizeof(err)) < 0)
 		return simweb_fail(err, NULL);
+	if (mode == OPT_HOSTINFO) {
+		web_hostinfo(&w, stdout);
+		return fflush(stdout) == 0 ? 0 : 1;
+	}
 	if (mode == OPT_SEEDS) {
 		web_seeds(&w, stdout);
 		return fflush(stdout) == 0 ? 0 : 1;

@@ -1,8 +1,11 @@
 /*
  * server.c - the epoll loop, HTTP/1.1 framing and the request log.
  *
- * A connection is in one of two states: reading (EPOLLIN, no response in
- * flight) or writing (EPOLLOUT, one response in flight). Pipelined requests
+ * A connection is in one of three states: reading (EPOLLIN, no response in
+ * flight), waiting (a response queued but not due yet: --latency-ms and the
+ * slow hosts of --politeness, on the timers of the epoll loop; or never due:
+ * the robots.txt that is never answered; only the peer's close is watched)
+ * or writing (EPOLLOUT, one response in flight). Pipelined requests
  * wait in the read buffer until the response before them is sent, which
  * keeps responses in order, bounds the write buffer to one response, and
  * gives each request a clean start time for the log: the read of its first
@@ -10,6 +13,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <signal.h>
@@ -27,6 +31,7 @@
 #define SRV_RESP_MAX (WEB_BODY_MAX + 1024)
 #define SRV_EVENTS 64
 #define SRV_TICK_MS 100
+#define SRV_NEVER LLONG_MAX
 
 struct srv_conn {
 	int fd;
@@ -37,7 +42,11 @@ struct srv_conn {
 	int closing;            /* close once the response in flight is sent */
 	long long t_first;      /* us when the next request's first byte was read; 0: none yet */
 	long long t_active;     /* monotonic ms of the last progress, for the idle timeout */
+	long long due_us;       /* monotonic us when the queued response may go; 0: now;
+				   SRV_NEVER: never (the request is not answered) */
 	size_t rlen, wlen, woff;
+	char *xbody;            /* body bytes sent after wbuf (a big body), owned */
+	size_t xlen, xoff;
 	/* the response in flight, for its log line */
 	long long t_start;
 	int status;
@@ -57,6 +66,8 @@ struct srv {
 	unsigned long long next_id;
 	unsigned nconns;
 	struct srv_conn *conns;
+	unsigned nwaiting;      /* connections with due_us set */
+	unsigned char *counts;  /* requests seen per web_counter(), saturating */
 	char head[SRV_REQ_MAX + 1];   /* scratch copy of one request head */
 	struct web_response resp;
 };
@@ -85,6 +96,14 @@ static long long srv_mono_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+static long long srv_mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 static const char *srv_reason(int status)
 {
 	switch (status) {
@@ -95,33 +114,48 @@ static const char *srv_reason(int status)
 	case 405: return "Method Not Allowed";
 	case 413: return "Content Too Large";
 	case 414: return "URI Too Long";
+	case 429: return "Too Many Requests";
 	case 431: return "Request Header Fields Too Large";
+	case 500: return "Internal Server Error";
 	case 501: return "Not Implemented";
+	case 503: return "Service Unavailable";
 	case 505: return "HTTP Version Not Supported";
 	default: return "Unknown";
 	}
 }
 
-/* Puts one complete response into c->wbuf; bodies are capped by the model. */
+/*
+ * Puts one complete response into c->wbuf; bodies are capped by the model,
+ * except big, a malloc'd body that c takes over and sends after wbuf.
+ */
 static void srv_queue(struct srv_conn *c, int status, const char *type, const char *location,
-		      const char *body, size_t len, int head_only)
+		      unsigned retry_after, const char *body, char *big, size_t len,
+		      int head_only)
 {
-	char date[64];
+	char date[64], retry[48] = "";
 	struct tm tm;
 	time_t now = time(NULL);
 	int n;
 
 	gmtime_r(&now, &tm);
 	strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+	if (retry_after)
+		snprintf(retry, sizeof(retry), "Retry-After: %u\r\n", retry_after);
 	n = snprintf(c->wbuf, sizeof(c->wbuf),
 		     "HTTP/1.1 %d %s\r\nServer: simweb\r\nDate: %s\r\n"
-		     "Content-Type: %s\r\nContent-Length: %zu\r\n%s%s%s%s%s\r\n",
+		     "Content-Type: %s\r\nContent-Length: %zu\r\n%s%s%s%s%s%s\r\n",
 		     status, srv_reason(status), date, type, len,
 		     location[0] ? "Location: " : "", location, location[0] ? "\r\n" : "",
-		     status == 405 ? "Allow: GET, HEAD\r\n" : "",
+		     retry, status == 405 ? "Allow: GET, HEAD\r\n" : "",
 		     c->closing ? "Connection: close\r\n" : "");
 	c->wlen = (size_t)n;
-	if (!head_only && len <= sizeof(c->wbuf) - c->wlen) {
+	if (big && !head_only) {
+		c->xbody = big;
+		c->xlen = len;
+		c->xoff = 0;
+	} else if (big) {
+		free(big);
+	} else if (!head_only && len <= sizeof(c->wbuf) - c->wlen) {
 		memcpy(c->wbuf + c->wlen, body, len);
 		c->wlen += len;
 	}
@@ -138,7 +172,7 @@ static int srv_error(struct srv_conn *c, int status, int close_conn)
 		c->closing = 1;
 		c->rlen = 0;    /* framing is lost: drop whatever follows */
 	}
-	srv_queue(c, status, "text/html; charset=utf-8", "", body, sizeof(body) - 1, 0);
+	srv_queue(c, status, "text/html; charset=utf-8", "", 0, body, NULL, sizeof(body) - 1, 0);
 	return 1;
 }
 
@@ -209,8 +243,9 @@ static int srv_parse(struct srv *s, struct srv_conn *c)
 {
 	char *line, *next, *target, *version;
 	size_t skip = 0, end = 0, clen = 0;
-	int http10, keep, close_tok = 0, keep_tok = 0, have_host = 0, head_only;
-	unsigned idx;
+	int http10, keep, close_tok = 0, keep_tok = 0, have_host = 0, head_only, found;
+	unsigned idx, attempt = 0;
+	long counter = -1;
 
 	/* RFC 9112 2.2: empty lines before a request line are ignored. */
 	while (skip < c->rlen && (c->rbuf[skip] == '\r' || c->rbuf[skip] == '\n'))
@@ -325,14 +360,35 @@ static int srv_parse(struct srv *s, struct srv_conn *c)
 		c->closing = 1;
 		c->rlen = 0;
 	}
-	if (web_find_host(s->w, c->host, &idx) == 0)
+	found = web_find_host(s->w, c->host, &idx) == 0;
+	if (found)
 		c->disallowed = web_disallowed(s->w, idx, c->path);
 	head_only = strcmp(s->head, "HEAD") == 0;
 	if (!head_only && strcmp(s->head, "GET") != 0)
 		return srv_error(c, 405, 0);
-	web_respond(s->w, c->host, c->path, &s->resp);
-	srv_queue(c, s->resp.status, s->resp.type, s->resp.location, s->resp.body, s->resp.len,
-		  head_only);
+	if (found && s->counts)
+		counter = web_counter(s->w, idx, c->path);
+	if (counter >= 0) {
+		attempt = s->counts[counter];
+		if (s->counts[counter] < UCHAR_MAX)
+			s->counts[counter]++;
+	}
+	web_respond(s->w, c->host, c->path, attempt, &s->resp);
+	if (s->resp.status == 0) {
+		/* Never answered: the connection waits until the peer or the idle
+		 * timeout closes it, and srv_close logs the request then. */
+		c->wlen = c->woff = 0;
+		c->status = 0;
+		c->due_us = SRV_NEVER;
+		s->nwaiting++;
+		return 1;
+	}
+	srv_queue(c, s->resp.status, s->resp.type, s->resp.location, s->resp.retry_after,
+		  s->resp.body, s->resp.big, s->resp.len, head_only);
+	if (s->resp.latency_ms) {
+		c->due_us = srv_mono_us() + (long long)s->resp.latency_ms * 1000;
+		s->nwaiting++;
+	}
 	return 1;
 }
 
@@ -346,9 +402,20 @@ static void srv_want(struct srv *s, struct srv_conn *c, uint32_t events)
 	epoll_ctl(s->ep, EPOLL_CTL_MOD, c->fd, &ev);
 }
 
+static void srv_log(struct srv *s, struct srv_conn *c);
+
 static void srv_close(struct srv *s, struct srv_conn *c)
 {
 	char sink[4096];
+
+	/* A request kept waiting (latency, or never answered) was not answered:
+	 * it is logged with status 0. */
+	if (c->due_us) {
+		c->status = 0;
+		srv_log(s, c);
+		s->nwaiting--;
+	}
+	free(c->xbody);
 
 	/*
 	 * Unread bytes at close() make the kernel send RST, which can destroy
@@ -404,6 +471,11 @@ static void srv_log(struct srv *s, struct srv_conn *c)
 static void srv_advance(struct srv *s, struct srv_conn *c)
 {
 	for (;;) {
+		if (c->due_us) {
+			/* Only the peer closing is of interest until the response is due. */
+			srv_want(s, c, c->eof ? 0 : EPOLLRDHUP);
+			return;
+		}
 		while (c->woff < c->wlen) {
 			ssize_t n = send(c->fd, c->wbuf + c->woff, c->wlen - c->woff, MSG_NOSIGNAL);
 
@@ -419,8 +491,27 @@ static void srv_advance(struct srv *s, struct srv_conn *c)
 				return;
 			}
 		}
+		while (c->xoff < c->xlen) {
+			ssize_t n = send(c->fd, c->xbody + c->xoff, c->xlen - c->xoff,
+					 MSG_NOSIGNAL);
+
+			if (n > 0) {
+				c->xoff += (size_t)n;
+			} else if (n < 0 && errno == EINTR) {
+				continue;
+			} else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+				srv_want(s, c, EPOLLOUT);
+				return;
+			} else {
+				srv_close(s, c);
+				return;
+			}
+		}
 		if (c->wlen) {
 			srv_log(s, c);
+			free(c->xbody);
+			c->xbody = NULL;
+			c->xlen = c->xoff = 0;
 			c->wlen = c->woff = 0;
 			if (c->closing) {
 				srv_close(s, c);
@@ -549,6 +640,41 @@ static void srv_tick(struct srv *s, long long now)
 	}
 }
 
+/* epoll_wait's timeout: the tick, or sooner when a delayed response is due. */
+static int srv_timeout(const struct srv *s)
+{
+	long long now, ms, best = SRV_TICK_MS;
+
+	if (!s->nwaiting)
+		return SRV_TICK_MS;
+	now = srv_mono_us();
+	for (const struct srv_conn *c = s->conns; c; c = c->next) {
+		if (!c->due_us || c->due_us == SRV_NEVER)
+			continue;
+		ms = (c->due_us - now + 999) / 1000;   /* never early */
+		if (ms < best)
+			best = ms < 0 ? 0 : ms;
+	}
+	return (int)best;
+}
+
+/* Sends the delayed responses that are due. */
+static void srv_timers(struct srv *s, long long now_ms)
+{
+	long long now = srv_mono_us();
+	struct srv_conn *c, *next;
+
+	for (c = s->conns; c; c = next) {
+		next = c->next;
+		if (!c->due_us || c->due_us == SRV_NEVER || c->due_us > now)
+			continue;
+		c->due_us = 0;
+		s->nwaiting--;
+		c->t_active = now_ms;
+		srv_advance(s, c);
+	}
+}
+
 int srv_run(struct web *w, const struct srv_opts *o)
 {
 	struct srv s = { .w = w, .lfd = -1, .ep = -1 };
@@ -576,6 +702,13 @@ int srv_run(struct web *w, const struct srv_opts *o)
 			return -1;
 		}
 	}
+	if (web_counters(w)) {
+		s.counts = calloc(web_counters(w), 1);
+		if (!s.counts) {
+			fprintf(stderr, "simweb: out of memory\n");
+			goto out;
+		}
+	}
 	if (srv_listen(&s, o) < 0)
 		goto out;
 	s.ep = epoll_create1(EPOLL_CLOEXEC);
@@ -586,7 +719,7 @@ int srv_run(struct web *w, const struct srv_opts *o)
 	if (o->port_file && srv_port_file(o->port_file, w->port) < 0)
 		goto out;
 	while (!srv_stop) {
-		int n = epoll_wait(s.ep, evs, SRV_EVENTS, SRV_TICK_MS);
+		int n = epoll_wait(s.ep, evs, SRV_EVENTS, srv_timeout(&s));
 		long long now;
 
 		if (n < 0 && errno != EINTR) {
@@ -607,6 +740,16 @@ int srv_run(struct web *w, const struct srv_opts *o)
 				srv_close(&s, c);
 				continue;
 			}
+			if (c->due_us) {
+				/* The peer closed while its response waits. */
+				if (c->due_us == SRV_NEVER || (evs[i].events & EPOLLHUP)) {
+					srv_close(&s, c);
+				} else {
+					c->eof = 1;
+					srv_want(&s, c, 0);
+				}
+				continue;
+			}
 			if (c->events == EPOLLIN && (evs[i].events & (EPOLLIN | EPOLLHUP)) &&
 			    srv_read(c) < 0) {
 				srv_close(&s, c);
@@ -614,6 +757,8 @@ int srv_run(struct web *w, const struct srv_opts *o)
 			}
 			srv_advance(&s, c);
 		}
+		if (s.nwaiting)
+			srv_timers(&s, now);
 		if (s.log_dirty) {
 			fflush(s.log);
 			s.log_dirty = 0;
@@ -633,5 +778,6 @@ out:
 		close(s.ep);
 	if (s.log && fclose(s.log) != 0)
 		rc = -1;
+	free(s.counts);
 	return rc;
 }

@@ -208,39 +208,222 @@ int web_find_host(const struct web *w, const char *host, unsigned *idx)
 }
 
 /*
- * robots.txt rules that apply to w->agent, by host index mod 4. The texts in
- * web_robots_txt() must say exactly this; a group for another agent or for *
- * that our agent does not obey is simply absent here.
+ * Host variants. Without --politeness every host is WV_BASE and its
+ * robots.txt depends on the host index mod 4; with it, host index mod
+ * WEB_PERIOD picks a row of web_variants (README.md has the same table), and
+ * the hosts of no row stay WV_BASE.
+ */
+enum web_variant {
+	WV_BASE,       /* robots.txt by host index mod 4 */
+	WV_DELAY,      /* a Crawl-delay in our group */
+	WV_MERGED,     /* two groups name us (merged), a "*" group to ignore */
+	WV_WILDCARD,   /* "*" and "$", Allow beating a shorter Disallow, a tie */
+	WV_R500,       /* robots.txt always 500 */
+	WV_R503,       /* robots.txt always 503, Retry-After: 1 */
+	WV_R429,       /* robots.txt always 429, Retry-After: 1 */
+	WV_RFAIL1,     /* robots.txt 503 (Retry-After: 1) the first time, then 200 */
+	WV_RTIMEOUT,   /* robots.txt never answered */
+	WV_REDIR1,     /* /robots.txt -> /robots-real.txt */
+	WV_REDIR2,     /* /robots.txt -> /robots-moved.txt -> /robots-real.txt */
+	WV_REDIR6,     /* six redirects: unavailable, so everything is allowed */
+	WV_HUGE,       /* ~700 KB; a Disallow: /p/ after the 500 KiB mark */
+	WV_SLOW,       /* base robots.txt; every answer delayed */
+	WV_PAGE429,    /* base robots.txt; some pages 429 the first time */
+	WV_PAGE503,    /* base robots.txt; some pages 503 the first time */
+};
+
+#define WEB_PERIOD 50u
+#define WEB_HUGE_CUT 512000u       /* 500 KiB: where robots.txt parsing stops */
+#define WEB_HUGE_LATE 640000u      /* the ignored Disallow: /p/ starts after this */
+#define WEB_HUGE_LEN 700000u       /* the body is at least this long */
+#define WEB_HUGE_CAP (WEB_HUGE_LEN + 4096u)
+#define WEB_REDIR6_HOPS 6u
+
+struct web_def {
+	unsigned slot;         /* host index mod WEB_PERIOD */
+	enum web_variant v;
+	const char *name;
+	unsigned delay_ms;     /* the Crawl-delay robots.txt gives our agent; 0: none */
+	unsigned latency_ms;   /* every answer of the host waits this long */
+};
+
+static const struct web_def web_base_defs[4] = {
+	{ 0, WV_BASE, "base-404", 0, 0 },
+	{ 1, WV_BASE, "base-private", 0, 0 },
+	{ 2, WV_BASE, "base-open", 0, 0 },
+	{ 3, WV_BASE, "base-agent", 0, 0 },
+};
+
+static const struct web_def web_variants[] = {
+	{ 3, WV_DELAY, "crawl-delay-50", 50, 0 },
+	{ 4, WV_R500, "robots-500", 0, 0 },
+	{ 5, WV_SLOW, "slow-20", 0, 20 },
+	{ 6, WV_DELAY, "crawl-delay-100", 100, 0 },
+	{ 7, WV_REDIR1, "robots-redirect-1", 0, 0 },
+	{ 8, WV_MERGED, "merged-groups", 60, 0 },
+	{ 9, WV_R503, "robots-503", 0, 0 },
+	{ 10, WV_WILDCARD, "wildcards", 0, 0 },
+	{ 11, WV_DELAY, "crawl-delay-200", 200, 0 },
+	{ 12, WV_RTIMEOUT, "robots-timeout", 0, 0 },
+	{ 13, WV_PAGE429, "page-429-once", 0, 0 },
+	{ 14, WV_RFAIL1, "robots-fail-once", 0, 0 },
+	{ 15, WV_REDIR2, "robots-redirect-2", 0, 0 },
+	{ 16, WV_HUGE, "robots-huge", 0, 0 },
+	{ 17, WV_R429, "robots-429", 0, 0 },
+	{ 18, WV_DELAY, "crawl-delay-over-cap", 120000, 0 },
+	{ 19, WV_SLOW, "slow-50", 0, 50 },
+	{ 20, WV_REDIR6, "robots-redirect-6", 0, 0 },
+	{ 21, WV_PAGE503, "page-503-once", 0, 0 },
+	{ 22, WV_DELAY, "crawl-delay-50-slow-35", 50, 35 },
+};
+
+static const struct web_def *web_def(const struct web *w, unsigned host)
+{
+	if (w->politeness)
+		for (size_t i = 0; i < sizeof(web_variants) / sizeof(web_variants[0]); i++)
+			if (web_variants[i].slot == host % WEB_PERIOD)
+				return &web_variants[i];
+	return &web_base_defs[host % 4];
+}
+
+/*
+ * A host none of whose pages a polite crawler fetches: robots.txt is
+ * unreachable (5xx, 429, no answer: RFC 9309 2.3.1.4, complete disallow), or
+ * its Crawl-delay is more than the crawler's cap (the crawler defers it).
+ */
+static int web_blocked(const struct web *w, unsigned host)
+{
+	const struct web_def *d = web_def(w, host);
+
+	return d->v == WV_R500 || d->v == WV_R503 || d->v == WV_R429 ||
+	       d->v == WV_RTIMEOUT || d->delay_ms > w->max_crawl_delay_ms;
+}
+
+/*
+ * Which step of the host's robots.txt fetch path is: 0 for /robots.txt, k
+ * for the k-th redirect target, -1 for a path that is not part of it.
+ */
+static int web_robots_hop(const struct web *w, unsigned host, const char *path)
+{
+	if (strcmp(path, "/robots.txt") == 0)
+		return 0;
+	if (!w->politeness)
+		return -1;
+	switch (web_def(w, host)->v) {
+	case WV_REDIR1:
+		return strcmp(path, "/robots-real.txt") == 0 ? 1 : -1;
+	case WV_REDIR2:
+		return strcmp(path, "/robots-moved.txt") == 0 ? 1 :
+		       strcmp(path, "/robots-real.txt") == 0 ? 2 : -1;
+	case WV_REDIR6:
+		if (strncmp(path, "/robots-hop", 11) == 0 && path[11] >= '1' &&
+		    (unsigned)(path[11] - '0') <= WEB_REDIR6_HOPS && strcmp(path + 12, ".txt") == 0)
+			return path[11] - '0';
+		return -1;
+	default:
+		return -1;
+	}
+}
+
+/*
+ * robots.txt rules that apply to w->agent: the ones of the group(s) our
+ * agent obeys, as the texts in web_robots_txt() say them; a group for another
+ * agent or for * that our agent does not obey is simply absent here.
  */
 struct web_rule {
 	int allow;
-	const char *prefix;
+	const char *pattern;   /* "*": any run of bytes; "$" at the end: end of path */
 };
+
+#define WEB_N(a) (sizeof(a) / sizeof((a)[0]))
 
 static const struct web_rule web_rules1[] = { { 0, "/private/" } };
 static const struct web_rule web_rules2[] = { { 0, "/private/" }, { 1, "/private/open/" } };
 static const struct web_rule web_rules3[] = { { 0, "/p/1" } };
+static const struct web_rule web_rules_merged[] = {
+	{ 0, "/private/" }, { 1, "/private/open/" }, { 0, "/go/" }, { 0, "/p/2" },
+};
+/* Also the order of the lines in the file. */
+static const struct web_rule web_rules_wild[] = {
+	{ 0, "/*.html$" },          /* every path ending in .html ... */
+	{ 1, "/p/*1.html$" },       /* ... but pages ending in 1 (11 > 9 octets) */
+	{ 1, "/p/*3.html" },        /* ... and in 3, with any query (10 > 9, 10 > 3) */
+	{ 0, "/*?" },               /* every query */
+	{ 0, "/private/*/" },       /* /private/open/ ... */
+	{ 1, "/private/open/0" },   /* ... but /private/open/0.html */
+	{ 0, "/private/0" },        /* a tie of 10 octets with the next: Allow wins */
+	{ 1, "/*rivate/0" },
+};
+static const struct web_rule web_rules_huge[] = {
+	{ 0, "/private/" }, { 1, "/private/open/" }, { 0, "/zz/" },
+};
+static const struct web_rule web_rules_redir[] = { { 0, "/p/2" }, { 0, "/private/" } };
+
+static const struct web_rule *web_rules(const struct web *w, unsigned host, size_t *n)
+{
+	const struct web_def *d = web_def(w, host);
+
+	switch (d->v) {
+	case WV_DELAY: *n = WEB_N(web_rules2); return web_rules2;
+	case WV_MERGED: *n = WEB_N(web_rules_merged); return web_rules_merged;
+	case WV_WILDCARD: *n = WEB_N(web_rules_wild); return web_rules_wild;
+	case WV_RFAIL1: *n = WEB_N(web_rules1); return web_rules1;
+	case WV_REDIR1:
+	case WV_REDIR2: *n = WEB_N(web_rules_redir); return web_rules_redir;
+	case WV_HUGE: *n = WEB_N(web_rules_huge); return web_rules_huge;
+	case WV_REDIR6: *n = 0; return NULL;
+	default: break;
+	}
+	switch (host % 4) {
+	case 1: *n = WEB_N(web_rules1); return web_rules1;
+	case 2: *n = WEB_N(web_rules2); return web_rules2;
+	case 3: *n = WEB_N(web_rules3); return web_rules3;
+	default: *n = 0; return NULL;
+	}
+}
+
+/* RFC 9309 2.2.3: does pat match path from its first byte? */
+static int web_match(const char *pat, const char *s)
+{
+	while (*pat) {
+		if (*pat == '*') {
+			while (*pat == '*')
+				pat++;
+			if (!*pat)
+				return 1;
+			for (;; s++) {
+				if (web_match(pat, s))
+					return 1;
+				if (!*s)
+					return 0;
+			}
+		}
+		if (*pat == '$' && pat[1] == '\0')
+			return *s == '\0';
+		if (*s != *pat)
+			return 0;
+		pat++;
+		s++;
+	}
+	return 1;
+}
 
 int web_disallowed(const struct web *w, unsigned host, const char *path)
 {
-	const struct web_rule *rules = NULL;
 	size_t n = 0, best = 0;
+	const struct web_rule *rules;
 	int allow = 1;
 
-	(void)w;
-	switch (host % 4) {
-	case 1: rules = web_rules1; n = 1; break;
-	case 2: rules = web_rules2; n = 2; break;
-	case 3: rules = web_rules3; n = 1; break;
-	default: return 0;
-	}
-	if (strcmp(path, "/robots.txt") == 0)
+	if (web_robots_hop(w, host, path) >= 0)
 		return 0;
+	if (w->politeness && web_blocked(w, host))
+		return 1;
+	rules = web_rules(w, host, &n);
 	/* RFC 9309 2.2.2: the longest matching rule wins, allow on a tie. */
 	for (size_t i = 0; i < n; i++) {
-		size_t len = strlen(rules[i].prefix);
+		size_t len = strlen(rules[i].pattern);
 
-		if (strncmp(path, rules[i].prefix, len) != 0)
+		if (!web_match(rules[i].pattern, path))
 			continue;
 		if (len > best || (len == best && rules[i].allow)) {
 			best = len;
@@ -250,12 +433,47 @@ int web_disallowed(const struct web *w, unsigned host, const char *path)
 	return !allow;
 }
 
-static void web_robots_txt(const struct web *w, unsigned host, struct web_sb *sb)
+/* Crawl-delay seconds as robots.txt writes them: 0.05, 0.1, 120. */
+static void web_delay_str(unsigned ms, char *out, size_t cap)
 {
-	char agent[WEB_AGENT_MAX + 1];
+	size_t len;
+
+	if (ms % 1000 == 0) {
+		snprintf(out, cap, "%u", ms / 1000);
+		return;
+	}
+	snprintf(out, cap, "%u.%03u", ms / 1000, ms % 1000);
+	len = strlen(out);
+	while (len > 0 && out[len - 1] == '0')
+		out[--len] = '\0';
+}
+
+/* The agent token in a case that varies per host (it matches case-insensitively). */
+static void web_agent_case(const struct web *w, unsigned host, char *agent)
+{
 	struct web_rng r;
 	unsigned mode;
 	size_t i;
+
+	web_rng_init(&r, w, TAG_ROBOTS, host, WEB_ROBOTS, 0);
+	mode = web_rng_below(&r, 3);
+	for (i = 0; w->agent[i]; i++) {
+		char c = w->agent[i];
+		int up = mode == 1 || (mode == 2 && (i < 3 || (web_rng_next(&r) & 1)));
+
+		if (c >= 'a' && c <= 'z' && up)
+			c = (char)(c - 'a' + 'A');
+		else if (c >= 'A' && c <= 'Z' && !up)
+			c = (char)(c - 'A' + 'a');
+		agent[i] = c;
+	}
+	agent[i] = '\0';
+}
+
+/* The base robots.txt, by host index mod 4 (not called for mod 0: 404). */
+static void web_robots_txt(const struct web *w, unsigned host, struct web_sb *sb)
+{
+	char agent[WEB_AGENT_MAX + 1];
 
 	web_sb_printf(sb, "# robots.txt for h%04u.%s\n", host, w->domain);
 	switch (host % 4) {
@@ -267,22 +485,105 @@ static void web_robots_txt(const struct web *w, unsigned host, struct web_sb *sb
 			      "User-agent: *\nDisallow: /private/\nAllow: /private/open/\n");
 		break;
 	case 3:
-		/* The product token matches case-insensitively: vary its case. */
-		web_rng_init(&r, w, TAG_ROBOTS, host, WEB_ROBOTS, 0);
-		mode = web_rng_below(&r, 3);
-		for (i = 0; w->agent[i]; i++) {
-			char c = w->agent[i];
-			int up = mode == 1 || (mode == 2 && (i < 3 || (web_rng_next(&r) & 1)));
-
-			if (c >= 'a' && c <= 'z' && up)
-				c = (char)(c - 'a' + 'A');
-			else if (c >= 'A' && c <= 'Z' && !up)
-				c = (char)(c - 'A' + 'a');
-			agent[i] = c;
-		}
-		agent[i] = '\0';
+		web_agent_case(w, host, agent);
 		web_sb_printf(sb, "User-agent: %s\nDisallow: /p/1\n\n"
 			      "User-agent: *\nDisallow: /\n", agent);
+		break;
+	}
+}
+
+/* One line of the huge robots.txt's filler: comments and rules that change nothing. */
+static void web_huge_filler(struct web_sb *sb, unsigned n)
+{
+	switch (n % 4) {
+	case 0:
+		web_sb_printf(sb, "# filler %06u: %s %s %s\n", n, web_words[n % WEB_NWORDS],
+			      web_words[(n / 7) % WEB_NWORDS], web_words[(n / 49) % WEB_NWORDS]);
+		break;
+	case 1:
+		web_sb_printf(sb, "Disallow: /zz/%u/*.bak$\n", n);
+		break;
+	case 2:
+		web_sb_printf(sb, "Allow: /private/open/%u.html\n", n);
+		break;
+	default:
+		web_sb_printf(sb, "Disallow: /zz/archive-%u.html\n", n);
+		break;
+	}
+}
+
+/*
+ * The huge robots.txt: our group's real rules, filler up to a comment line
+ * that spans the 500 KiB mark (cutting it anywhere leaves a comment), more
+ * filler, then after WEB_HUGE_LATE a Disallow: /p/ a crawler must not read.
+ */
+static void web_huge_robots(const struct web *w, unsigned host, struct web_sb *sb)
+{
+	unsigned n = 0;
+
+	web_sb_printf(sb, "# robots.txt for h%04u.%s: RFC 9309 2.5 lets a crawler stop "
+		      "reading at 500 KiB, and it must read that much.\n"
+		      "User-agent: %s\nDisallow: /private/\nAllow: /private/open/\n"
+		      "Disallow: /zz/\n", host, w->domain, w->agent);
+	while (sb->len < WEB_HUGE_CUT - 200)
+		web_huge_filler(sb, n++);
+	web_sb_printf(sb, "# The 500 KiB mark falls inside this comment line ");
+	while (sb->len < WEB_HUGE_CUT + 100)
+		web_sb_printf(sb, "-");
+	web_sb_printf(sb, "\n");
+	while (sb->len < WEB_HUGE_LATE)
+		web_huge_filler(sb, n++);
+	web_sb_printf(sb, "# Past the 500 KiB mark: a crawler must ignore the next line.\n"
+		      "Disallow: /p/\n");
+	while (sb->len < WEB_HUGE_LEN)
+		web_huge_filler(sb, n++);
+}
+
+/* The robots.txt text of a --politeness variant (not base, not failing). */
+static void web_robots_variant(const struct web *w, unsigned host, const struct web_def *d,
+			       struct web_sb *sb)
+{
+	char agent[WEB_AGENT_MAX + 1], delay[32];
+
+	web_sb_printf(sb, "# robots.txt for h%04u.%s (%s)\n", host, w->domain, d->name);
+	switch (d->v) {
+	case WV_DELAY:
+		web_delay_str(d->delay_ms, delay, sizeof(delay));
+		web_sb_printf(sb, "User-agent: *\nDisallow: /private/\n\n"
+			      "User-agent: %s\nCrawl-delay: %s\nDisallow: /private/\n"
+			      "Allow: /private/open/\n", w->agent, delay);
+		break;
+	case WV_MERGED:
+		/* Both groups naming us apply, merged (their larger Crawl-delay
+		 * wins); the * group in between must be ignored. */
+		web_agent_case(w, host, agent);
+		web_sb_printf(sb, "User-agent: %s\nCrawl-delay: 0.03\nDisallow: /private/\n\n"
+			      "User-agent: *\nDisallow: /\n\n"
+			      "User-agent: otherbot\nUser-agent: %s\nCrawl-delay: 0.06\n"
+			      "Allow: /private/open/\nDisallow: /go/\nDisallow: /p/2\n",
+			      w->agent, agent);
+		break;
+	case WV_WILDCARD:
+		web_sb_printf(sb, "User-agent: otherbot\nDisallow: /\n\nUser-agent: %s\n",
+			      w->agent);
+		for (size_t i = 0; i < WEB_N(web_rules_wild); i++)
+			web_sb_printf(sb, "%s: %s\n",
+				      web_rules_wild[i].allow ? "Allow" : "Disallow",
+				      web_rules_wild[i].pattern);
+		web_sb_printf(sb, "\nUser-agent: *\nAllow: /\n");
+		break;
+	case WV_RFAIL1:
+		web_sb_printf(sb, "User-agent: %s\nDisallow: /private/\n", w->agent);
+		break;
+	case WV_REDIR1:
+	case WV_REDIR2:
+		web_sb_printf(sb, "User-agent: *\nDisallow: /p/2\nDisallow: /private/\n");
+		break;
+	case WV_REDIR6:
+		/* Six redirects away: a crawler following at most five never reads it. */
+		web_sb_printf(sb, "User-agent: *\nDisallow: /p/\n");
+		break;
+	default:
 		break;
 	}
 }
@@ -400,6 +701,12 @@ static size_t web_links(const struct web *w, unsigned host, enum web_kind kind, 
 			web_add(l, &n, host, WEB_PAGE, next);
 		if (host + 1 < w->hosts)
 			web_add(l, &n, host + 1, WEB_HOME, 0);
+		/* --politeness: a run of blocked hosts after this one is linked
+		 * whole (so that each is discovered), and so is the first host
+		 * after it whose pages may be fetched (so the chain goes on). */
+		for (unsigned j = host + 1; w->politeness && j + 1 < w->hosts &&
+		     web_blocked(w, j) && n < 8; j++)
+			web_add(l, &n, j + 1, WEB_HOME, 0);
 		/* Every host shows every trap once, on its home page. */
 		web_add(l, &n, host, WEB_PRIVATE, 0);
 		web_add(l, &n, host, WEB_OPEN, 0);
@@ -602,22 +909,172 @@ static void web_render(const struct web *w, unsigned host, enum web_kind kind, u
 	web_sb_printf(sb, "</body>\n</html>\n");
 }
 
+/* Pages of the page-429/503-once variants that fail the first time they are asked for. */
+static int web_once(const struct web_def *d, enum web_kind kind, unsigned k)
+{
+	return (d->v == WV_PAGE429 || d->v == WV_PAGE503) &&
+	       (kind == WEB_HOME || (kind == WEB_PAGE && k % 8 == 3));
+}
+
+/* Counters per host: robots.txt, the home page, then /p/K.html. */
+size_t web_counters(const struct web *w)
+{
+	return w->politeness ? (size_t)w->hosts * (w->pages + 2) : 0;
+}
+
+long web_counter(const struct web *w, unsigned host, const char *path)
+{
+	const struct web_def *d;
+	enum web_kind kind;
+	unsigned k = 0;
+	size_t base = (size_t)host * (w->pages + 2);
+
+	if (!w->politeness || host >= w->hosts)
+		return -1;
+	d = web_def(w, host);
+	if (d->v == WV_RFAIL1 && strcmp(path, "/robots.txt") == 0)
+		return (long)base;
+	kind = web_route(w, path, &k);
+	if (!web_once(d, kind, k))
+		return -1;
+	return (long)(base + (kind == WEB_HOME ? 1 : 2 + (size_t)k));
+}
+
+static void web_moved(struct web_response *r, struct web_sb *sb)
+{
+	r->status = 301;
+	r->type = "text/html; charset=utf-8";
+	web_sb_printf(sb, "<!DOCTYPE html>\n<html><head><title>Moved</title></head>"
+		      "<body><p>Moved to <a href=\"%s\">here</a>.</p></body></html>\n",
+		      r->location);
+}
+
+static void web_failure(struct web_response *r, struct web_sb *sb, int status,
+			unsigned retry_after)
+{
+	r->status = status;
+	r->retry_after = retry_after;
+	r->type = "text/html; charset=utf-8";
+	web_sb_printf(sb, "<!DOCTYPE html>\n<html><head><title>Unavailable</title></head>"
+		      "<body><p>Error %d: try again later.</p></body></html>\n", status);
+}
+
+/* robots.txt (and its redirect steps) of a --politeness variant. */
+static void web_robots_respond(const struct web *w, unsigned h, const struct web_def *d,
+			       int hop, unsigned attempt, struct web_response *r,
+			       struct web_sb *sb)
+{
+	char *buf;
+
+	r->type = "text/plain; charset=utf-8";
+	switch (d->v) {
+	case WV_R500:
+		web_failure(r, sb, 500, 0);
+		return;
+	case WV_R503:
+		web_failure(r, sb, 503, 1);
+		return;
+	case WV_R429:
+		web_failure(r, sb, 429, 1);
+		return;
+	case WV_RFAIL1:
+		if (attempt == 0) {
+			web_failure(r, sb, 503, 1);
+			return;
+		}
+		break;
+	case WV_RTIMEOUT:
+		r->status = 0;
+		return;
+	case WV_REDIR1:
+		if (hop == 0) {
+			snprintf(r->location, sizeof(r->location), "/robots-real.txt");
+			web_moved(r, sb);
+			return;
+		}
+		break;
+	case WV_REDIR2:
+		if (hop == 0) {
+			snprintf(r->location, sizeof(r->location),
+				 "http://h%04u.%s:%u/robots-moved.txt", h, w->domain, w->port);
+			web_moved(r, sb);
+			return;
+		}
+		if (hop == 1) {
+			snprintf(r->location, sizeof(r->location), "/robots-real.txt");
+			web_moved(r, sb);
+			return;
+		}
+		break;
+	case WV_REDIR6:
+		if ((unsigned)hop < WEB_REDIR6_HOPS) {
+			/* Root-relative, then relative and absolute in turn. */
+			if (hop == 0)
+				snprintf(r->location, sizeof(r->location), "/robots-hop1.txt");
+			else if (hop % 2)
+				snprintf(r->location, sizeof(r->location), "robots-hop%d.txt",
+					 hop + 1);
+			else
+				snprintf(r->location, sizeof(r->location),
+					 "http://h%04u.%s:%u/robots-hop%d.txt", h, w->domain,
+					 w->port, hop + 1);
+			web_moved(r, sb);
+			return;
+		}
+		break;
+	case WV_HUGE:
+		buf = malloc(WEB_HUGE_CAP);
+		if (!buf) {
+			web_failure(r, sb, 503, 1);
+			return;
+		}
+		{
+			struct web_sb big = { buf, 0, WEB_HUGE_CAP };
+
+			web_huge_robots(w, h, &big);
+			r->big = buf;
+			r->len = big.len;
+		}
+		return;
+	default:
+		break;
+	}
+	web_robots_variant(w, h, d, sb);
+}
+
 void web_respond(const struct web *w, const char *host, const char *path,
-		 struct web_response *r)
+		 unsigned attempt, struct web_response *r)
 {
 	struct web_sb sb = { r->body, 0, sizeof(r->body) };
+	const struct web_def *d = NULL;
 	struct web_rng rng;
 	unsigned h = 0, k = 0;
+	int hop = -1;
 	enum web_kind kind = WEB_NONE;
 
 	r->status = 200;
 	r->type = "text/html; charset=utf-8";
 	r->location[0] = '\0';
-	if (web_find_host(w, host, &h) == 0)
-		kind = web_route(w, path, &k);
-	if (kind == WEB_ROBOTS && h % 4 != 0) {
+	r->retry_after = 0;
+	r->latency_ms = w->latency_ms;
+	r->big = NULL;
+	r->len = 0;
+	if (web_find_host(w, host, &h) == 0) {
+		d = web_def(w, h);
+		r->latency_ms += d->latency_ms;
+		hop = web_robots_hop(w, h, path);
+		kind = hop >= 0 ? WEB_ROBOTS : web_route(w, path, &k);
+	}
+	if (kind == WEB_ROBOTS && d->v != WV_BASE && d->v != WV_SLOW && d->v != WV_PAGE429 &&
+	    d->v != WV_PAGE503) {
+		web_robots_respond(w, h, d, hop, attempt, r, &sb);
+		if (r->big)
+			return;
+	} else if (kind == WEB_ROBOTS && h % 4 != 0) {
 		r->type = "text/plain; charset=utf-8";
 		web_robots_txt(w, h, &sb);
+	} else if (d && attempt == 0 && web_once(d, kind, k)) {
+		web_failure(r, &sb, d->v == WV_PAGE429 ? 429 : 503, 1);
 	} else if (kind == WEB_GO) {
 		/* Location spelled absolute, root-relative or relative (RFC 9110 allows all). */
 		web_rng_init(&rng, w, TAG_GO, h, WEB_GO, k);
@@ -633,10 +1090,7 @@ void web_respond(const struct web *w, const char *host, const char *path,
 			snprintf(r->location, sizeof(r->location), "../p/%u.html", k);
 			break;
 		}
-		r->status = 301;
-		web_sb_printf(&sb, "<!DOCTYPE html>\n<html><head><title>Moved</title></head>"
-			      "<body><p>Moved to <a href=\"%s\">here</a>.</p></body></html>\n",
-			      r->location);
+		web_moved(r, &sb);
 	} else if (kind == WEB_NONE || kind == WEB_ROBOTS) {
 		r->status = 404;
 		web_sb_printf(&sb, "<!DOCTYPE html>\n<html><head><title>Not Found</title></head>"
@@ -645,6 +1099,15 @@ void web_respond(const struct web *w, const char *host, const char *path,
 		web_render(w, h, kind, k, &sb);
 	}
 	r->len = sb.len;
+}
+
+void web_hostinfo(const struct web *w, FILE *out)
+{
+	for (unsigned h = 0; h < w->hosts; h++) {
+		const struct web_def *d = web_def(w, h);
+
+		fprintf(out, "h%04u.%s\t%u\t%s\n", h, w->domain, d->delay_ms, d->name);
+	}
 }
 
 /*

@@ -2,9 +2,12 @@
  * web.h - the synthetic web that simweb serves: a pure, deterministic model.
  *
  * Every byte of every page, every robots.txt and every link is a function of
- * (seed, hosts, pages, domain, port, agent) only; the pseudo-randomness is
- * XXH3 over the page's identity, never a stateful generator, so any page can
- * be rendered alone, in any order, by the server and by the truth walk alike.
+ * (seed, hosts, pages, domain, port, agent, politeness, max_crawl_delay_ms)
+ * and, for the few --politeness answers that change after the first request,
+ * of how many times the server was asked before (web_counter); the
+ * pseudo-randomness is XXH3 over the page's identity, never a stateful
+ * generator, so any page can be rendered alone, in any order, by the server
+ * and by the truth walk alike.
  * The truth walk and the page renderer share one link list (web_links), which
  * is what makes the ground truth exact: the HTML is written from the list and
  * the truth is walked over the same list.
@@ -30,6 +33,9 @@
 #define WEB_MISSING_N 4u           /* /missing/X.html, X < this */
 #define WEB_PRIVATE_N 8u           /* /private/X.html links use X < this */
 
+#define WEB_LATENCY_MAX 60000u      /* --latency-ms */
+#define WEB_CRAWL_DELAY_CAP_MAX 86400000u  /* --max-crawl-delay-ms */
+
 struct web {
 	uint64_t seed;
 	unsigned hosts;
@@ -37,6 +43,9 @@ struct web {
 	unsigned port;
 	char domain[WEB_DOMAIN_MAX + 1];   /* lower case */
 	char agent[WEB_AGENT_MAX + 1];     /* robots.txt product token */
+	int politeness;                    /* --politeness: the host variants of README.md */
+	unsigned latency_ms;               /* --latency-ms: added to every response */
+	unsigned max_crawl_delay_ms;       /* --max-crawl-delay-ms: the crawler's cap */
 };
 
 /* What a URL of the web is. WEB_OTHER marks a link the crawler must ignore. */
@@ -60,10 +69,15 @@ struct web_target {
 };
 
 struct web_response {
-	int status;                        /* 200, 301 or 404 */
+	int status;                        /* 200, 301, 404; with --politeness also 429,
+					      500, 503, and 0: never answer */
 	const char *type;                  /* Content-Type */
 	char location[WEB_LOCATION_MAX];   /* for 301, else "" */
+	unsigned retry_after;              /* Retry-After seconds; 0: no header */
+	unsigned latency_ms;               /* answer this long after the request */
 	size_t len;
+	char *big;                         /* malloc'd body of len bytes when it does not
+					      fit body[] (the caller frees it), else NULL */
 	char body[WEB_BODY_MAX];
 };
 
@@ -84,11 +98,27 @@ int web_find_host(const struct web *w, const char *host, unsigned *idx);
 int web_disallowed(const struct web *w, unsigned host, const char *path);
 
 /*
- * The response to GET path on host (lower case, no port). Fills *r
- * completely; r->body is not NUL-terminated.
+ * Answers that change after the first request (--politeness only): the index
+ * of the counter the server keeps for (host, path), in [0, web_counters(w)),
+ * or -1 when the answer never depends on earlier requests.
+ */
+long web_counter(const struct web *w, unsigned host, const char *path);
+size_t web_counters(const struct web *w);
+
+/*
+ * The response to GET path on host (lower case, no port), when attempt
+ * requests of it were answered before (see web_counter; pass 0 for a path
+ * without a counter). Fills *r completely; r->body is not NUL-terminated;
+ * r->big, when set, is the caller's to free.
  */
 void web_respond(const struct web *w, const char *host, const char *path,
-		 struct web_response *r);
+		 unsigned attempt, struct web_response *r);
+
+/*
+ * Writes one "hNNNN.D<TAB>crawl_delay_ms<TAB>variant" line per host: the
+ * Crawl-delay robots.txt gives our agent (0: none) and the host's variant.
+ */
+void web_hostinfo(const struct web *w, FILE *out);
 
 /*
  * Writes the crawl's ground truth to out: one "URL\tSTATUS" line per URL a
