@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum key_type { K_LONG, K_BOOL, K_STR, K_ENUM_PARTITION };
+enum key_type { K_LONG, K_BOOL, K_STR, K_ENUM_PARTITION, K_ENUM_POLITENESS };
 
 struct key {
 	const char *name;
@@ -35,6 +35,8 @@ static const struct key keys[] = {
 	  "minimum time between the end of one request to a host and the start of the next (ms)"),
 	L("politeness.max_in_flight", max_in_flight, 1, 64, "1",
 	  "most requests open at once to one host"),
+	{ "politeness.by", K_ENUM_POLITENESS, offsetof(struct config, politeness_by), 0, 0, 2,
+	  "host", "what the delay and max_in_flight apply to: host, domain or ip" },
 	L("politeness.max_crawl_delay_ms", max_crawl_delay_ms, 0, 86400000, "30000",
 	  "a host whose robots.txt asks for a longer Crawl-delay is deferred (ms)"),
 	L("politeness.max_host_failures", max_host_failures, 1, 1000, "5",
@@ -153,6 +155,18 @@ static enum cr_err set_key(struct config *c, const struct key *k, const char *v)
 			return CR_ERR_ARG;
 		}
 		memcpy(p, v, strlen(v) + 1);
+		return CR_OK;
+	case K_ENUM_POLITENESS:
+		if (!strcmp(v, "host")) {
+			*(int *)p = POLITE_BY_HOST;
+		} else if (!strcmp(v, "domain")) {
+			*(int *)p = POLITE_BY_DOMAIN;
+		} else if (!strcmp(v, "ip")) {
+			*(int *)p = POLITE_BY_IP;
+		} else {
+			log_err("config", "%s: bad value '%s' (host, domain or ip)", k->name, v);
+			return CR_ERR_ARG;
+		}
 		return CR_OK;
 	case K_ENUM_PARTITION:
 		if (!strcmp(v, "host")) {
@@ -300,6 +314,11 @@ void config_write(const struct config *c, char *out, size_t cap)
 		case K_ENUM_PARTITION:
 			buf_addf(&b, "%s = %s\n", keys[i].name,
 				 *(const int *)p == PARTITION_BY_DOMAIN ? "domain" : "host");
+			break;
+		case K_ENUM_POLITENESS:
+			buf_addf(&b, "%s = %s\n", keys[i].name,
+				 *(const int *)p == POLITE_BY_IP ? "ip" :
+				 *(const int *)p == POLITE_BY_DOMAIN ? "domain" : "host");
 			break;
 		}
 	}

@@ -14,10 +14,12 @@
 #include "util/error.h"
 
 enum partition_by { PARTITION_BY_HOST = 0, PARTITION_BY_DOMAIN = 1 };
+enum politeness_by { POLITE_BY_HOST = 0, POLITE_BY_DOMAIN = 1, POLITE_BY_IP = 2 };
 
 struct config {
 	long delay_ms;
 	long max_in_flight;
+	int politeness_by;
 	long max_crawl_delay_ms;
 	long max_host_failures;
 	long backoff_max_ms;

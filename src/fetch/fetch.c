@@ -27,6 +27,7 @@
 #include <unistd.h>
 #include <curl/curl.h>
 #include <xxhash.h>
+#include <libpsl.h>
 
 #define HEAD_MAX (256u << 10)
 /* RFC 9309 2.3.1.2: at least five consecutive redirects are followed. */
@@ -67,8 +68,17 @@ struct item {
 
 enum dns_state { HD_NONE, HD_RESOLVING, HD_OK, HD_FAILED };
 
+/* Hosts that share one politeness budget (politeness.by = domain or ip). */
+struct pgroup {
+	struct sched_host gate;   /* timing of the group's requests (not in the heap) */
+	struct host **members;
+	size_t n, cap;
+};
+
 struct host {
 	struct sched_host s;      /* first: the heap hands back &host->s */
+	struct sched_host *gate;  /* the timing politeness applies to: &s, or a group's */
+	struct pgroup *group;     /* NULL when politeness is per host */
 	struct sched_policy pol;  /* politeness.* raised by the host's Crawl-delay */
 	char *name;
 	char addr[64];
@@ -110,6 +120,7 @@ struct fetcher {
 	int seg;
 	struct sched_policy pol;
 	struct hmap hosts;        /* name -> struct host */
+	struct hmap groups;       /* domain or address -> struct pgroup */
 	struct hmap origins;      /* origin -> struct origin */
 	struct sched_heap heap;
 	struct dns *dns;
@@ -132,6 +143,7 @@ struct fetcher {
 static void host_reschedule(struct fetcher *f, struct host *h);
 static int apply_crawl_delay(struct fetcher *f, struct host *h, const struct origin *o);
 static void hold_for_retry_after(struct fetcher *f, struct xfer *x);
+static void join_group(struct fetcher *f, struct host *h, const char *key);
 
 static char *xstrdup(const char *s)
 {
@@ -396,10 +408,10 @@ static const struct robots_cache_times *origin_times(struct origin *o)
 {
 	const struct host *h = o->host;
 
-	if (h && h->s.last_end_us != INT64_MIN) {
-		int64_t hold = h->s.not_before_us ? wall_of(h->s.not_before_us) : 0;
+	if (h && h->gate->last_end_us != INT64_MIN) {
+		int64_t hold = h->gate->not_before_us ? wall_of(h->gate->not_before_us) : 0;
 
-		o->times.last_end = wall_of(h->s.last_end_us);
+		o->times.last_end = wall_of(h->gate->last_end_us);
 		if (hold > o->times.hold_until)
 			o->times.hold_until = hold;
 	}
@@ -418,13 +430,13 @@ static void carry_politeness(struct fetcher *f, struct host *h, struct origin *o
 	if (o->times.last_end > 0 && o->times.last_end <= now) {
 		int64_t t = mono_of(o->times.last_end);
 
-		if (h->s.last_end_us == INT64_MIN || t > h->s.last_end_us)
-			h->s.last_end_us = t;
-		if (h->s.last_start_us == INT64_MIN || t > h->s.last_start_us)
-			h->s.last_start_us = t;
+		if (h->gate->last_end_us == INT64_MIN || t > h->gate->last_end_us)
+			h->gate->last_end_us = t;
+		if (h->gate->last_start_us == INT64_MIN || t > h->gate->last_start_us)
+			h->gate->last_start_us = t;
 	}
-	if (o->times.hold_until > now && mono_of(o->times.hold_until) > h->s.not_before_us)
-		h->s.not_before_us = mono_of(o->times.hold_until);
+	if (o->times.hold_until > now && mono_of(o->times.hold_until) > h->gate->not_before_us)
+		h->gate->not_before_us = mono_of(o->times.hold_until);
 	if (o->state == RB_READY)
 		apply_crawl_delay(f, h, o);
 }
@@ -512,7 +524,13 @@ static enum cr_err load_fetchlist(struct fetcher *f, uint32_t p)
 			if (!h)
 				abort();
 			sched_host_init(&h->s);
+			h->gate = &h->s;
 			h->pol = f->pol;
+			if (f->j->cfg.politeness_by == POLITE_BY_DOMAIN) {
+				const char *reg = psl_registrable_domain(psl_builtin(), name);
+
+				join_group(f, h, reg ? reg : name);
+			}
 			h->name = xstrdup(name);
 			h->f = f;
 			*slot = h;
@@ -550,6 +568,33 @@ static enum cr_err load_fetchlist(struct fetcher *f, uint32_t p)
 	if (e == CR_ERR_FORMAT)
 		log_err("fetch", "damaged fetch list '%s'", path);
 	return e == CR_EOF ? CR_OK : e;
+}
+
+/* Puts h into the politeness group of key (created on first use). */
+static void join_group(struct fetcher *f, struct host *h, const char *key)
+{
+	struct pgroup **slot = (struct pgroup **)hmap_put(&f->groups, key, strlen(key));
+	struct pgroup *g = *slot;
+
+	if (!g) {
+		g = calloc(1, sizeof(*g));
+		if (!g)
+			abort();
+		sched_host_init(&g->gate);
+		*slot = g;
+	}
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? g->cap * 2 : 4;
+		struct host **nm = realloc(g->members, cap * sizeof(*nm));
+
+		if (!nm)
+			abort();
+		g->members = nm;
+		g->cap = cap;
+	}
+	g->members[g->n++] = h;
+	h->group = g;
+	h->gate = &g->gate;
 }
 
 /* ---- transfers ---- */
@@ -733,6 +778,8 @@ static enum cr_err start_xfer(struct fetcher *f, struct host *h, struct item *it
 		return CR_ERR_LIB;
 	}
 	sched_on_start(&h->s, x->start_mono);
+	if (h->gate != &h->s)
+		sched_on_start(h->gate, x->start_mono);
 	f->active++;
 	x->next = f->open;
 	if (f->open)
@@ -924,8 +971,8 @@ static void host_outcome(struct fetcher *f, struct host *h, int failed)
 	wait = base << (h->failures - 1 < 20 ? h->failures - 1 : 20);
 	if (wait > (int64_t)cfg->backoff_max_ms * 1000)
 		wait = (int64_t)cfg->backoff_max_ms * 1000;
-	if (clock_mono_us() + wait > h->s.not_before_us)
-		h->s.not_before_us = clock_mono_us() + wait;
+	if (clock_mono_us() + wait > h->gate->not_before_us)
+		h->gate->not_before_us = clock_mono_us() + wait;
 	f->c[FC_BACKOFFS]++;
 }
 
@@ -955,7 +1002,7 @@ static void hold_for_retry_after(struct fetcher *f, struct xfer *x)
 		return;
 	if (secs > 3600)
 		secs = 3600;
-	x->h->s.not_before_us = clock_mono_us() + secs * 1000000;
+	x->h->gate->not_before_us = clock_mono_us() + secs * 1000000;
 }
 
 static void finish_page(struct fetcher *f, struct xfer *x, CURLcode rc, long http)
@@ -1081,6 +1128,8 @@ static void complete(struct fetcher *f, CURL *easy, CURLcode rc)
 	f->c[FC_BYTES] += x->body.len;
 	f->c[FC_LATENCY_US] += (uint64_t)(now - x->start_mono);
 	sched_on_end(&x->h->s, now);
+	if (x->h->gate != &x->h->s)
+		sched_on_end(x->h->gate, now);
 	if (x->item) {
 		finish_page(f, x, rc, http);
 	} else {
@@ -1089,6 +1138,13 @@ static void complete(struct fetcher *f, CURL *easy, CURLcode rc)
 		finish_robots(f, x, rc, http);
 	}
 	host_reschedule(f, x->h);
+	if (x->h->group) {
+		/* A request of the group ended: members waiting for room may go. */
+		size_t k;
+
+		for (k = 0; k < x->h->group->n; k++)
+			host_reschedule(f, x->h->group->members[k]);
+	}
 	xfer_free(f, x);
 }
 
@@ -1119,6 +1175,9 @@ static void on_dns(void *arg, enum dns_result res, const char *addr)
 	} else {
 		h->dns = HD_OK;
 		snprintf(h->addr, sizeof(h->addr), "%s", addr);
+		/* Before its first request, so no timing is lost by the move. */
+		if (f->j->cfg.politeness_by == POLITE_BY_IP && !h->group)
+			join_group(f, h, addr);
 	}
 	host_reschedule(f, h);
 }
@@ -1141,7 +1200,7 @@ static void host_reschedule(struct fetcher *f, struct host *h)
 		sched_heap_remove(&f->heap, &h->s);
 		return;
 	}
-	t = sched_next_start(&h->s, &h->pol);
+	t = sched_next_start(h->gate, &h->pol);
 	if (t == INT64_MAX)
 		sched_heap_remove(&f->heap, &h->s);
 	else
@@ -1175,6 +1234,12 @@ static void host_turn(struct fetcher *f, struct host *h)
 		f->c[FC_DNS_QUERIES]++;
 		sched_heap_remove(&f->heap, &h->s);
 		dns_resolve(f->dns, h->name, clock_mono_us(), on_dns, h);
+		return;
+	}
+	/* A group's budget may have been used by another member since this
+	 * host's turn was set: then it waits for the group. */
+	if (h->group && sched_next_start(h->gate, &h->pol) > clock_mono_us()) {
+		host_reschedule(f, h);
 		return;
 	}
 	while (h->next < h->n) {
@@ -1309,6 +1374,14 @@ static void fetcher_release(struct fetcher *f)
 	}
 	hmap_release(&f->hosts);
 	i = 0;
+	while ((s = hmap_next(&f->groups, &i)) != NULL) {
+		struct pgroup *g = s->val;
+
+		free(g->members);
+		free(g);
+	}
+	hmap_release(&f->groups);
+	i = 0;
 	while ((s = hmap_next(&f->origins, &i)) != NULL) {
 		struct origin *o = s->val;
 
@@ -1386,6 +1459,7 @@ enum cr_err fetch_run(struct job *j, int seg, uint64_t *counters, uint64_t *pars
 	f.pol.delay_us = (int64_t)j->cfg.delay_ms * 1000;
 	f.pol.max_in_flight = (int)j->cfg.max_in_flight;
 	hmap_init(&f.hosts);
+	hmap_init(&f.groups);
 	hmap_init(&f.origins);
 	sched_heap_init(&f.heap);
 	buf_init(&f.scratch);
