@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The benchmarks behind `make bench` (docs/PERFORMANCE.md says what they
-# measure and what we measured). Two of them, on this machine, loopback only:
+# measure and what we measured). Three of them, on this machine, loopback only:
 #
 #   A. Crawl throughput against wget2: one simweb (200 hosts x 250 pages) is
 #      crawled completely by mpicrawl on 2 ranks and by wget2 -r with 16
@@ -8,6 +8,11 @@
 #   B. Scale: 10,000,000 generated seed URLs on 2 ranks under
 #      memory.budget_mb=256: inject, generate, a synthetic fetch + parse
 #      (bench/mkseg.c, no network) and update, each timed with peak RSS per rank.
+#   C. Politeness efficiency (bench/politeness.sh): one simweb (100 hosts x 30
+#      pages) crawled completely by mpicrawl on 2 ranks at the default
+#      politeness (1 s delay, one request per host), then by scrapy with the
+#      same delay; violations and efficiency against hosts / delay from the
+#      server's request log. Takes about 6 minutes.
 #
 # Prints progress on stderr and, at the end, the results as markdown on
 # stdout (also written to BENCH_RESULTS if set). The local web, every
@@ -16,10 +21,11 @@
 # floor met; 3 measured but a floor not met; 1 a step failed or the machine
 # lacks something.
 #
-# Knobs (environment): BENCH_ONLY=A|B, BENCH_A_RUNS=2, BENCH_A_HOSTS=200,
+# Knobs (environment): BENCH_ONLY=A|B|C, BENCH_A_RUNS=2, BENCH_A_HOSTS=200,
 # BENCH_A_PAGES=250, BENCH_A_IN_FLIGHT=4, BENCH_A_THREADS=16,
 # BENCH_B_HOSTS=100000, BENCH_B_PATHS=100, BENCH_B_LINKS=10,
 # BENCH_B_BUDGET_MB=256, BENCH_B_PARTITIONS=64, BENCH_B_MAX_PER_HOST=0,
+# BENCH_C_HOSTS=100, BENCH_C_PAGES=30, BENCH_C_SCRAPY=1, BENCH_C_EFFICIENCY=0.95,
 # BENCH_DEADLINE_S=840, BENCH_RESULTS=FILE, KEEP_SCRATCH=1.
 set -u
 set -o pipefail
@@ -120,7 +126,7 @@ for v in A_HOSTS A_PAGES A_IN_FLIGHT A_THREADS A_RUNS B_HOSTS B_PATHS B_LINKS B_
 	B_MAX_PER_HOST DEADLINE_S; do
 	is_uint "${!v}" || die "$v='${!v}' is not a number"
 done
-case $ONLY in "" | A | B) ;; *) die "BENCH_ONLY must be A or B" ;; esac
+case $ONLY in "" | A | B | C) ;; *) die "BENCH_ONLY must be A, B or C" ;; esac
 [ "$A_HOSTS" -le 10000 ] || die "simweb serves at most 10000 hosts"
 
 # ---- what the machine must have ----
@@ -617,6 +623,11 @@ bench_b() {
 	md ""
 }
 
+# ---- C: politeness efficiency ----
+
+# shellcheck source=bench/politeness.sh
+. "$ROOT/bench/politeness.sh"
+
 say "scratch directory $WORK; time budget ${DEADLINE_S} s"
 if [ -z "$ONLY" ] || [ "$ONLY" = A ]; then
 	bench_a
@@ -627,6 +638,15 @@ if [ -z "$ONLY" ] || [ "$ONLY" = B ]; then
 	else
 		say "B: skipped: less than 120 s of the time budget left"
 		md "## B. Scale: skipped, the time budget (BENCH_DEADLINE_S=$DEADLINE_S) was spent"
+		FAILED=1
+	fi
+fi
+if [ -z "$ONLY" ] || [ "$ONLY" = C ]; then
+	if [ "$(left_s)" -gt 300 ]; then
+		bench_c
+	else
+		say "C: skipped: less than 300 s of the time budget left"
+		md "## C. Politeness efficiency: skipped, the time budget (BENCH_DEADLINE_S=$DEADLINE_S) was spent"
 		FAILED=1
 	fi
 fi
