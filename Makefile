@@ -3,7 +3,8 @@
 #   make test       install missing packages (as root), build, run the suite
 #   make demo       install missing packages (as root), build, crawl the local web
 #   make bench      benchmarks, side by side with wget2
-#   make SANITIZE=address,undefined test   the suite under sanitizers
+#   make test also builds the unit tests with -fsanitize=address,undefined
+#   (into build-san/) and runs them; SANITIZE_TESTS=0 skips that
 CC      ?= gcc
 MPICC   ?= mpicc
 PKGS    := libcurl libcares libxml-2.0 libzstd libxxhash libpsl zlib libcrypto
@@ -21,7 +22,7 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 LIBS    := $(PKG_LIBS) -lm
 
-B := build
+B ?= build
 ALL_SRC  := $(wildcard src/*/*.c)
 MPI_SRC  := $(wildcard src/comm/*.c)
 CLI_SRC  := $(wildcard src/cli/*.c)
@@ -33,8 +34,10 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 SIMWEB_SRC := $(wildcard tests/simweb/*.c)
 
-.PHONY: all test demo bench deps clean lint fuzz
+.PHONY: all test demo bench deps clean lint fuzz unit
 all: bin/mpicrawl bin/simweb $(UNIT_BIN)
+# The unit test programs alone, e.g. make B=build-san SANITIZE=address,undefined unit
+unit: $(UNIT_BIN)
 
 $(B)/src/comm/%.o: src/comm/%.c
 	@mkdir -p $(dir $@)
@@ -79,6 +82,6 @@ lint:
 	@bash scripts/lint.sh
 
 clean:
-	rm -rf $(B) bin
+	rm -rf build build-san bin
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

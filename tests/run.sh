@@ -47,6 +47,23 @@ for t in build/tests/test_*; do
 	[ -x "$t" ] || continue
 	run_one "unit/$(basename "$t")" "$t"
 done
+# The unit tests again under AddressSanitizer and UndefinedBehaviorSanitizer:
+# any report fails the program (halt_on_error), leaks included.
+if [ "${SANITIZE_TESTS:-1}" != 0 ]; then
+	if make --no-print-directory -j2 B=build-san SANITIZE=address,undefined WERROR=1 unit \
+		>build-san.log 2>&1; then
+		for t in build-san/tests/test_*; do
+			[ -x "$t" ] || continue
+			ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+			UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+				run_one "asan/$(basename "$t")" "$t"
+		done
+	else
+		echo "sanitizer build failed:"
+		tail -n 20 build-san.log
+		failed=$((failed + 1))
+	fi
+fi
 for t in tests/mpi/*.sh tests/e2e/*.sh; do
 	[ -f "$t" ] || continue
 	[ "$(basename "$t")" = lib.sh ] && continue
