@@ -593,6 +593,13 @@ static void join_group(struct fetcher *f, struct host *h, const char *key)
 		g->cap = cap;
 	}
 	g->members[g->n++] = h;
+	/* What the host carried from the previous phase binds the group too. */
+	if (h->s.last_end_us > g->gate.last_end_us)
+		g->gate.last_end_us = h->s.last_end_us;
+	if (h->s.last_start_us > g->gate.last_start_us)
+		g->gate.last_start_us = h->s.last_start_us;
+	if (h->s.not_before_us > g->gate.not_before_us)
+		g->gate.not_before_us = h->s.not_before_us;
 	h->group = g;
 	h->gate = &g->gate;
 }
