@@ -38,4 +38,4 @@ ls -1 "$OUT"/segments/*/warc/*.warc.gz | sed 's/^/  /' | head -n 8
 echo "  ... ($(ls -1 "$OUT"/segments/*/warc/*.warc.gz | wc -l) files)"
 echo "demo: per-round counters in $OUT/segments/*/stats.json;" \
      "run 'bin/mpicrawl readdb --dir $OUT --dump' for every URL"
-echo "demo: run 'make demo' again or 'bin/mpicrawl crawl --dir $OUT ...' to continue"
+echo "demo: the local web stops now; the crawl directory stays ('make demo' starts it afresh)"
