@@ -280,115 +280,116 @@ static void origin_set_rules(struct fetcher *f, struct origin *o)
 	}
 }
 
+/* One record of the robots cache, unpacked (strings borrowed). */
+struct cached_robots {
+	const void *data;         /* the packed record */
+	size_t n;
+	char key[600];
+	int64_t at;
+	int status;
+	const char *body;
+	size_t body_len;
+	struct robots_cache_times times;
+};
+
 /*
- * robots cache record: origin, fetched_at, http status, body. Only the
- * origins of this round's fetch list are loaded (after the fetch list); the
- * others are copied from the old file to the new one as they are, so memory
- * grows with the round, not with every host ever seen.
+ * Calls fn for each record of partition p in the robots cache this phase
+ * started from (possibly this segment's own, from an attempt that did not
+ * finish: it is replaced only at commit). The cache only saves requests: a
+ * damaged file is reported and its remaining entries dropped, never fatal -
+ * otherwise every retry of the phase would fail on it again. fn returns
+ * CR_OK to go on.
  */
-static enum cr_err load_robots_cache(struct fetcher *f, uint32_t p, int64_t now)
+static enum cr_err scan_robots_cache(struct fetcher *f, uint32_t p,
+				     enum cr_err (*fn)(struct fetcher *, struct cached_robots *,
+						       void *),
+				     void *arg)
 {
-	int ver = f->robots_ver;
 	char path[PATH_MAX];
 	struct rec_reader *r;
-	const void *data;
-	size_t n;
+	struct cached_robots c;
 	enum cr_err e;
 
-	if (ver == 0)
+	if (f->robots_ver == 0)
 		return CR_OK;
-	layout_robots_part(&f->j->dir, ver, p, path, sizeof(path));
+	layout_robots_part(&f->j->dir, f->robots_ver, p, path, sizeof(path));
 	if (!fs_exists(path))
 		return CR_OK;
 	e = rec_reader_open(path, REC_KIND_ROBOTS, &r);
-	if (e)
-		return e;
-	while ((e = rec_reader_next(r, &data, &n)) == CR_OK) {
-		const char *body;
-		size_t bl;
-		int64_t at;
-		int st;
-		char k[600];
-		struct origin *o;
-		struct robots_cache_times tm;
-
-		e = robots_cache_unpack(data, n, k, sizeof(k), &at, &st, &body, &bl, &tm);
-		if (e)
-			break;
-		o = hmap_get(&f->origins, k, strlen(k));
-		if (!o)
-			continue;   /* not needed this round */
-		o->fetched_at = at;
-		o->http_status = st;
-		o->times = tm;
-		buf_add(&o->body, body, bl);
-		if (now - at < (int64_t)f->j->cfg.robots_ttl_s * 1000000) {
-			origin_set_rules(f, o);
-			/* A failed robots.txt is asked again after the retry interval. */
-			if (o->state == RB_UNAVAILABLE &&
-			    now - at >= (int64_t)f->j->cfg.retry_interval_s * 1000000)
-				o->state = RB_UNKNOWN;
-		} else {
-			o->state = RB_UNKNOWN;   /* expired: fetch again when needed */
-		}
-	}
-	rec_reader_free(&r);
-	/* The cache only saves requests: a damaged one is dropped, not fatal
-	 * (otherwise every retry of the phase would fail on it again). */
 	if (e == CR_ERR_FORMAT) {
 		log_warn("fetch", "damaged robots cache '%s' ignored", path);
 		return CR_OK;
 	}
+	if (e)
+		return e;
+	while ((e = rec_reader_next(r, &c.data, &c.n)) == CR_OK) {
+		e = robots_cache_unpack(c.data, c.n, c.key, sizeof(c.key), &c.at, &c.status,
+					&c.body, &c.body_len, &c.times);
+		if (!e)
+			e = fn(f, &c, arg);
+		if (e)
+			break;
+	}
+	rec_reader_free(&r);
+	if (e == CR_ERR_FORMAT) {
+		log_warn("fetch", "damaged robots cache '%s': its later entries dropped", path);
+		return CR_OK;
+	}
 	return e == CR_EOF ? CR_OK : e;
+}
+
+/*
+ * Only the origins of this round's fetch list are loaded (after the fetch
+ * list); the others are copied from the old file to the new one as they are
+ * (carry_robots), so memory grows with the round, not with every host ever
+ * seen.
+ */
+static enum cr_err load_one(struct fetcher *f, struct cached_robots *c, void *arg)
+{
+	int64_t now = *(const int64_t *)arg;
+	struct origin *o = hmap_get(&f->origins, c->key, strlen(c->key));
+
+	if (!o)
+		return CR_OK;   /* not needed this round */
+	o->fetched_at = c->at;
+	o->http_status = c->status;
+	o->times = c->times;
+	buf_add(&o->body, c->body, c->body_len);
+	if (now - c->at < (int64_t)f->j->cfg.robots_ttl_s * 1000000) {
+		origin_set_rules(f, o);
+		/* A failed robots.txt is asked again after the retry interval. */
+		if (o->state == RB_UNAVAILABLE &&
+		    now - c->at >= (int64_t)f->j->cfg.retry_interval_s * 1000000)
+			o->state = RB_UNKNOWN;
+	} else {
+		o->state = RB_UNKNOWN;   /* expired: fetch again when needed */
+	}
+	return CR_OK;
+}
+
+static enum cr_err load_robots_cache(struct fetcher *f, uint32_t p, int64_t now)
+{
+	return scan_robots_cache(f, p, load_one, &now);
 }
 
 /* Entries older than this many TTLs are not carried forward: a host not
  * crawled for that long has its robots.txt fetched again anyway. */
 #define ROBOTS_KEEP_TTLS 4
 
+static enum cr_err carry_one(struct fetcher *f, struct cached_robots *c, void *arg)
+{
+	int64_t keep = (int64_t)f->j->cfg.robots_ttl_s * 1000000 * ROBOTS_KEEP_TTLS;
+
+	if (hmap_get(&f->origins, c->key, strlen(c->key)) || clock_now_us() - c->at > keep)
+		return CR_OK;
+	return rec_writer_add(arg, c->data, c->n);
+}
+
 /* Copies the previous cache's entries of partition p that this round did
- * not load into w. A damaged old file loses its remaining entries only. */
+ * not load into w. */
 static enum cr_err carry_robots(struct fetcher *f, uint32_t p, struct rec_writer *w)
 {
-	int ver = f->robots_ver;
-	int64_t now = clock_now_us();
-	int64_t keep = (int64_t)f->j->cfg.robots_ttl_s * 1000000 * ROBOTS_KEEP_TTLS;
-	char path[PATH_MAX];
-	struct rec_reader *r;
-	const void *data;
-	size_t n;
-	enum cr_err e;
-
-	/* The same file load_robots_cache read (possibly this segment's own,
-	 * from an attempt that did not finish: it is replaced only at commit). */
-	if (ver == 0)
-		return CR_OK;
-	layout_robots_part(&f->j->dir, ver, p, path, sizeof(path));
-	if (!fs_exists(path) || rec_reader_open(path, REC_KIND_ROBOTS, &r) != CR_OK)
-		return CR_OK;
-	while ((e = rec_reader_next(r, &data, &n)) == CR_OK) {
-		const char *body;
-		size_t bl;
-		int64_t at;
-		int st;
-		char k[600];
-		struct robots_cache_times tm;
-
-		if (robots_cache_unpack(data, n, k, sizeof(k), &at, &st, &body, &bl,
-					&tm) != CR_OK) {
-			e = CR_ERR_FORMAT;
-			break;
-		}
-		if (hmap_get(&f->origins, k, strlen(k)) || now - at > keep)
-			continue;
-		e = rec_writer_add(w, data, n);
-		if (e)
-			break;
-	}
-	rec_reader_free(&r);
-	if (e == CR_ERR_FORMAT)
-		log_warn("fetch", "damaged robots cache '%s': its later entries dropped", path);
-	return e == CR_EOF || e == CR_ERR_FORMAT ? CR_OK : e;
+	return scan_robots_cache(f, p, carry_one, w);
 }
 
 /* Monotonic and wall clock readings of one instant, to convert between. */

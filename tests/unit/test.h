@@ -6,9 +6,11 @@
 #ifndef CR_TEST_H
 #define CR_TEST_H
 
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/buf.h"
 #include "util/fs.h"
@@ -55,6 +57,28 @@ static inline int test_slurp(const char *path, struct buf *b)
 static inline int test_spit(const char *path, const void *p, size_t n)
 {
 	return fs_write_atomic(path, p, n) == CR_OK ? 0 : -1;
+}
+
+/* Silences stderr (the code's log lines) around loops of bad input;
+ * test_quiet_off(test_quiet_on()) restores it. */
+static inline int test_quiet_on(void)
+{
+	int saved = dup(2), null = open("/dev/null", O_WRONLY);
+
+	fflush(stderr);
+	if (null >= 0) {
+		dup2(null, 2);
+		close(null);
+	}
+	return saved;
+}
+
+static inline void test_quiet_off(int saved)
+{
+	if (saved >= 0) {
+		dup2(saved, 2);
+		close(saved);
+	}
 }
 
 #define TEST_DONE()                                                         \

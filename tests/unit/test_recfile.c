@@ -46,26 +46,6 @@ static int tmp_files(void)
 	return n;
 }
 
-static int quiet_on(void)
-{
-	int saved = dup(2), null = open("/dev/null", O_WRONLY);
-
-	fflush(stderr);
-	if (null >= 0) {
-		dup2(null, 2);
-		close(null);
-	}
-	return saved;
-}
-
-static void quiet_off(int saved)
-{
-	if (saved >= 0) {
-		dup2(saved, 2);
-		close(saved);
-	}
-}
-
 /* A set of records: bytes back to back, with offsets and lengths. */
 struct recset {
 	struct buf bytes;
@@ -402,7 +382,7 @@ static void test_damage(enum set_shape shape, const char *name, size_t trunc_str
 	if (e != CR_OK || len <= 16 + 24)
 		goto out;
 
-	q = quiet_on();
+	q = test_quiet_on();
 	/* Truncations: every trunc_stride bytes, and each of the last 24 bytes. */
 	for (at = 0; at < len; at = at < len - 24 && at + trunc_stride > len - 24
 					? len - 24
@@ -438,7 +418,7 @@ static void test_damage(enum set_shape shape, const char *name, size_t trunc_str
 	buf_add(&copy, "garbage", 7);
 	CHECK(test_spit(bad, copy.p, copy.len) == 0, "write extended copy");
 	r = read_damaged(bad, &s, 0);
-	quiet_off(q);
+	test_quiet_off(q);
 
 	CHECK(r == 1, "%s: bytes after the end of the frame go unnoticed", name);
 	CHECK(bad_trunc == 0, "%s: %d of %d truncations not reported, first at %zu of %zu",

@@ -31,27 +31,6 @@ static void tmp_path(char *out, size_t cap, const char *name)
 	snprintf(out, cap, "%s/%s", tmp_dir, name);
 }
 
-/* Silences stderr (the reader's log lines) around the torture loops. */
-static int quiet_on(void)
-{
-	int saved = dup(2), null = open("/dev/null", O_WRONLY);
-
-	fflush(stderr);
-	if (null >= 0) {
-		dup2(null, 2);
-		close(null);
-	}
-	return saved;
-}
-
-static void quiet_off(int saved)
-{
-	if (saved >= 0) {
-		dup2(saved, 2);
-		close(saved);
-	}
-}
-
 /* A char array as a pointer, for CHECK_STR's NULL test. */
 static const char *str(const char *s)
 {
@@ -410,11 +389,11 @@ static void test_roundtrip(void)
 		      "after seek %d, the request follows", i);
 	}
 	{
-		int q = quiet_on();
+		int q = test_quiet_on();
 		CHECK(warc_reader_seek(r, wr.off[2] + 1) == CR_OK &&
 		      warc_reader_next(r, &rec) == CR_ERR_FORMAT, "seek into a member");
 		CHECK(warc_reader_next(r, &rec) == CR_ERR_FORMAT, "errors are sticky");
-		quiet_off(q);
+		test_quiet_off(q);
 	}
 	CHECK(seek_next(r, wr.off[2], &rec) &&
 	      field_is(&rec, "WARC-Record-ID", resp_ids[2]), "a seek clears the error");
@@ -428,9 +407,9 @@ static void test_roundtrip(void)
 
 	/* a block cap: the big body is over 1 MiB */
 	{
-		int n = 0, q = quiet_on();
+		int n = 0, q = test_quiet_on();
 		e = read_all(path, 1u << 20, &n);
-		quiet_off(q);
+		test_quiet_off(q);
 		CHECK(e == CR_ERR_LIMIT && n == 1 + 2 * 5,
 		      "max_block: limit at the big record (%d after %d)", e, n);
 		e = read_all(path, wr.big.len + sizeof(head_big) - 1, &n);
@@ -481,7 +460,7 @@ static void tear_everywhere(const char *what, const struct buf *file,
 		CHECK(0, "%s: write %s", what, path);
 		return;
 	}
-	q = quiet_on();
+	q = test_quiet_on();
 	/* longest first, so one file is cut shorter each time */
 	for (cut = file->len + 1; cut-- > 0;) {
 		int count = 0, whole = 0, boundary = cut == 0, k;
@@ -504,7 +483,7 @@ static void tear_everywhere(const char *what, const struct buf *file,
 				       what, cut, count, e);
 		}
 	}
-	quiet_off(q);
+	test_quiet_off(q);
 	close(fd);
 	CHECK(bad == 0, "%s: every cut of %zu bytes gives whole records then EOF or "
 	      "format error (%d bad)", what, file->len, bad);
@@ -560,7 +539,7 @@ static void test_torn(void)
 		buf_add(&tmp, file.p, file.len);
 		tmp.p[at] ^= 0x55;
 		test_spit(ppath, tmp.p, tmp.len);
-		q = quiet_on();
+		q = test_quiet_on();
 		n = 0;
 		e = CR_OK;
 		if (warc_reader_open(ppath, 0, &r) == CR_OK) {
@@ -573,7 +552,7 @@ static void test_torn(void)
 			      (unsigned long long)warc_reader_offset(r));
 			warc_reader_free(&r);
 		}
-		quiet_off(q);
+		test_quiet_off(q);
 	}
 
 	/* plain: a Content-Length one too long, a bad version line, a head without end */
@@ -610,7 +589,7 @@ static void test_torn(void)
 		};
 		size_t k;
 
-		q = quiet_on();
+		q = test_quiet_on();
 		for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
 			test_spit(ppath, bad[k].text, strlen(bad[k].text));
 			e = read_all(ppath, 0, &n);
@@ -630,7 +609,7 @@ static void test_torn(void)
 		      "not a WARC file");
 		CHECK(warc_reader_open("/nonexistent/x.warc", 0, &r) == CR_ERR_IO,
 		      "missing file");
-		quiet_off(q);
+		test_quiet_off(q);
 		{
 			static const char folded[] =
 				"WARC/1.0\r\nContent-Length: 3\r\nX: a\r\n  b\r\n\tc \r\n"
@@ -672,7 +651,7 @@ static void test_torn(void)
 		tmp.len = zs.total_out;
 		deflateEnd(&zs);
 		test_spit(ppath, tmp.p, tmp.len);
-		q = quiet_on();
+		q = test_quiet_on();
 		if (warc_reader_open(ppath, 0, &r) == CR_OK) {
 			while ((e = warc_reader_next(r, &rec)) == CR_OK) {
 				CHECK(rec.offset == 0 && rec.length == tmp.len,
@@ -683,7 +662,7 @@ static void test_torn(void)
 			      "one-member file: all %d records, flagged", count);
 			warc_reader_free(&r);
 		}
-		quiet_off(q);
+		test_quiet_off(q);
 	}
 	buf_release(&file);
 	buf_release(&plain);
@@ -806,11 +785,11 @@ static void test_zstd(void)
 		warc_reader_free(&r);
 		/* a frame cut short */
 		{
-			int q = quiet_on(), cnt;
+			int q = test_quiet_on(), cnt;
 			test_spit(zpath, out.p, (size_t)offs[4] + 10);
 			CHECK(read_all(zpath, 0, &cnt) == CR_ERR_FORMAT && cnt == 4,
 			      "zstd variant %d: torn frame", variant);
-			quiet_off(q);
+			test_quiet_off(q);
 		}
 	}
 	buf_release(&plain);
@@ -885,7 +864,7 @@ static void test_write_error(void)
 	if (access("/dev/full", W_OK) != 0)
 		return;
 	make_exchanges(&wr);
-	q = quiet_on();
+	q = test_quiet_on();
 	if (warc_writer_open("/dev/full", "t", &w) == CR_OK) {
 		enum cr_err e = CR_OK;
 		int i;
@@ -902,7 +881,7 @@ static void test_write_error(void)
 	}
 	CHECK(warc_writer_open("/nonexistent/dir/x.warc.gz", "t", &w) == CR_ERR_IO && !w,
 	      "open in a missing directory");
-	quiet_off(q);
+	test_quiet_off(q);
 	CHECK(warc_writer_close(&w) == CR_OK && warc_writer_close(NULL) == CR_OK,
 	      "close accepts NULL");
 	buf_release(&wr.big);
@@ -1033,9 +1012,9 @@ static void test_records_derived(const char *dir)
 		if (!jnum(line, end, "index", &idx))
 			continue;
 		rows++;
-		q = quiet_on();
+		q = test_quiet_on();
 		e = sample_record(dir, file, idx, &r, &rec);
-		quiet_off(q);
+		test_quiet_off(q);
 		CHECK(e == CR_OK, "%s #%lld: read (%d)", file, idx, e);
 		if (e != CR_OK) {
 			warc_reader_free(&r);
@@ -1103,9 +1082,9 @@ static void test_records_derived(const char *dir)
 			p++;
 		}
 		snprintf(path, sizeof(path), "%.250s/%.255s", dir, seen[k]);
-		q = quiet_on();
+		q = test_quiet_on();
 		e = read_all(path, 0, &count);
-		quiet_off(q);
+		test_quiet_off(q);
 		CHECK(e == CR_EOF && count == nrows,
 		      "%s: %d records (want %d), status %d",
 		      seen[k], count, nrows, e);
@@ -1217,7 +1196,7 @@ static void upstream_load_failure(struct warc_reader *r, const char *file,
 	struct warc_record rec;
 	char want[64];
 	enum cr_err e;
-	int n = 0, q = quiet_on();
+	int n = 0, q = test_quiet_on();
 
 	while ((e = warc_reader_next(r, &rec)) == CR_OK) {
 		/* the list's strings, in order */
@@ -1232,7 +1211,7 @@ static void upstream_load_failure(struct warc_reader *r, const char *file,
 		}
 		n++;
 	}
-	quiet_off(q);
+	test_quiet_off(q);
 	CHECK(e == CR_EOF && n == 6 && warc_reader_shared_units(r),
 	      "%s: read anyway (%d records), flagged as one member", file, n);
 }
@@ -1306,9 +1285,9 @@ static void test_expected_upstream(const char *dir)
 		    !jstr(line, end, "kind", kind, sizeof(kind)))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, file);
-		q = quiet_on();
+		q = test_quiet_on();
 		e = warc_reader_open(path, 0, &r);
-		quiet_off(q);
+		test_quiet_off(q);
 		CHECK(e == CR_OK, "%s: open", file);
 		if (e != CR_OK)
 			continue;
