@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum key_type { K_LONG, K_BOOL, K_STR, K_ENUM_PARTITION, K_ENUM_POLITENESS };
+enum key_type { K_LONG, K_BOOL, K_STR, K_ENUM_PARTITION, K_ENUM_POLITENESS, K_DBL };
 
 struct key {
 	const char *name;
@@ -29,6 +29,9 @@ struct key {
 #define S(name, field, def, doc) \
 	{ name, K_STR, offsetof(struct config, field), \
 	  sizeof(((struct config *)0)->field), 0, 0, def, doc }
+/* A real number in [min/1e9, max/1e9]. */
+#define D(name, field, min, max, def, doc) \
+	{ name, K_DBL, offsetof(struct config, field), 0, min, max, def, doc }
 
 static const struct key keys[] = {
 	L("politeness.delay_ms", delay_ms, 0, 3600000, "1000",
@@ -101,6 +104,24 @@ static const struct key keys[] = {
 	  "gzip level of the WARC files (1 fastest, 9 smallest)"),
 	L("parse.max_links", max_links, 1, 1000000, "5000",
 	  "outlinks kept per page"),
+	B("seen.enabled", seen_enabled, "true",
+	  "drop links to URLs the CrawlDb already holds (Bloom filter per partition) before sorting"),
+	L("seen.expected_urls", seen_expected_urls, 1000, 1L << 40, "1000000",
+	  "URLs the seen-set is sized for at first (whole crawl); it grows with the CrawlDb"),
+	D("seen.fp_rate", seen_fp_rate, 1, 500000000, "0.0001",
+	  "false-positive rate of the seen-set: the share of new links wrongly dropped"),
+	B("dedup.enabled", dedup_enabled, "true",
+	  "mark near-duplicate pages (MinHash, LSH) with status duplicate"),
+	L("dedup.shingle_words", dedup_shingle, 1, 32, "5",
+	  "words per shingle"),
+	L("dedup.hashes", dedup_hashes, 16, 512, "128",
+	  "MinHash values per page"),
+	L("dedup.bands", dedup_bands, 1, 512, "16",
+	  "LSH bands; must divide dedup.hashes"),
+	D("dedup.threshold", dedup_threshold, 100000000, 1000000000, "0.8",
+	  "estimated Jaccard similarity from which a page is a near-duplicate"),
+	L("dedup.max_candidates", dedup_max_cand, 1, 100000, "32",
+	  "earlier pages of one LSH bucket a new page is compared with"),
 	L("update.exchange_batch_kb", exchange_batch_kb, 4, 1L << 18, "4096",
 	  "bytes one rank sends to all others in one link exchange step (KiB)"),
 	L("progress.interval_ms", progress_ms, 100, 3600000, "1000",
@@ -136,6 +157,21 @@ static enum cr_err set_key(struct config *c, const struct key *k, const char *v)
 			return CR_ERR_ARG;
 		}
 		*(long *)p = x;
+		return CR_OK;
+	}
+	case K_DBL: {
+		char *end;
+		double x;
+
+		errno = 0;
+		x = strtod(v, &end);
+		if (errno || end == v || *end || !(x >= (double)k->min / 1e9) ||
+		    !(x <= (double)k->max / 1e9)) {
+			log_err("config", "%s: bad value '%s' (a number from %g to %g)",
+				k->name, v, (double)k->min / 1e9, (double)k->max / 1e9);
+			return CR_ERR_ARG;
+		}
+		*(double *)p = x;
 		return CR_OK;
 	}
 	case K_BOOL:
@@ -303,6 +339,9 @@ void config_write(const struct config *c, char *out, size_t cap)
 		switch (keys[i].type) {
 		case K_LONG:
 			buf_addf(&b, "%s = %ld\n", keys[i].name, *(const long *)p);
+			break;
+		case K_DBL:
+			buf_addf(&b, "%s = %.10g\n", keys[i].name, *(const double *)p);
 			break;
 		case K_BOOL:
 			buf_addf(&b, "%s = %s\n", keys[i].name,

@@ -52,6 +52,15 @@ struct config {
 	long zstd_level;
 	long warc_gzip_level;
 	long max_links;
+	int seen_enabled;
+	long seen_expected_urls;
+	double seen_fp_rate;
+	int dedup_enabled;
+	long dedup_shingle;
+	long dedup_hashes;
+	long dedup_bands;
+	double dedup_threshold;
+	long dedup_max_cand;
 	long exchange_batch_kb;
 	long progress_ms;
 	int partitions_set;   /* partition.count was given explicitly */

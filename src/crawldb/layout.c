@@ -194,6 +194,12 @@ void layout_crawldb_part(const struct crawl_dir *d, int version, uint32_t p,
 	snprintf(out, cap, "%s/crawldb/%05d/part-%05u.zst", d->root, version, p);
 }
 
+void layout_seen_part(const struct crawl_dir *d, int version, uint32_t p,
+		      char *out, size_t cap)
+{
+	snprintf(out, cap, "%s/crawldb/%05d/seen-%05u.bloom", d->root, version, p);
+}
+
 static int last_number(const char *dir)
 {
 	DIR *dh = opendir(dir);

@@ -4,6 +4,7 @@
  *   crawl.meta                        format, partition count and key, creation config
  *   crawldb/CURRENT                   number of the committed CrawlDb version
  *   crawldb/NNNNN/part-PPPPP.zst      CrawlDb records of partition PPPPP
+ *   crawldb/NNNNN/seen-PPPPP.bloom    its seen-set (seen/bloom.h)
  *   robots/NNNNN/part-PPPPP.zst       robots.txt cache (version = segment that wrote it)
  *   segments/NNNNN/<kind>/part-PPPPP.zst   fetchlist, fetch, parse
  *   segments/NNNNN/warc/              WARC files (.warc.gz)
@@ -52,6 +53,10 @@ CR_WUR enum cr_err layout_crawldb_commit(const struct crawl_dir *d, int version)
 void layout_crawldb_dir(const struct crawl_dir *d, int version, char *out, size_t cap);
 void layout_crawldb_part(const struct crawl_dir *d, int version, uint32_t p,
 			 char *out, size_t cap);
+
+/* crawldb/NNNNN/seen-PPPPP.bloom */
+void layout_seen_part(const struct crawl_dir *d, int version, uint32_t p,
+		      char *out, size_t cap);
 
 /* The highest segment number present (0: none). */
 int layout_segment_last(const struct crawl_dir *d);

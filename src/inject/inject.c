@@ -1,5 +1,6 @@
 #include "inject/inject.h"
 #include "comm/comm.h"
+#include "seen/seen.h"
 #include "update/route.h"
 #include "url/url.h"
 #include "util/fs.h"
@@ -63,6 +64,7 @@ enum cr_err inject_run(struct job *j, const char *seeds, int ver, uint64_t *c)
 {
 	struct seed_reader s;
 	struct route rt;
+	struct buf seen;
 	char dir[PATH_MAX];
 	uint32_t p;
 	enum cr_err e;
@@ -80,13 +82,14 @@ enum cr_err inject_run(struct job *j, const char *seeds, int ver, uint64_t *c)
 			fclose(s.fp);
 		return CR_ERR_ARG;
 	}
-	e = route_init(&rt, &j->dir, &j->cfg, j->tmpdir, j->rank, j->nranks);
+	e = route_init(&rt, &j->dir, &j->cfg, j->tmpdir, j->rank, j->nranks, 0);
 	if (!comm_agree(e == CR_OK)) {
 		fclose(s.fp);
 		if (!e)
 			route_release(&rt);
 		return e ? e : CR_ERR_COMM;
 	}
+	buf_init(&seen);
 	e = route_run(&rt, produce_seeds, &s);
 	fclose(s.fp);
 	free(s.line);
@@ -102,11 +105,16 @@ enum cr_err inject_run(struct job *j, const char *seeds, int ver, uint64_t *c)
 		e = xsort_finish(rt.sorts[p]);
 		if (e)
 			break;
-		e = merge_partition(&j->dir, &j->cfg, ver, ver + 1, p, NULL, rt.sorts[p], &st);
+		seen.len = 0;
+		e = merge_partition(&j->dir, &j->cfg, ver, ver + 1, p, NULL, rt.sorts[p], &st,
+				    j->cfg.seen_enabled ? &seen : NULL);
+		if (!e && j->cfg.seen_enabled)
+			e = seen_write(&j->dir, &j->cfg, ver + 1, p, &seen);
 		xsort_free(&rt.sorts[p]);
 		c[IC_ADDED] += st.added;
 		c[IC_RECORDS] += st.records;
 	}
 	route_release(&rt);
+	buf_release(&seen);
 	return e;
 }

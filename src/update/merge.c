@@ -1,4 +1,5 @@
 #include "update/merge.h"
+#include "seen/seen.h"
 #include "store/recfile.h"
 #include "util/log.h"
 
@@ -100,7 +101,7 @@ static void hold(struct buf *b, const struct stream *s)
 enum cr_err merge_partition(const struct crawl_dir *d, const struct config *cfg,
 			    int old_version, int new_version, uint32_t p,
 			    struct xsort *fetch, struct xsort *links,
-			    struct merge_stats *st)
+			    struct merge_stats *st, struct buf *seen)
 {
 	char in_path[PATH_MAX], out_path[PATH_MAX];
 	struct rec_reader *rd = NULL;
@@ -225,6 +226,8 @@ enum cr_err merge_partition(const struct crawl_dir *d, const struct config *cfg,
 		out.len = 0;
 		crawl_record_pack(&rec, &out);
 		e = rec_writer_add(w, out.p, out.len);
+		if (seen)
+			seen_note(seen, rec.url, rec.url_len);
 		st->records++;
 		st->by_status[rec.status]++;
 	}

@@ -34,11 +34,12 @@ void merge_apply(const struct crawl_record *old, const struct fetch_record *f,
  * Writes crawldb version new_version of partition p from version
  * old_version (0: none), fetch (sorted fetch records, or NULL) and links
  * (sorted link records, or NULL). The part is committed by rename; the
- * version becomes current only when the caller commits CURRENT.
+ * version becomes current only when the caller commits CURRENT. If seen is
+ * not NULL, the key hash of every URL written is appended to it (seen.h).
  */
 CR_WUR enum cr_err merge_partition(const struct crawl_dir *d, const struct config *cfg,
 				   int old_version, int new_version, uint32_t p,
 				   struct xsort *fetch, struct xsort *links,
-				   struct merge_stats *st);
+				   struct merge_stats *st, struct buf *seen);
 
 #endif

@@ -1,6 +1,7 @@
 #include "update/route.h"
 #include "comm/comm.h"
 #include "crawldb/record.h"
+#include "seen/seen.h"
 #include "util/log.h"
 
 #include <stdlib.h>
@@ -8,10 +9,10 @@
 
 enum cr_err route_init(struct route *r, const struct crawl_dir *d,
 		       const struct config *cfg, const char *tmpdir, int rank,
-		       int nranks)
+		       int nranks, int seen_version)
 {
 	uint32_t p, owned = 0;
-	size_t budget;
+	size_t budget, filters = 0, total = (size_t)cfg->memory_budget_mb * 1024 * 1024;
 	int i;
 
 	memset(r, 0, sizeof(*r));
@@ -22,16 +23,24 @@ enum cr_err route_init(struct route *r, const struct crawl_dir *d,
 	buf_init(&r->scratch);
 	r->send = calloc((size_t)nranks, sizeof(*r->send));
 	r->sorts = calloc(d->partitions, sizeof(*r->sorts));
-	if (!r->send || !r->sorts) {
+	r->seen = calloc(d->partitions, sizeof(*r->seen));
+	if (!r->send || !r->sorts || !r->seen) {
 		route_release(r);
 		return CR_ERR_NOMEM;
 	}
 	for (i = 0; i < nranks; i++)
 		buf_init(&r->send[i]);
-	for (p = 0; p < d->partitions; p++)
-		owned += layout_owns(p, rank, nranks);
-	/* Half the budget for the sorts; batches and merges use the rest. */
-	budget = (size_t)cfg->memory_budget_mb * 1024 * 1024 / 2 / (owned ? owned : 1);
+	for (p = 0; p < d->partitions; p++) {
+		if (!layout_owns(p, rank, nranks))
+			continue;
+		owned++;
+		if (cfg->seen_enabled && seen_load(d, seen_version, p, &r->seen[p]))
+			filters += bloom_bytes(&r->seen[p]);
+	}
+	/* Half the budget, less the filters, for the sorts (at least a
+	 * quarter); batches and merges use the rest. */
+	budget = total / 2 > filters + total / 4 ? total / 2 - filters : total / 4;
+	budget /= owned ? owned : 1;
 	for (p = 0; p < d->partitions; p++) {
 		enum cr_err e;
 
@@ -59,6 +68,10 @@ void route_release(struct route *r)
 		for (p = 0; p < r->dir->partitions; p++)
 			xsort_free(&r->sorts[p]);
 	free(r->sorts);
+	if (r->seen)
+		for (p = 0; p < r->dir->partitions; p++)
+			bloom_release(&r->seen[p]);
+	free(r->seen);
 	buf_release(&r->scratch);
 	memset(r, 0, sizeof(*r));
 }
@@ -100,10 +113,14 @@ static enum cr_err take(struct route *r, const struct buf *in)
 		p = layout_partition(r->dir, l.url, l.url_len);
 		if (!r->sorts[p])
 			return CR_ERR_FORMAT;   /* routed to the wrong rank: a bug */
+		r->received++;
+		if (r->seen[p].bits && bloom_has(&r->seen[p], l.url, l.url_len)) {
+			r->seen_dropped++;
+			continue;
+		}
 		e = xsort_add(r->sorts[p], rec, n);
 		if (e)
 			return e;
-		r->received++;
 	}
 	return CR_OK;
 }

@@ -10,6 +10,9 @@
  * (xsort_finish) when it is about to merge it, so that the run files of one
  * partition at a time are open.
  *
+ * With a seen-set (seen.h), a link whose URL the filter of its partition
+ * holds is dropped on arrival instead of sorted (counted in seen_dropped).
+ *
  * route_run is collective: every rank must call it.
  */
 #ifndef CR_UPDATE_ROUTE_H
@@ -20,6 +23,7 @@
 
 #include "config/config.h"
 #include "crawldb/layout.h"
+#include "seen/bloom.h"
 #include "store/xsort.h"
 #include "util/buf.h"
 #include "util/error.h"
@@ -31,7 +35,8 @@ struct route {
 	struct buf *send;        /* one per rank */
 	size_t pending;          /* bytes in send[] */
 	struct xsort **sorts;    /* per partition; NULL where not owned */
-	uint64_t sent, received;
+	struct bloom *seen;      /* per partition; .bits NULL: no filter */
+	uint64_t sent, received, seen_dropped;
 	struct buf scratch;
 };
 
@@ -39,9 +44,11 @@ struct route {
  * 1 when its input is exhausted, 0 to be called again, -1 on error. */
 typedef int (*route_producer_fn)(void *ctx, struct route *r);
 
+/* seen_version: the CrawlDb version whose seen-sets filter arriving links
+ * (0: none, or seen.enabled false). */
 CR_WUR enum cr_err route_init(struct route *r, const struct crawl_dir *d,
 			      const struct config *cfg, const char *tmpdir,
-			      int rank, int nranks);
+			      int rank, int nranks, int seen_version);
 void route_release(struct route *r);
 void route_add(struct route *r, const char *url, size_t len, uint32_t depth);
 int route_full(const struct route *r);

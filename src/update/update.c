@@ -3,6 +3,7 @@
 #include "store/recfile.h"
 #include "update/merge.h"
 #include "update/route.h"
+#include "seen/seen.h"
 #include "url/url.h"
 #include "util/fs.h"
 #include "util/log.h"
@@ -12,7 +13,7 @@
 #include <string.h>
 
 const char *const update_counter_names[UC_COUNT_] = {
-	"links_sent", "links_received", "outcomes", "added", "too_deep", "records",
+	"links_sent", "links_received", "seen_dropped", "outcomes", "added", "too_deep", "records",
 	"status_unfetched", "status_fetched", "status_redirect", "status_gone",
 	"status_error", "status_denied", "status_blocked", "status_deferred",
 };
@@ -125,11 +126,13 @@ enum cr_err update_run(struct job *j, int seg, int ver, uint64_t *c)
 	uint32_t p;
 	enum cr_err e;
 	size_t budget = (size_t)j->cfg.memory_budget_mb * 1024 * 1024 / 4;
+	struct buf seen;
 
+	buf_init(&seen);
 	memset(&src, 0, sizeof(src));
 	src.j = j;
 	src.seg = seg;
-	e = route_init(&rt, &j->dir, &j->cfg, j->tmpdir, j->rank, j->nranks);
+	e = route_init(&rt, &j->dir, &j->cfg, j->tmpdir, j->rank, j->nranks, ver);
 	if (!comm_agree(e == CR_OK)) {
 		if (!e)
 			route_release(&rt);
@@ -139,6 +142,7 @@ enum cr_err update_run(struct job *j, int seg, int ver, uint64_t *c)
 	rec_reader_free(&src.r);
 	c[UC_LINKS_SENT] += rt.sent;
 	c[UC_LINKS_RECEIVED] += rt.received;
+	c[UC_SEEN_DROPPED] += rt.seen_dropped;
 	layout_crawldb_dir(&j->dir, ver + 1, dir, sizeof(dir));
 	if (!e)
 		e = fs_mkdirs(dir);
@@ -155,7 +159,11 @@ enum cr_err update_run(struct job *j, int seg, int ver, uint64_t *c)
 		if (e)
 			break;
 		memset(&st, 0, sizeof(st));
-		e = merge_partition(&j->dir, &j->cfg, ver, ver + 1, p, fetch, rt.sorts[p], &st);
+		seen.len = 0;
+		e = merge_partition(&j->dir, &j->cfg, ver, ver + 1, p, fetch, rt.sorts[p], &st,
+				    j->cfg.seen_enabled ? &seen : NULL);
+		if (!e && j->cfg.seen_enabled)
+			e = seen_write(&j->dir, &j->cfg, ver + 1, p, &seen);
 		xsort_free(&fetch);
 		/* The links' sort is done; free its memory before the next merge. */
 		xsort_free(&rt.sorts[p]);
@@ -167,5 +175,6 @@ enum cr_err update_run(struct job *j, int seg, int ver, uint64_t *c)
 			c[UC_STATUS_FIRST + s] += st.by_status[s];
 	}
 	route_release(&rt);
+	buf_release(&seen);
 	return e;
 }

@@ -1,0 +1,34 @@
+/*
+ * seen.h - the seen-set of a CrawlDb version, one Bloom filter per
+ * partition, written next to the partition's records and committed with
+ * them (layout_seen_part). The filter of a version holds exactly the URLs of
+ * that version: it is rebuilt by each merge from the URLs it writes, sized
+ * for max(seen.expected_urls / partitions, URLs written) at seen.fp_rate.
+ *
+ * A missing or damaged filter is never fatal: the update then routes every
+ * link to the sort as if the filter were empty (a warning says so).
+ */
+#ifndef CR_SEEN_SEEN_H
+#define CR_SEEN_SEEN_H
+
+#include <stdint.h>
+
+#include "config/config.h"
+#include "crawldb/layout.h"
+#include "seen/bloom.h"
+#include "util/buf.h"
+#include "util/error.h"
+
+/* Loads the filter of partition p of CrawlDb version ver. Returns 1 when
+ * loaded, 0 when there is none to use (logged if damaged). */
+int seen_load(const struct crawl_dir *d, int ver, uint32_t p, struct bloom *out);
+
+/* Appends the 16-byte key hash of url to hashes (bloom_hash). */
+void seen_note(struct buf *hashes, const char *url, size_t len);
+
+/* Builds and writes the filter of partition p of version ver from the key
+ * hashes collected with seen_note. */
+CR_WUR enum cr_err seen_write(const struct crawl_dir *d, const struct config *cfg, int ver,
+			      uint32_t p, const struct buf *hashes);
+
+#endif
