@@ -3,11 +3,14 @@
 #   make test       install missing packages (as root), build, run the suite
 #   make demo       install missing packages (as root), build, crawl the local web
 #   make bench      benchmarks, side by side with wget2
+#   make fuzz       install missing packages (as root), build the libFuzzer
+#                   targets (clang) into build-fuzz/ and run each
+#                   FUZZ_SECONDS (60); FUZZ_TARGETS="fuzz_url ..." picks some
 #   make test also builds the unit tests with -fsanitize=address,undefined
 #   (into build-san/) and runs them; SANITIZE_TESTS=0 skips that
 CC      ?= gcc
 MPICC   ?= mpicc
-PKGS    := libcurl libcares libxml-2.0 libzstd libxxhash libpsl zlib libcrypto
+PKGS    := libcurl libcares libxml-2.0 libzstd libxxhash libpsl libidn2 zlib libcrypto
 WARN    := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -D_GNU_SOURCE $(WARN) -Isrc
@@ -33,8 +36,16 @@ CLI_OBJ  := $(CLI_SRC:%.c=$(B)/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 SIMWEB_SRC := $(wildcard tests/simweb/*.c)
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/fuzz/%)
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= $(FUZZ_SRC:tests/fuzz/%.c=%)
+# A fuzz target has no main: tests/fuzz/replay.c gives it one that runs it
+# over the files given (make test replays the seed corpora so); make fuzz
+# links libFuzzer's instead (FUZZ_MAIN empty, FUZZ_LDFLAGS=-fsanitize=fuzzer).
+FUZZ_MAIN ?= tests/fuzz/replay.c
 
-.PHONY: all test demo bench deps clean lint fuzz unit
+.PHONY: all test demo bench deps clean lint fuzz fuzz-bins unit
 all: bin/mpicrawl bin/simweb $(UNIT_BIN)
 # The unit test programs alone, e.g. make B=build-san SANITIZE=address,undefined unit
 unit: $(UNIT_BIN)
@@ -63,6 +74,14 @@ $(B)/tests/%: tests/unit/%.c tests/unit/test.h $(B)/libcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(B)/libcore.a $(LIBS)
 
+$(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FUZZ_MAIN) $(B)/libcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -Itests/fuzz $(LDFLAGS) $(FUZZ_LDFLAGS) -o $@ $< \
+		$(FUZZ_MAIN) $(B)/libcore.a $(LIBS)
+
+# The fuzz targets alone, e.g. make B=build-san SANITIZE=address,undefined fuzz-bins
+fuzz-bins: $(FUZZ_BIN)
+
 deps:
 	@bash scripts/install-deps.sh
 
@@ -80,6 +99,14 @@ bench: deps
 
 lint:
 	@bash scripts/lint.sh
+
+# The core built again with clang for libFuzzer, ASan and UBSan; then each
+# target runs FUZZ_SECONDS, new finds going to build-fuzz/corpus/TARGET and
+# a crash stopping the run (tests/fuzz/fuzz.sh, docs/FUZZING.md).
+fuzz: deps
+	@$(MAKE) --no-print-directory -j2 B=build-fuzz CC=clang FUZZ_MAIN= \
+		SANITIZE=fuzzer-no-link,address,undefined FUZZ_LDFLAGS=-fsanitize=fuzzer fuzz-bins
+	@bash tests/fuzz/fuzz.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 clean:
 	rm -rf build build-san bin

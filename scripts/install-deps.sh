@@ -3,8 +3,8 @@
 # when any is missing. Needs root (or sudo) only when something is missing.
 set -euo pipefail
 pkgs=(build-essential pkg-config libopenmpi-dev openmpi-bin libcurl4-openssl-dev
-      libc-ares-dev libxml2-dev libzstd-dev libxxhash-dev libpsl-dev zlib1g-dev
-      libssl-dev dnsmasq-base wget2 clang python3 time)
+      libc-ares-dev libxml2-dev libzstd-dev libxxhash-dev libpsl-dev libidn2-dev zlib1g-dev
+      libssl-dev dnsmasq-base wget2 clang libclang-rt-dev python3 time)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

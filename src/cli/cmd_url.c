@@ -1,21 +1,59 @@
 /*
  * cmd_url.c - mpicrawl url: the canonical form of URLs, one line each, or
- * "invalid<TAB>reason". With --resolve-only, the resolved URL with its
- * fragment, without the dedup rules.
+ * "invalid<TAB>reason". With --resolve-only, the resolved URL (the WHATWG
+ * href: fragment, user info, empty query kept), without the dedup rules.
+ * --config and --set choose the url.* rules as a job would; --hex takes
+ * BASE and each HREF hex-encoded, so that any bytes (NUL, newlines) can be
+ * given (tests/e2e/url_conformance.sh).
  */
 #include "cli/cmds.h"
+#include "config/config.h"
 #include "url/url.h"
 
 #include <stdio.h>
 #include <string.h>
 
-static const char usage[] = "mpicrawl url [--base BASE] [--resolve-only] [--] HREF...";
+static const char usage[] =
+	"mpicrawl url [--base BASE] [--resolve-only] [--config FILE] [--set KEY=VALUE]... "
+	"[--hex] [--] HREF...";
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Decodes hex s into out (cap bytes, NUL added); the length or -1. */
+static long unhex(const char *s, char *out, size_t cap)
+{
+	size_t n = strlen(s), i;
+
+	if (n % 2 || n / 2 >= cap)
+		return -1;
+	for (i = 0; i < n; i += 2) {
+		int h = hexval((unsigned char)s[i]), l = hexval((unsigned char)s[i + 1]);
+
+		if (h < 0 || l < 0)
+			return -1;
+		out[i / 2] = (char)(h * 16 + l);
+	}
+	out[n / 2] = '\0';
+	return (long)(n / 2);
+}
 
 int cmd_url(int argc, char **argv)
 {
+	static char in[4 * URL_MAX_LEN + 1], basebuf[4 * URL_MAX_LEN + 1];
 	const char *base = NULL;
-	int resolve_only = 0, i = 1, any = 0;
+	int resolve_only = 0, hex = 0, i = 1, any = 0;
+	struct config cfg;
 
+	config_defaults(&cfg);
 	for (; i < argc; i++) {
 		if (!strcmp(argv[i], "--")) {
 			i++;
@@ -27,6 +65,14 @@ int cmd_url(int argc, char **argv)
 			base = argv[i] + 7;
 		} else if (!strcmp(argv[i], "--resolve-only")) {
 			resolve_only = 1;
+		} else if (!strcmp(argv[i], "--hex")) {
+			hex = 1;
+		} else if (!strcmp(argv[i], "--config") && i + 1 < argc) {
+			if (config_load(&cfg, argv[++i]) != CR_OK)
+				return 2;
+		} else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
+			if (config_set_kv(&cfg, argv[++i]) != CR_OK)
+				return 2;
 		} else if (!strcmp(argv[i], "--help")) {
 			printf("usage: %s\n", usage);
 			return 0;
@@ -38,14 +84,38 @@ int cmd_url(int argc, char **argv)
 			break;
 		}
 	}
+	url_configure(&cfg);
+	if (hex && base) {
+		if (unhex(base, basebuf, sizeof(basebuf)) < 0 ||
+		    memchr(basebuf, '\0', strlen(base) / 2)) {
+			fprintf(stderr, "mpicrawl: --base: not hex (or holds a NUL)\n");
+			return 2;
+		}
+		base = basebuf;
+	}
 	for (; i < argc; i++) {
 		char out[URL_MAX_LEN + 1];
-		const char *why;
-		enum cr_err e = resolve_only
-			? url_resolve(base, argv[i], out, sizeof(out), &why)
-			: url_canon(base, argv[i], out, sizeof(out), &why);
+		const char *why, *href = argv[i];
+		size_t n = strlen(href);
+		enum cr_err e;
 
 		any = 1;
+		if (hex) {
+			long k = unhex(argv[i], in, sizeof(in));
+
+			if (k < 0) {
+				printf("invalid\tnot hex\n");
+				continue;
+			}
+			href = in;
+			n = (size_t)k;
+		}
+		if (resolve_only)
+			e = url_resolve_n(base, href, n, out, sizeof(out), &why);
+		else if (memchr(href, '\0', n))
+			e = CR_ERR_FORMAT, why = "NUL in URL";
+		else
+			e = url_canon(base, href, out, sizeof(out), &why);
 		if (e == CR_OK)
 			printf("%s\n", out);
 		else

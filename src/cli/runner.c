@@ -6,6 +6,7 @@
 #include "inject/inject.h"
 #include "parse/parse.h"
 #include "update/update.h"
+#include "url/url.h"
 #include "util/clock.h"
 #include "util/fs.h"
 #include "util/log.h"
@@ -134,6 +135,7 @@ int cli_job_start(struct job *j, const struct cli_opts *o, int create)
 	for (i = 0; i < o->nsets; i++)
 		if (config_set_kv(&j->cfg, o->sets[i]) != CR_OK)
 			return 2;
+	url_configure(&j->cfg);
 	if (comm_init(NULL, NULL) != CR_OK) {
 		cli_error("cannot start MPI");
 		return 1;

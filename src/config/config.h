@@ -40,6 +40,17 @@ struct config {
 	long robots_ttl_s;
 	long robots_max_bytes;
 	char user_agent[256];
+	int url_drop_fragment;      /* url.*: the dedup rules of url_canon */
+	int url_drop_userinfo;
+	int url_default_port;
+	int url_drop_trailing_dot;
+	int url_dot_segments;
+	int url_normalize_escapes;
+	int url_drop_empty_query;
+	int url_strip_session_ids;
+	int url_sort_query;
+	long url_max_length;
+	char url_strip_params[512];
 	long max_depth;
 	long max_rounds;
 	long refetch_interval_s;

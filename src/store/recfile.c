@@ -239,6 +239,9 @@ enum cr_err rec_reader_open(const char *path, enum rec_kind kind,
 	}
 	XXH64_reset(r->xx, 0);
 	buf_init(&r->win);
+	/* The window is needed anyway; allocated now, win.p is never NULL
+	 * when a record is looked for (NULL + 0 is undefined). */
+	buf_reserve(&r->win, ZSTD_DStreamOutSize());
 	r->frame_rem = 1;
 	*out = r;
 	return CR_OK;

@@ -1,4 +1,5 @@
 #include "test.h"
+#include "config/config.h"
 #include "url/url.h"
 
 static const struct {
@@ -27,7 +28,93 @@ static const struct {
 	{ NULL, "relative/only", NULL },
 	{ NULL, "", NULL },
 	{ NULL, "http://", NULL },
+	/* WHATWG forms */
+	{ NULL, "http://bücher.example/", "http://xn--bcher-kva.example/" },
+	{ NULL, "http://B%C3%BCcher.Example/", "http://xn--bcher-kva.example/" },
+	{ NULL, "http:\\\\h.test\\a\\b", "http://h.test/a/b" },
+	{ NULL, "http:h.test/a", "http://h.test/a" },
+	{ "https://h.test/d/e", "https:x", "https://h.test/d/x" },
+	{ "http://h.test/d/e", "https:x", "https://x/" },
+	{ NULL, "http://0x7f.1/", "http://127.0.0.1/" },
+	{ NULL, "http://0300.0250.0.1/", "http://192.168.0.1/" },
+	{ NULL, "http://3232235521/", "http://192.168.0.1/" },
+	{ NULL, "http://1.2.3.256/", NULL },
+	{ NULL, "http://[0:0:0:0:0:0:0:1]:8080/", "http://[::1]:8080/" },
+	{ NULL, "http://h.test:65536/", NULL },
+	{ NULL, "http://h.test:8x/", NULL },
+	{ NULL, "http://a<b/", NULL },
+	{ NULL, "http://ho%2Fst/", NULL },
+	{ NULL, "http://h.test/a/%2e%2E/b", "http://h.test/b" },
+	{ NULL, "http://h.test/\"q\"?'x'", "http://h.test/%22q%22?%27x%27" },
+	/* tracking and session parameters */
+	{ NULL, "http://h.test/?utm_source=a&x=1&UTM_Medium=b&fbclid=c",
+	  "http://h.test/?x=1" },
+	{ NULL, "http://h.test/a?gclid=1&msclkid=2", "http://h.test/a" },
+	{ NULL, "http://h.test/a;jsessionid=0A1B?x=1", "http://h.test/a?x=1" },
+	{ NULL, "http://h.test/a;JSESSIONID=0A1B;v=2/b", "http://h.test/a;v=2/b" },
+	{ NULL, "http://h.test/?PHPSESSID=1&sid=2&SessionId=3&jsessionid=4&k=v",
+	  "http://h.test/?k=v" },
+	{ NULL, "http://h.test/?ASPSESSIONIDQQ=1", "http://h.test/" },
+	{ NULL, "http://h.test/?side=1&sidx=2", "http://h.test/?side=1&sidx=2" },
 };
+
+/* Each rule with its default and switched. */
+static void rules_on_off(void)
+{
+	static const struct {
+		const char *set, *href, *want;
+	} rc[] = {
+		{ "url.drop_fragment=false", "http://h.test/a#F%7e", "http://h.test/a#F~" },
+		{ "url.drop_userinfo=false", "http://u:p@h.test/", "http://u:p@h.test/" },
+		{ "url.default_port=false", "https://h.test:443/", "https://h.test:443/" },
+		{ "url.default_port=false", "http://h.test/", "http://h.test/" },
+		{ "url.drop_trailing_dot=false", "http://h.test./", "http://h.test./" },
+		{ "url.dot_segments=false", "http://h.test/a/./b/../c/%2e",
+		  "http://h.test/a/./b/../c/%2E" },
+		{ "url.normalize_escapes=false", "http://h.test/%7e%2f", "http://h.test/%7e%2f" },
+		{ "url.drop_empty_query=false", "http://h.test/a?", "http://h.test/a?" },
+		{ "url.drop_empty_query=false", "http://h.test/a?utm_id=1", "http://h.test/a" },
+		{ "url.strip_params=", "http://h.test/?utm_source=a", "http://h.test/?utm_source=a" },
+		{ "url.strip_params=ref,x*", "http://h.test/?REF=1&xy=2&utm_a=3&y=4",
+		  "http://h.test/?utm_a=3&y=4" },
+		{ "url.strip_session_ids=false", "http://h.test/a;jsessionid=1?sid=2",
+		  "http://h.test/a;jsessionid=1?sid=2" },
+		{ "url.sort_query=true", "http://h.test/?b=2&a=9&a=1&c",
+		  "http://h.test/?a=1&a=9&b=2&c" },
+		{ "url.max_length=20", "http://h.test/abcdef", "http://h.test/abcdef" },
+		{ "url.max_length=20", "http://h.test/abcdefg", NULL },
+	};
+	struct config c;
+	struct url_rules r, d;
+	char out[URL_MAX_LEN + 1];
+	const char *reason;
+	size_t i;
+
+	config_defaults(&c);
+	url_rules_from_config(&c, &r);
+	url_rules_default(&d);
+	CHECK(!memcmp(&r, &d, sizeof(r)), "config defaults are url_rules_default");
+	for (i = 0; i < sizeof(rc) / sizeof(rc[0]); i++) {
+		enum cr_err e;
+
+		config_defaults(&c);
+		CHECK(config_set_kv(&c, rc[i].set) == CR_OK, "set %s", rc[i].set);
+		url_configure(&c);
+		e = url_canon(NULL, rc[i].href, out, sizeof(out), &reason);
+		if (rc[i].want)
+			CHECK(e == CR_OK && !strcmp(out, rc[i].want), "%s '%s': got '%s', want '%s'",
+			      rc[i].set, rc[i].href, e == CR_OK ? out : reason, rc[i].want);
+		else
+			CHECK(e == CR_ERR_LIMIT, "%s '%s' should be too long", rc[i].set,
+			      rc[i].href);
+	}
+	url_set_rules(NULL);
+	/* resolution ignores the rules */
+	CHECK(url_resolve(NULL, "http://u@h.test:80/a/../b?#f", out, sizeof(out), &reason) ==
+	      CR_OK && !strcmp(out, "http://u@h.test/b?#f"), "resolve: %s", out);
+	CHECK(url_resolve_n(NULL, "http://h.test/a\0b", 17, out, sizeof(out), &reason) ==
+	      CR_OK && !strcmp(out, "http://h.test/a%00b"), "resolve_n NUL: %s", out);
+}
 
 int main(void)
 {
@@ -65,5 +152,20 @@ int main(void)
 		CHECK(url_canon(NULL, longurl, out, sizeof(out), &reason) == CR_ERR_LIMIT,
 		      "over-long url is a limit");
 	}
+	{
+		/* just at and just over url.max_length */
+		char u[URL_MAX_LEN + 2];
+		size_t n = URL_MAX_LEN;
+
+		memset(u, 'a', n);
+		memcpy(u, "http://h.test/", 14);
+		u[n] = 0;
+		CHECK(url_canon(NULL, u, out, sizeof(out), &reason) == CR_OK, "2048 bytes fit");
+		u[n] = 'a';
+		u[n + 1] = 0;
+		CHECK(url_canon(NULL, u, out, sizeof(out), &reason) == CR_ERR_LIMIT &&
+		      !strcmp(reason, "too long"), "2049 bytes are too long");
+	}
+	rules_on_off();
 	TEST_DONE();
 }
