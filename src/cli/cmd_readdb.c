@@ -21,10 +21,15 @@ static void dump_one(const struct crawl_record *r, struct buf *b)
 	buf_adds(b, "{\"url\":");
 	json_str(b, r->url, r->url_len);
 	buf_addf(b, ",\"status\":\"%s\",\"http_status\":%u,\"depth\":%u,\"retries\":%u,"
-		 "\"fetched_at\":%lld,\"next_fetch\":%lld,\"digest\":\"%016llx\"}\n",
+		 "\"fetched_at\":%lld,\"next_fetch\":%lld,\"digest\":\"%016llx\"",
 		 crawl_status_name(r->status), r->http_status, r->depth, r->retries,
 		 (long long)(r->fetched_at / 1000000), (long long)(r->next_fetch / 1000000),
 		 (unsigned long long)r->digest);
+	if (r->dup_of_len) {
+		buf_adds(b, ",\"dup_of\":");
+		json_str(b, r->dup_of, r->dup_of_len);
+	}
+	buf_adds(b, "}\n");
 	fwrite(b->p, 1, b->len, stdout);
 }
 

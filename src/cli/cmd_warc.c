@@ -12,19 +12,28 @@
  * also for a bad digest or a gzip member / zstd frame holding several
  * records (readable, but not seekable per record; warcio refuses such
  * files). Exit 2 on bad usage.
+ *
+ * With --text, one line per 2xx text/html response instead:
+ * Target-URI<TAB>WORDS, the words of the page's title and visible text as
+ * near-duplicate detection reads them (dedup/minhash.h), separated by
+ * single spaces - for checking the detector against exact Jaccard indexes.
  */
 #include "cli/cmds.h"
+#include "dedup/minhash.h"
+#include "parse/html.h"
 #include "warc/warc.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 static void warc_usage(FILE *f)
 {
-	fputs("usage: mpicrawl warc [--check] FILE...\n"
+	fputs("usage: mpicrawl warc [--check | --text] FILE...\n"
 	      "  prints OFFSET<TAB>LENGTH<TAB>WARC-Type<TAB>Target-URI per record\n"
 	      "  and 'records: N' per file (.warc, .warc.gz, .warc.zst)\n"
-	      "  --check  verify block and payload digests: <TAB>ok or <TAB>bad-digest\n",
+	      "  --check  verify block and payload digests: <TAB>ok or <TAB>bad-digest\n"
+	      "  --text   URL<TAB>words of the title and text, per 2xx HTML response\n",
 	      f);
 }
 
@@ -41,15 +50,67 @@ static void put_value(const char *s)
 	}
 }
 
-static int warc_list(const char *path, int check)
+/* 1 if an HTTP head says Content-Type: text/html (or XHTML). */
+static int head_is_html(const unsigned char *h, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i + 14 < n; i++) {
+		if ((i == 0 || h[i - 1] == '\n') && !strncasecmp((const char *)h + i,
+								  "content-type:", 13)) {
+			size_t j = i + 13, e = j;
+
+			while (e < n && h[e] != '\n')
+				e++;
+			while (j < e && (h[j] == ' ' || h[j] == '\t'))
+				j++;
+			return (e - j >= 9 && !strncasecmp((const char *)h + j, "text/html", 9)) ||
+			       (e - j >= 21 &&
+				!strncasecmp((const char *)h + j, "application/xhtml+xml", 21));
+		}
+	}
+	return 0;
+}
+
+/* URL<TAB>words of one record, if it is a 2xx HTML response. */
+static void text_line(const struct warc_record *rec, const char *uri, struct buf *t,
+		      struct buf *w)
+{
+	struct html_page page;
+	char type[64];
+	size_t head;
+	int status;
+
+	warc_record_field(rec, "WARC-Type", type, sizeof(type));
+	if (strcmp(type, "response") ||
+	    warc_http_split(rec->block, rec->block_len, &status, &head) != CR_OK ||
+	    status < 200 || status > 299 || !head_is_html(rec->block, head) ||
+	    html_extract(rec->block + head, rec->block_len - head, NULL, uri, "mpicrawl", 1,
+			 &page) != CR_OK)
+		return;
+	t->len = 0;
+	w->len = 0;
+	html_page_text(&page, t);
+	minhash_words((const char *)t->p, t->len, w);
+	put_value(uri);
+	fputc('\t', stdout);
+	fwrite(w->p, 1, w->len, stdout);
+	fputc('\n', stdout);
+	html_page_release(&page);
+}
+
+static int warc_list(const char *path, int check, int text)
 {
 	struct warc_reader *r;
 	struct warc_record rec;
 	char type[64], uri[8192];
+	struct buf t, w;
 	unsigned long long n = 0;
 	enum cr_err e;
 	int rc = 0;
 
+	buf_init(&t);
+	buf_init(&w);
 	e = warc_reader_open(path, 0, &r);
 	if (e != CR_OK) {
 		fflush(stdout);
@@ -61,7 +122,12 @@ static int warc_list(const char *path, int check)
 				path, cr_strerror(e));
 		return 1;
 	}
-	while ((e = warc_reader_next(r, &rec)) == CR_OK) {
+	while (text && (e = warc_reader_next(r, &rec)) == CR_OK) {
+		warc_record_field(&rec, "WARC-Target-URI", uri, sizeof(uri));
+		text_line(&rec, uri, &t, &w);
+		n++;
+	}
+	while (!text && (e = warc_reader_next(r, &rec)) == CR_OK) {
 		warc_record_field(&rec, "WARC-Type", type, sizeof(type));
 		warc_record_field(&rec, "WARC-Target-URI", uri, sizeof(uri));
 		printf("%llu\t%llu\t", (unsigned long long)rec.offset,
@@ -92,14 +158,17 @@ static int warc_list(const char *path, int check)
 		if (check)
 			rc = 1;
 	}
-	printf("records: %llu\n", n);
+	if (!text)
+		printf("records: %llu\n", n);
 	warc_reader_free(&r);
+	buf_release(&t);
+	buf_release(&w);
 	return rc;
 }
 
 int cmd_warc(int argc, char **argv)
 {
-	int i, check = 0, nfiles = 0, opts = 1, rc = 0;
+	int i, check = 0, text = 0, nfiles = 0, opts = 1, rc = 0;
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -107,6 +176,8 @@ int cmd_warc(int argc, char **argv)
 			opts = 0;
 		} else if (opts && strcmp(a, "--check") == 0) {
 			check = 1;
+		} else if (opts && strcmp(a, "--text") == 0) {
+			text = 1;
 		} else if (opts && (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)) {
 			warc_usage(stdout);
 			return 0;
@@ -130,7 +201,7 @@ int cmd_warc(int argc, char **argv)
 				opts = 0;
 			continue;
 		}
-		if (warc_list(a, check) != 0)
+		if (warc_list(a, check, text) != 0)
 			rc = 1;
 	}
 	return rc;

@@ -3,12 +3,15 @@
 #include <string.h>
 
 #define CRAWL_RECORD_V1 1
+#define CRAWL_RECORD_V2 2   /* V1 and dup_of at the end */
 #define FETCH_RECORD_V1 1
 #define PARSE_RECORD_V1 1
 #define PARSE_RECORD_V2 2   /* V1 and the flags at the end */
+#define PARSE_RECORD_V3 3   /* V2 and the MinHash signature at the end */
 
 static const char *const status_names[ST_COUNT_] = {
 	"unfetched", "fetched", "redirect", "gone", "error", "denied", "blocked", "deferred",
+	"duplicate",
 };
 
 const char *crawl_status_name(int status)
@@ -48,8 +51,9 @@ static enum cr_err get_record(struct rd *rd, struct crawl_record *r)
 
 void crawl_record_pack(const struct crawl_record *r, struct buf *out)
 {
-	buf_put_u8(out, CRAWL_RECORD_V1);
+	buf_put_u8(out, CRAWL_RECORD_V2);
 	put_record(r, out);
+	buf_put_str(out, r->dup_of, r->dup_of_len);
 }
 
 enum cr_err crawl_record_unpack(const void *p, size_t n, struct crawl_record *r)
@@ -59,8 +63,14 @@ enum cr_err crawl_record_unpack(const void *p, size_t n, struct crawl_record *r)
 	struct crawl_record t;
 
 	rd_init(&rd, p, n);
-	if (rd_u8(&rd, &v) || v != CRAWL_RECORD_V1 || get_record(&rd, &t) ||
-	    rd.off != rd.len)
+	if (rd_u8(&rd, &v) || (v != CRAWL_RECORD_V1 && v != CRAWL_RECORD_V2) ||
+	    get_record(&rd, &t))
+		return CR_ERR_FORMAT;
+	t.dup_of = "";
+	t.dup_of_len = 0;
+	if (v == CRAWL_RECORD_V2 && rd_str(&rd, &t.dup_of, &t.dup_of_len))
+		return CR_ERR_FORMAT;
+	if (rd.off != rd.len)
 		return CR_ERR_FORMAT;
 	*r = t;
 	return CR_OK;
@@ -130,6 +140,8 @@ enum cr_err fetch_record_unpack(const void *p, size_t n, struct fetch_record *f)
 	    rd_varint(&rd, &t.body_len) || rd_svarint(&rd, &t.latency_us) ||
 	    rd.off != rd.len)
 		return CR_ERR_FORMAT;
+	t.rec.dup_of = "";
+	t.rec.dup_of_len = 0;
 	*f = t;
 	return CR_OK;
 }
@@ -139,7 +151,7 @@ void parse_record_pack(const struct parse_record *p, const char *const *links,
 {
 	uint32_t i;
 
-	buf_put_u8(out, PARSE_RECORD_V2);
+	buf_put_u8(out, PARSE_RECORD_V3);
 	buf_put_str(out, p->url, p->url_len);
 	buf_put_varint(out, p->depth);
 	buf_put_str(out, p->title, p->title_len);
@@ -148,6 +160,9 @@ void parse_record_pack(const struct parse_record *p, const char *const *links,
 	for (i = 0; i < nlinks; i++)
 		buf_put_str(out, links[i], strlen(links[i]));
 	buf_put_varint(out, p->flags);
+	buf_put_varint(out, p->nsig);
+	for (i = 0; i < p->nsig; i++)
+		buf_put_u32le(out, p->sig[i]);
 }
 
 enum cr_err parse_record_unpack(const void *p, size_t n, struct parse_record *r)
@@ -158,7 +173,7 @@ enum cr_err parse_record_unpack(const void *p, size_t n, struct parse_record *r)
 	struct parse_record t;
 
 	rd_init(&rd, p, n);
-	if (rd_u8(&rd, &v) || (v != PARSE_RECORD_V1 && v != PARSE_RECORD_V2) ||
+	if (rd_u8(&rd, &v) || v < PARSE_RECORD_V1 || v > PARSE_RECORD_V3 ||
 	    rd_str(&rd, &t.url, &t.url_len) ||
 	    rd_varint(&rd, &depth) || rd_str(&rd, &t.title, &t.title_len) ||
 	    rd_u64le(&rd, &t.text_digest) || rd_varint(&rd, &nl) ||
@@ -178,17 +193,36 @@ enum cr_err parse_record_unpack(const void *p, size_t n, struct parse_record *r)
 	}
 	t.links_len = rd.off - (size_t)(t.links - rd.p);
 	t.flags = 0;
-	if (v == PARSE_RECORD_V2) {
+	t.nsig = 0;
+	t.sig_bytes = NULL;
+	if (v >= PARSE_RECORD_V2) {
 		uint64_t fl;
 
 		if (rd_varint(&rd, &fl) || fl > UINT32_MAX)
 			return CR_ERR_FORMAT;
 		t.flags = (uint32_t)fl;
 	}
+	if (v >= PARSE_RECORD_V3) {
+		uint64_t ns;
+
+		if (rd_varint(&rd, &ns) || ns > PARSE_SIG_MAX || (rd.len - rd.off) / 4 < ns)
+			return CR_ERR_FORMAT;
+		t.nsig = (uint32_t)ns;
+		t.sig_bytes = rd.p + rd.off;
+		rd.off += (size_t)ns * 4;
+	}
 	if (rd.off != rd.len)
 		return CR_ERR_FORMAT;
 	*r = t;
 	return CR_OK;
+}
+
+uint32_t parse_record_sig(const struct parse_record *r, uint32_t i)
+{
+	const unsigned char *b = r->sig_bytes + (size_t)i * 4;
+
+	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+	       (uint32_t)b[3] << 24;
 }
 
 enum cr_err parse_record_link(const struct parse_record *r, size_t *pos,

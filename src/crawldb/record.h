@@ -29,6 +29,7 @@ enum crawl_status {
 	ST_DENIED = 5,     /* disallowed by robots.txt */
 	ST_BLOCKED = 6,    /* refused by policy: non-public address, bad scheme */
 	ST_DEFERRED = 7,   /* the host asks for more politeness than allowed (Crawl-delay) */
+	ST_DUPLICATE = 8,  /* fetched; a near-duplicate of the page dup_of (dedup/) */
 	ST_COUNT_
 };
 
@@ -45,6 +46,8 @@ struct crawl_record {
 	int64_t fetched_at;   /* µs since the epoch, 0 if never */
 	int64_t next_fetch;   /* µs: due from then on */
 	uint64_t digest;      /* XXH3 of the body, 0 if none */
+	const char *dup_of;   /* ST_DUPLICATE: the representative's URL, else "" */
+	size_t dup_of_len;    /* (stored in the CrawlDb, not in fetch records) */
 };
 
 void crawl_record_pack(const struct crawl_record *r, struct buf *out);
@@ -88,12 +91,19 @@ struct parse_record {
 	uint32_t nlinks;
 	const unsigned char *links;  /* nlinks packed strings; see parse_record_link */
 	size_t links_len;
+	uint32_t nsig;               /* MinHash values (0: no text) */
+	const uint32_t *sig;         /* for packing: nsig values */
+	const unsigned char *sig_bytes; /* unpacked: nsig little-endian u32; parse_record_sig */
 };
+
+#define PARSE_SIG_MAX 1024
 
 /* Packs a parse record; links are nlinks canonical URLs. */
 void parse_record_pack(const struct parse_record *p, const char *const *links,
 		       uint32_t nlinks, struct buf *out);
 CR_WUR enum cr_err parse_record_unpack(const void *p, size_t n, struct parse_record *r);
+/* Value i of an unpacked record's signature. */
+uint32_t parse_record_sig(const struct parse_record *r, uint32_t i);
 /* Iterates the links of an unpacked parse record: *pos starts at 0. */
 CR_WUR enum cr_err parse_record_link(const struct parse_record *r, size_t *pos,
 				     const char **url, size_t *len);

@@ -107,7 +107,7 @@ enum cr_err inject_run(struct job *j, const char *seeds, int ver, uint64_t *c)
 			break;
 		seen.len = 0;
 		e = merge_partition(&j->dir, &j->cfg, ver, ver + 1, p, NULL, rt.sorts[p], &st,
-				    j->cfg.seen_enabled ? &seen : NULL);
+				    j->cfg.seen_enabled ? &seen : NULL, NULL);
 		if (!e && j->cfg.seen_enabled)
 			e = seen_write(&j->dir, &j->cfg, ver + 1, p, &seen);
 		xsort_free(&rt.sorts[p]);

@@ -309,11 +309,18 @@ enum cr_err html_extract(const void *body, size_t len, const char *charset,
 		out->title.len--;
 	resolve_links(&w);
 	out->text_digest = XXH3_64bits(w.text.p, w.text.len);
-	buf_release(&w.text);
+	out->text = w.text;
 	buf_release(&w.raw);
 	free(w.base);
 	hmap_release(&w.seen);
 	return CR_OK;
+}
+
+void html_page_text(const struct html_page *p, struct buf *out)
+{
+	buf_add(out, p->title.p, p->title.len);
+	buf_addc(out, ' ');
+	buf_add(out, p->text.p, p->text.len);
 }
 
 void html_page_release(struct html_page *p)
@@ -326,5 +333,6 @@ void html_page_release(struct html_page *p)
 		free(p->links[i]);
 	free(p->links);
 	buf_release(&p->title);
+	buf_release(&p->text);
 	memset(p, 0, sizeof(*p));
 }

@@ -20,7 +20,8 @@
 
 struct html_page {
 	struct buf title;      /* UTF-8, whitespace collapsed */
-	uint64_t text_digest;  /* XXH3 of the visible text, whitespace collapsed */
+	struct buf text;       /* the visible text, whitespace collapsed */
+	uint64_t text_digest;  /* XXH3 of text */
 	char **links;          /* canonical URLs, owned */
 	uint32_t nlinks;
 	uint32_t dropped;      /* invalid, non-http(s), over max_links */
@@ -35,5 +36,8 @@ CR_WUR enum cr_err html_extract(const void *body, size_t len, const char *charse
 				const char *page_url, const char *agent, size_t max_links,
 				struct html_page *out);
 void html_page_release(struct html_page *p);
+/* What near-duplicate detection reads of a page: its title, a space and its
+ * text, appended to out. */
+void html_page_text(const struct html_page *p, struct buf *out);
 
 #endif

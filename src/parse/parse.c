@@ -1,4 +1,5 @@
 #include "parse/parse.h"
+#include "dedup/minhash.h"
 #include "crawldb/record.h"
 #include "parse/html.h"
 #include "store/recfile.h"
@@ -103,6 +104,22 @@ static uint32_t header_robots(const unsigned char *head, size_t len, const char 
 	return flags;
 }
 
+/* The page's MinHash signature over its title and text (dedup/minhash.h). */
+static void sign_page(const struct job *j, const struct html_page *page,
+		      struct parse_record *pr, uint32_t *sig)
+{
+	struct buf t;
+	unsigned n = (unsigned)j->cfg.dedup_hashes;
+
+	buf_init(&t);
+	html_page_text(page, &t);
+	if (minhash_sign((const char *)t.p, t.len, (unsigned)j->cfg.dedup_shingle, n, sig)) {
+		pr->sig = sig;
+		pr->nsig = n;
+	}
+	buf_release(&t);
+}
+
 int parse_page(const struct job *j, const struct fetch_record *f,
 	       const unsigned char *head, size_t hlen, const unsigned char *body, size_t blen,
 	       struct buf *out, uint64_t *c)
@@ -110,6 +127,7 @@ int parse_page(const struct job *j, const struct fetch_record *f,
 	struct parse_record pr;
 	char url[URL_MAX_LEN + 1], charset[64];
 	struct html_page page;
+	uint32_t sig[MINHASH_MAX];
 
 	str0(url, sizeof(url), f->rec.url, f->rec.url_len);
 	memset(&pr, 0, sizeof(pr));
@@ -165,6 +183,8 @@ int parse_page(const struct job *j, const struct fetch_record *f,
 		while (page.nlinks > k)
 			free(page.links[--page.nlinks]);
 	}
+	if (j->cfg.dedup_enabled)
+		sign_page(j, &page, &pr, sig);
 	pr.title = (const char *)buf_cstr(&page.title);
 	pr.title_len = page.title.len;
 	pr.text_digest = page.text_digest;

@@ -101,7 +101,8 @@ static void hold(struct buf *b, const struct stream *s)
 enum cr_err merge_partition(const struct crawl_dir *d, const struct config *cfg,
 			    int old_version, int new_version, uint32_t p,
 			    struct xsort *fetch, struct xsort *links,
-			    struct merge_stats *st, struct buf *seen)
+			    struct merge_stats *st, struct buf *seen,
+			    const struct dedup_result *dups)
 {
 	char in_path[PATH_MAX], out_path[PATH_MAX];
 	struct rec_reader *rd = NULL;
@@ -198,6 +199,15 @@ enum cr_err merge_partition(const struct crawl_dir *d, const struct config *cfg,
 			if (e)
 				break;
 			merge_apply(have_old ? &old : NULL, &f, cfg, &rec);
+			if (dups && rec.status == ST_FETCHED) {
+				const char *rep = dedup_rep(dups, rec.url, rec.url_len);
+
+				if (rep) {
+					rec.status = ST_DUPLICATE;
+					rec.dup_of = rep;
+					rec.dup_of_len = strlen(rep);
+				}
+			}
 			e = next_sorted(fetch, &sf);
 			if (e)
 				break;

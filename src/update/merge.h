@@ -15,6 +15,7 @@
 #include "config/config.h"
 #include "crawldb/layout.h"
 #include "crawldb/record.h"
+#include "dedup/dedup.h"
 #include "store/xsort.h"
 #include "util/error.h"
 
@@ -36,10 +37,13 @@ void merge_apply(const struct crawl_record *old, const struct fetch_record *f,
  * (sorted link records, or NULL). The part is committed by rename; the
  * version becomes current only when the caller commits CURRENT. If seen is
  * not NULL, the key hash of every URL written is appended to it (seen.h).
+ * A fetched page that dups (dedup.h, may be NULL) names gets status
+ * duplicate and the representative's URL.
  */
 CR_WUR enum cr_err merge_partition(const struct crawl_dir *d, const struct config *cfg,
 				   int old_version, int new_version, uint32_t p,
 				   struct xsort *fetch, struct xsort *links,
-				   struct merge_stats *st, struct buf *seen);
+				   struct merge_stats *st, struct buf *seen,
+				   const struct dedup_result *dups);
 
 #endif

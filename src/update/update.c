@@ -16,6 +16,9 @@ const char *const update_counter_names[UC_COUNT_] = {
 	"links_sent", "links_received", "seen_dropped", "outcomes", "added", "too_deep", "records",
 	"status_unfetched", "status_fetched", "status_redirect", "status_gone",
 	"status_error", "status_denied", "status_blocked", "status_deferred",
+	"status_duplicate",
+	"dedup_pages", "dedup_band_entries", "dedup_candidates", "dedup_verified",
+	"duplicates", "duplicates_of_earlier",
 };
 
 /* Streams the links of this rank's parse parts, one partition after another. */
@@ -127,6 +130,7 @@ enum cr_err update_run(struct job *j, int seg, int ver, uint64_t *c)
 	enum cr_err e;
 	size_t budget = (size_t)j->cfg.memory_budget_mb * 1024 * 1024 / 4;
 	struct buf seen;
+	struct dedup_result dd;
 
 	buf_init(&seen);
 	memset(&src, 0, sizeof(src));
@@ -146,6 +150,11 @@ enum cr_err update_run(struct job *j, int seg, int ver, uint64_t *c)
 	layout_crawldb_dir(&j->dir, ver + 1, dir, sizeof(dir));
 	if (!e)
 		e = fs_mkdirs(dir);
+	dedup_init(&dd);
+	if (comm_agree(e == CR_OK))
+		e = dedup_run(j, seg, ver, &dd, c + UC_DEDUP_FIRST);
+	else
+		e = e ? e : CR_ERR_COMM;
 	for (p = 0; !e && p < j->dir.partitions; p++) {
 		struct merge_stats st;
 		struct xsort *fetch = NULL;
@@ -161,7 +170,7 @@ enum cr_err update_run(struct job *j, int seg, int ver, uint64_t *c)
 		memset(&st, 0, sizeof(st));
 		seen.len = 0;
 		e = merge_partition(&j->dir, &j->cfg, ver, ver + 1, p, fetch, rt.sorts[p], &st,
-				    j->cfg.seen_enabled ? &seen : NULL);
+				    j->cfg.seen_enabled ? &seen : NULL, &dd);
 		if (!e && j->cfg.seen_enabled)
 			e = seen_write(&j->dir, &j->cfg, ver + 1, p, &seen);
 		xsort_free(&fetch);
@@ -176,5 +185,6 @@ enum cr_err update_run(struct job *j, int seg, int ver, uint64_t *c)
 	}
 	route_release(&rt);
 	buf_release(&seen);
+	dedup_release(&dd);
 	return e;
 }

@@ -4,7 +4,9 @@
  * Outlinks of the segment's parse data (depth + 1) are routed to the ranks
  * that own them (route.h, MPI_Alltoallv in bounded batches); each rank then
  * merges, per partition, the committed CrawlDb part, the sorted fetch
- * outcomes and the sorted links into the next version (merge.h).
+ * outcomes and the sorted links into the next version (merge.h). Between
+ * the two, dedup.h finds the round's near-duplicate pages; merge gives them
+ * status duplicate.
  *
  * update_run is collective. The caller commits the new version (CURRENT)
  * once all ranks agree.
@@ -16,6 +18,7 @@
 
 #include "crawldb/job.h"
 #include "crawldb/record.h"
+#include "dedup/dedup.h"
 #include "util/error.h"
 
 enum update_counter {
@@ -27,7 +30,8 @@ enum update_counter {
 	UC_TOO_DEEP,
 	UC_RECORDS,
 	UC_STATUS_FIRST,   /* then one counter per crawl status */
-	UC_COUNT_ = UC_STATUS_FIRST + ST_COUNT_
+	UC_DEDUP_FIRST = UC_STATUS_FIRST + ST_COUNT_,   /* then dedup.h's counters */
+	UC_COUNT_ = UC_DEDUP_FIRST + DC_COUNT_
 };
 
 extern const char *const update_counter_names[UC_COUNT_];

@@ -1,5 +1,6 @@
 /*
- * main.c - simweb's command line: serve the web, or print its truth or seeds.
+ * main.c - simweb's command line: serve the web, or print its truth, seeds,
+ * host list or near-duplicate pairs.
  *
  * Usage errors exit 2 with one line on stderr, as the tests expect a clear
  * refusal rather than a server on a half-understood configuration.
@@ -15,11 +16,13 @@
 static const char simweb_usage[] =
 	"usage: simweb --hosts N --pages M [--seed S] [--domain D] [--port P] [--bind ADDR]\n"
 	"              [--port-file FILE] [--log FILE] [--agent A] [--latency-ms L]\n"
-	"              [--politeness [--max-crawl-delay-ms C]]\n"
+	"              [--politeness [--max-crawl-delay-ms C]] [--dupes F]\n"
 	"       simweb --truth --hosts N --pages M [--seed S] [--domain D] --port P [--agent A]\n"
-	"              [--politeness [--max-crawl-delay-ms C]]\n"
+	"              [--politeness [--max-crawl-delay-ms C]] [--dupes F]\n"
 	"       simweb --seeds --hosts N --pages M [--domain D] --port P\n"
-	"       simweb --hostinfo --hosts N --pages M [--domain D] [--politeness]\n";
+	"       simweb --hostinfo --hosts N --pages M [--domain D] [--politeness]\n"
+	"       simweb --pairs --hosts N --pages M --dupes F [--seed S] [--domain D] --port P\n"
+	"              [--agent A] [--politeness [--max-crawl-delay-ms C]]\n";
 
 static int simweb_fail(const char *msg, const char *arg)
 {
@@ -48,7 +51,8 @@ int main(int argc, char **argv)
 {
 	enum { OPT_HOSTS = 256, OPT_PAGES, OPT_SEED, OPT_DOMAIN, OPT_PORT, OPT_BIND,
 	       OPT_PORT_FILE, OPT_LOG, OPT_AGENT, OPT_TRUTH, OPT_SEEDS, OPT_HELP,
-	       OPT_POLITENESS, OPT_LATENCY, OPT_MAX_DELAY, OPT_HOSTINFO };
+	       OPT_POLITENESS, OPT_LATENCY, OPT_MAX_DELAY, OPT_HOSTINFO, OPT_DUPES,
+	       OPT_PAIRS };
 	static const struct option opts[] = {
 		{ "hosts", required_argument, NULL, OPT_HOSTS },
 		{ "pages", required_argument, NULL, OPT_PAGES },
@@ -66,6 +70,8 @@ int main(int argc, char **argv)
 		{ "latency-ms", required_argument, NULL, OPT_LATENCY },
 		{ "max-crawl-delay-ms", required_argument, NULL, OPT_MAX_DELAY },
 		{ "hostinfo", no_argument, NULL, OPT_HOSTINFO },
+		{ "dupes", required_argument, NULL, OPT_DUPES },
+		{ "pairs", no_argument, NULL, OPT_PAIRS },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct web w = { .seed = 1, .domain = "sim.test", .agent = "mpicrawl",
@@ -114,6 +120,11 @@ int main(int argc, char **argv)
 			else
 				w.max_crawl_delay_ms = (unsigned)v;
 			break;
+		case OPT_DUPES:
+			if (simweb_number(optarg, WEB_PAGES_MAX, &v) < 0)
+				return simweb_fail("bad --dupes", optarg);
+			w.dupes = (unsigned)v;
+			break;
 		case OPT_POLITENESS:
 			w.politeness = 1;
 			break;
@@ -129,8 +140,9 @@ int main(int argc, char **argv)
 		case OPT_TRUTH:
 		case OPT_SEEDS:
 		case OPT_HOSTINFO:
+		case OPT_PAIRS:
 			if (mode && mode != opt)
-				return simweb_fail("--truth, --seeds and --hostinfo exclude "
+				return simweb_fail("--truth, --seeds, --hostinfo and --pairs exclude "
 						   "each other", NULL);
 			mode = opt;
 			break;
@@ -148,7 +160,7 @@ int main(int argc, char **argv)
 	if (!have_hosts || !have_pages)
 		return simweb_fail("--hosts and --pages are required", NULL);
 	if (mode && mode != OPT_HOSTINFO && (!have_port || w.port == 0))
-		return simweb_fail("--truth and --seeds need the server's --port", NULL);
+		return simweb_fail("--truth, --seeds and --pairs need the server's --port", NULL);
 	if (web_check(&w, err, sizeof(err)) < 0)
 		return simweb_fail(err, NULL);
 	if (mode == OPT_HOSTINFO) {
@@ -162,6 +174,13 @@ int main(int argc, char **argv)
 	if (mode == OPT_TRUTH) {
 		if (web_truth(&w, stdout) < 0 || fflush(stdout) != 0) {
 			fprintf(stderr, "simweb: --truth failed: out of memory or output error\n");
+			return 1;
+		}
+		return 0;
+	}
+	if (mode == OPT_PAIRS) {
+		if (web_pairs(&w, stdout) < 0 || fflush(stdout) != 0) {
+			fprintf(stderr, "simweb: --pairs failed: out of memory or output error\n");
 			return 1;
 		}
 		return 0;

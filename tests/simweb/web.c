@@ -5,6 +5,8 @@
  * its links from another, so the truth walk never renders text. Each link is
  * a struct web_link (target + how its href is spelled); the renderer turns it
  * into an href, the truth walk follows its target.
+ * Near-duplicate families (--dupes) are pages of their own kind, WEB_DUP,
+ * with their own streams; a web without them draws exactly the same numbers.
  */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -52,7 +54,7 @@ static const char *const web_words[] = {
 #define WEB_NWORDS (sizeof(web_words) / sizeof(web_words[0]))
 
 /* Tags keep the streams of unrelated decisions apart. */
-enum web_tag { TAG_TEXT = 1, TAG_LINK, TAG_GO, TAG_ROBOTS, TAG_BASE };
+enum web_tag { TAG_TEXT = 1, TAG_LINK, TAG_GO, TAG_ROBOTS, TAG_BASE, TAG_DUP };
 
 /* How an href is spelled; every form resolves to the same target. */
 enum web_form {
@@ -138,6 +140,8 @@ static void web_sb_printf(struct web_sb *sb, const char *fmt, ...)
 		sb->len = sb->cap - 1;
 }
 
+static int web_dup_setup(struct web *w, char *err, size_t errlen);
+
 int web_check(struct web *w, char *err, size_t errlen)
 {
 	size_t i;
@@ -187,7 +191,7 @@ int web_check(struct web *w, char *err, size_t errlen)
 		snprintf(err, errlen, "--agent must not be otherbot (the robots.txt decoy)");
 		return -1;
 	}
-	return 0;
+	return web_dup_setup(w, err, errlen);
 }
 
 int web_find_host(const struct web *w, const char *host, unsigned *idx)
@@ -613,6 +617,10 @@ static void web_path(const struct web_target *t, char *out, size_t cap)
 	case WEB_OPEN: snprintf(out, cap, "/private/open/%u.html", t->k); break;
 	case WEB_GO: snprintf(out, cap, "/go/%u", t->k); break;
 	case WEB_MISSING: snprintf(out, cap, "/missing/%u.html", t->k); break;
+	case WEB_DUP:
+		snprintf(out, cap, "/dup/%u/%u.html", t->k / WEB_DUP_VARIANTS,
+			 t->k % WEB_DUP_VARIANTS);
+		break;
 	default: snprintf(out, cap, "/robots.txt"); break;
 	}
 }
@@ -654,6 +662,18 @@ static enum web_kind web_route(const struct web *w, const char *path, unsigned *
 		return WEB_HOME;
 	if (strcmp(path, "/robots.txt") == 0)
 		return WEB_ROBOTS;
+	if (w->dupes && strncmp(path, "/dup/", 5) == 0) {
+		const char *slash = strchr(path + 5, '/');
+		unsigned f, v;
+
+		if (slash && web_number(path + 5, slash, w->dupes, &f) == 0 &&
+		    web_number(slash + 1, slash + 2, WEB_DUP_VARIANTS, &v) == 0 &&
+		    strcmp(slash + 2, ".html") == 0) {
+			*k = f * WEB_DUP_VARIANTS + v;
+			return WEB_DUP;
+		}
+		return WEB_NONE;
+	}
 	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
 		size_t pl = strlen(routes[i].pre), sl = strlen(routes[i].suf);
 
@@ -679,8 +699,114 @@ static void web_add(struct web_link *l, size_t *n, unsigned host, enum web_kind 
 }
 
 /*
- * The links of page (host, kind, k); kind is HOME, PAGE, VARIANT, PRIVATE or
- * OPEN. The structural links come first and make every allowed page
+ * Near-duplicate families (--dupes). Family f is one article and seven
+ * pages, /dup/f/V.html: V = 0 the base, on the f-th of the hosts that may
+ * carry families (host f mod N without --politeness); 1 an exact copy; 2 the
+ * article inside its host's boilerplate; 3..6 the article with 1, 10, 30 and
+ * 60 % of its words replaced; each variant on another of those hosts, picked
+ * per (f, V). The base host's home page links the base; every family page
+ * links all seven and the base host's home page, with the same anchor texts,
+ * so two pages of a family differ in their text only where their articles do.
+ */
+enum web_dup_stream { DS_ARTICLE, DS_PARA, DS_EDIT, DS_HOST, DS_BOILER };
+
+static void web_dup_rng(struct web_rng *r, const struct web *w, enum web_dup_stream s,
+			unsigned a, unsigned b)
+{
+	r->w = w;
+	r->tag = TAG_DUP;
+	r->host = s;
+	r->kind = a;
+	r->k = b;
+	r->i = 0;
+}
+
+/*
+ * The hosts that may carry family pages: those whose /dup/ a polite crawler
+ * fetches. No robots.txt rule names /dup/, so one path stands for all; it
+ * leaves out the --politeness hosts that are blocked and the wildcards hosts
+ * (whose robots.txt disallows every path ending in .html).
+ */
+static int web_dup_setup(struct web *w, char *err, size_t errlen)
+{
+	unsigned cap;
+
+	w->dup_nhosts = 0;
+	if (!w->dupes)
+		return 0;
+	for (unsigned h = 0; h < w->hosts; h++)
+		if (!web_disallowed(w, h, "/dup/0/0.html"))
+			w->dup_hosts[w->dup_nhosts++] = (uint16_t)h;
+	cap = WEB_DUPES_PER_HOST * w->dup_nhosts;
+	if (cap > WEB_DUPES_MAX)
+		cap = WEB_DUPES_MAX;
+	if (w->dupes > cap) {
+		snprintf(err, errlen, "--dupes must be 0..%u here (%u per host that may carry "
+			 "families, at most %u)", cap, WEB_DUPES_PER_HOST, WEB_DUPES_MAX);
+		return -1;
+	}
+	return 0;
+}
+
+/* Where host is in w->dup_hosts, or -1 when it carries no families. */
+static long web_dup_pos(const struct web *w, unsigned host)
+{
+	size_t lo = 0, hi = w->dup_nhosts;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (w->dup_hosts[mid] < host)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < w->dup_nhosts && w->dup_hosts[lo] == host ? (long)lo : -1;
+}
+
+/* The host of page V of family f; variants never share the base's host if N allows. */
+static unsigned web_dup_host(const struct web *w, unsigned f, unsigned v)
+{
+	unsigned n = w->dup_nhosts, p = f % n;
+	struct web_rng r;
+
+	if (v > 0 && n > 1) {
+		web_dup_rng(&r, w, DS_HOST, v, f);
+		p = (p + 1 + web_rng_below(&r, n - 1)) % n;
+	}
+	return w->dup_hosts[p];
+}
+
+/* The links of every page of family f on host: its seven pages, its base's home. */
+static size_t web_dup_links(const struct web *w, unsigned host, unsigned f,
+			    struct web_link *l)
+{
+	size_t n = 0;
+
+	for (unsigned v = 0; v < WEB_DUP_VARIANTS; v++)
+		web_add(l, &n, web_dup_host(w, f, v), WEB_DUP, f * WEB_DUP_VARIANTS + v);
+	web_add(l, &n, web_dup_host(w, f, 0), WEB_HOME, 0);
+	for (size_t i = 0; i < n; i++)
+		l[i].form = l[i].to.host == host ? FORM_ROOT : FORM_ABS;
+	return n;
+}
+
+/* Appends to a home page's n links the bases of the families on its host. */
+static size_t web_dup_home(const struct web *w, unsigned host, struct web_link *l, size_t n)
+{
+	long pos = w->dupes ? web_dup_pos(w, host) : -1;
+
+	for (unsigned long f = (unsigned long)pos; pos >= 0 && f < w->dupes;
+	     f += w->dup_nhosts) {
+		web_add(l, &n, host, WEB_DUP, (unsigned)f * WEB_DUP_VARIANTS);
+		l[n - 1].form = FORM_ROOT;
+	}
+	return n;
+}
+
+/*
+ * The links of page (host, kind, k); kind is HOME, PAGE, VARIANT, PRIVATE,
+ * OPEN or DUP. The structural links come first and make every allowed page
  * reachable: the home page links to the first allowed page and to the next
  * host's home page, and each page to the next allowed page. A variant page
  * has its page's links with query links turned into plain ones, so the URL
@@ -695,6 +821,8 @@ static size_t web_links(const struct web *w, unsigned host, enum web_kind kind, 
 	size_t n = 0, total;
 	unsigned next;
 
+	if (kind == WEB_DUP)
+		return web_dup_links(w, host, k / WEB_DUP_VARIANTS, l);
 	web_rng_init(&r, w, TAG_LINK, host, gen, k);
 	if (gen == WEB_HOME) {
 		if (web_next_allowed(w, host, -1, &next) == 0)
@@ -766,6 +894,9 @@ static size_t web_links(const struct web *w, unsigned host, enum web_kind kind, 
 		if (kind == WEB_VARIANT && l[i].to.kind == WEB_VARIANT)
 			l[i].to.kind = WEB_PAGE;
 	}
+	/* After the rest, so that a web without --dupes draws the same numbers. */
+	if (gen == WEB_HOME)
+		n = web_dup_home(w, host, l, n);
 	return n;
 }
 
@@ -909,6 +1040,104 @@ static void web_render(const struct web *w, unsigned host, enum web_kind kind, u
 	web_sb_printf(sb, "</body>\n</html>\n");
 }
 
+#define WEB_DUP_WORDS_MIN 400u
+#define WEB_DUP_WORDS_MAX 800u
+#define WEB_DUP_PARA_MIN 40u        /* article words per paragraph: 40..80 */
+#define WEB_DUP_BOILER_PCT 9u       /* V = 2: header + footer words, % of the article's */
+#define WEB_DUP_BODY_MAX 16384u     /* a family page is at most about 10 KB */
+
+/* Replaced words per variant, % of the article's (rounded, at least 1 when set). */
+static const unsigned web_dup_edit_pct[WEB_DUP_VARIANTS] = { 0, 0, 0, 1, 10, 30, 60 };
+
+struct web_article {
+	unsigned n;
+	uint16_t word[WEB_DUP_WORDS_MAX];   /* indices into web_words */
+};
+
+/* Family f's article as page v shows it: v's share of positions, each a new word. */
+static void web_dup_article(const struct web *w, unsigned f, unsigned v,
+			    struct web_article *a)
+{
+	uint16_t pos[WEB_DUP_WORDS_MAX];
+	struct web_rng r;
+	unsigned m;
+
+	web_dup_rng(&r, w, DS_ARTICLE, 0, f);
+	a->n = WEB_DUP_WORDS_MIN + web_rng_below(&r, WEB_DUP_WORDS_MAX - WEB_DUP_WORDS_MIN + 1);
+	for (unsigned i = 0; i < a->n; i++)
+		a->word[i] = (uint16_t)web_rng_below(&r, WEB_NWORDS);
+	m = (a->n * web_dup_edit_pct[v] + 50) / 100;
+	for (unsigned i = 0; i < a->n; i++)
+		pos[i] = (uint16_t)i;
+	/* A partial Fisher-Yates shuffle: m distinct positions, in their own stream. */
+	web_dup_rng(&r, w, DS_EDIT, v, f);
+	for (unsigned i = 0; i < m; i++) {
+		unsigned j = i + web_rng_below(&r, a->n - i), p = pos[j];
+
+		pos[j] = pos[i];
+		pos[i] = (uint16_t)p;
+		a->word[p] = (uint16_t)((a->word[p] + 1 + web_rng_below(&r, WEB_NWORDS - 1)) %
+					WEB_NWORDS);
+	}
+}
+
+/*
+ * Page v of family f. Visible text: the title, the paragraphs, the anchor
+ * texts; no entities, and never a word character on both sides of a tag, so
+ * a parser that joins adjacent text and one that separates elements read the
+ * same words.
+ */
+static void web_dup_render(const struct web *w, unsigned f, unsigned v, struct web_sb *sb)
+{
+	struct web_link links[WEB_LINKS_MAX];
+	struct web_article a;
+	struct web_rng r;
+	char href[256];
+	unsigned host = web_dup_host(w, f, v);
+	unsigned boiler = 0;
+	size_t n = web_dup_links(w, host, f, links);
+
+	web_dup_article(w, f, v, &a);
+	web_sb_printf(sb, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+		      "<meta charset=\"utf-8\">\n<title>Article %u</title>\n</head>\n<body>\n", f);
+	if (v == 2) {
+		/* The host's boilerplate: the same words on every family page there. */
+		boiler = (a.n * WEB_DUP_BOILER_PCT + 50) / 100;
+		web_dup_rng(&r, w, DS_BOILER, 0, host);
+		web_sb_printf(sb, "<p>");
+		web_words_out(&r, sb, boiler / 2);
+		web_sb_printf(sb, ".</p>\n");
+	}
+	web_dup_rng(&r, w, DS_PARA, 0, f);
+	for (unsigned i = 0; i < a.n;) {
+		unsigned len = WEB_DUP_PARA_MIN + web_rng_below(&r, WEB_DUP_PARA_MIN + 1);
+
+		if (len > a.n - i)
+			len = a.n - i;
+		web_sb_printf(sb, "<p>");
+		for (unsigned j = 0; j < len; j++)
+			web_sb_printf(sb, "%s%s", j ? " " : "", web_words[a.word[i + j]]);
+		web_sb_printf(sb, ".</p>\n");
+		i += len;
+	}
+	if (v == 2) {
+		web_dup_rng(&r, w, DS_BOILER, 1, host);
+		web_sb_printf(sb, "<p>");
+		web_words_out(&r, sb, boiler - boiler / 2);
+		web_sb_printf(sb, ".</p>\n");
+	}
+	web_sb_printf(sb, "<p>");
+	for (size_t i = 0; i < n; i++) {
+		web_href(w, &links[i], "/", href, sizeof(href));
+		web_sb_printf(sb, "%s<a href=\"%s\">", i ? " " : "", href);
+		if (links[i].to.kind == WEB_DUP)
+			web_sb_printf(sb, "v%u</a>", links[i].to.k % WEB_DUP_VARIANTS);
+		else
+			web_sb_printf(sb, "home</a>");
+	}
+	web_sb_printf(sb, "</p>\n</body>\n</html>\n");
+}
+
 /* Pages of the page-429/503-once variants that fail the first time they are asked for. */
 static int web_once(const struct web_def *d, enum web_kind kind, unsigned k)
 {
@@ -1042,6 +1271,21 @@ static void web_robots_respond(const struct web *w, unsigned h, const struct web
 	web_robots_variant(w, h, d, sb);
 }
 
+/* A family page is a big body: with boilerplate it may pass WEB_BODY_MAX. */
+static void web_dup_respond(const struct web *w, unsigned k, struct web_response *r,
+			    struct web_sb *sb)
+{
+	struct web_sb big = { malloc(WEB_DUP_BODY_MAX), 0, WEB_DUP_BODY_MAX };
+
+	if (!big.p) {
+		web_failure(r, sb, 503, 1);
+		return;
+	}
+	web_dup_render(w, k / WEB_DUP_VARIANTS, k % WEB_DUP_VARIANTS, &big);
+	r->big = big.p;
+	r->len = big.len;
+}
+
 void web_respond(const struct web *w, const char *host, const char *path,
 		 unsigned attempt, struct web_response *r)
 {
@@ -1064,6 +1308,10 @@ void web_respond(const struct web *w, const char *host, const char *path,
 		r->latency_ms += d->latency_ms;
 		hop = web_robots_hop(w, h, path);
 		kind = hop >= 0 ? WEB_ROBOTS : web_route(w, path, &k);
+		/* A family page exists on its own host only. */
+		if (kind == WEB_DUP && web_dup_host(w, k / WEB_DUP_VARIANTS,
+						    k % WEB_DUP_VARIANTS) != h)
+			kind = WEB_NONE;
 	}
 	if (kind == WEB_ROBOTS && d->v != WV_BASE && d->v != WV_SLOW && d->v != WV_PAGE429 &&
 	    d->v != WV_PAGE503) {
@@ -1095,6 +1343,10 @@ void web_respond(const struct web *w, const char *host, const char *path,
 		r->status = 404;
 		web_sb_printf(&sb, "<!DOCTYPE html>\n<html><head><title>Not Found</title></head>"
 			      "<body><p>Not found.</p></body></html>\n");
+	} else if (kind == WEB_DUP) {
+		web_dup_respond(w, k, r, &sb);
+		if (r->big)
+			return;
 	} else {
 		web_render(w, h, kind, k, &sb);
 	}
@@ -1112,7 +1364,8 @@ void web_hostinfo(const struct web *w, FILE *out)
 
 /*
  * Truth: slots per host are HOME, then PAGE, VARIANT, PRIVATE, OPEN, GO (each
- * pages long), then MISSING. A slot is set when the walk fetches the URL.
+ * pages long), then MISSING; after all hosts' slots, one per family page
+ * (--dupes), in the order of k. A slot is set when the walk fetches the URL.
  */
 static size_t web_slots(const struct web *w)
 {
@@ -1123,6 +1376,8 @@ static size_t web_slot(const struct web *w, const struct web_target *t)
 {
 	size_t s = (size_t)t->host * web_slots(w);
 
+	if (t->kind == WEB_DUP)
+		return (size_t)w->hosts * web_slots(w) + t->k;
 	if (t->kind == WEB_HOME)
 		return s;
 	if (t->kind == WEB_MISSING)
@@ -1134,6 +1389,12 @@ static void web_unslot(const struct web *w, size_t s, struct web_target *t)
 {
 	size_t off = s % web_slots(w);
 
+	if (s >= (size_t)w->hosts * web_slots(w)) {
+		t->kind = WEB_DUP;
+		t->k = (unsigned)(s - (size_t)w->hosts * web_slots(w));
+		t->host = web_dup_host(w, t->k / WEB_DUP_VARIANTS, t->k % WEB_DUP_VARIANTS);
+		return;
+	}
 	t->host = (unsigned)(s / web_slots(w));
 	t->k = 0;
 	if (off == 0) {
@@ -1152,7 +1413,36 @@ struct web_walk {
 	unsigned char *seen;   /* bitmap over slots */
 	uint32_t *queue;       /* slots, each pushed once */
 	size_t head, tail;
+	uint32_t *dup_first;   /* host h's family pages are dup_order[dup_first[h] ..
+				  dup_first[h + 1]) */
+	uint32_t *dup_order;   /* family page numbers (k), by host */
 };
+
+/* Sorts the family pages by host (a counting sort), for web_truth_host. */
+static int web_dup_index(struct web_walk *wk)
+{
+	const struct web *w = wk->w;
+	size_t np = (size_t)w->dupes * WEB_DUP_VARIANTS;
+
+	wk->dup_first = calloc((size_t)w->hosts + 1, sizeof(uint32_t));
+	wk->dup_order = malloc((np ? np : 1) * sizeof(uint32_t));
+	if (!wk->dup_first || !wk->dup_order)
+		return -1;
+	for (size_t k = 0; k < np; k++)
+		wk->dup_first[web_dup_host(w, (unsigned)k / WEB_DUP_VARIANTS,
+					   (unsigned)k % WEB_DUP_VARIANTS) + 1]++;
+	for (unsigned h = 0; h < w->hosts; h++)
+		wk->dup_first[h + 1] += wk->dup_first[h];
+	for (size_t k = 0; k < np; k++)
+		wk->dup_order[wk->dup_first[web_dup_host(w, (unsigned)k / WEB_DUP_VARIANTS,
+							 (unsigned)k % WEB_DUP_VARIANTS)]++] =
+			(uint32_t)k;
+	/* Each dup_first[h] moved to where h + 1 starts: shift them back. */
+	for (unsigned h = w->hosts; h > 0; h--)
+		wk->dup_first[h] = wk->dup_first[h - 1];
+	wk->dup_first[0] = 0;
+	return 0;
+}
 
 /* Queues t unless seen or disallowed: a polite crawler never fetches those. */
 static void web_visit(struct web_walk *wk, const struct web_target *t)
@@ -1187,13 +1477,16 @@ static int web_truth_host(const struct web_walk *wk, unsigned host, FILE *out)
 {
 	const struct web *w = wk->w;
 	size_t base = (size_t)host * web_slots(w), n = 0;
-	char **paths = malloc(web_slots(w) * sizeof(*paths));
+	size_t ndup = wk->dup_first[host + 1] - wk->dup_first[host];
+	char **paths = malloc((web_slots(w) + ndup) * sizeof(*paths));
 	struct web_target t;
 	int rc = 0;
 
 	if (!paths)
 		return -1;
-	for (size_t s = base; s < base + web_slots(w); s++) {
+	for (size_t i = 0; i < web_slots(w) + ndup; i++) {
+		size_t s = i < web_slots(w) ? base + i : (size_t)w->hosts * web_slots(w) +
+			   wk->dup_order[wk->dup_first[host] + i - web_slots(w)];
 		char path[64];
 
 		if (!(wk->seen[s / 8] & (1u << (s % 8))))
@@ -1201,7 +1494,7 @@ static int web_truth_host(const struct web_walk *wk, unsigned host, FILE *out)
 		web_unslot(w, s, &t);
 		web_path(&t, path, sizeof(path));
 		snprintf(path + strlen(path), sizeof(path) - strlen(path), "\t%d",
-			 web_status[t.kind]);
+			 t.kind == WEB_DUP ? 200 : web_status[t.kind]);
 		paths[n] = strdup(path);
 		if (!paths[n]) {
 			rc = -1;
@@ -1223,14 +1516,14 @@ static int web_truth_host(const struct web_walk *wk, unsigned host, FILE *out)
 
 int web_truth(const struct web *w, FILE *out)
 {
-	size_t nslots = (size_t)w->hosts * web_slots(w);
+	size_t nslots = (size_t)w->hosts * web_slots(w) + (size_t)w->dupes * WEB_DUP_VARIANTS;
 	struct web_walk wk = { w, calloc(nslots / 8 + 1, 1), malloc(nslots * sizeof(uint32_t)),
-			       0, 0 };
+			       0, 0, NULL, NULL };
 	struct web_link links[WEB_LINKS_MAX];
 	struct web_target t;
 	int rc = 0;
 
-	if (!wk.seen || !wk.queue) {
+	if (!wk.seen || !wk.queue || web_dup_index(&wk) < 0) {
 		rc = -1;
 		goto out;
 	}
@@ -1255,6 +1548,149 @@ int web_truth(const struct web *w, FILE *out)
 out:
 	free(wk.seen);
 	free(wk.queue);
+	free(wk.dup_first);
+	free(wk.dup_order);
+	return rc;
+}
+
+/*
+ * Shingles for --pairs, by the word rule the crawler uses: a word is a
+ * maximal run of ASCII letters and digits and bytes >= 0x80, letters lower
+ * cased; a shingle is 5 consecutive words (all of them when a text has fewer).
+ * Tags are dropped without separating anything, as a parser that joins text
+ * nodes would; web_dup_render keeps that equal to separating at elements.
+ */
+#define WEB_SHINGLE_WORDS 5u
+
+struct web_span {
+	const char *p;
+	size_t len;
+};
+
+struct web_shingles {
+	char *text;              /* the page's words, one space apart */
+	struct web_span *s;      /* into text: sorted, unique */
+	size_t n;
+};
+
+static int web_span_cmp(const void *a, const void *b)
+{
+	const struct web_span *x = a, *y = b;
+	int c = memcmp(x->p, y->p, x->len < y->len ? x->len : y->len);
+
+	return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+static int web_is_word(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c >= 0x80;
+}
+
+static void web_shingles_release(struct web_shingles *sh)
+{
+	free(sh->text);
+	free(sh->s);
+	memset(sh, 0, sizeof(*sh));
+}
+
+/* The shingle set of page v of family f as served. Returns 0, or -1 out of memory. */
+static int web_shingles_page(const struct web *w, unsigned f, unsigned v,
+			     struct web_shingles *sh)
+{
+	struct web_sb html = { malloc(WEB_DUP_BODY_MAX), 0, WEB_DUP_BODY_MAX };
+	size_t *start = NULL, nw = 0, tl = 0, out = 0;
+	int in_tag = 0, in_word = 0;
+
+	memset(sh, 0, sizeof(*sh));
+	if (!html.p)
+		return -1;
+	web_dup_render(w, f, v, &html);
+	sh->text = malloc(html.len + 1);
+	start = malloc((html.len / 2 + 1) * sizeof(*start));
+	sh->s = malloc((html.len / 2 + 1) * sizeof(*sh->s));
+	if (!sh->text || !start || !sh->s) {
+		free(html.p);
+		free(start);
+		web_shingles_release(sh);
+		return -1;
+	}
+	for (size_t i = 0; i < html.len; i++) {
+		unsigned char c = (unsigned char)html.p[i];
+
+		if (in_tag || c == '<') {
+			in_tag = c != '>';
+			continue;
+		}
+		if (!web_is_word(c)) {
+			in_word = 0;
+			continue;
+		}
+		if (!in_word) {
+			if (tl)
+				sh->text[tl++] = ' ';
+			start[nw++] = tl;
+			in_word = 1;
+		}
+		sh->text[tl++] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+	}
+	sh->text[tl] = '\0';
+	for (size_t i = 0; nw && (i + WEB_SHINGLE_WORDS <= nw || i == 0); i++) {
+		size_t last = i + WEB_SHINGLE_WORDS < nw ? i + WEB_SHINGLE_WORDS : nw;
+
+		sh->s[sh->n].p = sh->text + start[i];
+		sh->s[sh->n].len = (last < nw ? start[last] - 1 : tl) - start[i];
+		sh->n++;
+	}
+	qsort(sh->s, sh->n, sizeof(*sh->s), web_span_cmp);
+	for (size_t i = 0; i < sh->n; i++)
+		if (out == 0 || web_span_cmp(&sh->s[out - 1], &sh->s[i]) != 0)
+			sh->s[out++] = sh->s[i];
+	sh->n = out;
+	free(start);
+	free(html.p);
+	return 0;
+}
+
+static size_t web_shingles_common(const struct web_shingles *a, const struct web_shingles *b)
+{
+	size_t i = 0, j = 0, n = 0;
+
+	while (i < a->n && j < b->n) {
+		int c = web_span_cmp(&a->s[i], &b->s[j]);
+
+		n += c == 0;
+		i += c <= 0;
+		j += c >= 0;
+	}
+	return n;
+}
+
+int web_pairs(const struct web *w, FILE *out)
+{
+	struct web_shingles sh[WEB_DUP_VARIANTS];
+	int rc = 0;
+
+	memset(sh, 0, sizeof(sh));
+	for (unsigned f = 0; f < w->dupes && rc == 0; f++) {
+		for (unsigned v = 0; v < WEB_DUP_VARIANTS && rc == 0; v++)
+			rc = web_shingles_page(w, f, v, &sh[v]);
+		for (unsigned a = 0; a < WEB_DUP_VARIANTS && rc == 0; a++) {
+			for (unsigned b = a + 1; b < WEB_DUP_VARIANTS && rc == 0; b++) {
+				size_t c = web_shingles_common(&sh[a], &sh[b]);
+				size_t u = sh[a].n + sh[b].n - c;
+
+				if (fprintf(out, "http://h%04u.%s:%u/dup/%u/%u.html\t"
+					    "http://h%04u.%s:%u/dup/%u/%u.html\t%.4f\n",
+					    web_dup_host(w, f, a), w->domain, w->port, f, a,
+					    web_dup_host(w, f, b), w->domain, w->port, f, b,
+					    u ? (double)c / (double)u : 1.0) < 0)
+					rc = -1;
+			}
+		}
+		for (unsigned v = 0; v < WEB_DUP_VARIANTS; v++)
+			web_shingles_release(&sh[v]);
+	}
 	return rc;
 }
 

@@ -2,7 +2,8 @@
  * web.h - the synthetic web that simweb serves: a pure, deterministic model.
  *
  * Every byte of every page, every robots.txt and every link is a function of
- * (seed, hosts, pages, domain, port, agent, politeness, max_crawl_delay_ms)
+ * (seed, hosts, pages, domain, port, agent, politeness, max_crawl_delay_ms,
+ * dupes)
  * and, for the few --politeness answers that change after the first request,
  * of how many times the server was asked before (web_counter); the
  * pseudo-randomness is XXH3 over the page's identity, never a stateful
@@ -35,6 +36,9 @@
 
 #define WEB_LATENCY_MAX 60000u      /* --latency-ms */
 #define WEB_CRAWL_DELAY_CAP_MAX 86400000u  /* --max-crawl-delay-ms */
+#define WEB_DUPES_MAX 10000u        /* --dupes: near-duplicate article families */
+#define WEB_DUPES_PER_HOST 4u       /* ... at most this many per host that may carry them */
+#define WEB_DUP_VARIANTS 7u         /* pages of a family: /dup/F/0.html .. /dup/F/6.html */
 
 struct web {
 	uint64_t seed;
@@ -46,6 +50,9 @@ struct web {
 	int politeness;                    /* --politeness: the host variants of README.md */
 	unsigned latency_ms;               /* --latency-ms: added to every response */
 	unsigned max_crawl_delay_ms;       /* --max-crawl-delay-ms: the crawler's cap */
+	unsigned dupes;                    /* --dupes: near-duplicate families; 0: none */
+	unsigned dup_nhosts;               /* set by web_check: the hosts that may carry */
+	uint16_t dup_hosts[WEB_HOSTS_MAX]; /* family pages (/dup/ allowed), ascending */
 };
 
 /* What a URL of the web is. WEB_OTHER marks a link the crawler must ignore. */
@@ -60,6 +67,7 @@ enum web_kind {
 	WEB_ROBOTS,    /* /robots.txt */
 	WEB_OTHER,     /* mailto:, javascript:, ftp:// */
 	WEB_NONE,      /* not a URL of the web: 404 */
+	WEB_DUP,       /* /dup/F/V.html (--dupes): k = F * WEB_DUP_VARIANTS + V */
 };
 
 struct web_target {
@@ -83,8 +91,9 @@ struct web_response {
 
 /*
  * Checks and completes *w after the options are set: lower-cases the domain,
- * checks the caps and the characters of domain and agent. Returns 0, or -1
- * with a one-line reason in err.
+ * checks the caps and the characters of domain and agent, and lists the hosts
+ * that may carry near-duplicate families. Returns 0, or -1 with a one-line
+ * reason in err.
  */
 int web_check(struct web *w, char *err, size_t errlen);
 
@@ -126,6 +135,15 @@ void web_hostinfo(const struct web *w, FILE *out);
  * or -1 when memory ran out or out failed.
  */
 int web_truth(const struct web *w, FILE *out);
+
+/*
+ * Writes one "URL_A<TAB>URL_B<TAB>JACCARD" line per pair of pages of each
+ * near-duplicate family (--dupes), families in order, pairs by variant: the
+ * exact Jaccard index, 4 decimals, of the two pages' sets of 5-word shingles
+ * of their visible text as served. Returns 0, or -1 when memory ran out or
+ * out failed.
+ */
+int web_pairs(const struct web *w, FILE *out);
 
 /* Writes the seed URLs, one a line. */
 void web_seeds(const struct web *w, FILE *out);

@@ -388,7 +388,7 @@ static void test_partition(void)
 	}
 
 	memset(&st, 0, sizeof(st));
-	e = merge_partition(&d, &cfg, 1, 2, 0, fx, lx, &st, NULL);
+	e = merge_partition(&d, &cfg, 1, 2, 0, fx, lx, &st, NULL, NULL);
 	CHECK(e == CR_OK, "merge_partition: %s", cr_strerror(e));
 	CHECK(st.updated == 6, "updated %llu, want 6", (unsigned long long)st.updated);
 	CHECK(st.added == 3 + gen_added, "added %llu, want %zu",
@@ -507,7 +507,7 @@ static void test_from_nothing(void)
 	}
 	CHECK(lx && xsort_finish(lx) == CR_OK, "fresh finish");
 	memset(&st, 0, sizeof(st));
-	e = lx ? merge_partition(&d, &cfg, 0, 1, 0, NULL, lx, &st, NULL) : CR_ERR_STATE;
+	e = lx ? merge_partition(&d, &cfg, 0, 1, 0, NULL, lx, &st, NULL, NULL) : CR_ERR_STATE;
 	CHECK(e == CR_OK, "merge from nothing: %s", cr_strerror(e));
 	CHECK(st.records == 3 && st.added == 3 && st.updated == 0 && st.too_deep == 0 &&
 		      st.by_status[ST_UNFETCHED] == 3, "fresh stats");
@@ -538,7 +538,7 @@ static void test_from_nothing(void)
 	/* An empty merge writes an empty part. */
 	CHECK(make_version_dir(&d, 2) == CR_OK, "mkdir fresh 2");
 	memset(&st, 0, sizeof(st));
-	e = merge_partition(&d, &cfg, 0, 2, 0, NULL, NULL, &st, NULL);
+	e = merge_partition(&d, &cfg, 0, 2, 0, NULL, NULL, &st, NULL, NULL);
 	CHECK(e == CR_OK && st.records == 0, "empty merge");
 	layout_crawldb_part(&d, 2, 0, path, sizeof(path));
 	CHECK(fs_exists(path), "empty part written");
@@ -546,7 +546,7 @@ static void test_from_nothing(void)
 	/* The old version is missing: a state error, and nothing written. */
 	CHECK(make_version_dir(&d, 4) == CR_OK, "mkdir fresh 4");
 	memset(&st, 0, sizeof(st));
-	e = merge_partition(&d, &cfg, 3, 4, 0, NULL, NULL, &st, NULL);
+	e = merge_partition(&d, &cfg, 3, 4, 0, NULL, NULL, &st, NULL, NULL);
 	CHECK(e == CR_ERR_STATE, "missing old version: %s", cr_strerror(e));
 	layout_crawldb_part(&d, 4, 0, path, sizeof(path));
 	CHECK(!fs_exists(path), "nothing written for a missing old version");
@@ -564,7 +564,7 @@ static void test_from_nothing(void)
 		CHECK(rec_writer_add(w, b.p, b.len) == CR_OK, "add damaged");
 		CHECK(rec_writer_commit(&w) == CR_OK, "commit damaged");
 		memset(&st, 0, sizeof(st));
-		e = merge_partition(&d, &cfg, 4, 5, 0, NULL, NULL, &st, NULL);
+		e = merge_partition(&d, &cfg, 4, 5, 0, NULL, NULL, &st, NULL, NULL);
 		CHECK(e == CR_ERR_FORMAT, "damaged old record: %s", cr_strerror(e));
 		layout_crawldb_part(&d, 5, 0, path, sizeof(path));
 		CHECK(!fs_exists(path), "nothing committed after a damaged record");

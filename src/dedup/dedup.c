@@ -1,0 +1,975 @@
+#include "dedup/dedup.h"
+#include "comm/comm.h"
+#include "crawldb/record.h"
+#include "dedup/minhash.h"
+#include "store/recfile.h"
+#include "store/xsort.h"
+#include "util/fs.h"
+#include "util/log.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+const char *const dedup_counter_names[DC_COUNT_] = {
+	"pages", "band_entries", "candidates", "verified", "duplicates", "of_earlier",
+};
+
+/*
+ * Records. Integers are big-endian where records are sorted bytewise, so
+ * that memcmp orders them by their leading fields.
+ *   band      key(8) round(4) id(8) part(4)                    lsh-P, sorted
+ *   sig       id(8) round(4) root(1) digest(8) n(2) sig(4n LE) url   sig-P, by id
+ *   cand      yid(8) xid(8) xpart(4) yround(4)                 at Y's owner
+ *   reply     xid(8) yround(4) yid(8) kind(1) digest(8) n(2) sig(4n) yurl   at X's owner
+ *   edge      xid(8) yid(8) xrank(4) yurl                      at rank 0 (yid 0: X decided)
+ *   decision  xid(8) url                                       at X's owner
+ * Outbox records start with the destination rank (4).
+ */
+#define BAND_LEN 24
+#define CAND_LEN 24
+#define SIG_HEAD 23
+#define REPLY_HEAD 31
+#define EDGE_HEAD 20
+
+enum { Y_OLD_DUP = 0, Y_OLD_ROOT = 1, Y_NEW = 2 };
+
+static void put_be(unsigned char *p, uint64_t v, int n)
+{
+	int i;
+
+	for (i = n - 1; i >= 0; i--) {
+		p[i] = (unsigned char)v;
+		v >>= 8;
+	}
+}
+
+static uint64_t get_be(const unsigned char *p, int n)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+static int cmp_bytes(const void *a, size_t an, const void *b, size_t bn)
+{
+	int c = memcmp(a, b, an < bn ? an : bn);
+
+	if (c)
+		return c;
+	return an < bn ? -1 : an > bn;
+}
+
+static void key8(char *k, uint64_t id)
+{
+	put_be((unsigned char *)k, id, 8);
+}
+
+static enum cr_err decide(struct dedup_result *res, uint64_t xid, const char *url, size_t n)
+{
+	char k[8];
+	void **slot;
+	char *copy;
+
+	key8(k, xid);
+	slot = hmap_put(&res->dups, k, 8);
+	if (!slot)
+		return CR_ERR_NOMEM;
+	if (*slot)
+		return CR_OK;
+	copy = malloc(n + 1);
+	if (!copy)
+		return CR_ERR_NOMEM;
+	memcpy(copy, url, n);
+	copy[n] = '\0';
+	*slot = copy;
+	return CR_OK;
+}
+
+/* ---- the state of one run ------------------------------------------------ */
+
+struct dd {
+	struct job *j;
+	int seg, ver;
+	uint32_t P;
+	unsigned H, B, R, M;
+	double t;
+	size_t budget;           /* per sort */
+	uint64_t *c;
+	struct dedup_result *res;
+	struct xsort **sorts;    /* per partition, reused by each step */
+	struct xsort *outbox;    /* dest(4) + record */
+	struct xsort *inbox;     /* what arrived, sorted bytewise */
+	struct buf rec, post;
+};
+
+static int owner(const struct dd *d, uint32_t p)
+{
+	return (int)(p % (uint32_t)d->j->nranks);
+}
+
+static int owned(const struct dd *d, uint32_t p)
+{
+	return layout_owns(p, d->j->rank, d->j->nranks);
+}
+
+static void path_of(const struct dd *d, int ver, const char *kind, uint32_t p, char *out,
+		    size_t cap)
+{
+	snprintf(out, cap, "%s/crawldb/%05d/%s-%05u.zst", d->j->dir.root, ver, kind, p);
+}
+
+static void newsig_path(const struct dd *d, uint32_t p, char *out, size_t cap)
+{
+	snprintf(out, cap, "%.*s/dedup-newsig-%05u.zst", PATH_MAX - 64, d->j->tmpdir, p);
+}
+
+static enum cr_err new_sorts(struct dd *d)
+{
+	uint32_t p;
+
+	for (p = 0; p < d->P; p++) {
+		enum cr_err e;
+
+		if (!owned(d, p))
+			continue;
+		e = xsort_new(d->j->tmpdir, d->budget, cmp_bytes, &d->sorts[p]);
+		if (e)
+			return e;
+	}
+	return CR_OK;
+}
+
+static void free_sorts(struct dd *d)
+{
+	uint32_t p;
+
+	for (p = 0; p < d->P; p++)
+		xsort_free(&d->sorts[p]);
+}
+
+static enum cr_err post(struct dd *d, int dest, const void *rec, size_t n)
+{
+	unsigned char h[4];
+
+	put_be(h, (uint64_t)dest, 4);
+	d->post.len = 0;
+	buf_add(&d->post, h, 4);
+	buf_add(&d->post, rec, n);
+	return xsort_add(d->outbox, d->post.p, d->post.len);
+}
+
+typedef enum cr_err (*consume_fn)(struct dd *d, const unsigned char *rec, size_t n);
+
+/*
+ * Sends every outbox record to its rank in batches of update.exchange_batch_kb
+ * per rank and hands each arriving record to fn. Collective; every rank loops
+ * until all outboxes are empty.
+ */
+static enum cr_err exchange(struct dd *d, consume_fn fn)
+{
+	int nr = d->j->nranks, i, have;
+	size_t batch = (size_t)d->j->cfg.exchange_batch_kb * 1024, pending = 0;
+	struct buf *send = calloc((size_t)nr, sizeof(*send));
+	struct buf in;
+	const void *p = NULL;
+	size_t n = 0;
+	enum cr_err e = send ? xsort_finish(d->outbox) : CR_ERR_NOMEM;
+
+	buf_init(&in);
+	for (i = 0; send && i < nr; i++)
+		buf_init(&send[i]);
+	if (!e) {
+		e = xsort_next(d->outbox, &p, &n);
+		have = e == CR_OK;
+		if (e == CR_EOF)
+			e = CR_OK;
+	} else {
+		have = 0;
+	}
+	for (;;) {
+		struct rd rd;
+
+		while (!e && have && pending < batch) {
+			const unsigned char *r = p;
+			int dest = (int)get_be(r, 4);
+
+			if (n < 4 || dest >= nr) {
+				e = CR_ERR_FORMAT;
+				break;
+			}
+			buf_put_varint(&send[dest], n - 4);
+			buf_add(&send[dest], r + 4, n - 4);
+			pending += n;
+			e = xsort_next(d->outbox, &p, &n);
+			have = e == CR_OK;
+			if (e == CR_EOF)
+				e = CR_OK;
+		}
+		if (!comm_agree(e == CR_OK)) {
+			e = e ? e : CR_ERR_COMM;
+			break;
+		}
+		in.len = 0;
+		e = comm_exchange(send, &in);
+		if (e)
+			break;
+		for (i = 0; i < nr; i++)
+			send[i].len = 0;
+		pending = 0;
+		rd_init(&rd, in.p, in.len);
+		while (!e && rd.off < rd.len) {
+			const char *r;
+			size_t rn;
+
+			e = rd_str(&rd, &r, &rn);
+			if (!e)
+				e = fn(d, (const unsigned char *)r, rn);
+		}
+		if (!comm_agree(e == CR_OK)) {
+			e = e ? e : CR_ERR_COMM;
+			break;
+		}
+		if (comm_agree(!have))
+			break;
+	}
+	buf_release(&in);
+	if (send)
+		for (i = 0; i < nr; i++)
+			buf_release(&send[i]);
+	free(send);
+	xsort_free(&d->outbox);
+	if (!e)
+		e = xsort_new(d->j->tmpdir, d->budget, cmp_bytes, &d->outbox);
+	return e;
+}
+
+/* Files a band entry into the sort of its band partition. */
+static enum cr_err file_band(struct dd *d, const unsigned char *r, size_t n)
+{
+	uint32_t q;
+
+	if (n != BAND_LEN)
+		return CR_ERR_FORMAT;
+	q = (uint32_t)(get_be(r, 8) % d->P);
+	if (!d->sorts[q])
+		return CR_ERR_FORMAT;
+	return xsort_add(d->sorts[q], r, n);
+}
+
+/* ---- step 1: signatures of the round, band entries out ------------------- */
+
+static enum cr_err read_round(struct dd *d)
+{
+	uint32_t p, b;
+	uint32_t *sig = malloc(sizeof(uint32_t) * d->H);
+	enum cr_err e = sig ? CR_OK : CR_ERR_NOMEM;
+
+	for (p = 0; !e && p < d->P; p++) {
+		char path[PATH_MAX], out[PATH_MAX];
+		struct rec_reader *r = NULL;
+		struct rec_writer *w = NULL;
+		struct xsort *x = NULL;
+		const void *data;
+		size_t n;
+
+		if (!owned(d, p))
+			continue;
+		layout_segment_part(&d->j->dir, d->seg, "parse", p, path, sizeof(path));
+		e = rec_reader_open(path, REC_KIND_PARSE, &r);
+		if (e) {
+			log_err("dedup", "cannot read parse data '%s'", path);
+			break;
+		}
+		e = xsort_new(d->j->tmpdir, d->budget, cmp_bytes, &x);
+		while (!e && (e = rec_reader_next(r, &data, &n)) == CR_OK) {
+			struct parse_record pr;
+			unsigned char h[SIG_HEAD];
+			uint64_t id;
+			uint32_t i;
+
+			e = parse_record_unpack(data, n, &pr);
+			if (e) {
+				log_err("dedup", "damaged record in '%s'", path);
+				break;
+			}
+			if (pr.nsig != d->H)
+				continue;   /* no text, or signed with other settings */
+			for (i = 0; i < d->H; i++)
+				sig[i] = parse_record_sig(&pr, i);
+			id = dedup_id(pr.url, pr.url_len);
+			put_be(h, id, 8);
+			put_be(h + 8, (uint64_t)d->seg, 4);
+			h[12] = 1;
+			put_be(h + 13, pr.text_digest, 8);
+			put_be(h + 21, d->H, 2);
+			d->rec.len = 0;
+			buf_add(&d->rec, h, SIG_HEAD);
+			buf_add(&d->rec, pr.sig_bytes, (size_t)d->H * 4);
+			buf_add(&d->rec, pr.url, pr.url_len);
+			e = xsort_add(x, d->rec.p, d->rec.len);
+			for (b = 0; !e && b < d->B; b++) {
+				unsigned char be[BAND_LEN];
+				uint64_t key = minhash_band_key(sig, b, d->R);
+
+				put_be(be, key, 8);
+				put_be(be + 8, (uint64_t)d->seg, 4);
+				put_be(be + 12, id, 8);
+				put_be(be + 20, p, 4);
+				e = post(d, owner(d, (uint32_t)(key % d->P)), be, BAND_LEN);
+				d->c[DC_BANDS]++;
+			}
+			d->c[DC_PAGES]++;
+		}
+		if (e == CR_EOF)
+			e = CR_OK;
+		rec_reader_free(&r);
+		/* The round's signatures of p, sorted by id, kept for two reads. */
+		newsig_path(d, p, out, sizeof(out));
+		if (!e)
+			e = xsort_finish(x);
+		if (!e)
+			e = rec_writer_open(out, REC_KIND_SORT, 1, &w);
+		while (!e && (e = xsort_next(x, &data, &n)) == CR_OK)
+			e = rec_writer_add(w, data, n);
+		if (e == CR_EOF)
+			e = rec_writer_commit(&w);
+		rec_writer_abort(&w);
+		xsort_free(&x);
+	}
+	free(sig);
+	return e;
+}
+
+/* ---- step 2: band index merge, candidates out ----------------------------- */
+
+struct group {
+	unsigned char key[8];
+	int live;
+	size_t n;                    /* entries kept (at most M) */
+	unsigned char (*e)[BAND_LEN];
+};
+
+static enum cr_err candidates(struct dd *d, struct group *g, const unsigned char *x)
+{
+	size_t i;
+	uint64_t xid = get_be(x + 12, 8);
+	enum cr_err e = CR_OK;
+
+	for (i = 0; !e && i < g->n; i++) {
+		const unsigned char *y = g->e[i];
+		unsigned char cand[CAND_LEN];
+		uint64_t yid = get_be(y + 12, 8);
+
+		if (yid == xid)
+			continue;
+		put_be(cand, yid, 8);
+		put_be(cand + 8, xid, 8);
+		memcpy(cand + 16, x + 20, 4);
+		memcpy(cand + 20, y + 8, 4);
+		e = post(d, owner(d, (uint32_t)get_be(y + 20, 4)), cand, CAND_LEN);
+		d->c[DC_CANDIDATES]++;
+	}
+	return e;
+}
+
+static enum cr_err merge_bands(struct dd *d, uint32_t q)
+{
+	char in_path[PATH_MAX], out_path[PATH_MAX];
+	struct rec_reader *r = NULL;
+	struct rec_writer *w = NULL;
+	struct xsort *x = d->sorts[q];
+	struct group g;
+	const void *op = NULL, *np = NULL;
+	size_t on = 0, nn = 0;
+	int olive = 0, nlive;
+	enum cr_err e;
+
+	memset(&g, 0, sizeof(g));
+	g.e = malloc((size_t)d->M * BAND_LEN);
+	if (!g.e)
+		return CR_ERR_NOMEM;
+	path_of(d, d->ver, "lsh", q, in_path, sizeof(in_path));
+	if (d->ver > 0 && fs_exists(in_path)) {
+		e = rec_reader_open(in_path, REC_KIND_SORT, &r);
+		if (e) {
+			log_err("dedup", "cannot read band index '%s'", in_path);
+			free(g.e);
+			return e;
+		}
+	}
+	path_of(d, d->ver + 1, "lsh", q, out_path, sizeof(out_path));
+	e = rec_writer_open(out_path, REC_KIND_SORT, (int)d->j->cfg.zstd_level, &w);
+	if (!e)
+		e = xsort_finish(x);
+	if (!e && r) {
+		e = rec_reader_next(r, &op, &on);
+		olive = e == CR_OK;
+		if (e == CR_EOF)
+			e = CR_OK;
+	}
+	nlive = 0;
+	if (!e) {
+		e = xsort_next(x, &np, &nn);
+		nlive = e == CR_OK;
+		if (e == CR_EOF)
+			e = CR_OK;
+	}
+	while (!e && (olive || nlive)) {
+		int take_new = nlive && (!olive || memcmp(np, op, BAND_LEN) < 0);
+		const unsigned char *cur = take_new ? np : op;
+		size_t cn = take_new ? nn : on;
+
+		if (cn != BAND_LEN) {
+			log_err("dedup", "damaged band entry in '%s'", in_path);
+			e = CR_ERR_FORMAT;
+			break;
+		}
+		if (!g.live || memcmp(g.key, cur, 8)) {
+			memcpy(g.key, cur, 8);
+			g.live = 1;
+			g.n = 0;
+		}
+		if (take_new)
+			e = candidates(d, &g, cur);
+		if (!e && g.n < d->M)
+			memcpy(g.e[g.n++], cur, BAND_LEN);
+		if (!e)
+			e = rec_writer_add(w, cur, BAND_LEN);
+		if (e)
+			break;
+		if (take_new) {
+			e = xsort_next(x, &np, &nn);
+			nlive = e == CR_OK;
+		} else {
+			e = rec_reader_next(r, &op, &on);
+			olive = e == CR_OK;
+		}
+		if (e == CR_EOF)
+			e = CR_OK;
+	}
+	rec_reader_free(&r);
+	free(g.e);
+	if (e) {
+		rec_writer_abort(&w);
+		return e;
+	}
+	return rec_writer_commit(&w);
+}
+
+/* ---- step 3: candidates meet the earlier page's signature ----------------- */
+
+static enum cr_err file_inbox(struct dd *d, const unsigned char *r, size_t n)
+{
+	return xsort_add(d->inbox, r, n);
+}
+
+/* A cursor over a file of sig records sorted by id. */
+struct sig_cursor {
+	struct rec_reader *r;
+	const unsigned char *p;
+	size_t n;
+	int live;
+};
+
+static enum cr_err cursor_open(struct sig_cursor *c, const char *path)
+{
+	enum cr_err e;
+
+	memset(c, 0, sizeof(*c));
+	if (!fs_exists(path))
+		return CR_OK;
+	e = rec_reader_open(path, REC_KIND_SORT, &c->r);
+	if (e)
+		return e;
+	return CR_OK;
+}
+
+static enum cr_err cursor_next(struct sig_cursor *c)
+{
+	const void *p;
+	enum cr_err e;
+
+	c->live = 0;
+	if (!c->r)
+		return CR_OK;
+	e = rec_reader_next(c->r, &p, &c->n);
+	if (e == CR_EOF)
+		return CR_OK;
+	if (e)
+		return e;
+	if (c->n < SIG_HEAD || c->n < SIG_HEAD + get_be((const unsigned char *)p + 21, 2) * 4)
+		return CR_ERR_FORMAT;
+	c->p = p;
+	c->live = 1;
+	return CR_OK;
+}
+
+/* Moves c to the first record with id >= id; 1 if it has exactly id. */
+static int cursor_seek(struct sig_cursor *c, uint64_t id, enum cr_err *e)
+{
+	while (!*e && c->live && get_be(c->p, 8) < id)
+		*e = cursor_next(c);
+	return !*e && c->live && get_be(c->p, 8) == id;
+}
+
+static void cursor_close(struct sig_cursor *c)
+{
+	rec_reader_free(&c->r);
+}
+
+/* Sends Y's signature (record s, of kind) to X's owner for candidate cand. */
+static enum cr_err reply(struct dd *d, const unsigned char *cand, const unsigned char *s,
+			 size_t sn, int kind)
+{
+	unsigned char h[REPLY_HEAD];
+	size_t ns = (size_t)get_be(s + 21, 2) * 4;
+
+	memcpy(h, cand + 8, 8);           /* xid */
+	memcpy(h + 8, s + 8, 4);          /* yround */
+	memcpy(h + 12, s, 8);             /* yid */
+	h[20] = (unsigned char)kind;
+	memcpy(h + 21, s + 13, 8);        /* digest */
+	memcpy(h + 29, s + 21, 2);        /* n */
+	d->rec.len = 0;
+	{
+		unsigned char dst[4];
+
+		put_be(dst, (uint64_t)owner(d, (uint32_t)get_be(cand + 16, 4)), 4);
+		buf_add(&d->rec, dst, 4);
+	}
+	buf_add(&d->rec, h, REPLY_HEAD);
+	buf_add(&d->rec, s + SIG_HEAD, ns);
+	buf_add(&d->rec, s + SIG_HEAD + ns, sn - SIG_HEAD - ns);
+	return xsort_add(d->outbox, d->rec.p, d->rec.len);
+}
+
+/*
+ * Answers the candidates that arrived at this rank. Y may live in any owned
+ * partition: the candidates are sorted by Y's id and matched against the
+ * merged id order of every owned signature store (earlier rounds) and of
+ * the round's new signatures.
+ */
+static enum cr_err answer(struct dd *d)
+{
+	struct sig_cursor *old = NULL, *cur = NULL;
+	struct xsort *x = NULL;
+	uint32_t p, k = 0, nown = 0;
+	unsigned char last[16];
+	int have_last = 0;
+	const void *cp;
+	size_t cn;
+	enum cr_err e = CR_OK;
+
+	x = d->inbox;
+	for (p = 0; p < d->P; p++)
+		nown += owned(d, p);
+	old = calloc(nown ? nown : 1, sizeof(*old));
+	cur = calloc(nown ? nown : 1, sizeof(*cur));
+	if (!old || !cur)
+		e = CR_ERR_NOMEM;
+	for (p = 0; !e && p < d->P; p++) {
+		char path[PATH_MAX];
+
+		if (!owned(d, p))
+			continue;
+		path_of(d, d->ver, "sig", p, path, sizeof(path));
+		e = d->ver > 0 ? cursor_open(&old[k], path) : CR_OK;
+		if (!e)
+			e = cursor_next(&old[k]);
+		newsig_path(d, p, path, sizeof(path));
+		if (!e)
+			e = cursor_open(&cur[k], path);
+		if (!e)
+			e = cursor_next(&cur[k]);
+		k++;
+	}
+	if (!e)
+		e = xsort_finish(x);
+	while (!e && (e = xsort_next(x, &cp, &cn)) == CR_OK) {
+		const unsigned char *c = cp;
+		uint64_t yid = get_be(c, 8);
+		uint32_t i;
+
+		if (cn != CAND_LEN) {
+			e = CR_ERR_FORMAT;
+			break;
+		}
+		/* One answer per (Y, X), however many bands made the pair. */
+		if (have_last && !memcmp(last, c, 16))
+			continue;
+		memcpy(last, c, 16);
+		have_last = 1;
+		for (i = 0; !e && i < k; i++) {
+			if (cursor_seek(&cur[i], yid, &e)) {
+				e = reply(d, c, cur[i].p, cur[i].n, Y_NEW);
+				break;
+			}
+			if (cursor_seek(&old[i], yid, &e)) {
+				e = reply(d, c, old[i].p, old[i].n,
+					  old[i].p[12] ? Y_OLD_ROOT : Y_OLD_DUP);
+				break;
+			}
+		}
+	}
+	if (e == CR_EOF)
+		e = CR_OK;
+	for (p = 0; p < k; p++) {
+		cursor_close(&old[p]);
+		cursor_close(&cur[p]);
+	}
+	free(old);
+	free(cur);
+	return e;
+}
+
+/* ---- step 4: verification where X lives ---------------------------------- */
+
+static void sig_values(const unsigned char *b, unsigned n, uint32_t *out)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++, b += 4)
+		out[i] = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+			 (uint32_t)b[3] << 24;
+}
+
+/* Sends rank 0 an edge: X (on this rank) and its same-round peer Y, or
+ * with yid 0 the news that X is already a duplicate. */
+static enum cr_err edge(struct dd *d, uint64_t xid, uint64_t yid, const char *yurl, size_t n)
+{
+	unsigned char h[EDGE_HEAD];
+
+	put_be(h, xid, 8);
+	put_be(h + 8, yid, 8);
+	put_be(h + 16, (uint64_t)d->j->rank, 4);
+	d->rec.len = 0;
+	buf_add(&d->rec, h, EDGE_HEAD);
+	buf_add(&d->rec, yurl, n);
+	return post(d, 0, d->rec.p, d->rec.len);
+}
+
+/* One reply: is Y a near-duplicate of X, and what follows from it. */
+static enum cr_err judge(struct dd *d, const unsigned char *r, size_t rn,
+			 const unsigned char *xs, uint32_t *sx, uint32_t *sy, int *decided)
+{
+	uint64_t xid = get_be(r, 8), yid = get_be(r + 12, 8);
+	unsigned ny = (unsigned)get_be(r + 29, 2);
+	const char *yurl = (const char *)r + REPLY_HEAD + (size_t)ny * 4;
+	size_t yurl_len = rn - REPLY_HEAD - (size_t)ny * 4;
+	enum cr_err e;
+
+	if (ny != d->H || get_be(xs + 21, 2) != d->H)
+		return CR_OK;
+	sig_values(xs + SIG_HEAD, d->H, sx);
+	sig_values(r + REPLY_HEAD, d->H, sy);
+	if (memcmp(xs + 13, r + 21, 8) && minhash_similarity(sx, sy, d->H) < d->t)
+		return CR_OK;
+	d->c[DC_VERIFIED]++;
+	switch (r[20]) {
+	case Y_OLD_ROOT:
+		/* Replies come sorted by (round, id): the first verified
+		 * representative of an earlier round leads X's cluster. */
+		e = decide(d->res, xid, yurl, yurl_len);
+		*decided = 1;
+		d->c[DC_DUPLICATES]++;
+		d->c[DC_OF_EARLIER]++;
+		return e ? e : edge(d, xid, 0, "", 0);
+	case Y_NEW:
+		/* A peer of the same round: rank 0 decides, in order. */
+		return edge(d, xid, yid, yurl, yurl_len);
+	default:
+		return CR_OK;   /* a duplicate leads no cluster */
+	}
+}
+
+static enum cr_err verify(struct dd *d)
+{
+	struct sig_cursor *cur = NULL;
+	uint32_t p, k = 0, nown = 0;
+	uint32_t *sx = malloc(sizeof(uint32_t) * d->H), *sy = malloc(sizeof(uint32_t) * d->H);
+	uint64_t last = 0;
+	int decided = 0;
+	const void *rp;
+	size_t rn;
+	enum cr_err e = sx && sy ? CR_OK : CR_ERR_NOMEM;
+
+	for (p = 0; p < d->P; p++)
+		nown += owned(d, p);
+	cur = calloc(nown ? nown : 1, sizeof(*cur));
+	if (!cur)
+		e = CR_ERR_NOMEM;
+	for (p = 0; !e && p < d->P; p++) {
+		char path[PATH_MAX];
+
+		if (!owned(d, p))
+			continue;
+		newsig_path(d, p, path, sizeof(path));
+		e = cursor_open(&cur[k], path);
+		if (!e)
+			e = cursor_next(&cur[k]);
+		k++;
+	}
+	if (!e)
+		e = xsort_finish(d->inbox);
+	while (!e && (e = xsort_next(d->inbox, &rp, &rn)) == CR_OK) {
+		const unsigned char *r = rp, *xs = NULL;
+		uint64_t xid;
+		uint32_t i;
+
+		if (rn < REPLY_HEAD || rn < REPLY_HEAD + get_be(r + 29, 2) * 4) {
+			e = CR_ERR_FORMAT;
+			break;
+		}
+		xid = get_be(r, 8);
+		if (xid != last)
+			decided = 0;
+		last = xid;
+		if (decided)
+			continue;   /* X has its representative */
+		for (i = 0; !e && i < k && !xs; i++)
+			if (cursor_seek(&cur[i], xid, &e))
+				xs = cur[i].p;
+		if (!e && xs)
+			e = judge(d, r, rn, xs, sx, sy, &decided);
+	}
+	if (e == CR_EOF)
+		e = CR_OK;
+	for (p = 0; p < k; p++)
+		cursor_close(&cur[p]);
+	free(cur);
+	free(sx);
+	free(sy);
+	return e;
+}
+
+/* ---- step 5: same-round clusters on rank 0, in order ------------------- */
+
+static enum cr_err cluster(struct dd *d)
+{
+	struct hmap dup;
+	const void *rp;
+	size_t rn;
+	enum cr_err e = xsort_finish(d->inbox);
+
+	hmap_init(&dup);
+	while (!e && (e = xsort_next(d->inbox, &rp, &rn)) == CR_OK) {
+		const unsigned char *r = rp;
+		char kx[8], ky[8];
+		void **slot;
+
+		if (rn < EDGE_HEAD) {
+			e = CR_ERR_FORMAT;
+			break;
+		}
+		memcpy(kx, r, 8);
+		memcpy(ky, r + 8, 8);
+		if (get_be(r + 8, 8) == 0) {
+			slot = hmap_put(&dup, kx, 8);
+			if (!slot)
+				e = CR_ERR_NOMEM;
+			else
+				*slot = (void *)1;
+			continue;
+		}
+		/* Edges of X come by rising Y id, and every Y precedes X: the
+		 * first Y that is not itself a duplicate leads X's cluster. */
+		if (hmap_get(&dup, kx, 8) || hmap_get(&dup, ky, 8))
+			continue;
+		slot = hmap_put(&dup, kx, 8);
+		if (!slot) {
+			e = CR_ERR_NOMEM;
+			break;
+		}
+		*slot = (void *)1;
+		d->rec.len = 0;
+		buf_add(&d->rec, r, 8);
+		buf_add(&d->rec, r + EDGE_HEAD, rn - EDGE_HEAD);
+		e = post(d, (int)get_be(r + 16, 4), d->rec.p, d->rec.len);
+	}
+	if (e == CR_EOF)
+		e = CR_OK;
+	hmap_release(&dup);
+	return e;
+}
+
+static enum cr_err take_decision(struct dd *d, const unsigned char *r, size_t n)
+{
+	if (n < 8)
+		return CR_ERR_FORMAT;
+	d->c[DC_DUPLICATES]++;
+	return decide(d->res, get_be(r, 8), (const char *)r + 8, n - 8);
+}
+
+/* ---- step 6: the next signature store --------------------------------- */
+
+static enum cr_err write_sigs(struct dd *d, uint32_t p)
+{
+	char path[PATH_MAX];
+	struct sig_cursor o, n;
+	struct rec_writer *w = NULL;
+	enum cr_err e;
+
+	memset(&o, 0, sizeof(o));
+	path_of(d, d->ver, "sig", p, path, sizeof(path));
+	e = d->ver > 0 ? cursor_open(&o, path) : CR_OK;
+	if (!e)
+		e = cursor_next(&o);
+	newsig_path(d, p, path, sizeof(path));
+	if (!e)
+		e = cursor_open(&n, path);
+	else
+		memset(&n, 0, sizeof(n));
+	if (!e)
+		e = cursor_next(&n);
+	path_of(d, d->ver + 1, "sig", p, path, sizeof(path));
+	if (!e)
+		e = rec_writer_open(path, REC_KIND_SORT, (int)d->j->cfg.zstd_level, &w);
+	while (!e && (o.live || n.live)) {
+		uint64_t oid = o.live ? get_be(o.p, 8) : UINT64_MAX;
+		uint64_t nid = n.live ? get_be(n.p, 8) : UINT64_MAX;
+
+		if (n.live && nid <= oid) {
+			char k[8];
+
+			/* A page of the round (a refetch replaces its old entry). */
+			d->rec.len = 0;
+			buf_add(&d->rec, n.p, n.n);
+			key8(k, nid);
+			d->rec.p[12] = hmap_get(&d->res->dups, k, 8) ? 0 : 1;
+			e = rec_writer_add(w, d->rec.p, d->rec.len);
+			if (!e && nid == oid)
+				e = cursor_next(&o);
+			if (!e)
+				e = cursor_next(&n);
+		} else {
+			e = rec_writer_add(w, o.p, o.n);
+			if (!e)
+				e = cursor_next(&o);
+		}
+	}
+	cursor_close(&o);
+	cursor_close(&n);
+	if (e) {
+		rec_writer_abort(&w);
+		log_err("dedup", "cannot write signature store '%s': %s", path, cr_strerror(e));
+		return e;
+	}
+	return rec_writer_commit(&w);
+}
+
+/* ---- the run --------------------------------------------------------------- */
+
+/* Resets the inbox for the next exchange. */
+static enum cr_err fresh_inbox(struct dd *d)
+{
+	xsort_free(&d->inbox);
+	return xsort_new(d->j->tmpdir, d->budget, cmp_bytes, &d->inbox);
+}
+
+static enum cr_err steps(struct dd *d)
+{
+	uint32_t p;
+	enum cr_err e = read_round(d);
+
+	if (!e)
+		e = new_sorts(d);
+	if (!comm_agree(e == CR_OK))
+		return e ? e : CR_ERR_COMM;
+	e = exchange(d, file_band);
+	for (p = 0; !e && p < d->P; p++)
+		if (d->sorts[p]) {
+			e = merge_bands(d, p);
+			xsort_free(&d->sorts[p]);
+		}
+	if (!comm_agree(e == CR_OK))
+		return e ? e : CR_ERR_COMM;
+	e = exchange(d, file_inbox);
+	if (!e)
+		e = answer(d);
+	if (!e)
+		e = fresh_inbox(d);
+	if (!comm_agree(e == CR_OK))
+		return e ? e : CR_ERR_COMM;
+	e = exchange(d, file_inbox);
+	if (!e)
+		e = verify(d);
+	if (!e)
+		e = fresh_inbox(d);
+	if (!comm_agree(e == CR_OK))
+		return e ? e : CR_ERR_COMM;
+	e = exchange(d, file_inbox);
+	if (!e && d->j->rank == 0)
+		e = cluster(d);
+	if (!comm_agree(e == CR_OK))
+		return e ? e : CR_ERR_COMM;
+	e = exchange(d, take_decision);
+	for (p = 0; !e && p < d->P; p++)
+		if (owned(d, p))
+			e = write_sigs(d, p);
+	return e;
+}
+
+enum cr_err dedup_run(struct job *j, int seg, int ver, struct dedup_result *res,
+		      uint64_t *counters)
+{
+	struct dd d;
+	uint32_t p, nown = 0;
+	enum cr_err e;
+
+	if (!j->cfg.dedup_enabled)
+		return CR_OK;
+	memset(&d, 0, sizeof(d));
+	d.j = j;
+	d.seg = seg;
+	d.ver = ver;
+	d.P = j->dir.partitions;
+	d.H = (unsigned)j->cfg.dedup_hashes;
+	d.B = (unsigned)j->cfg.dedup_bands;
+	d.R = d.H / d.B;
+	d.M = (unsigned)j->cfg.dedup_max_cand;
+	d.t = j->cfg.dedup_threshold;
+	d.c = counters;
+	d.res = res;
+	for (p = 0; p < d.P; p++)
+		nown += owned(&d, p);
+	/* A quarter of the memory budget, shared by the sorts alive at once:
+	 * one per owned partition, the outbox and the inbox. */
+	d.budget = (size_t)j->cfg.memory_budget_mb * 1024 * 1024 / 4 / (nown + 2);
+	buf_init(&d.rec);
+	buf_init(&d.post);
+	d.sorts = calloc(d.P, sizeof(*d.sorts));
+	e = d.sorts ? xsort_new(j->tmpdir, d.budget, cmp_bytes, &d.outbox) : CR_ERR_NOMEM;
+	if (!e)
+		e = xsort_new(j->tmpdir, d.budget, cmp_bytes, &d.inbox);
+	if (d.H % d.B) {
+		log_err("dedup", "dedup.bands (%u) must divide dedup.hashes (%u)", d.B, d.H);
+		e = CR_ERR_ARG;
+	}
+	if (!comm_agree(e == CR_OK))
+		e = e ? e : CR_ERR_COMM;
+	else
+		e = steps(&d);
+	for (p = 0; p < d.P; p++) {
+		char path[PATH_MAX];
+
+		if (owned(&d, p)) {
+			newsig_path(&d, p, path, sizeof(path));
+			unlink(path);
+		}
+	}
+	if (d.sorts)
+		free_sorts(&d);
+	free(d.sorts);
+	xsort_free(&d.outbox);
+	xsort_free(&d.inbox);
+	buf_release(&d.rec);
+	buf_release(&d.post);
+	return e;
+}

@@ -1,0 +1,38 @@
+/*
+ * minhash.h - words, shingles and MinHash signatures of a page's text.
+ *
+ * Words: maximal runs of bytes that are ASCII letters or digits or bytes
+ * >= 0x80 (so UTF-8 letters stay inside words); ASCII letters are folded to
+ * lower case; every other byte separates words. A shingle is k consecutive
+ * words; a text of fewer than k words (but at least one) has one shingle of
+ * all its words. The shingle's 64-bit hash feeds n hash functions
+ * h_i(s) = (a_i * s + b_i) >> 32 (multiply-shift, a_i odd, fixed seeds); the
+ * signature holds each function's minimum. Two pages agree on value i with
+ * probability equal to the Jaccard index of their shingle sets, so the share
+ * of equal values estimates it. Pure and deterministic on every rank.
+ */
+#ifndef CR_DEDUP_MINHASH_H
+#define CR_DEDUP_MINHASH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/buf.h"
+
+#define MINHASH_MAX 1024
+
+/* Appends the text's words to out, separated by single spaces (what
+ * `mpicrawl warc --text` prints). Returns the number of words. */
+size_t minhash_words(const char *text, size_t len, struct buf *out);
+
+/* Computes n values (n <= MINHASH_MAX) over k-word shingles of text into
+ * sig. Returns the number of shingles (0: no words, sig untouched). */
+size_t minhash_sign(const char *text, size_t len, unsigned k, unsigned n, uint32_t *sig);
+
+/* Share of equal values of two n-value signatures: estimated Jaccard. */
+double minhash_similarity(const uint32_t *a, const uint32_t *b, unsigned n);
+
+/* The LSH key of band b (rows values from sig + b * rows). */
+uint64_t minhash_band_key(const uint32_t *sig, unsigned b, unsigned rows);
+
+#endif
