@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The benchmarks behind `make bench` (docs/PERFORMANCE.md says what they
-# measure and what we measured). Three of them, on this machine, loopback only:
+# measure and what we measured). Four of them, on this machine, loopback only:
 #
 #   A. Crawl throughput against wget2: one simweb (200 hosts x 250 pages) is
 #      crawled completely by mpicrawl on 2 ranks and by wget2 -r with 16
@@ -13,6 +13,8 @@
 #      politeness (1 s delay, one request per host), then by scrapy with the
 #      same delay; violations and efficiency against hosts / delay from the
 #      server's request log. Takes about 6 minutes.
+#   D. One core's MinHash signatures per second (pages and MB) and Bloom
+#      filter lookups per second (bench/micro.c).
 #
 # Prints progress on stderr and, at the end, the results as markdown on
 # stdout (also written to BENCH_RESULTS if set). The local web, every
@@ -21,7 +23,7 @@
 # floor met; 3 measured but a floor not met; 1 a step failed or the machine
 # lacks something.
 #
-# Knobs (environment): BENCH_ONLY=A|B|C, BENCH_A_RUNS=2, BENCH_A_HOSTS=200,
+# Knobs (environment): BENCH_ONLY=A|B|C|D, BENCH_A_RUNS=2, BENCH_A_HOSTS=200,
 # BENCH_A_PAGES=250, BENCH_A_IN_FLIGHT=4, BENCH_A_THREADS=16,
 # BENCH_B_HOSTS=100000, BENCH_B_PATHS=100, BENCH_B_LINKS=10,
 # BENCH_B_BUDGET_MB=256, BENCH_B_PARTITIONS=64, BENCH_B_MAX_PER_HOST=0,
@@ -126,7 +128,7 @@ for v in A_HOSTS A_PAGES A_IN_FLIGHT A_THREADS A_RUNS B_HOSTS B_PATHS B_LINKS B_
 	B_MAX_PER_HOST DEADLINE_S; do
 	is_uint "${!v}" || die "$v='${!v}' is not a number"
 done
-case $ONLY in "" | A | B | C) ;; *) die "BENCH_ONLY must be A, B or C" ;; esac
+case $ONLY in "" | A | B | C | D) ;; *) die "BENCH_ONLY must be A, B, C or D" ;; esac
 [ "$A_HOSTS" -le 10000 ] || die "simweb serves at most 10000 hosts"
 
 # ---- what the machine must have ----
@@ -497,6 +499,17 @@ bench_a() {
 
 # ---- B: scale, 10M URLs ----
 
+# build_tool NAME: builds bench/NAME.c into $WORK/NAME as the Makefile
+# builds the unit tests.
+build_tool() {
+	local flags cc cflags ldflags libs
+	flags=$(printf 'bench-print-flags:\n\t@echo "$(CC)|$(CFLAGS) $(PKG_CFLAGS)|$(LDFLAGS)|$(LIBS)"\n' |
+		make -s --no-print-directory -C "$ROOT" -f Makefile -f - bench-print-flags) || return 1
+	IFS='|' read -r cc cflags ldflags libs <<<"$flags"
+	# shellcheck disable=SC2086
+	(cd "$ROOT" && $cc $cflags $ldflags -o "$WORK/$1" "bench/$1.c" build/libcore.a $libs)
+}
+
 bench_b() {
 	local dir=$WORK/scale seeds=$WORK/scale-seeds.txt n lim rss verdict
 	local urls=$((B_HOSTS * B_PATHS))
@@ -524,15 +537,7 @@ bench_b() {
 		{ say "B: cannot write the seed file"; FAILED=1; return; }
 	local seeds_mb=$(($(stat -c %s "$seeds") / 1048576))
 
-	# Build bench/mkseg.c as the Makefile builds the unit tests.
-	local flags cc cflags ldflags libs
-	flags=$(printf 'bench-print-flags:\n\t@echo "$(CC)|$(CFLAGS) $(PKG_CFLAGS)|$(LDFLAGS)|$(LIBS)"\n' |
-		make -s --no-print-directory -C "$ROOT" -f Makefile -f - bench-print-flags) ||
-		{ say "B: cannot read the build flags from the Makefile"; FAILED=1; return; }
-	IFS='|' read -r cc cflags ldflags libs <<<"$flags"
-	# shellcheck disable=SC2086
-	(cd "$ROOT" && $cc $cflags $ldflags -o "$WORK/mkseg" bench/mkseg.c build/libcore.a $libs) ||
-		{ say "B: bench/mkseg.c does not build"; FAILED=1; return; }
+	build_tool mkseg || { say "B: bench/mkseg.c does not build"; FAILED=1; return; }
 
 	# b_step NAME LABEL mpicrawl-args...: one timed mpirun and its table row.
 	b_step() {
@@ -623,6 +628,27 @@ bench_b() {
 	md ""
 }
 
+# ---- D: the hot loops of dedup and the seen-set, one core ----
+
+bench_d() {
+	md "## D. MinHash and the seen-set, one core"
+	md ""
+	build_tool micro || { say "D: bench/micro.c does not build"; FAILED=1; return; }
+	say "D: MinHash signatures and Bloom filter lookups (bench/micro.c)"
+	"$WORK/micro" minhash 2000 800 >"$WORK/micro.out" &&
+		"$WORK/micro" bloom 10000000 >>"$WORK/micro.out" ||
+		{ say "D: bench/micro failed"; FAILED=1; return; }
+	v() { awk -v k="$1" '$1 == k { print $2 }' "$WORK/micro.out"; }
+	md "| measure | per second, one core |"
+	md "|---|---|"
+	md "| MinHash signatures (128 values, 5-word shingles) of $(v minhash_page_bytes)-byte texts of 800 words | $(commas "$(v minhash_pages_per_s)") pages, $(v minhash_mb_per_s) MB |"
+	md "| Bloom filter lookups (10 M URLs at 1e-4, $(($(v bloom_bytes) / 1048576)) MiB; half of the probes present) | $(commas "$(v bloom_lookups_per_s)") |"
+	md "| Bloom filter adds (URL formatting included) | $(commas "$(v bloom_adds_per_s)") |"
+	md ""
+	md "The update phase's links/s is B's update row (links routed per wall second, seen-set and dedup included)."
+	md ""
+}
+
 # ---- C: politeness efficiency ----
 
 # shellcheck source=bench/politeness.sh
@@ -640,6 +666,9 @@ if [ -z "$ONLY" ] || [ "$ONLY" = B ]; then
 		md "## B. Scale: skipped, the time budget (BENCH_DEADLINE_S=$DEADLINE_S) was spent"
 		FAILED=1
 	fi
+fi
+if [ -z "$ONLY" ] || [ "$ONLY" = D ]; then
+	bench_d
 fi
 if [ -z "$ONLY" ] || [ "$ONLY" = C ]; then
 	if [ "$(left_s)" -gt 300 ]; then
