@@ -63,6 +63,10 @@ struct config {
 	long zstd_level;
 	long warc_gzip_level;
 	long max_links;
+	long trap_max_segments;
+	long trap_max_repeats;
+	long trap_max_query_variants;
+	long max_urls_per_host;
 	int seen_enabled;
 	long seen_expected_urls;
 	double seen_fp_rate;

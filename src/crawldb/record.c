@@ -11,7 +11,7 @@
 
 static const char *const status_names[ST_COUNT_] = {
 	"unfetched", "fetched", "redirect", "gone", "error", "denied", "blocked", "deferred",
-	"duplicate",
+	"duplicate", "trap",
 };
 
 const char *crawl_status_name(int status)

@@ -30,6 +30,7 @@ enum crawl_status {
 	ST_BLOCKED = 6,    /* refused by policy: non-public address, bad scheme */
 	ST_DEFERRED = 7,   /* the host asks for more politeness than allowed (Crawl-delay) */
 	ST_DUPLICATE = 8,  /* fetched; a near-duplicate of the page dup_of (dedup/) */
+	ST_TRAP = 9,       /* a link into a URL space without end (update/trap.h): never fetched */
 	ST_COUNT_
 };
 

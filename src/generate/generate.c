@@ -69,6 +69,8 @@ int generate_due(const struct crawl_record *r, int64_t now, long max_depth)
 {
 	if (max_depth > 0 && r->depth > (uint32_t)max_depth)
 		return 0;
+	if (r->status == ST_TRAP)
+		return 0;
 	/* New URLs have next_fetch 0; fetched ones the time merge set. */
 	return r->next_fetch <= now;
 }

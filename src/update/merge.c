@@ -1,9 +1,11 @@
 #include "update/merge.h"
+#include "update/trap.h"
 #include "seen/seen.h"
 #include "store/recfile.h"
 #include "util/log.h"
 
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 void merge_apply(const struct crawl_record *old, const struct fetch_record *f,
@@ -109,8 +111,12 @@ enum cr_err merge_partition(const struct crawl_dir *d, const struct config *cfg,
 	struct rec_writer *w = NULL;
 	struct stream so = { 0 }, sf = { 0 }, sl = { 0 };
 	struct buf old_b, fetch_b, link_b, out;
+	struct trap_state *trap = malloc(sizeof(*trap));
 	enum cr_err e;
 
+	if (!trap)
+		return CR_ERR_NOMEM;
+	trap_reset(trap);
 	if (old_version > 0) {
 		layout_crawldb_part(d, old_version, p, in_path, sizeof(in_path));
 		e = rec_reader_open(in_path, REC_KIND_CRAWLDB, &rd);
@@ -229,10 +235,16 @@ enum cr_err merge_partition(const struct crawl_dir *d, const struct config *cfg,
 			rec.url_len = l.url_len;
 			rec.depth = l.depth;
 			rec.status = ST_UNFETCHED;
+			if (trap_check(trap, l.url, l.url_len, cfg)) {
+				rec.status = ST_TRAP;
+				rec.next_fetch = INT64_MAX;
+				st->traps++;
+			}
 			st->added++;
 		}
 		if (have_link && (have_old || have_fetch) && link_depth < rec.depth)
 			rec.depth = link_depth;
+		trap_note(trap, rec.url, rec.url_len);
 		out.len = 0;
 		crawl_record_pack(&rec, &out);
 		e = rec_writer_add(w, out.p, out.len);
@@ -242,6 +254,7 @@ enum cr_err merge_partition(const struct crawl_dir *d, const struct config *cfg,
 		st->by_status[rec.status]++;
 	}
 	rec_reader_free(&rd);
+	free(trap);
 	buf_release(&old_b);
 	buf_release(&fetch_b);
 	buf_release(&link_b);

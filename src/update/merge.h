@@ -24,6 +24,7 @@ struct merge_stats {
 	uint64_t added;       /* new URLs from links */
 	uint64_t updated;     /* URLs with a fetch outcome */
 	uint64_t too_deep;    /* links dropped by crawl.max_depth */
+	uint64_t traps;       /* new URLs given status trap (trap.h) */
 	uint64_t by_status[ST_COUNT_];
 };
 

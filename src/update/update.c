@@ -13,10 +13,11 @@
 #include <string.h>
 
 const char *const update_counter_names[UC_COUNT_] = {
-	"links_sent", "links_received", "seen_dropped", "outcomes", "added", "too_deep", "records",
+	"links_sent", "links_received", "seen_dropped", "outcomes", "added", "too_deep", "traps",
+	"records",
 	"status_unfetched", "status_fetched", "status_redirect", "status_gone",
 	"status_error", "status_denied", "status_blocked", "status_deferred",
-	"status_duplicate",
+	"status_duplicate", "status_trap",
 	"dedup_pages", "dedup_band_entries", "dedup_candidates", "dedup_verified",
 	"duplicates", "duplicates_of_earlier",
 };
@@ -179,6 +180,7 @@ enum cr_err update_run(struct job *j, int seg, int ver, uint64_t *c)
 		rt.sorts[p] = NULL;
 		c[UC_ADDED] += st.added;
 		c[UC_TOO_DEEP] += st.too_deep;
+		c[UC_TRAPS] += st.traps;
 		c[UC_RECORDS] += st.records;
 		for (s = 0; s < ST_COUNT_; s++)
 			c[UC_STATUS_FIRST + s] += st.by_status[s];

@@ -28,6 +28,7 @@ enum update_counter {
 	UC_OUTCOMES,
 	UC_ADDED,
 	UC_TOO_DEEP,
+	UC_TRAPS,          /* new URLs that entered as status trap */
 	UC_RECORDS,
 	UC_STATUS_FIRST,   /* then one counter per crawl status */
 	UC_DEDUP_FIRST = UC_STATUS_FIRST + ST_COUNT_,   /* then dedup.h's counters */
