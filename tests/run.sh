@@ -64,6 +64,32 @@ if [ "${SANITIZE_TESTS:-1}" != 0 ]; then
 		failed=$((failed + 1))
 	fi
 fi
+# The fuzz targets once over each file of their seed corpora
+# (tests/fuzz/corpus/TARGET), with tests/fuzz/replay.c in place of libFuzzer:
+# under the sanitizers in build-san/, or plain in build/ when
+# SANITIZE_TESTS=0. make fuzz is the real fuzzing (docs/FUZZING.md).
+if [ "${SANITIZE_TESTS:-1}" != 0 ]; then
+	fuzz_b=build-san
+	fuzz_flags=(SANITIZE=address,undefined)
+else
+	fuzz_b=build
+	fuzz_flags=()
+fi
+if make --no-print-directory -j2 B=$fuzz_b "${fuzz_flags[@]}" WERROR=1 fuzz-bins \
+	>>build-san.log 2>&1; then
+	for t in "$fuzz_b"/fuzz/fuzz_*; do
+		[ -x "$t" ] || continue
+		name=$(basename "$t")
+		[ -d "tests/fuzz/corpus/$name" ] || continue
+		ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+			run_one "fuzz/$name" "$t" "tests/fuzz/corpus/$name"
+	done
+else
+	echo "fuzz target build failed:"
+	tail -n 20 build-san.log
+	failed=$((failed + 1))
+fi
 for t in tests/mpi/*.sh tests/e2e/*.sh; do
 	[ -f "$t" ] || continue
 	[ "$(basename "$t")" = lib.sh ] && continue

@@ -748,7 +748,12 @@ static void put_norm(struct wbuf *w, const char *s, size_t n, const struct url_r
 			i += 2;
 			continue;
 		}
-		putch(w, s[i]);
+		/* A stray '%' is written as an escape of itself, so that no
+		 * later decoding can read it as the start of a new one. */
+		if (s[i] == '%')
+			put(w, "%25", 3);
+		else
+			putch(w, s[i]);
 	}
 }
 
@@ -850,6 +855,27 @@ static void put_query(struct wbuf *w, const char *q, size_t n, const struct url_
 	}
 }
 
+/* 1 if the segment that ends at p[s] is "." or ".." (also escaped): its
+ * session id stays, else removing it would make a new dot segment. */
+static int dot_segment_before(const char *p, size_t s)
+{
+	size_t b = s, dots = 0, i;
+
+	while (b > 0 && p[b - 1] != '/')
+		b--;
+	for (i = b; i < s; dots++) {
+		if (p[i] == '.') {
+			i++;
+		} else if (s - i >= 3 && p[i] == '%' && p[i + 1] == '2' &&
+			   (p[i + 2] == 'e' || p[i + 2] == 'E')) {
+			i += 3;
+		} else {
+			return 0;
+		}
+	}
+	return dots == 1 || dots == 2;
+}
+
 /* The path with ";jsessionid=..." parameters removed when asked. */
 static void put_path(struct wbuf *w, const char *p, size_t n, const struct url_rules *r)
 {
@@ -862,7 +888,8 @@ static void put_path(struct wbuf *w, const char *p, size_t n, const struct url_r
 		if (!semi)
 			break;
 		s = (size_t)(semi - p);
-		if (n - s < 12 || strncasecmp(semi, ";jsessionid=", 12)) {
+		if (n - s < 12 || strncasecmp(semi, ";jsessionid=", 12) ||
+		    dot_segment_before(p, s)) {
 			put_norm(w, p + i, s + 1 - i, r);
 			i = s + 1;
 			continue;

@@ -1,0 +1,47 @@
+/*
+ * fuzz_html - link, title and text extraction (parse/html.h).
+ *
+ * Input: the body of an HTML page. It is read twice: once letting libxml2
+ * detect the encoding, once with a charset named by a Content-Type (picked
+ * from a list by the input's size, unknown names included). Every link must
+ * be a canonical http(s) URL within URL_MAX_LEN, kept once, and no more than
+ * max_links of them.
+ */
+#include "fuzz.h"
+#include "parse/html.h"
+#include "url/url.h"
+
+static const char *const charsets[] = {
+	"utf-8", "iso-8859-1", "windows-1252", "shift_jis", "euc-jp", "utf-16", "utf-16be",
+	"ucs-4", "koi8-r", "x-no-such-charset", "ascii", "gb18030",
+};
+
+static void run(const uint8_t *data, size_t size, const char *charset, size_t max_links)
+{
+	struct html_page page;
+	uint32_t i, k;
+
+	if (html_extract(data, size, charset, "http://example.com/dir/page.html?q=1",
+			 "mpicrawl", max_links, &page) != CR_OK)
+		return;
+	if (page.nlinks > max_links)
+		abort();
+	for (i = 0; i < page.nlinks; i++) {
+		const char *l = page.links[i];
+
+		if (!l || strlen(l) > URL_MAX_LEN ||
+		    (strncmp(l, "http://", 7) && strncmp(l, "https://", 8)))
+			abort();
+		for (k = 0; k < i; k++)
+			if (!strcmp(l, page.links[k]))
+				abort();
+	}
+	html_page_release(&page);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	run(data, size, NULL, 64);
+	run(data, size, charsets[size % (sizeof(charsets) / sizeof(charsets[0]))], 5);
+	return 0;
+}
