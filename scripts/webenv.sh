@@ -2,6 +2,12 @@
 # Starts and stops the local web the tests and the demo crawl: a dnsmasq that
 # answers *.sim.test with 127.0.0.1 (and NXDOMAIN for *.nx.sim.test) on a
 # free high UDP port, and bin/simweb on a free TCP port, both on loopback.
+# For simweb's hostile quarter (tests/simweb/README.md) dnsmasq also answers
+# *.rebind.sim.test and rebind.sim.test with 10.0.0.1 (DNS rebinding),
+# REFUSED for *.sf.sim.test (a server failure: no upstream for it), nothing
+# at all for *.nr.sim.test (forwarded to port 9 of loopback, which never
+# answers: the resolver times out), and NOERROR without an address (NODATA)
+# for empty.nodata.sim.test (other *.nodata.sim.test names: NXDOMAIN).
 #
 #   scripts/webenv.sh start DIR [simweb args...]   e.g. --hosts 8 --pages 20
 #   scripts/webenv.sh stop DIR
@@ -104,6 +110,9 @@ start() {
 		"$DNSMASQ" --keep-in-foreground --no-resolv --no-hosts --conf-file=/dev/null \
 			--pid-file="$dir/dnsmasq.pid" --port="$port" --listen-address=127.0.0.1 \
 			--bind-interfaces --address="/$domain/127.0.0.1" --address="/nx.$domain/" \
+			--address="/rebind.$domain/10.0.0.1" --server="/sf.$domain/#" \
+			--server="/nr.$domain/127.0.0.1#9" --local="/nodata.$domain/" \
+			--txt-record="empty.nodata.$domain,hostile" \
 			"${user[@]}" </dev/null >"$dir/dnsmasq.err" 2>&1 &
 		local pid=$!
 		for _ in $(seq 30); do

@@ -1,6 +1,7 @@
 /*
- * main.c - simweb's command line: serve the web, or print its truth, seeds,
- * host list or near-duplicate pairs.
+ * main.c - simweb's command line: serve the web (and with --hostile its
+ * hostile quarter), or print its truth, seeds, host list or near-duplicate
+ * pairs.
  *
  * Usage errors exit 2 with one line on stderr, as the tests expect a clear
  * refusal rather than a server on a half-understood configuration.
@@ -10,15 +11,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hostile.h"
 #include "server.h"
 #include "web.h"
 
 static const char simweb_usage[] =
 	"usage: simweb --hosts N --pages M [--seed S] [--domain D] [--port P] [--bind ADDR]\n"
 	"              [--port-file FILE] [--log FILE] [--agent A] [--latency-ms L]\n"
-	"              [--politeness [--max-crawl-delay-ms C]] [--dupes F]\n"
+	"              [--politeness [--max-crawl-delay-ms C]] [--dupes F] [--hostile]\n"
 	"       simweb --truth --hosts N --pages M [--seed S] [--domain D] --port P [--agent A]\n"
 	"              [--politeness [--max-crawl-delay-ms C]] [--dupes F]\n"
+	"              [--hostile [--max-redirects R]]\n"
 	"       simweb --seeds --hosts N --pages M [--domain D] --port P\n"
 	"       simweb --hostinfo --hosts N --pages M [--domain D] [--politeness]\n"
 	"       simweb --pairs --hosts N --pages M --dupes F [--seed S] [--domain D] --port P\n"
@@ -52,7 +55,7 @@ int main(int argc, char **argv)
 	enum { OPT_HOSTS = 256, OPT_PAGES, OPT_SEED, OPT_DOMAIN, OPT_PORT, OPT_BIND,
 	       OPT_PORT_FILE, OPT_LOG, OPT_AGENT, OPT_TRUTH, OPT_SEEDS, OPT_HELP,
 	       OPT_POLITENESS, OPT_LATENCY, OPT_MAX_DELAY, OPT_HOSTINFO, OPT_DUPES,
-	       OPT_PAIRS };
+	       OPT_PAIRS, OPT_HOSTILE, OPT_MAX_REDIRECTS };
 	static const struct option opts[] = {
 		{ "hosts", required_argument, NULL, OPT_HOSTS },
 		{ "pages", required_argument, NULL, OPT_PAGES },
@@ -72,10 +75,12 @@ int main(int argc, char **argv)
 		{ "hostinfo", no_argument, NULL, OPT_HOSTINFO },
 		{ "dupes", required_argument, NULL, OPT_DUPES },
 		{ "pairs", no_argument, NULL, OPT_PAIRS },
+		{ "hostile", no_argument, NULL, OPT_HOSTILE },
+		{ "max-redirects", required_argument, NULL, OPT_MAX_REDIRECTS },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct web w = { .seed = 1, .domain = "sim.test", .agent = "mpicrawl",
-			 .max_crawl_delay_ms = 30000 };
+			 .max_crawl_delay_ms = 30000, .max_redirects = 5 };
 	struct srv_opts so = { .bind = "127.0.0.1" };
 	unsigned long long v;
 	int mode = 0, have_hosts = 0, have_pages = 0, have_port = 0, opt;
@@ -127,6 +132,14 @@ int main(int argc, char **argv)
 			break;
 		case OPT_POLITENESS:
 			w.politeness = 1;
+			break;
+		case OPT_HOSTILE:
+			w.hostile = 1;
+			break;
+		case OPT_MAX_REDIRECTS:
+			if (simweb_number(optarg, HOSTILE_REDIRECTS_MAX, &v) < 0 || v < 1)
+				return simweb_fail("bad --max-redirects", optarg);
+			w.max_redirects = (unsigned)v;
 			break;
 		case OPT_BIND:
 			so.bind = optarg;

@@ -10,6 +10,14 @@
  * keeps responses in order, bounds the write buffer to one response, and
  * gives each request a clean start time for the log: the read of its first
  * byte, or the end of the previous response when it was already waiting.
+ *
+ * A response of the hostile quarter (--hostile) is sent from its own plan:
+ * wbuf, then segments of shared bytes, at once or one byte per drip period
+ * (a timer, as for the delays), then a hold (a timer), then its end: keep
+ * the connection, close it or reset it. A burst cap keeps one fast reader of
+ * a big body from holding the loop, and a connection in a drip or a hold is
+ * closed as soon as its peer closes, so none of it blocks other connections
+ * or costs more memory than a normal response.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -26,12 +34,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hostile.h"
 #include "server.h"
 
 #define SRV_RESP_MAX (WEB_BODY_MAX + 1024)
 #define SRV_EVENTS 64
 #define SRV_TICK_MS 100
 #define SRV_NEVER LLONG_MAX
+#define SRV_BURST (1u << 20)    /* hostile bytes sent to one connection per turn */
+
+_Static_assert(HOSTILE_BUF_MAX <= WEB_BODY_MAX + 1024, "a hostile head fits wbuf");
 
 struct srv_conn {
 	int fd;
@@ -47,6 +59,17 @@ struct srv_conn {
 	size_t rlen, wlen, woff;
 	char *xbody;            /* body bytes sent after wbuf (a big body), owned */
 	size_t xlen, xoff;
+	/* a hostile response in flight: wbuf, then seg[], paced, held, ended */
+	int hostile;
+	int reset;              /* close with RST (SO_LINGER 0), not FIN */
+	int held;               /* the hold after the last byte has begun */
+	enum hostile_end hend;
+	struct hostile_seg seg[HOSTILE_SEGS];
+	unsigned nseg, iseg;
+	uint64_t seg_off;       /* bytes of seg[iseg], all repeats, sent */
+	uint64_t hsent;         /* bytes of the response sent */
+	size_t drip_from;
+	unsigned drip_ms, hold_ms;
 	/* the response in flight, for its log line */
 	long long t_start;
 	int status;
@@ -68,6 +91,9 @@ struct srv {
 	struct srv_conn *conns;
 	unsigned nwaiting;      /* connections with due_us set */
 	unsigned char *counts;  /* requests seen per web_counter(), saturating */
+	struct hostile *hq;     /* --hostile: the quarter's shared bodies */
+	unsigned long hcounts[HOSTILE_COUNTERS];   /* requests per hostile_counter() */
+	struct hostile_response hresp;
 	char head[SRV_REQ_MAX + 1];   /* scratch copy of one request head */
 	struct web_response resp;
 };
@@ -174,6 +200,36 @@ static int srv_error(struct srv_conn *c, int status, int close_conn)
 	}
 	srv_queue(c, status, "text/html; charset=utf-8", "", 0, body, NULL, sizeof(body) - 1, 0);
 	return 1;
+}
+
+/* Queues the answer of quarter host idx to c->path (GET and HEAD alike). */
+static void srv_queue_hostile(struct srv *s, struct srv_conn *c, unsigned idx)
+{
+	struct hostile_response *r = &s->hresp;
+	long counter = hostile_counter(idx, c->path);
+	unsigned long attempt = 0;
+
+	if (counter >= 0)
+		attempt = s->hcounts[counter]++;
+	hostile_respond(s->hq, s->w, idx, c->path, attempt, r);
+	memcpy(c->wbuf, r->buf, r->len);
+	c->wlen = r->len;
+	c->woff = 0;
+	memcpy(c->seg, r->seg, sizeof(c->seg));
+	c->nseg = r->nseg;
+	c->iseg = 0;
+	c->seg_off = c->hsent = 0;
+	c->drip_from = r->drip_from;
+	c->drip_ms = r->drip_ms;
+	c->hold_ms = r->hold_ms;
+	c->hend = r->end;
+	c->held = 0;
+	c->hostile = 1;
+	c->status = r->status;
+	if (s->w->latency_ms) {
+		c->due_us = srv_mono_us() + (long long)s->w->latency_ms * 1000;
+		s->nwaiting++;
+	}
 }
 
 /* Does the comma-separated header value list contain token? */
@@ -373,6 +429,10 @@ static int srv_parse(struct srv *s, struct srv_conn *c)
 		if (s->counts[counter] < UCHAR_MAX)
 			s->counts[counter]++;
 	}
+	if (s->hq && hostile_find_host(s->w, c->host, &idx) == 0) {
+		srv_queue_hostile(s, c, idx);
+		return 1;
+	}
 	web_respond(s->w, c->host, c->path, attempt, &s->resp);
 	if (s->resp.status == 0) {
 		/* Never answered: the connection waits until the peer or the idle
@@ -409,22 +469,35 @@ static void srv_close(struct srv *s, struct srv_conn *c)
 	char sink[4096];
 
 	/* A request kept waiting (latency, or never answered) was not answered:
-	 * it is logged with status 0. */
-	if (c->due_us) {
+	 * it is logged with status 0; a hostile response cut short (by the
+	 * peer, its bound or its reset) with its own status, if a byte went. */
+	if (c->hostile) {
+		if (c->hsent == 0)
+			c->status = 0;
+		srv_log(s, c);
+	} else if (c->due_us) {
 		c->status = 0;
 		srv_log(s, c);
-		s->nwaiting--;
 	}
+	if (c->due_us)
+		s->nwaiting--;
 	free(c->xbody);
 
 	/*
 	 * Unread bytes at close() make the kernel send RST, which can destroy
 	 * the response (a 431, a reply to "Connection: close") before the
 	 * client reads it: send FIN first and drain what already arrived.
+	 * Unless RST is the point (/reset.html).
 	 */
-	shutdown(c->fd, SHUT_WR);
-	for (int i = 0; i < 16 && recv(c->fd, sink, sizeof(sink), MSG_DONTWAIT) > 0; i++)
-		;
+	if (c->reset) {
+		struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+
+		setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	} else {
+		shutdown(c->fd, SHUT_WR);
+		for (int i = 0; i < 16 && recv(c->fd, sink, sizeof(sink), MSG_DONTWAIT) > 0; i++)
+			;
+	}
 	if (c->prev)
 		c->prev->next = c->next;
 	else
@@ -467,6 +540,90 @@ static void srv_log(struct srv *s, struct srv_conn *c)
 	s->log_dirty = 1;
 }
 
+/* Are bytes of the hostile response in flight left to send? */
+static int srv_hostile_more(const struct srv_conn *c)
+{
+	if (c->woff < c->wlen)
+		return 1;
+	for (unsigned i = c->iseg; i < c->nseg; i++)
+		if (c->seg[i].len * c->seg[i].times > (i == c->iseg ? c->seg_off : 0))
+			return 1;
+	return 0;
+}
+
+/*
+ * Sends what the hostile response in flight may send now. Returns 1 when
+ * it is all sent and held, 0 when it waits (for EPOLLOUT, or a timer set in
+ * c->due_us), -1 when the connection broke.
+ */
+static int srv_send_hostile(struct srv *s, struct srv_conn *c)
+{
+	size_t budget = SRV_BURST;
+
+	while (srv_hostile_more(c)) {
+		const char *p;
+		size_t n;
+		ssize_t k;
+		int in_wbuf = c->woff < c->wlen, drip;
+
+		if (in_wbuf) {
+			p = c->wbuf + c->woff;
+			n = c->wlen - c->woff;
+		} else {
+			const struct hostile_seg *g = &c->seg[c->iseg];
+			size_t in;
+
+			if (g->len == 0 || c->seg_off >= g->len * g->times) {
+				c->iseg++;
+				c->seg_off = 0;
+				continue;
+			}
+			in = (size_t)(c->seg_off % g->len);
+			p = g->p + in;
+			n = g->len - in;
+		}
+		drip = c->drip_ms && c->hsent >= c->drip_from;
+		if (drip)
+			n = 1;
+		else if (c->drip_ms && c->hsent + n > c->drip_from)
+			n = (size_t)(c->drip_from - c->hsent);
+		if (budget == 0) {
+			/* Level-triggered: back at once, after the others had their turn. */
+			srv_want(s, c, EPOLLOUT);
+			return 0;
+		}
+		if (n > budget)
+			n = budget;
+		k = send(c->fd, p, n, MSG_NOSIGNAL);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			srv_want(s, c, EPOLLOUT);
+			return 0;
+		}
+		if (k <= 0)
+			return -1;
+		if (in_wbuf)
+			c->woff += (size_t)k;
+		else
+			c->seg_off += (uint64_t)k;
+		c->hsent += (uint64_t)k;
+		budget -= (size_t)k;
+		if (drip && srv_hostile_more(c)) {
+			c->due_us = srv_mono_us() + (long long)c->drip_ms * 1000;
+			s->nwaiting++;
+			return 0;
+		}
+	}
+	if (c->hold_ms && !c->held) {
+		c->held = 1;
+		c->due_us = srv_mono_us() + (long long)c->hold_ms * 1000;
+		s->nwaiting++;
+		return 0;
+	}
+	return 1;
+}
+
 /* Moves c as far as it goes without blocking: send, log, next request. */
 static void srv_advance(struct srv *s, struct srv_conn *c)
 {
@@ -475,6 +632,28 @@ static void srv_advance(struct srv *s, struct srv_conn *c)
 			/* Only the peer closing is of interest until the response is due. */
 			srv_want(s, c, c->eof ? 0 : EPOLLRDHUP);
 			return;
+		}
+		if (c->hostile) {
+			int rc = srv_send_hostile(s, c);
+
+			if (rc < 0) {
+				srv_close(s, c);
+				return;
+			}
+			if (rc == 0) {
+				if (c->due_us)
+					srv_want(s, c, c->eof ? 0 : EPOLLRDHUP);
+				return;
+			}
+			srv_log(s, c);
+			c->hostile = 0;
+			c->wlen = c->woff = 0;
+			if (c->hend != HOSTILE_KEEP || c->closing) {
+				c->reset = c->hend == HOSTILE_RESET;
+				srv_close(s, c);
+				return;
+			}
+			c->t_first = c->rlen ? srv_now_us() : 0;
 		}
 		while (c->woff < c->wlen) {
 			ssize_t n = send(c->fd, c->wbuf + c->woff, c->wlen - c->woff, MSG_NOSIGNAL);
@@ -635,7 +814,8 @@ static void srv_tick(struct srv *s, long long now)
 	}
 	for (c = s->conns; c; c = next) {
 		next = c->next;
-		if (now - c->t_active > SRV_IDLE_MS)
+		/* A hostile drip or hold has its own bound. */
+		if (now - c->t_active > SRV_IDLE_MS && !(c->hostile && c->due_us))
 			srv_close(s, c);
 	}
 }
@@ -711,6 +891,10 @@ int srv_run(struct web *w, const struct srv_opts *o)
 	}
 	if (srv_listen(&s, o) < 0)
 		goto out;
+	if (w->hostile && !(s.hq = hostile_new(w))) {
+		fprintf(stderr, "simweb: out of memory for the hostile quarter\n");
+		goto out;
+	}
 	s.ep = epoll_create1(EPOLL_CLOEXEC);
 	if (s.ep < 0 || epoll_ctl(s.ep, EPOLL_CTL_ADD, s.lfd, &lev) < 0) {
 		fprintf(stderr, "simweb: epoll: %s\n", strerror(errno));
@@ -742,7 +926,8 @@ int srv_run(struct web *w, const struct srv_opts *o)
 			}
 			if (c->due_us) {
 				/* The peer closed while its response waits. */
-				if (c->due_us == SRV_NEVER || (evs[i].events & EPOLLHUP)) {
+				if (c->due_us == SRV_NEVER || c->hostile ||
+				    (evs[i].events & EPOLLHUP)) {
 					srv_close(&s, c);
 				} else {
 					c->eof = 1;
@@ -779,5 +964,6 @@ out:
 	if (s.log && fclose(s.log) != 0)
 		rc = -1;
 	free(s.counts);
+	hostile_free(s.hq);
 	return rc;
 }

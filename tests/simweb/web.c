@@ -7,6 +7,8 @@
  * into an href, the truth walk follows its target.
  * Near-duplicate families (--dupes) are pages of their own kind, WEB_DUP,
  * with their own streams; a web without them draws exactly the same numbers.
+ * The hostile quarter (--hostile) lives in hostile.c: here only h0000's home
+ * page links it and the truth prints its lines around the others.
  */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -14,6 +16,7 @@
 #include <strings.h>
 #include <xxhash.h>
 
+#include "hostile.h"
 #include "web.h"
 
 static const char *const web_words[] = {
@@ -52,6 +55,11 @@ static const char *const web_words[] = {
 };
 
 #define WEB_NWORDS (sizeof(web_words) / sizeof(web_words[0]))
+
+const char *web_word(uint64_t n)
+{
+	return web_words[n % WEB_NWORDS];
+}
 
 /* Tags keep the streams of unrelated decisions apart. */
 enum web_tag { TAG_TEXT = 1, TAG_LINK, TAG_GO, TAG_ROBOTS, TAG_BASE, TAG_DUP };
@@ -1037,6 +1045,9 @@ static void web_render(const struct web *w, unsigned host, enum web_kind kind, u
 		}
 		web_sb_printf(sb, ".</p>\n");
 	}
+	/* --hostile: the first host's home page links the quarter, after the rest. */
+	if (w->hostile && host == 0 && kind == WEB_HOME)
+		sb->len += hostile_home_links(w, sb->p + sb->len, sb->cap - sb->len);
 	web_sb_printf(sb, "</body>\n</html>\n");
 }
 
@@ -1521,6 +1532,8 @@ int web_truth(const struct web *w, FILE *out)
 			       0, 0, NULL, NULL };
 	struct web_link links[WEB_LINKS_MAX];
 	struct web_target t;
+	char **hl = NULL;
+	size_t nhl = 0, ih = 0;
 	int rc = 0;
 
 	if (!wk.seen || !wk.queue || web_dup_index(&wk) < 0) {
@@ -1543,9 +1556,23 @@ int web_truth(const struct web *w, FILE *out)
 				web_visit(&wk, &links[i].to);
 		}
 	}
+	if (w->hostile && hostile_truth(w, &hl, &nhl) < 0) {
+		rc = -1;
+		goto out;
+	}
+	/* The normal lines all start "http://h": the quarter's lines go around them. */
+	for (; ih < nhl && rc == 0 && strcmp(hl[ih], "http://h") < 0; ih++)
+		if (fprintf(out, "%s\n", hl[ih]) < 0)
+			rc = -1;
 	for (unsigned h = 0; h < w->hosts && rc == 0; h++)
 		rc = web_truth_host(&wk, h, out);
+	for (; ih < nhl && rc == 0; ih++)
+		if (fprintf(out, "%s\n", hl[ih]) < 0)
+			rc = -1;
 out:
+	for (size_t i = 0; i < nhl; i++)
+		free(hl[i]);
+	free(hl);
 	free(wk.seen);
 	free(wk.queue);
 	free(wk.dup_first);

@@ -3,7 +3,7 @@
  *
  * Every byte of every page, every robots.txt and every link is a function of
  * (seed, hosts, pages, domain, port, agent, politeness, max_crawl_delay_ms,
- * dupes)
+ * dupes, hostile)
  * and, for the few --politeness answers that change after the first request,
  * of how many times the server was asked before (web_counter); the
  * pseudo-randomness is XXH3 over the page's identity, never a stateful
@@ -51,6 +51,8 @@ struct web {
 	unsigned latency_ms;               /* --latency-ms: added to every response */
 	unsigned max_crawl_delay_ms;       /* --max-crawl-delay-ms: the crawler's cap */
 	unsigned dupes;                    /* --dupes: near-duplicate families; 0: none */
+	int hostile;                       /* --hostile: the quarter of hostile.h */
+	unsigned max_redirects;            /* --max-redirects: the crawler's cap (truth) */
 	unsigned dup_nhosts;               /* set by web_check: the hosts that may carry */
 	uint16_t dup_hosts[WEB_HOSTS_MAX]; /* family pages (/dup/ allowed), ascending */
 };
@@ -131,7 +133,8 @@ void web_hostinfo(const struct web *w, FILE *out);
 
 /*
  * Writes the crawl's ground truth to out: one "URL\tSTATUS" line per URL a
- * complete polite crawler fetches from the seeds, sorted bytewise. Returns 0,
+ * complete polite crawler fetches from the seeds, and with --hostile the
+ * quarter's "URL\thostile\tEXPECTED" lines, all sorted bytewise. Returns 0,
  * or -1 when memory ran out or out failed.
  */
 int web_truth(const struct web *w, FILE *out);
@@ -144,6 +147,9 @@ int web_truth(const struct web *w, FILE *out);
  * out failed.
  */
 int web_pairs(const struct web *w, FILE *out);
+
+/* Word n mod the vocabulary's size: the words every page is written in. */
+const char *web_word(uint64_t n);
 
 /* Writes the seed URLs, one a line. */
 void web_seeds(const struct web *w, FILE *out);
