@@ -85,8 +85,15 @@ fuzz-bins: $(FUZZ_BIN)
 deps:
 	@bash scripts/install-deps.sh
 
+# warcio.js, which the tests read every WARC file with, pinned by
+# tests/warcio/package-lock.json (npm ci when the lockfile changed).
+WARCIO := tests/warcio/node_modules/.package-lock.json
+$(WARCIO): tests/warcio/package-lock.json tests/warcio/package.json
+	@cd tests/warcio && npm ci --no-audit --no-fund --loglevel=error
+
 test: deps
 	@$(MAKE) --no-print-directory WERROR=1 all
+	@$(MAKE) --no-print-directory $(WARCIO)
 	@bash tests/run.sh
 
 demo: deps

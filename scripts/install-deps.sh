@@ -4,8 +4,13 @@
 set -euo pipefail
 pkgs=(build-essential pkg-config libopenmpi-dev openmpi-bin libcurl4-openssl-dev
       libc-ares-dev libxml2-dev libzstd-dev libxxhash-dev libpsl-dev libidn2-dev zlib1g-dev
-      libssl-dev dnsmasq-base wget2 clang libclang-rt-dev python3 time)
+      libssl-dev dnsmasq-base wget2 clang libclang-rt-dev python3 time zstd jq chromium
+      slurmctld slurmd slurm-client munge)
 missing=()
+# The tests read our WARC files with warcio.js (tests/warcio, npm ci): node
+# and npm from Debian, unless a node with its npm is installed already.
+command -v node >/dev/null || pkgs+=(nodejs)
+command -v npm >/dev/null || pkgs+=(npm)
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done

@@ -17,5 +17,8 @@ int cmd_readdb(int argc, char **argv);
 int cmd_url(int argc, char **argv);
 int cmd_robots(int argc, char **argv);
 int cmd_warc(int argc, char **argv);
+int cmd_index(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_unlock(int argc, char **argv);
 
 #endif

@@ -21,6 +21,9 @@ static const struct {
 	{ "url", cmd_url, "print the canonical form of URLs" },
 	{ "robots", cmd_robots, "test URLs against a robots.txt file" },
 	{ "warc", cmd_warc, "list and check the records of WARC files" },
+	{ "index", cmd_index, "write a segment's CDXJ, text and link graph again" },
+	{ "report", cmd_report, "write DIR/report.html: charts of the crawl" },
+	{ "unlock", cmd_unlock, "clear the stale lock of a crawl directory" },
 };
 
 static void usage(FILE *to)

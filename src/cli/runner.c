@@ -9,9 +9,16 @@
 #include "url/url.h"
 #include "util/clock.h"
 #include "util/fs.h"
+#include "util/lock.h"
 #include "util/log.h"
+#include "util/stop.h"
 
+#include <dirent.h>
 #include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,6 +129,31 @@ void cli_parse(int argc, char **argv, const char *cmd, const char *allowed,
 		bad_usage(usage, "--dir is required");
 }
 
+/* The crawl directory's lock, held by rank 0 from cli_job_start to cli_job_end. */
+static struct dir_lock job_lock = { .fd = -1 };
+
+/* Rank 0 takes DIR/lock (ranks may run on several hosts: one holder per
+ * job); every rank learns whether it got it. */
+static int take_lock(struct job *j, const char *dir)
+{
+	enum cr_err e = CR_OK;
+	struct lock_holder h;
+
+	if (j->rank == 0) {
+		e = fs_mkdirs(dir);
+		if (!e)
+			e = lock_acquire(dir, &job_lock, &h);
+		if (e == CR_ERR_STATE) {
+			char who[512];
+
+			lock_holder_str(&h, who, sizeof(who));
+			cli_error("crawl directory '%s' is in use by %s; if that job is gone, "
+				  "run 'mpicrawl unlock --dir %s'", dir, who, dir);
+		}
+	}
+	return comm_agree(e == CR_OK);
+}
+
 int cli_job_start(struct job *j, const struct cli_opts *o, int create)
 {
 	int i, ok;
@@ -142,10 +174,13 @@ int cli_job_start(struct job *j, const struct cli_opts *o, int create)
 	}
 	j->rank = comm_rank();
 	j->nranks = comm_size();
+	stop_install();
 	e = layout_open(o->dir, &j->cfg, create, &j->dir);
 	ok = comm_agree(e == CR_OK);
 	if (!ok)
 		return e == CR_ERR_ARG ? 2 : 1;
+	if (!take_lock(j, o->dir))
+		return 1;
 	if (create && j->rank == 0) {
 		char meta[PATH_MAX];
 
@@ -169,6 +204,9 @@ int cli_job_start(struct job *j, const struct cli_opts *o, int create)
 
 int cli_job_end(int code)
 {
+	/* Every rank (they all get here) is done with the directory first. */
+	comm_barrier();
+	lock_release(&job_lock);
 	comm_finalize();
 	return code;
 }
@@ -203,7 +241,8 @@ static void phase_json(struct job *j, const char *const *names, uint64_t *v, siz
 /* stats.json of a segment: every phase's JSON, gathered from _SUCCESS files. */
 static void write_stats(struct job *j, int seg)
 {
-	static const char *const phases[] = { "generate", "fetch", "parse", "update" };
+	static const char *const phases[] = { "generate", "fetch", "parse", "update",
+					      "index" };
 	char dir[PATH_MAX - 64], path[PATH_MAX];
 	struct buf b;
 	size_t i;
@@ -234,6 +273,11 @@ static void write_stats(struct job *j, int seg)
 	if (fs_write_atomic(path, b.p, b.len) != CR_OK)
 		log_warn("crawl", "cannot write '%s'", path);
 	buf_release(&b);
+}
+
+void cli_write_stats(struct job *j, int seg)
+{
+	write_stats(j, seg);
 }
 
 static int mark(struct job *j, int seg, const char *phase, const struct buf *json)
@@ -313,6 +357,22 @@ static int commit_version(struct job *j, int ver, const char *origin)
 	return 0;
 }
 
+static void clean_phase(struct job *j, int seg, const char *const *subdirs);
+
+/* Removes CrawlDb version ver, which is not committed (CURRENT is older):
+ * what an interrupted inject or update left, temporary files included. */
+static void clean_version(struct job *j, int ver)
+{
+	char dir[PATH_MAX];
+
+	if (j->rank == 0) {
+		layout_crawldb_dir(&j->dir, ver, dir, sizeof(dir));
+		if (fs_exists(dir) && fs_remove_tree(dir) != CR_OK)
+			log_warn("crawl", "cannot remove uncommitted CrawlDb version '%s'", dir);
+	}
+	comm_barrier();
+}
+
 int run_inject(struct job *j, const char *seeds)
 {
 	uint64_t c[IC_COUNT_] = { 0 };
@@ -324,6 +384,7 @@ int run_inject(struct job *j, const char *seeds)
 	rc = current_version(j, &ver);
 	if (rc)
 		return rc;
+	clean_version(j, ver + 1);
 	e = inject_run(j, seeds, ver, c);
 	if (!comm_agree(e == CR_OK)) {
 		cli_error("inject failed");
@@ -359,8 +420,13 @@ int run_generate(struct job *j, int *segp, uint64_t *selected)
 	}
 	seg = last_segment(j);
 	/* An unfinished generate left its segment: reuse the number. */
-	if (seg == 0 || phase_done(j, seg, "generate"))
+	if (seg == 0 || phase_done(j, seg, "generate")) {
 		seg++;
+	} else {
+		static const char *const fetchlist[] = { "fetchlist", NULL };
+
+		clean_phase(j, seg, fetchlist);
+	}
 	comm_bcast(&now, sizeof(now), 0);
 	e = generate_run(j, seg, ver, now, c);
 	if (!comm_agree(e == CR_OK)) {
@@ -408,12 +474,43 @@ int run_fetch(struct job *j, int seg)
 	int rc;
 	int64_t t0 = clock_mono_us();
 
+	static const char *const fetch_out[] = { "fetch", "warc", "parse", "progress", NULL };
+	static const char *const progress[] = { "progress", NULL };
+	int stopped;
+
 	if (resolve_segment(j, &seg, "generate"))
 		return 1;
+	if (phase_done(j, seg, "fetch")) {
+		/* Fetching a fetched segment again starts afresh. */
+		clean_phase(j, seg, fetch_out);
+	} else {
+		/* An interrupted fetch is resumed from its journals
+		 * (fetch/journal.h); the robots cache it may have half
+		 * written is not read as this segment's. */
+		clean_phase(j, seg, progress);
+		if (j->rank == 0) {
+			char dir[PATH_MAX];
+
+			snprintf(dir, sizeof(dir), "%s/robots/%05d", j->dir.root, seg);
+			if (fs_exists(dir) && fs_remove_tree(dir) != CR_OK)
+				log_warn("crawl", "cannot remove '%s'", dir);
+		}
+		comm_barrier();
+	}
+	comm_notice_open();
 	e = fetch_run(j, seg, c, pc);
-	if (!comm_agree(e == CR_OK)) {
+	/* Ranks that finished pass a late signal on while they wait. */
+	comm_notice_close(stop_requested);
+	stopped = !comm_agree(e != CR_AGAIN);
+	if (!comm_agree(e == CR_OK || e == CR_AGAIN)) {
 		cli_error("fetch of segment %d failed", seg);
 		return 1;
+	}
+	if (stopped) {
+		if (j->rank == 0)
+			log_info("fetch", "segment %d: stopped early on a signal; what was "
+				 "fetched is kept: run the same command again to continue", seg);
+		return CLI_EXIT_STOPPED;
 	}
 	buf_init(&json);
 	phase_json(j, fetch_counter_names, c, FC_COUNT_, secs_since(t0), -1, &json);
@@ -542,6 +639,7 @@ int run_update(struct job *j, int seg)
 		buf_release(&json);
 		return rc;
 	}
+	clean_version(j, ver + 1);
 	e = update_run(j, seg, ver, c);
 	if (!comm_agree(e == CR_OK)) {
 		cli_error("update of segment %d failed", seg);
@@ -558,6 +656,9 @@ int run_update(struct job *j, int seg)
 	if (!rc)
 		rc = mark(j, seg, "update", &json);
 	buf_release(&json);
+	/* CDXJ, text and links: after the update, which decided the duplicates */
+	if (!rc && j->cfg.index_enabled)
+		rc = run_index(j, seg, ver + 1);
 	if (!rc && j->rank == 0)
 		log_info("update", "segment %d: %llu links routed, %llu new URLs; CrawlDb "
 			 "version %d: %llu URLs, %llu fetched, %llu unfetched, %llu gone, "
@@ -589,9 +690,90 @@ static void clean_phase(struct job *j, int seg, const char *const *subdirs)
 	comm_barrier();
 }
 
+/* Removes the temporary files (NAME.tmp.PID) a killed job left in dir and,
+ * with depth 1, in its subdirectories: files written under a temporary name
+ * and never renamed into place. */
+static void clean_tmp(const char *dir, int depth)
+{
+	DIR *dh = opendir(dir);
+	struct dirent *de;
+
+	if (!dh)
+		return;
+	while ((de = readdir(dh)) != NULL) {
+		char path[PATH_MAX + 256];
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (depth > 0 && de->d_type == DT_DIR)
+			clean_tmp(path, depth - 1);
+		if (!strstr(de->d_name, ".tmp."))
+			continue;
+		if (unlink(path) != 0)
+			log_warn("crawl", "cannot remove '%s'", path);
+	}
+	closedir(dh);
+}
+
+/*
+ * Crash tests (tests/e2e/resume.sh) kill a job inside a chosen phase:
+ * MPICRAWL_TEST_KILL="PHASE SEG MS RANK SIG" makes rank RANK (-1: every
+ * rank) send itself signal SIG (9: SIGKILL, 15: SIGTERM, ...) MS ms after
+ * phase PHASE (inject, generate, fetch, parse, update) of segment SEG (0 for
+ * inject) starts in `crawl`. Not for production use.
+ */
+static int test_kill_sig;
+static long test_kill_ms;
+
+static void *test_kill_thread(void *arg)
+{
+	struct timespec ts = { test_kill_ms / 1000, (test_kill_ms % 1000) * 1000000 };
+
+	(void)arg;
+	nanosleep(&ts, NULL);
+	kill(getpid(), test_kill_sig);
+	return NULL;
+}
+
+static void test_kill_arm(const struct job *j, const char *phase, int seg)
+{
+	const char *spec = getenv("MPICRAWL_TEST_KILL");
+	char ph[16];
+	int sseg, rank, sig;
+	long ms;
+	pthread_t t;
+
+	if (!spec || test_kill_sig ||
+	    sscanf(spec, "%15s %d %ld %d %d", ph, &sseg, &ms, &rank, &sig) != 5)
+		return;
+	if (strcmp(ph, phase) || sseg != seg || (rank >= 0 && rank != j->rank) || ms < 0 ||
+	    sig <= 0)
+		return;
+	test_kill_sig = sig;
+	test_kill_ms = ms;
+	if (pthread_create(&t, NULL, test_kill_thread, NULL) == 0)
+		pthread_detach(t);
+}
+
+/*
+ * A safe point of the crawl loop: 1 on every rank if any rank was asked to
+ * stop (SIGTERM, SIGUSR1). What is committed stays; the next run continues.
+ */
+static int stop_here(struct job *j, const char *before)
+{
+	int sig = stop_requested();
+
+	if (comm_agree(sig == 0))
+		return 0;
+	if (j->rank == 0)
+		log_info("crawl", "asked to stop: stopping before %s; run the same command "
+			 "again to continue", before);
+	return 1;
+}
+
 int run_crawl(struct job *j, const char *seeds, long rounds)
 {
-	static const char *const fetch_out[] = { "fetch", "warc", "parse", "progress", NULL };
 	static const char *const parse_out[] = { "parse", NULL };
 	int ver, rc, round;
 	long max = rounds > 0 ? rounds : j->cfg.max_rounds;
@@ -599,11 +781,23 @@ int run_crawl(struct job *j, const char *seeds, long rounds)
 	rc = current_version(j, &ver);
 	if (rc)
 		return rc;
+	if (j->rank == 0) {
+		char dir[PATH_MAX];
+		int last = layout_segment_last(&j->dir);
+
+		snprintf(dir, sizeof(dir), "%s/crawldb", j->dir.root);
+		clean_tmp(dir, 0);
+		if (last > 0) {
+			layout_segment_dir(&j->dir, last, dir, sizeof(dir));
+			clean_tmp(dir, 1);
+		}
+	}
 	if (ver == 0) {
 		if (!seeds) {
 			cli_error("the CrawlDb is empty: give --seeds");
 			return 2;
 		}
+		test_kill_arm(j, "inject", 0);
 		rc = run_inject(j, seeds);
 		if (rc)
 			return rc;
@@ -615,8 +809,13 @@ int run_crawl(struct job *j, const char *seeds, long rounds)
 		int seg = last_segment(j);
 		int64_t t0 = clock_mono_us();
 
+		if (stop_here(j, "the next round"))
+			return CLI_EXIT_STOPPED;
 		if (seg == 0 || phase_done(j, seg, "update") || !phase_done(j, seg, "generate")) {
 			uint64_t selected = 0;
+
+			test_kill_arm(j, "generate",
+				      seg == 0 || phase_done(j, seg, "generate") ? seg + 1 : seg);
 
 			rc = run_generate(j, &seg, &selected);
 			if (rc)
@@ -639,17 +838,25 @@ int run_crawl(struct job *j, const char *seeds, long rounds)
 		}
 		last_outcomes = 1;   /* a resumed round fetched before it stopped */
 		if (!phase_done(j, seg, "fetch")) {
-			clean_phase(j, seg, fetch_out);
+			if (stop_here(j, "fetch"))
+				return CLI_EXIT_STOPPED;
+			test_kill_arm(j, "fetch", seg);
 			rc = run_fetch(j, seg);
 			if (rc)
 				return rc;
 		}
 		if (!phase_done(j, seg, "parse")) {
+			if (stop_here(j, "parse"))
+				return CLI_EXIT_STOPPED;
+			test_kill_arm(j, "parse", seg);
 			clean_phase(j, seg, parse_out);
 			rc = run_parse(j, seg);
 			if (rc)
 				return rc;
 		}
+		if (stop_here(j, "update"))
+			return CLI_EXIT_STOPPED;
+		test_kill_arm(j, "update", seg);
 		rc = run_update(j, seg);
 		if (rc)
 			return rc;

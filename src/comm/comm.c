@@ -153,6 +153,110 @@ enum cr_err comm_exchange(struct buf *send, struct buf *recv)
 	return CR_OK;
 }
 
+/* ---- stop notices ---- */
+
+#define NOTICE_TAG 7
+
+static MPI_Comm notice_comm = MPI_COMM_NULL;
+static MPI_Request notice_rreq = MPI_REQUEST_NULL;
+static MPI_Request *notice_sreq;
+static int notice_in, notice_out = 1, notice_sent, notice_got;
+
+void comm_notice_open(void)
+{
+	if (!comm_up || notice_comm != MPI_COMM_NULL)
+		return;
+	/* A communicator of their own: notices never match anything else. */
+	MPI_Comm_dup(MPI_COMM_WORLD, &notice_comm);
+	notice_sent = notice_got = 0;
+	MPI_Irecv(&notice_in, 1, MPI_INT, MPI_ANY_SOURCE, NOTICE_TAG, notice_comm,
+		  &notice_rreq);
+}
+
+void comm_notice_send(void)
+{
+	int r;
+
+	if (notice_comm == MPI_COMM_NULL || notice_sent)
+		return;
+	notice_sreq = malloc((size_t)comm_n * sizeof(*notice_sreq));
+	if (!notice_sreq)
+		return;   /* the driver's agreement after the phase still tells them */
+	notice_sent = 1;
+	for (r = 0; r < comm_n; r++) {
+		notice_sreq[r] = MPI_REQUEST_NULL;
+		if (r != comm_r)
+			MPI_Isend(&notice_out, 1, MPI_INT, r, NOTICE_TAG, notice_comm,
+				  &notice_sreq[r]);
+	}
+}
+
+int comm_notice_heard(void)
+{
+	int done = 0;
+
+	if (notice_comm == MPI_COMM_NULL)
+		return 0;
+	if (!notice_got && notice_rreq != MPI_REQUEST_NULL) {
+		MPI_Test(&notice_rreq, &done, MPI_STATUS_IGNORE);
+		if (done)
+			notice_got = 1;
+	}
+	return notice_got;
+}
+
+int comm_notice_close(int (*stopping)(void))
+{
+	MPI_Request barrier;
+	int done = 0, senders, expect, got;
+	long nap_ns = 20000;
+
+	if (notice_comm == MPI_COMM_NULL)
+		return stopping && stopping();
+	/* Waiting as comm_agree does, passing on a signal that arrives now. */
+	MPI_Ibarrier(notice_comm, &barrier);
+	for (;;) {
+		struct timespec ts = { 0, nap_ns };
+
+		if (stopping && stopping())
+			comm_notice_send();
+		comm_notice_heard();
+		MPI_Test(&barrier, &done, MPI_STATUS_IGNORE);
+		if (done)
+			break;
+		nanosleep(&ts, NULL);
+		if (nap_ns < 2000000)
+			nap_ns *= 2;
+	}
+	/* Every rank has stopped sending: count the senders, then receive
+	 * exactly what was sent here, so nothing is left in flight. */
+	senders = notice_sent;
+	MPI_Allreduce(MPI_IN_PLACE, &senders, 1, MPI_INT, MPI_SUM, notice_comm);
+	expect = senders - notice_sent;
+	got = notice_got;
+	if (notice_rreq != MPI_REQUEST_NULL) {
+		if (got < expect) {
+			MPI_Wait(&notice_rreq, MPI_STATUS_IGNORE);
+			got++;
+		} else {
+			MPI_Cancel(&notice_rreq);
+			MPI_Wait(&notice_rreq, MPI_STATUS_IGNORE);
+		}
+	}
+	for (; got < expect; got++)
+		MPI_Recv(&notice_in, 1, MPI_INT, MPI_ANY_SOURCE, NOTICE_TAG, notice_comm,
+			 MPI_STATUS_IGNORE);
+	if (notice_sent) {
+		MPI_Waitall(comm_n, notice_sreq, MPI_STATUSES_IGNORE);
+		free(notice_sreq);
+		notice_sreq = NULL;
+	}
+	MPI_Comm_free(&notice_comm);
+	notice_comm = MPI_COMM_NULL;
+	notice_sent = notice_got = 0;
+	return senders > 0;
+}
+
 void comm_abort(int code)
 {
 	if (comm_up && comm_n > 1)

@@ -37,6 +37,22 @@ void comm_bcast(void *p, size_t n, int root);
  * send[r] must hold less than 1 GiB; callers bound their batches.
  */
 CR_WUR enum cr_err comm_exchange(struct buf *send, struct buf *recv);
+/*
+ * Stop notices, for a phase in which ranks do not otherwise talk (the fetch
+ * loop) but one rank's "stop soon" (a signal) must reach all of them soon.
+ * comm_notice_open (collective) starts listening; comm_notice_send tells
+ * every other rank, once (not collective); comm_notice_heard says whether
+ * another rank's notice arrived (not collective, does not block);
+ * comm_notice_close (collective) waits until every rank has reached it -
+ * calling stopping() while it waits, and sending a notice when that returns
+ * non-zero, so a rank that finished early still passes a late signal on -
+ * then takes in every notice sent and returns 1 if any rank sent one.
+ */
+void comm_notice_open(void);
+void comm_notice_send(void);
+int comm_notice_heard(void);
+int comm_notice_close(int (*stopping)(void));
+
 /* Ends every rank of the job with code (only the driver calls this). */
 void comm_abort(int code) __attribute__((noreturn));
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum key_type { K_LONG, K_BOOL, K_STR, K_ENUM_PARTITION, K_ENUM_POLITENESS, K_DBL };
+enum key_type { K_LONG, K_BOOL, K_STR, K_ENUM_PARTITION, K_ENUM_POLITENESS, K_DBL, K_CHOICE };
 
 struct key {
 	const char *name;
@@ -20,18 +20,25 @@ struct key {
 	long min, max;   /* for K_LONG */
 	const char *def;
 	const char *doc;
+	const char *const *choices;   /* K_CHOICE: the words, NULL-terminated */
 };
 
 #define L(name, field, min, max, def, doc) \
-	{ name, K_LONG, offsetof(struct config, field), 0, min, max, def, doc }
+	{ name, K_LONG, offsetof(struct config, field), 0, min, max, def, doc, NULL }
 #define B(name, field, def, doc) \
-	{ name, K_BOOL, offsetof(struct config, field), 0, 0, 1, def, doc }
+	{ name, K_BOOL, offsetof(struct config, field), 0, 0, 1, def, doc, NULL }
 #define S(name, field, def, doc) \
 	{ name, K_STR, offsetof(struct config, field), \
-	  sizeof(((struct config *)0)->field), 0, 0, def, doc }
+	  sizeof(((struct config *)0)->field), 0, 0, def, doc, NULL }
+/* One of a list of words, stored as its index (an int). */
+#define C(name, field, choices, def, doc) \
+	{ name, K_CHOICE, offsetof(struct config, field), 0, 0, 0, def, doc, choices }
 /* A real number in [min/1e9, max/1e9]. */
 #define D(name, field, min, max, def, doc) \
-	{ name, K_DBL, offsetof(struct config, field), 0, min, max, def, doc }
+	{ name, K_DBL, offsetof(struct config, field), 0, min, max, def, doc, NULL }
+
+static const char *const warc_compressions[] = { "gzip", "zstd", NULL };
+static const char *const text_formats[] = { "wet", "jsonl", "none", NULL };
 
 static const struct key keys[] = {
 	L("politeness.delay_ms", delay_ms, 0, 3600000, "1000",
@@ -39,7 +46,7 @@ static const struct key keys[] = {
 	L("politeness.max_in_flight", max_in_flight, 1, 64, "1",
 	  "most requests open at once to one host"),
 	{ "politeness.by", K_ENUM_POLITENESS, offsetof(struct config, politeness_by), 0, 0, 2,
-	  "host", "what the delay and max_in_flight apply to: host, domain or ip" },
+	  "host", "what the delay and max_in_flight apply to: host, domain or ip", NULL },
 	L("politeness.max_crawl_delay_ms", max_crawl_delay_ms, 0, 86400000, "30000",
 	  "a host whose robots.txt asks for a longer Crawl-delay is deferred (ms)"),
 	L("politeness.max_host_failures", max_host_failures, 1, 1000, "5",
@@ -60,10 +67,20 @@ static const struct key keys[] = {
 	  "... for this many seconds"),
 	L("fetch.max_body_bytes", max_body_bytes, 1024, 1L << 31, "10485760",
 	  "body bytes kept per response; the rest is cut and the record marked truncated"),
+	L("fetch.max_redirects", max_redirects, 0, 100, "5",
+	  "redirects in a row followed from a link; the target after more is a trap"),
+	S("fetch.allow_addresses", allow_addresses, "",
+	  "comma-separated addresses or CIDR ranges fetched although not public"),
+	L("fetch.max_decoded_bytes", max_decoded_bytes, 1024, 1L << 31, "20971520",
+	  "bytes a Content-Encoding (gzip, deflate, zstd) may decode to; the page is too_large"),
 	B("fetch.parse", fetch_parse, "true",
 	  "parse pages while fetching, so that the parse phase has nothing left to do"),
 	L("fetch.time_limit_s", time_limit_s, 0, 1L << 31, "0",
 	  "end a fetch phase after this many seconds, leaving the rest due (0: no limit)"),
+	L("fetch.stop_grace_s", stop_grace_s, 0, 3600, "10",
+	  "on SIGTERM/SIGUSR1, time open requests get to finish before they are abandoned (s)"),
+	L("fetch.sync_interval_ms", sync_interval_ms, 10, 3600000, "1000",
+	  "how often finished URLs are made durable in the fetch journal (ms)"),
 	S("dns.servers", dns_servers, "",
 	  "comma-separated DNS servers (ip or ip:port); empty: resolv.conf and /etc/hosts"),
 	L("dns.timeout_ms", dns_timeout_ms, 100, 600000, "1000",
@@ -120,13 +137,25 @@ static const struct key keys[] = {
 	L("partition.count", partitions, 1, 65536, "16",
 	  "number of partitions; fixed when the crawl directory is created"),
 	{ "partition.by", K_ENUM_PARTITION, offsetof(struct config, partition_by), 0, 0, 1,
-	  "host", "partition key: host, or domain (registrable domain, via libpsl)" },
+	  "host", "partition key: host, or domain (registrable domain, via libpsl)", NULL },
 	L("memory.budget_mb", memory_budget_mb, 16, 1L << 20, "256",
 	  "memory per rank for sorting and merging (MiB)"),
 	L("store.zstd_level", zstd_level, 1, 19, "3",
 	  "zstd level of the crawl directory's record files"),
 	L("warc.gzip_level", warc_gzip_level, 1, 9, "6",
 	  "gzip level of the WARC files (1 fastest, 9 smallest)"),
+	C("warc.compression", warc_compression, warc_compressions, "gzip",
+	  "WARC files as gzip (.warc.gz) or zstd (.warc.zst), one member/frame per record"),
+	L("warc.zstd_level", warc_zstd_level, 1, 19, "3",
+	  "zstd level of .warc.zst files"),
+	S("warc.zstd_dictionary", warc_zstd_dict, "",
+	  "a zstd dictionary file (zstd --train) for .warc.zst; empty: none"),
+	L("warc.max_bytes", warc_max_bytes, 0, 1L << 50, "1073741824",
+	  "a WARC file holding this many bytes is closed and the next one started (0: never)"),
+	B("index.enabled", index_enabled, "true",
+	  "after each round's update, write CDXJ indexes, extracted text and the link graph"),
+	C("text.format", text_format, text_formats, "wet",
+	  "extracted text as WARC conversion records (wet), JSON lines (jsonl) or none"),
 	L("parse.max_links", max_links, 1, 1000000, "5000",
 	  "outlinks kept per page"),
 	L("trap.max_path_segments", trap_max_segments, 0, 256, "64",
@@ -137,6 +166,12 @@ static const struct key keys[] = {
 	  "URLs of one path differing only in their query beyond this are traps (0: no limit)"),
 	L("crawl.max_urls_per_host", max_urls_per_host, 0, 1L << 40, "1000000",
 	  "URLs of one host in the CrawlDb beyond this enter as traps (0: no limit)"),
+	L("trap.demote_min_pages", demote_min_pages, 0, 1L << 40, "20",
+	  "a host with at least this many pages, mostly duplicates, is demoted (0: never)"),
+	D("trap.demote_duplicate_share", demote_share, 0, 1000000000, "0.9",
+	  "share of duplicates among a host's pages from which it is demoted"),
+	L("trap.demoted_per_round", demoted_per_round, 0, 1L << 40, "5",
+	  "URLs of a demoted host in one fetch list"),
 	B("seen.enabled", seen_enabled, "true",
 	  "drop links to URLs the CrawlDb holds (a Bloom filter per partition) before sorting"),
 	L("seen.expected_urls", seen_expected_urls, 1000, 1L << 40, "1000000",
@@ -159,7 +194,7 @@ static const struct key keys[] = {
 	  "bytes one rank sends to all others in one link exchange step (KiB)"),
 	L("progress.interval_ms", progress_ms, 100, 3600000, "1000",
 	  "how often rank 0 prints the progress line (ms)"),
-	{ NULL, K_LONG, 0, 0, 0, 0, NULL, NULL },
+	{ NULL, K_LONG, 0, 0, 0, 0, NULL, NULL, NULL },
 };
 
 void config_key(size_t i, const char **name, const char **def, const char **doc)
@@ -237,6 +272,23 @@ static enum cr_err set_key(struct config *c, const struct key *k, const char *v)
 			return CR_ERR_ARG;
 		}
 		return CR_OK;
+	case K_CHOICE: {
+		size_t i;
+		struct buf w;
+
+		for (i = 0; k->choices[i]; i++) {
+			if (!strcmp(v, k->choices[i])) {
+				*(int *)p = (int)i;
+				return CR_OK;
+			}
+		}
+		buf_init(&w);
+		for (i = 0; k->choices[i]; i++)
+			buf_addf(&w, "%s%s", i ? ", " : "", k->choices[i]);
+		log_err("config", "%s: bad value '%s' (%s)", k->name, v, buf_cstr(&w));
+		buf_release(&w);
+		return CR_ERR_ARG;
+	}
 	case K_ENUM_PARTITION:
 		if (!strcmp(v, "host")) {
 			*(int *)p = PARTITION_BY_HOST;
@@ -391,6 +443,9 @@ void config_write(const struct config *c, char *out, size_t cap)
 			buf_addf(&b, "%s = %s\n", keys[i].name,
 				 *(const int *)p == POLITE_BY_IP ? "ip" :
 				 *(const int *)p == POLITE_BY_DOMAIN ? "domain" : "host");
+			break;
+		case K_CHOICE:
+			buf_addf(&b, "%s = %s\n", keys[i].name, keys[i].choices[*(const int *)p]);
 			break;
 		}
 	}

@@ -30,8 +30,13 @@ struct config {
 	long low_speed_bytes;
 	long low_speed_time_s;
 	long max_body_bytes;
+	long max_decoded_bytes;
+	long max_redirects;
+	char allow_addresses[512];
 	int fetch_parse;
 	long time_limit_s;
+	long stop_grace_s;          /* fetch.stop_grace_s: SIGTERM/SIGUSR1 */
+	long sync_interval_ms;      /* fetch.sync_interval_ms: journal batches */
 	char dns_servers[512];
 	long dns_timeout_ms;
 	long dns_cache_ttl_s;
@@ -62,11 +67,20 @@ struct config {
 	long memory_budget_mb;
 	long zstd_level;
 	long warc_gzip_level;
+	int warc_compression;       /* 0 gzip, 1 zstd (enum warc_compression) */
+	long warc_zstd_level;
+	char warc_zstd_dict[512];
+	long warc_max_bytes;
+	int index_enabled;          /* CDXJ, text and link graph after update */
+	int text_format;            /* 0 wet, 1 jsonl, 2 none */
 	long max_links;
 	long trap_max_segments;
 	long trap_max_repeats;
 	long trap_max_query_variants;
 	long max_urls_per_host;
+	long demote_min_pages;
+	double demote_share;
+	long demoted_per_round;
 	int seen_enabled;
 	long seen_expected_urls;
 	double seen_fp_rate;

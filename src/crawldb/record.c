@@ -4,14 +4,17 @@
 
 #define CRAWL_RECORD_V1 1
 #define CRAWL_RECORD_V2 2   /* V1 and dup_of at the end */
+#define CRAWL_RECORD_V3 3   /* V1, hops (u8), dup_of */
 #define FETCH_RECORD_V1 1
+#define FETCH_RECORD_V2 2   /* V1 and hops (u8) at the end */
 #define PARSE_RECORD_V1 1
 #define PARSE_RECORD_V2 2   /* V1 and the flags at the end */
 #define PARSE_RECORD_V3 3   /* V2 and the MinHash signature at the end */
+#define PARSE_RECORD_V4 4   /* V3 and hops (u8) at the end */
 
 static const char *const status_names[ST_COUNT_] = {
 	"unfetched", "fetched", "redirect", "gone", "error", "denied", "blocked", "deferred",
-	"duplicate", "trap",
+	"duplicate", "trap", "truncated", "too_large", "timeout",
 };
 
 const char *crawl_status_name(int status)
@@ -51,8 +54,9 @@ static enum cr_err get_record(struct rd *rd, struct crawl_record *r)
 
 void crawl_record_pack(const struct crawl_record *r, struct buf *out)
 {
-	buf_put_u8(out, CRAWL_RECORD_V2);
+	buf_put_u8(out, CRAWL_RECORD_V3);
 	put_record(r, out);
+	buf_put_u8(out, r->hops);
 	buf_put_str(out, r->dup_of, r->dup_of_len);
 }
 
@@ -63,12 +67,15 @@ enum cr_err crawl_record_unpack(const void *p, size_t n, struct crawl_record *r)
 	struct crawl_record t;
 
 	rd_init(&rd, p, n);
-	if (rd_u8(&rd, &v) || (v != CRAWL_RECORD_V1 && v != CRAWL_RECORD_V2) ||
+	if (rd_u8(&rd, &v) || v < CRAWL_RECORD_V1 || v > CRAWL_RECORD_V3 ||
 	    get_record(&rd, &t))
 		return CR_ERR_FORMAT;
 	t.dup_of = "";
 	t.dup_of_len = 0;
-	if (v == CRAWL_RECORD_V2 && rd_str(&rd, &t.dup_of, &t.dup_of_len))
+	t.hops = 0;
+	if (v == CRAWL_RECORD_V3 && rd_u8(&rd, &t.hops))
+		return CR_ERR_FORMAT;
+	if (v >= CRAWL_RECORD_V2 && rd_str(&rd, &t.dup_of, &t.dup_of_len))
 		return CR_ERR_FORMAT;
 	if (rd.off != rd.len)
 		return CR_ERR_FORMAT;
@@ -112,7 +119,7 @@ int crawl_record_cmp(const void *a, size_t an, const void *b, size_t bn)
 
 void fetch_record_pack(const struct fetch_record *f, struct buf *out)
 {
-	buf_put_u8(out, FETCH_RECORD_V1);
+	buf_put_u8(out, FETCH_RECORD_V2);
 	put_record(&f->rec, out);
 	buf_put_str(out, f->reason, f->reason_len);
 	buf_put_str(out, f->location, f->location_len);
@@ -122,6 +129,7 @@ void fetch_record_pack(const struct fetch_record *f, struct buf *out)
 	buf_put_varint(out, f->warc_offset);
 	buf_put_varint(out, f->body_len);
 	buf_put_svarint(out, f->latency_us);
+	buf_put_u8(out, f->rec.hops);
 }
 
 enum cr_err fetch_record_unpack(const void *p, size_t n, struct fetch_record *f)
@@ -131,14 +139,17 @@ enum cr_err fetch_record_unpack(const void *p, size_t n, struct fetch_record *f)
 	struct fetch_record t;
 
 	rd_init(&rd, p, n);
-	if (rd_u8(&rd, &v) || v != FETCH_RECORD_V1 || get_record(&rd, &t.rec) ||
+	if (rd_u8(&rd, &v) || (v != FETCH_RECORD_V1 && v != FETCH_RECORD_V2) ||
+	    get_record(&rd, &t.rec) ||
 	    rd_str(&rd, &t.reason, &t.reason_len) ||
 	    rd_str(&rd, &t.location, &t.location_len) ||
 	    rd_str(&rd, &t.content_type, &t.content_type_len) ||
 	    rd_str(&rd, &t.charset, &t.charset_len) ||
 	    rd_str(&rd, &t.warc, &t.warc_len) || rd_varint(&rd, &t.warc_offset) ||
-	    rd_varint(&rd, &t.body_len) || rd_svarint(&rd, &t.latency_us) ||
-	    rd.off != rd.len)
+	    rd_varint(&rd, &t.body_len) || rd_svarint(&rd, &t.latency_us))
+		return CR_ERR_FORMAT;
+	t.rec.hops = 0;
+	if ((v == FETCH_RECORD_V2 && rd_u8(&rd, &t.rec.hops)) || rd.off != rd.len)
 		return CR_ERR_FORMAT;
 	t.rec.dup_of = "";
 	t.rec.dup_of_len = 0;
@@ -151,7 +162,7 @@ void parse_record_pack(const struct parse_record *p, const char *const *links,
 {
 	uint32_t i;
 
-	buf_put_u8(out, PARSE_RECORD_V3);
+	buf_put_u8(out, PARSE_RECORD_V4);
 	buf_put_str(out, p->url, p->url_len);
 	buf_put_varint(out, p->depth);
 	buf_put_str(out, p->title, p->title_len);
@@ -163,6 +174,7 @@ void parse_record_pack(const struct parse_record *p, const char *const *links,
 	buf_put_varint(out, p->nsig);
 	for (i = 0; i < p->nsig; i++)
 		buf_put_u32le(out, p->sig[i]);
+	buf_put_u8(out, p->hops);
 }
 
 enum cr_err parse_record_unpack(const void *p, size_t n, struct parse_record *r)
@@ -173,7 +185,7 @@ enum cr_err parse_record_unpack(const void *p, size_t n, struct parse_record *r)
 	struct parse_record t;
 
 	rd_init(&rd, p, n);
-	if (rd_u8(&rd, &v) || v < PARSE_RECORD_V1 || v > PARSE_RECORD_V3 ||
+	if (rd_u8(&rd, &v) || v < PARSE_RECORD_V1 || v > PARSE_RECORD_V4 ||
 	    rd_str(&rd, &t.url, &t.url_len) ||
 	    rd_varint(&rd, &depth) || rd_str(&rd, &t.title, &t.title_len) ||
 	    rd_u64le(&rd, &t.text_digest) || rd_varint(&rd, &nl) ||
@@ -211,6 +223,9 @@ enum cr_err parse_record_unpack(const void *p, size_t n, struct parse_record *r)
 		t.sig_bytes = rd.p + rd.off;
 		rd.off += (size_t)ns * 4;
 	}
+	t.hops = 0;
+	if (v >= PARSE_RECORD_V4 && rd_u8(&rd, &t.hops))
+		return CR_ERR_FORMAT;
 	if (rd.off != rd.len)
 		return CR_ERR_FORMAT;
 	*r = t;
@@ -242,9 +257,10 @@ enum cr_err parse_record_link(const struct parse_record *r, size_t *pos,
 
 void link_record_pack(const struct link_record *l, struct buf *out)
 {
-	buf_put_u8(out, 1);
+	buf_put_u8(out, 2);
 	buf_put_str(out, l->url, l->url_len);
 	buf_put_varint(out, l->depth);
+	buf_put_u8(out, l->hops);
 }
 
 enum cr_err link_record_unpack(const void *p, size_t n, struct link_record *l)
@@ -255,9 +271,10 @@ enum cr_err link_record_unpack(const void *p, size_t n, struct link_record *l)
 	struct link_record t;
 
 	rd_init(&rd, p, n);
-	if (rd_u8(&rd, &v) || v != 1 || rd_str(&rd, &t.url, &t.url_len) ||
-	    rd_varint(&rd, &depth) || depth > UINT32_MAX || rd.off != rd.len ||
-	    t.url_len == 0)
+	t.hops = 0;
+	if (rd_u8(&rd, &v) || (v != 1 && v != 2) || rd_str(&rd, &t.url, &t.url_len) ||
+	    rd_varint(&rd, &depth) || depth > UINT32_MAX ||
+	    (v == 2 && rd_u8(&rd, &t.hops)) || rd.off != rd.len || t.url_len == 0)
 		return CR_ERR_FORMAT;
 	t.depth = (uint32_t)depth;
 	*l = t;
@@ -271,8 +288,11 @@ int link_record_cmp(const void *a, size_t an, const void *b, size_t bn)
 
 	if (c)
 		return c;
-	/* Equal URLs: the smaller depth first, so the merge keeps it. */
+	/* Equal URLs: the smaller depth first, so the merge keeps it; then
+	 * the fewer redirect hops. */
 	if (link_record_unpack(a, an, &la) || link_record_unpack(b, bn, &lb))
 		return 0;
-	return la.depth < lb.depth ? -1 : la.depth > lb.depth;
+	if (la.depth != lb.depth)
+		return la.depth < lb.depth ? -1 : 1;
+	return la.hops < lb.hops ? -1 : la.hops > lb.hops;
 }

@@ -31,6 +31,9 @@ enum crawl_status {
 	ST_DEFERRED = 7,   /* the host asks for more politeness than allowed (Crawl-delay) */
 	ST_DUPLICATE = 8,  /* fetched; a near-duplicate of the page dup_of (dedup/) */
 	ST_TRAP = 9,       /* a link into a URL space without end (update/trap.h): never fetched */
+	ST_TRUNCATED = 10, /* 2xx, the body cut short: fetch.max_body_bytes, time, disconnect */
+	ST_TOO_LARGE = 11, /* 2xx, the body decodes to more than fetch.max_decoded_bytes */
+	ST_TIMEOUT = 12,   /* transient like error: no whole answer within the time limits */
 	ST_COUNT_
 };
 
@@ -49,6 +52,7 @@ struct crawl_record {
 	uint64_t digest;      /* XXH3 of the body, 0 if none */
 	const char *dup_of;   /* ST_DUPLICATE: the representative's URL, else "" */
 	size_t dup_of_len;    /* (stored in the CrawlDb, not in fetch records) */
+	uint8_t hops;         /* redirects that led here from a link (0: a link itself) */
 };
 
 void crawl_record_pack(const struct crawl_record *r, struct buf *out);
@@ -79,6 +83,7 @@ CR_WUR enum cr_err fetch_record_unpack(const void *p, size_t n, struct fetch_rec
 enum parse_flag {
 	PARSE_NOINDEX = 1,    /* meta robots or X-Robots-Tag: noindex */
 	PARSE_NOFOLLOW = 2,   /* meta robots or X-Robots-Tag: nofollow (no links kept) */
+	PARSE_REDIRECT = 4,   /* a redirect: its one link is the Location */
 };
 
 struct parse_record {
@@ -95,6 +100,7 @@ struct parse_record {
 	uint32_t nsig;               /* MinHash values (0: no text) */
 	const uint32_t *sig;         /* for packing: nsig values */
 	const unsigned char *sig_bytes; /* unpacked: nsig little-endian u32; parse_record_sig */
+	uint8_t hops;                /* the page's redirect hops (crawl_record.hops) */
 };
 
 #define PARSE_SIG_MAX 1024
@@ -114,6 +120,7 @@ struct link_record {
 	const char *url;
 	size_t url_len;
 	uint32_t depth;
+	uint8_t hops;         /* redirects in a row that led to it */
 };
 
 void link_record_pack(const struct link_record *l, struct buf *out);

@@ -3,6 +3,8 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int v4_public(uint32_t a)
@@ -76,5 +78,99 @@ int addr_is_public_str(const char *addr)
 		return v4_public(ntohl(a4.s_addr));
 	if (inet_pton(AF_INET6, addr, &a6) == 1)
 		return v6_public(a6.s6_addr);
+	return 0;
+}
+
+int addr_list_parse(const char *spec, struct addr_list *out, char bad[64])
+{
+	const char *p = spec;
+
+	out->n = 0;
+	while (*p) {
+		char item[64], *slash;
+		size_t n = strcspn(p, ",");
+		const char *s = p;
+		int max, bits;
+
+		while (n && (*s == ' ' || *s == '\t'))
+			s++, n--;
+		while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+			n--;
+		p += strcspn(p, ",");
+		if (*p == ',')
+			p++;
+		if (!n)
+			continue;
+		snprintf(bad, 64, "%.*s", (int)n, s);
+		if (n >= sizeof(item) || out->n == ADDR_LIST_MAX)
+			return -1;
+		memcpy(item, s, n);
+		item[n] = '\0';
+		slash = strchr(item, '/');
+		if (slash)
+			*slash++ = '\0';
+		if (inet_pton(AF_INET, item, out->r[out->n].net) == 1) {
+			out->r[out->n].family = AF_INET;
+			max = 32;
+		} else if (inet_pton(AF_INET6, item, out->r[out->n].net) == 1) {
+			out->r[out->n].family = AF_INET6;
+			max = 128;
+		} else {
+			return -1;
+		}
+		bits = max;
+		if (slash) {
+			char *end;
+			long b = strtol(slash, &end, 10);
+
+			if (!*slash || *end || b < 0 || b > max)
+				return -1;
+			bits = (int)b;
+		}
+		out->r[out->n].bits = bits;
+		out->n++;
+	}
+	bad[0] = '\0';
+	return 0;
+}
+
+static int prefix_match(const unsigned char *a, const unsigned char *net, int bits)
+{
+	int full = bits / 8, rest = bits % 8;
+
+	if (memcmp(a, net, (size_t)full))
+		return 0;
+	return !rest || ((a[full] ^ net[full]) & (0xff << (8 - rest)) & 0xff) == 0;
+}
+
+static int list_has(const struct addr_list *l, int family, const unsigned char *a)
+{
+	int i;
+
+	for (i = 0; l && i < l->n; i++)
+		if (l->r[i].family == family && prefix_match(a, l->r[i].net, l->r[i].bits))
+			return 1;
+	return 0;
+}
+
+int addr_list_has(const struct addr_list *l, const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET)
+		return list_has(l, AF_INET,
+				(const unsigned char *)&((const struct sockaddr_in *)sa)->sin_addr);
+	if (sa->sa_family == AF_INET6)
+		return list_has(l, AF_INET6,
+				((const struct sockaddr_in6 *)sa)->sin6_addr.s6_addr);
+	return 0;
+}
+
+int addr_list_has_str(const struct addr_list *l, const char *addr)
+{
+	unsigned char a[16];
+
+	if (inet_pton(AF_INET, addr, a) == 1)
+		return list_has(l, AF_INET, a);
+	if (inet_pton(AF_INET6, addr, a) == 1)
+		return list_has(l, AF_INET6, a);
 	return 0;
 }

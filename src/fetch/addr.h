@@ -18,4 +18,24 @@ int addr_is_public(const struct sockaddr *sa);
 /* The same for a numeric address string; 0 if it does not parse. */
 int addr_is_public_str(const char *addr);
 
+/* Addresses allowed although not public (fetch.allow_addresses): up to
+ * ADDR_LIST_MAX ranges, each an address and a prefix length. */
+#define ADDR_LIST_MAX 32
+
+struct addr_list {
+	struct {
+		int family;             /* AF_INET or AF_INET6 */
+		unsigned char net[16];
+		int bits;
+	} r[ADDR_LIST_MAX];
+	int n;
+};
+
+/* Parses "127.0.0.1, 10.0.0.0/8, fd00::/8"; -1 (and *bad the first bad
+ * item, at most 63 bytes) on a bad item or too many. "" gives none. */
+int addr_list_parse(const char *spec, struct addr_list *out, char bad[64]);
+/* 1 if sa (or the numeric string addr) is in the list. */
+int addr_list_has(const struct addr_list *l, const struct sockaddr *sa);
+int addr_list_has_str(const struct addr_list *l, const char *addr);
+
 #endif

@@ -3,8 +3,11 @@
 #include "crawldb/record.h"
 #include "fetch/addr.h"
 #include "fetch/dns.h"
+#include "fetch/http_head.h"
+#include "fetch/journal.h"
 #include "fetch/progress.h"
 #include "fetch/sched.h"
+#include "parse/decode.h"
 #include "parse/parse.h"
 #include "robots/cache.h"
 #include "robots/robots.h"
@@ -14,14 +17,16 @@
 #include "util/fs.h"
 #include "util/hmap.h"
 #include "util/log.h"
+#include "util/stop.h"
 #include "warc/warc.h"
 
 #include <arpa/inet.h>
-#include <ctype.h>
 #include <stddef.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -34,11 +39,17 @@
 #define ROBOTS_MAX_HOPS 5
 #define MAX_WAITFDS 16
 
+/* Why a body is shorter than the server sent: WARC-Truncated's values.
+ * Only the body cap cuts a page that is kept; a body that ends early for
+ * another reason (time, a lost connection) makes the fetch a failure. */
+enum cut { CUT_NONE, CUT_LENGTH };
+static const char *const cut_names[] = { NULL, "length" };
+
 const char *const fetch_counter_names[FC_COUNT_] = {
 	"urls", "requests", "robots_requests", "robots_cached", "fetched",
 	"redirect", "gone", "error", "denied", "blocked", "deferred", "truncated",
 	"not_reached", "robots_unavailable", "robots_wait", "backoffs", "parked",
-	"bytes", "dns_queries", "dns_failed", "hosts", "latency_us_sum",
+	"bytes", "dns_queries", "dns_failed", "hosts", "latency_us_sum", "too_large", "timeout",
 };
 
 enum robots_state { RB_UNKNOWN, RB_FETCHING, RB_READY, RB_UNAVAILABLE };
@@ -99,7 +110,7 @@ struct xfer {
 	struct item *item;        /* NULL for robots.txt */
 	struct origin *origin;
 	struct buf req, head, body;
-	int truncated;
+	int truncated;        /* enum cut: why the body is shorter than sent */
 	int head_too_big;
 	int blocked_addr;
 	int64_t start_wall, start_mono;
@@ -113,6 +124,8 @@ struct part_out {
 	struct rec_writer *parse;     /* with fetch.parse */
 	struct warc_writer *warc, *warc_robots;
 	char warc_name[64], robots_name[64];
+	struct journal *jn;           /* finished URLs, made durable in batches */
+	int attempt;                  /* of this fetch of the segment: names its WARCs */
 };
 
 struct fetcher {
@@ -126,6 +139,7 @@ struct fetcher {
 	struct dns *dns;
 	CURLM *multi;
 	struct part_out *out;     /* per partition (owned ones used) */
+	struct addr_list allow;   /* fetch.allow_addresses */
 	uint64_t c[FC_COUNT_];
 	uint64_t pc[PC_COUNT_];     /* parse counters, with fetch.parse */
 	int robots_ver;             /* the robots cache read at start (0: none) */
@@ -138,6 +152,12 @@ struct fetcher {
 	struct buf scratch;
 	enum cr_err failed;
 	char seg_dir[PATH_MAX - 128];
+	struct hmap done;           /* URLs an earlier attempt finished (journal.h) */
+	struct buf jfetch;          /* the outcome emit() wrote, until it is journaled */
+	uint32_t resume_part;       /* the partition journal_resume_part works on */
+	uint64_t kept, warc_cut;    /* what resuming kept and cut, for the log */
+	int64_t drain_until;        /* asked to stop: open requests may end until then */
+	int64_t next_sync;          /* next journal batch */
 };
 
 static void host_reschedule(struct fetcher *f, struct host *h);
@@ -190,16 +210,26 @@ static struct warc_writer *warc_for(struct fetcher *f, uint32_t p, int robots,
 		char path[PATH_MAX];
 		enum cr_err e;
 
-		snprintf(nm, 64, "mpicrawl-%05d-%05u%s.warc.gz", f->seg, p,
-			 robots ? "-robots" : "");
-		snprintf(path, sizeof(path), "%s/warc/%s", f->seg_dir, nm);
-		e = warc_writer_open_level(path, "mpicrawl/0.1", (int)f->j->cfg.warc_gzip_level, w);
+		const struct config *c = &f->j->cfg;
+		struct warc_writer_opts wo = { c->warc_compression, (int)(c->warc_compression ?
+			c->warc_zstd_level : c->warc_gzip_level), (uint64_t)c->warc_max_bytes,
+			NULL, 0, c->warc_zstd_dict[0] ? c->warc_zstd_dict : NULL };
+
+		journal_warc_prefix(f->seg, p, o->attempt, nm, 64);
+		snprintf(path, sizeof(path), "%s/warc", f->seg_dir);
+		e = warc_writer_open_series(path, nm, robots ? "-robots" : "", "mpicrawl/0.1",
+					    &wo, w);
 		if (e)
 			f->failed = e;
 	}
-	*name = nm;
+	/* The writer's name follows its rotations: read after the write. */
+	*name = *w ? warc_writer_name(*w) : "";
 	return *w;
 }
+
+static void count_outcome(struct fetcher *f, int status);
+static void journal_outcome(struct fetcher *f, uint32_t p, int archived, const void *parse,
+			    size_t parse_len);
 
 static void emit(struct fetcher *f, struct item *it, struct fetch_record *fr)
 {
@@ -211,17 +241,28 @@ static void emit(struct fetcher *f, struct item *it, struct fetch_record *fr)
 	fr->rec.url_len = strlen(it->url);
 	fr->rec.depth = it->rec.depth;
 	fr->rec.retries = it->rec.retries;
+	fr->rec.hops = it->rec.hops;
 	f->scratch.len = 0;
 	fetch_record_pack(fr, &f->scratch);
 	if (rec_writer_add(o->fetch, f->scratch.p, f->scratch.len) != CR_OK)
 		f->failed = CR_ERR_IO;
-	switch (fr->rec.status) {
+	f->jfetch.len = 0;
+	buf_add(&f->jfetch, f->scratch.p, f->scratch.len);
+	count_outcome(f, fr->rec.status);
+}
+
+static void count_outcome(struct fetcher *f, int status)
+{
+	switch (status) {
 	case ST_FETCHED: f->c[FC_FETCHED]++; break;
 	case ST_REDIRECT: f->c[FC_REDIRECT]++; break;
 	case ST_GONE: f->c[FC_GONE]++; break;
 	case ST_DENIED: f->c[FC_DENIED]++; break;
 	case ST_BLOCKED: f->c[FC_BLOCKED]++; break;
 	case ST_DEFERRED: f->c[FC_DEFERRED]++; break;
+	case ST_TRUNCATED: f->c[FC_TRUNCATED]++; break;
+	case ST_TOO_LARGE: f->c[FC_TOO_LARGE]++; break;
+	case ST_TIMEOUT: f->c[FC_TIMEOUT]++; break;
 	default: f->c[FC_ERROR]++; break;
 	}
 }
@@ -238,6 +279,117 @@ static void emit_status(struct fetcher *f, struct item *it, int status, const ch
 	fr.reason_len = strlen(reason);
 	fr.location = fr.content_type = fr.charset = fr.warc = "";
 	emit(f, it, &fr);
+	journal_outcome(f, it->part, 0, NULL, 0);
+}
+
+/* ---- the journal (journal.h): what a killed or stopped fetch keeps ---- */
+
+/* Journals the outcome emit() just wrote, with its parse record (or none)
+ * and, if archived, the end of its exchange in the WARC file written to. */
+static void journal_outcome(struct fetcher *f, uint32_t p, int archived, const void *parse,
+			    size_t parse_len)
+{
+	struct part_out *o = &f->out[p];
+	struct journal_entry je;
+
+	if (!o->jn || !f->jfetch.len)
+		return;
+	memset(&je, 0, sizeof(je));
+	je.kind = JOURNAL_OUTCOME;
+	je.warc = archived && o->warc ? warc_writer_name(o->warc) : "";
+	je.warc_len = strlen(je.warc);
+	je.warc_end = je.warc_len ? warc_writer_offset(o->warc) : 0;
+	je.fetch = f->jfetch.p;
+	je.fetch_len = f->jfetch.len;
+	je.parse = parse;
+	je.parse_len = parse_len;
+	journal_add(o->jn, &je);
+	f->jfetch.len = 0;
+}
+
+/* A robots.txt exchange in the partition's robots WARC: journaled so that a
+ * resumed fetch keeps it. */
+static void journal_robots(struct fetcher *f, uint32_t p)
+{
+	struct part_out *o = &f->out[p];
+	struct journal_entry je;
+
+	if (!o->jn || !o->warc_robots)
+		return;
+	memset(&je, 0, sizeof(je));
+	je.kind = JOURNAL_WARC;
+	je.warc = warc_writer_name(o->warc_robots);
+	je.warc_len = strlen(je.warc);
+	je.warc_end = warc_writer_offset(o->warc_robots);
+	journal_add(o->jn, &je);
+}
+
+/* Makes the journaled outcomes durable: the WARC bytes first, then the
+ * entries that name them. */
+static void sync_journals(struct fetcher *f)
+{
+	uint32_t p;
+
+	for (p = 0; p < f->j->dir.partitions && !f->failed; p++) {
+		struct part_out *o = &f->out[p];
+
+		if (!journal_pending(o->jn))
+			continue;
+		if (warc_writer_sync(o->warc) != CR_OK ||
+		    warc_writer_sync(o->warc_robots) != CR_OK || journal_sync(o->jn) != CR_OK)
+			f->failed = CR_ERR_IO;
+	}
+}
+
+/* An outcome an earlier attempt committed: kept as it is, and its URL is
+ * not fetched again. */
+static enum cr_err keep_done(void *arg, const void *fetch, size_t fetch_len,
+			     const void *parse, size_t parse_len)
+{
+	struct fetcher *f = arg;
+	struct part_out *o = part_out(f, f->resume_part);
+	struct fetch_record fr;
+
+	if (f->failed || !o->fetch)
+		return f->failed ? f->failed : CR_ERR_IO;
+	if (fetch) {
+		if (fetch_record_unpack(fetch, fetch_len, &fr) != CR_OK)
+			return CR_ERR_FORMAT;
+		*hmap_put(&f->done, fr.rec.url, fr.rec.url_len) = f;
+		if (rec_writer_add(o->fetch, fetch, fetch_len) != CR_OK)
+			return CR_ERR_IO;
+		count_outcome(f, fr.rec.status);
+	}
+	if (parse && o->parse && rec_writer_add(o->parse, parse, parse_len) != CR_OK)
+		return CR_ERR_IO;
+	return CR_OK;
+}
+
+/* Takes over what earlier attempts at this segment left in partition p. */
+static enum cr_err resume_partition(struct fetcher *f, uint32_t p)
+{
+	struct journal_resume r;
+	enum cr_err e;
+
+	f->resume_part = p;
+	e = journal_resume_part(f->j, f->seg, p, f->j->cfg.fetch_parse, keep_done, f, &r);
+	if (e)
+		return e;
+	f->out[p].jn = r.jn;
+	f->out[p].attempt = r.attempt;
+	f->kept += r.kept;
+	f->warc_cut += r.warc_cut;
+	return f->failed;
+}
+
+/* "Stop soon" (util/stop.h), asked of this rank or of another (comm.h). */
+static int stop_asked(void)
+{
+	if (stop_requested()) {
+		comm_notice_send();
+		return 1;
+	}
+	return comm_notice_heard();
 }
 
 /* ---- loading ---- */
@@ -515,6 +667,10 @@ static enum cr_err load_fetchlist(struct fetcher *f, uint32_t p)
 			e = CR_ERR_FORMAT;
 			break;
 		}
+		if (f->done.count && hmap_get(&f->done, rec.url, rec.url_len)) {
+			f->c[FC_URLS]++;   /* an earlier attempt finished it */
+			continue;
+		}
 		memcpy(url, rec.url, rec.url_len);
 		url[rec.url_len] = '\0';
 		if (url_host(url, name, sizeof(name)) != CR_OK)
@@ -615,7 +771,7 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *arg)
 
 	if (x->body.len + n > max) {
 		buf_add(&x->body, data, max - x->body.len);
-		x->truncated = 1;
+		x->truncated = CUT_LENGTH;
 		return 0;   /* ends the transfer: the cap is a status, not an error */
 	}
 	buf_add(&x->body, data, n);
@@ -657,7 +813,8 @@ static curl_socket_t on_opensocket(void *arg, curlsocktype purpose,
 	struct xfer *x = arg;
 
 	(void)purpose;
-	if (!x->h->f->j->cfg.allow_private && !addr_is_public(&a->addr)) {
+	if (!x->h->f->j->cfg.allow_private && !addr_is_public(&a->addr) &&
+	    !addr_list_has(&x->h->f->allow, &a->addr)) {
 		x->blocked_addr = 1;
 		return CURL_SOCKET_BAD;
 	}
@@ -813,67 +970,6 @@ static void xfer_free(struct fetcher *f, struct xfer *x)
 	f->spare = x;
 }
 
-/* Value of the last header name in a raw response head, or NULL. */
-static const char *head_field(const struct buf *head, const char *name, size_t *vlen)
-{
-	const char *p = (const char *)head->p, *end = p + head->len, *found = NULL;
-	size_t nl = strlen(name);
-
-	while (p < end) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		size_t ll = eol ? (size_t)(eol - p) : (size_t)(end - p);
-
-		if (ll > nl && p[nl] == ':' && !strncasecmp(p, name, nl)) {
-			const char *v = p + nl + 1, *ve = p + ll;
-
-			while (v < ve && (*v == ' ' || *v == '\t'))
-				v++;
-			while (ve > v && (ve[-1] == '\r' || ve[-1] == ' ' || ve[-1] == '\t'))
-				ve--;
-			found = v;
-			*vlen = (size_t)(ve - v);
-		}
-		p += ll + 1;
-	}
-	return found;
-}
-
-static void parse_content_type(const struct buf *head, char *type, size_t tcap,
-			       char *charset, size_t ccap)
-{
-	size_t vl = 0, i, n;
-	const char *v = head_field(head, "content-type", &vl);
-	const char *cs;
-
-	type[0] = charset[0] = '\0';
-	if (!v)
-		return;
-	{
-		const char *semi = memchr(v, ';', vl);
-
-		n = semi ? (size_t)(semi - v) : vl;
-	}
-	while (n > 0 && v[n - 1] == ' ')
-		n--;
-	for (i = 0; i < n && i + 1 < tcap; i++)
-		type[i] = (char)tolower((unsigned char)v[i]);
-	type[i] = '\0';
-	for (cs = v; cs + 8 <= v + vl; cs++) {
-		if (!strncasecmp(cs, "charset=", 8)) {
-			const char *s = cs + 8;
-			size_t k = 0;
-
-			if (*s == '"')
-				s++;
-			while (s < v + vl && k + 1 < ccap &&
-			       (isalnum((unsigned char)*s) || strchr("-_:.", *s)))
-				charset[k++] = (char)tolower((unsigned char)*s++);
-			charset[k] = '\0';
-			break;
-		}
-	}
-}
-
 /* Writes the transfer's request and response to w; *off gets the offset of
  * the response record. */
 static void archive(struct fetcher *f, struct xfer *x, struct warc_writer *w,
@@ -897,7 +993,7 @@ static void archive(struct fetcher *f, struct xfer *x, struct warc_writer *w,
 	wx.resp_head_len = x->head.len;
 	wx.body = x->body.p;
 	wx.body_len = x->body.len;
-	wx.truncated = x->truncated ? "length" : NULL;
+	wx.truncated = cut_names[x->truncated];
 	if (warc_write_exchange(w, &wx, off, &len) != CR_OK)
 		f->failed = CR_ERR_IO;
 }
@@ -926,7 +1022,7 @@ static void finish_robots(struct fetcher *f, struct xfer *x, CURLcode rc, long h
 		/* RFC 9309 2.3.1.2: follow redirects, each hop a request of its
 		 * own that waits its turn like any other. */
 		size_t vl = 0;
-		const char *v = head_field(&x->head, "location", &vl);
+		const char *v = http_head_field(x->head.p, x->head.len, "location", &vl);
 		char raw[URL_MAX_LEN + 1], next[URL_MAX_LEN + 1];
 		const char *why;
 
@@ -989,28 +1085,66 @@ static void host_outcome(struct fetcher *f, struct host *h, int failed)
 static void hold_for_retry_after(struct fetcher *f, struct xfer *x)
 {
 	size_t vl = 0;
-	const char *v = head_field(&x->head, "retry-after", &vl);
-	char tmp[64];
-	int64_t secs = -1;
+	const char *v = http_head_field(x->head.p, x->head.len, "retry-after", &vl);
+	int64_t secs;
 
 	(void)f;
-	if (!v || vl == 0 || vl >= sizeof(tmp))
+	if (!v)
 		return;
-	memcpy(tmp, v, vl);
-	tmp[vl] = '\0';
-	if (strspn(tmp, "0123456789") == vl) {
-		secs = strtoll(tmp, NULL, 10);
-	} else {
-		time_t when = curl_getdate(tmp, NULL);
-
-		if (when > 0)
-			secs = (int64_t)when - clock_now_us() / 1000000;
-	}
+	secs = http_retry_after_s(v, vl, clock_now_us() / 1000000);
 	if (secs < 0)
 		return;
 	if (secs > 3600)
 		secs = 3600;
 	x->h->gate->not_before_us = clock_mono_us() + secs * 1000000;
+}
+
+/*
+ * A body with a Content-Encoding is decoded here only to learn whether it
+ * stays under fetch.max_decoded_bytes (the WARC keeps it as sent; the parser
+ * decodes again). Returns the reason of a too_large page, or "".
+ */
+static const char *decoded_size(struct fetcher *f, struct xfer *x, char *reason, size_t cap)
+{
+	size_t enclen = 0;
+	const char *enc = http_head_field(x->head.p, x->head.len, "content-encoding", &enclen);
+	struct buf out;
+	enum decode_result r;
+
+	if (!enc)
+		return "";
+	buf_init(&out);
+	r = decode_body(enc, enclen, x->body.p, x->body.len,
+			(size_t)f->j->cfg.max_decoded_bytes, &out);
+	buf_release(&out);
+	if (r == DECODE_TOO_LARGE) {
+		snprintf(reason, cap, "decodes to more than %ld bytes",
+			 f->j->cfg.max_decoded_bytes);
+		return reason;
+	}
+	if (r == DECODE_BAD || r == DECODE_UNSUPPORTED)
+		snprintf(reason, cap, "content-encoding not decoded: %.*s",
+			 (int)(enclen < 64 ? enclen : 64), enc);
+	return "";
+}
+
+/* 1 if a Location resolves to a URL of another scheme than http(s). */
+static int resolves_elsewhere(const char *base, const char *loc)
+{
+	char out[URL_MAX_LEN + 1];
+	const char *why;
+	size_t i = 0;
+
+	if (url_resolve(base, loc, out, sizeof(out), &why) == CR_OK)
+		return 0;
+	/* url_resolve refuses other schemes: look for one ourselves. */
+	while (loc[i] == ' ' || loc[i] == '\t')
+		i++;
+	if (!isalpha((unsigned char)loc[i]))
+		return 0;
+	while (isalnum((unsigned char)loc[i]) || loc[i] == '+' || loc[i] == '-' || loc[i] == '.')
+		i++;
+	return loc[i] == ':' && strncasecmp(loc, "http:", 5) && strncasecmp(loc, "https:", 6);
 }
 
 static void finish_page(struct fetcher *f, struct xfer *x, CURLcode rc, long http)
@@ -1019,7 +1153,9 @@ static void finish_page(struct fetcher *f, struct xfer *x, CURLcode rc, long htt
 	char ctype[128], charset[64], loc[URL_MAX_LEN + 1], reason[256];
 	const char *warc_name = "";
 	uint64_t off = 0;
-	int got_response = x->head.len > 0 && http > 0 && (rc == CURLE_OK || x->truncated);
+	int got_response;
+
+	got_response = x->head.len > 0 && http > 0 && (rc == CURLE_OK || x->truncated);
 
 	memset(&fr, 0, sizeof(fr));
 	ctype[0] = charset[0] = loc[0] = reason[0] = '\0';
@@ -1027,13 +1163,17 @@ static void finish_page(struct fetcher *f, struct xfer *x, CURLcode rc, long htt
 	fr.rec.http_status = (uint16_t)(http > 0 && http < 1000 ? http : 0);
 	fr.latency_us = clock_mono_us() - x->start_mono;
 	if (got_response) {
-		parse_content_type(&x->head, ctype, sizeof(ctype), charset, sizeof(charset));
+		http_head_content_type(x->head.p, x->head.len, ctype, sizeof(ctype), charset,
+				       sizeof(charset));
 		if (http >= 200 && http < 300) {
 			fr.rec.status = ST_FETCHED;
 			fr.rec.digest = XXH3_64bits(x->body.p, x->body.len);
+			if (*decoded_size(f, x, reason, sizeof(reason)))
+				fr.rec.status = ST_TOO_LARGE;
 			if (x->truncated) {
-				snprintf(reason, sizeof(reason), "truncated");
-				f->c[FC_TRUNCATED]++;
+				snprintf(reason, sizeof(reason), "truncated: %s",
+					 cut_names[x->truncated]);
+				fr.rec.status = ST_TRUNCATED;
 			}
 		} else if (http == 304) {
 			/* Not modified: the content is the one fetched before
@@ -1041,7 +1181,7 @@ static void finish_page(struct fetcher *f, struct xfer *x, CURLcode rc, long htt
 			fr.rec.status = ST_FETCHED;
 		} else if (http >= 300 && http < 400) {
 			size_t vl = 0;
-			const char *v = head_field(&x->head, "location", &vl);
+			const char *v = http_head_field(x->head.p, x->head.len, "location", &vl);
 			const char *why;
 
 			fr.rec.status = ST_GONE;
@@ -1054,6 +1194,10 @@ static void finish_page(struct fetcher *f, struct xfer *x, CURLcode rc, long htt
 				if (url_canon(x->item->url, raw, loc, sizeof(loc), &why) == CR_OK) {
 					fr.rec.status = ST_REDIRECT;
 					reason[0] = '\0';
+				} else if (resolves_elsewhere(x->item->url, raw)) {
+					/* file:, ftp:, ...: never followed. */
+					fr.rec.status = ST_BLOCKED;
+					snprintf(reason, sizeof(reason), "redirect to %s", why);
 				} else {
 					snprintf(reason, sizeof(reason), "bad redirect: %s", why);
 				}
@@ -1070,12 +1214,18 @@ static void finish_page(struct fetcher *f, struct xfer *x, CURLcode rc, long htt
 	} else if (x->blocked_addr) {
 		fr.rec.status = ST_BLOCKED;
 		snprintf(reason, sizeof(reason), "non-public address");
+	} else if (x->head_too_big || rc == CURLE_OUT_OF_MEMORY) {
+		/* Our head cap, or libcurl's on one header line (100 KB). */
+		fr.rec.status = ST_TOO_LARGE;
+		snprintf(reason, sizeof(reason), "header too large");
 	} else {
 		fr.rec.status = ST_ERROR;
 		if (x->head_too_big)
 			snprintf(reason, sizeof(reason), "header too large");
 		else if (rc == CURLE_OPERATION_TIMEDOUT)
 			snprintf(reason, sizeof(reason), "timeout");
+		if (rc == CURLE_OPERATION_TIMEDOUT && !x->head_too_big)
+			fr.rec.status = ST_TIMEOUT;
 		else
 			snprintf(reason, sizeof(reason), "%s",
 				 x->errbuf[0] ? x->errbuf : curl_easy_strerror(rc));
@@ -1093,17 +1243,23 @@ static void finish_page(struct fetcher *f, struct xfer *x, CURLcode rc, long htt
 	fr.warc_offset = off;
 	fr.body_len = x->body.len;
 	emit(f, x->item, &fr);
-	host_outcome(f, x->h, fr.rec.status == ST_ERROR);
+	host_outcome(f, x->h, fr.rec.status == ST_ERROR || fr.rec.status == ST_TIMEOUT);
 	if (f->j->cfg.fetch_parse) {
 		struct part_out *o = part_out(f, x->item->part);
 
 		f->parsed.len = 0;
 		if (o->parse &&
 		    parse_page(f->j, &fr, x->head.p, x->head.len, x->body.p, x->body.len,
-			       &f->parsed, f->pc) &&
-		    rec_writer_add(o->parse, f->parsed.p, f->parsed.len) != CR_OK)
-			f->failed = CR_ERR_IO;
+			       &f->parsed, f->pc)) {
+			if (rec_writer_add(o->parse, f->parsed.p, f->parsed.len) != CR_OK)
+				f->failed = CR_ERR_IO;
+		} else {
+			f->parsed.len = 0;
+		}
 	}
+	journal_outcome(f, x->item->part, warc_name[0] != '\0',
+			f->j->cfg.fetch_parse ? f->parsed.p : NULL,
+			f->j->cfg.fetch_parse ? f->parsed.len : 0);
 }
 
 static void write_robots_warc(struct fetcher *f, struct xfer *x)
@@ -1120,6 +1276,7 @@ static void write_robots_warc(struct fetcher *f, struct xfer *x)
 	if (curl_easy_getinfo(x->easy, CURLINFO_EFFECTIVE_URL, &eff) != CURLE_OK || !eff)
 		eff = url;
 	archive(f, x, warc_for(f, x->origin->part, 1, &name), eff, &off);
+	journal_robots(f, x->origin->part);
 }
 
 static void complete(struct fetcher *f, CURL *easy, CURLcode rc)
@@ -1177,7 +1334,8 @@ static void on_dns(void *arg, enum dns_result res, const char *addr)
 		h->dns = HD_FAILED;
 		f->c[FC_DNS_FAILED]++;
 		host_fail_all(f, h, ST_ERROR, why[k]);
-	} else if (!f->j->cfg.allow_private && !addr_is_public_str(addr)) {
+	} else if (!f->j->cfg.allow_private && !addr_is_public_str(addr) &&
+		   !addr_list_has_str(&f->allow, addr)) {
 		h->dns = HD_FAILED;
 		host_fail_all(f, h, ST_BLOCKED, "non-public address");
 	} else {
@@ -1293,6 +1451,21 @@ static void host_turn(struct fetcher *f, struct host *h)
 
 /* ---- the loop ---- */
 
+/* The time limit or a stop: the URLs not started get no outcome (stay due). */
+static void leave_rest_due(struct fetcher *f)
+{
+	struct hmap_slot *s;
+	size_t i = 0;
+
+	while ((s = hmap_next(&f->hosts, &i)) != NULL) {
+		struct host *h = s->val;
+
+		f->c[FC_NOT_REACHED] += h->n - h->next;
+		h->next = h->n;
+		host_reschedule(f, h);
+	}
+}
+
 static void fetch_loop(struct fetcher *f)
 {
 	const struct config *cfg = &f->j->cfg;
@@ -1310,19 +1483,26 @@ static void fetch_loop(struct fetcher *f)
 		int running, msgs;
 		CURLMsg *m;
 
+		if (!f->drain_until && stop_asked()) {
+			/* Open requests may finish within the grace; what
+			 * finished is journaled when the loop ends. */
+			log_info("fetch", "asked to stop: no new requests, %d open ones get "
+				 "%ld s", f->active, cfg->stop_grace_s);
+			f->drain_until = now + (int64_t)cfg->stop_grace_s * 1000000 + 1;
+			leave_rest_due(f);
+		}
+		if (f->drain_until && now >= f->drain_until) {
+			f->stopping = 1;
+			continue;
+		}
 		if (now >= limit && !f->stopping) {
-			struct hmap_slot *s;
-			size_t i = 0;
-
 			log_info("fetch", "fetch.time_limit_s reached: leaving the rest due");
 			f->stopping = 1;
-			while ((s = hmap_next(&f->hosts, &i)) != NULL) {
-				struct host *h = s->val;
-
-				f->c[FC_NOT_REACHED] += h->n - h->next;
-				h->next = h->n;
-				host_reschedule(f, h);
-			}
+			leave_rest_due(f);
+		}
+		if (now >= f->next_sync) {
+			sync_journals(f);
+			f->next_sync = now + (int64_t)cfg->sync_interval_ms * 1000;
 		}
 		while (!f->stopping && f->active < cfg->max_connections &&
 		       (top = sched_heap_top(&f->heap)) != NULL && top->heap_key <= now)
@@ -1400,10 +1580,13 @@ static void fetcher_release(struct fetcher *f)
 		free(o);
 	}
 	hmap_release(&f->origins);
+	hmap_release(&f->done);
+	buf_release(&f->jfetch);
 	if (f->out) {
 		for (p = 0; p < f->j->dir.partitions; p++) {
 			rec_writer_abort(&f->out[p].fetch);
 			rec_writer_abort(&f->out[p].parse);
+			journal_close(&f->out[p].jn, 0);
 			if (warc_writer_close(&f->out[p].warc) != CR_OK ||
 			    warc_writer_close(&f->out[p].warc_robots) != CR_OK)
 				f->failed = CR_ERR_IO;
@@ -1441,12 +1624,18 @@ static enum cr_err commit_outputs(struct fetcher *f)
 			e = CR_ERR_IO;
 		if (!e && warc_writer_close(&o->warc_robots) != CR_OK)
 			e = CR_ERR_IO;
+		/* The journal holds all the part files will: the files are
+		 * committed first, then the journal goes. */
+		if (!e)
+			e = journal_sync(o->jn);
 		if (!e && o->fetch)
 			e = rec_writer_commit(&o->fetch);
 		if (!e && o->parse)
 			e = rec_writer_commit(&o->parse);
 		else if (f->failed && !e)
 			e = f->failed;
+		if (!e)
+			journal_close(&o->jn, 1);
 	}
 	return e;
 }
@@ -1469,6 +1658,8 @@ enum cr_err fetch_run(struct job *j, int seg, uint64_t *counters, uint64_t *pars
 	hmap_init(&f.hosts);
 	hmap_init(&f.groups);
 	hmap_init(&f.origins);
+	hmap_init(&f.done);
+	buf_init(&f.jfetch);
 	sched_heap_init(&f.heap);
 	buf_init(&f.scratch);
 	buf_init(&f.parsed);
@@ -1478,6 +1669,14 @@ enum cr_err fetch_run(struct job *j, int seg, uint64_t *counters, uint64_t *pars
 	f.robots_ver = layout_robots_last(&j->dir);
 	if (!f.out)
 		e = CR_ERR_NOMEM;
+	{
+		char bad[64];
+
+		if (!e && addr_list_parse(j->cfg.allow_addresses, &f.allow, bad) != 0) {
+			log_err("fetch", "fetch.allow_addresses: bad address or range '%s'", bad);
+			e = CR_ERR_ARG;
+		}
+	}
 	snprintf(dir, sizeof(dir), "%s/fetch", f.seg_dir);
 	if (!e)
 		e = fs_mkdirs(dir);
@@ -1490,10 +1689,16 @@ enum cr_err fetch_run(struct job *j, int seg, uint64_t *counters, uint64_t *pars
 	for (p = 0; !e && p < j->dir.partitions; p++) {
 		if (!layout_owns(p, j->rank, j->nranks))
 			continue;
-		e = load_fetchlist(&f, p);
+		e = resume_partition(&f, p);
+		if (!e)
+			e = load_fetchlist(&f, p);
 		if (!e)
 			e = load_robots_cache(&f, p, now);
 	}
+	if (!e && (f.kept || f.warc_cut))
+		log_info("fetch", "segment %d: resuming an interrupted fetch: %llu finished URLs "
+			 "kept, %llu uncommitted WARC bytes cut", seg, (unsigned long long)f.kept,
+			 (unsigned long long)f.warc_cut);
 	i = 0;
 	while (!e && (s = hmap_next(&f.origins, &i)) != NULL) {
 		struct origin *o = s->val;
@@ -1519,6 +1724,12 @@ enum cr_err fetch_run(struct job *j, int seg, uint64_t *counters, uint64_t *pars
 			sched_heap_set(&f.heap, &((struct host *)s->val)->s, 0);
 		fetch_loop(&f);
 		e = f.failed;
+	}
+	if (!e && f.drain_until) {
+		/* Stopped: what finished is made durable, nothing is committed;
+		 * the next fetch of the segment resumes from the journals. */
+		sync_journals(&f);
+		e = f.failed ? f.failed : CR_AGAIN;
 	}
 	if (!e)
 		e = commit_outputs(&f);

@@ -40,6 +40,8 @@ enum fetch_counter {
 	FC_DNS_FAILED,
 	FC_HOSTS,
 	FC_LATENCY_US,    /* sum over requests */
+	FC_TOO_LARGE,     /* bodies that decode to more than fetch.max_decoded_bytes */
+	FC_TIMEOUT,       /* no whole answer within the time limits */
 	FC_COUNT_
 };
 

@@ -14,6 +14,7 @@
 const char *const generate_counter_names[GC_COUNT_] = {
 	"records", "selected", "not_due", "host_capped", "politeness_capped", "too_deep",
 	"hosts",
+	"demoted", "demoted_hosts",
 };
 
 int64_t generate_feasible(long time_limit_s, long delay_ms)
@@ -75,13 +76,57 @@ int generate_due(const struct crawl_record *r, int64_t now, long max_depth)
 	return r->next_fetch <= now;
 }
 
+/* Per host of a CrawlDb part: pages with content (low 32 bits) and how many
+ * of them are duplicates (high 32 bits). */
+static enum cr_err count_duplicates(const char *path, struct hmap *hosts)
+{
+	struct rec_reader *r;
+	const void *data;
+	size_t n;
+	enum cr_err e = rec_reader_open(path, REC_KIND_CRAWLDB, &r);
+
+	while (!e && (e = rec_reader_next(r, &data, &n)) == CR_OK) {
+		struct crawl_record rec;
+		char url[URL_MAX_LEN + 1], host[URL_HOST_MAX];
+		void **slot;
+		uint64_t v;
+
+		if (crawl_record_unpack(data, n, &rec) || rec.url_len > URL_MAX_LEN) {
+			e = CR_ERR_FORMAT;
+			break;
+		}
+		if (rec.status != ST_FETCHED && rec.status != ST_DUPLICATE &&
+		    rec.status != ST_TRUNCATED && rec.status != ST_TOO_LARGE)
+			continue;
+		memcpy(url, rec.url, rec.url_len);
+		url[rec.url_len] = '\0';
+		if (url_host(url, host, sizeof(host)) != CR_OK)
+			continue;
+		slot = hmap_put(hosts, host, strlen(host));
+		v = (uint64_t)(uintptr_t)*slot + 1 + ((uint64_t)(rec.status == ST_DUPLICATE) << 32);
+		*slot = (void *)(uintptr_t)v;
+	}
+	rec_reader_free(&r);
+	return e == CR_EOF ? CR_OK : e;
+}
+
+/* 1 if the host's pages so far are mostly near-duplicates (trap.demote_*). */
+static int demoted(const struct config *cfg, const struct hmap *dups, const char *host)
+{
+	uint64_t v = (uint64_t)(uintptr_t)hmap_get(dups, host, strlen(host));
+	uint64_t pages = v & 0xffffffffu, dup = v >> 32;
+
+	return cfg->demote_min_pages > 0 && pages >= (uint64_t)cfg->demote_min_pages &&
+	       (double)dup >= cfg->demote_share * (double)pages;
+}
+
 static enum cr_err generate_partition(struct job *j, int seg, int ver, uint32_t p,
 				      int64_t now, uint64_t *c)
 {
 	char in[PATH_MAX], out[PATH_MAX];
 	struct rec_reader *r = NULL;
 	struct rec_writer *w;
-	struct hmap per_host, delays;
+	struct hmap per_host, delays, dups;
 	const void *data;
 	size_t n;
 	enum cr_err e = CR_EOF;
@@ -101,7 +146,10 @@ static enum cr_err generate_partition(struct job *j, int seg, int ver, uint32_t 
 	}
 	hmap_init(&per_host);
 	hmap_init(&delays);
+	hmap_init(&dups);
 	load_crawl_delays(j, p, &delays);
+	if (r && j->cfg.demote_min_pages > 0 && count_duplicates(in, &dups) != CR_OK)
+		log_warn("generate", "cannot count the duplicates of '%s'", in);
 	e = CR_EOF;
 	while (r && (e = rec_reader_next(r, &data, &n)) == CR_OK) {
 		struct crawl_record rec;
@@ -127,8 +175,15 @@ static enum cr_err generate_partition(struct job *j, int seg, int ver, uint32_t 
 		if (url_host(url, host, sizeof(host)) != CR_OK)
 			continue;
 		slot = hmap_put(&per_host, host, strlen(host));
-		if (!*slot)
+		if (!*slot) {
 			c[GC_HOSTS]++;
+			c[GC_DEMOTED_HOSTS] += demoted(&j->cfg, &dups, host);
+		}
+		if ((uintptr_t)*slot >= (uintptr_t)j->cfg.demoted_per_round &&
+		    demoted(&j->cfg, &dups, host)) {
+			c[GC_DEMOTED]++;
+			continue;
+		}
 		if (j->cfg.max_per_host > 0 &&
 		    (uintptr_t)*slot >= (uintptr_t)j->cfg.max_per_host) {
 			c[GC_HOST_CAPPED]++;
@@ -157,6 +212,7 @@ static enum cr_err generate_partition(struct job *j, int seg, int ver, uint32_t 
 	}
 	hmap_release(&per_host);
 	hmap_release(&delays);
+	hmap_release(&dups);
 	rec_reader_free(&r);
 	if (e != CR_EOF) {
 		rec_writer_abort(&w);

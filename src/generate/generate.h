@@ -27,6 +27,8 @@ enum generate_counter {
 	GC_POLITENESS_CAPPED,   /* due, more than politeness lets the phase fetch */
 	GC_TOO_DEEP,
 	GC_HOSTS,
+	GC_DEMOTED,      /* due, held back: the host's pages are mostly duplicates */
+	GC_DEMOTED_HOSTS,
 	GC_COUNT_
 };
 

@@ -55,7 +55,7 @@ static int produce_seeds(void *arg, struct route *r)
 			continue;
 		}
 		s->c[IC_VALID]++;
-		route_add(r, url, strlen(url), 0);
+		route_add(r, url, strlen(url), 0, 0);
 	}
 	return 0;
 }

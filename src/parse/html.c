@@ -34,6 +34,9 @@ struct walk {
 	struct hmap seen;
 	struct buf text;        /* visible text, whitespace collapsed */
 	int in_space;           /* a blank is pending before the next word */
+	struct buf anchors;     /* one NUL-terminated anchor text per raw href */
+	struct buf cur;         /* the text of the open <a> */
+	int in_a;               /* an <a> with a kept href is open */
 };
 
 static int has_token(const char *list, const char *tok)
@@ -72,15 +75,34 @@ static int is_skip(const char *name)
 	       !strcmp(name, "noscript") || !strcmp(name, "template");
 }
 
-static void keep_raw(struct walk *w, const char *href)
+/* Ends the anchor text of the open <a>, if any. */
+static void close_anchor(struct walk *w)
+{
+	if (!w->in_a)
+		return;
+	while (w->cur.len && w->cur.p[w->cur.len - 1] == ' ')
+		w->cur.len--;
+	buf_add(&w->anchors, w->cur.p, w->cur.len);
+	buf_addc(&w->anchors, '\0');
+	w->in_a = 0;
+}
+
+static void keep_raw(struct walk *w, const char *href, int is_a)
 {
 	size_t n = strlen(href);
 
+	close_anchor(w);
 	if (w->raw.len + n + 1 > RAW_LINKS_MAX_BYTES) {
 		w->page->dropped++;
 		return;
 	}
 	buf_add(&w->raw, href, n + 1);
+	if (is_a) {
+		w->in_a = 1;
+		w->cur.len = 0;
+	} else {
+		buf_addc(&w->anchors, '\0');
+	}
 }
 
 static void on_start(void *ctx, const xmlChar *tag, const xmlChar **atts)
@@ -128,7 +150,7 @@ static void on_start(void *ctx, const xmlChar *tag, const xmlChar **atts)
 		}
 	}
 	if (v)
-		keep_raw(w, v);
+		keep_raw(w, v, !strcmp(name, "a"));
 }
 
 static void on_end(void *ctx, const xmlChar *tag)
@@ -144,6 +166,8 @@ static void on_end(void *ctx, const xmlChar *tag)
 	} else if (!strcmp(name, "title") && w->in_title) {
 		w->in_title = 0;
 		w->title_done = 1;
+	} else if (!strcmp(name, "a")) {
+		close_anchor(w);
 	}
 }
 
@@ -186,13 +210,18 @@ static void on_text(void *ctx, const xmlChar *ch, int len)
 			;
 		if (w->in_space && w->text.len)
 			buf_addc(&w->text, ' ');
+		if (w->in_a && w->cur.len + (size_t)n + 1 <= HTML_ANCHOR_MAX) {
+			if (w->in_space && w->cur.len)
+				buf_addc(&w->cur, ' ');
+			buf_add(&w->cur, s + i, (size_t)n);
+		}
 		w->in_space = 0;
 		buf_add(&w->text, s + i, (size_t)n);
 		i += n;
 	}
 }
 
-static void add_link(struct walk *w, const char *base, const char *href)
+static void add_link(struct walk *w, const char *base, const char *href, const char *anchor)
 {
 	char out[URL_MAX_LEN + 1];
 	const char *why;
@@ -215,14 +244,18 @@ static void add_link(struct walk *w, const char *base, const char *href)
 	if (w->page->nlinks == w->cap) {
 		size_t cap = w->cap ? w->cap * 2 : 32;
 		char **nl = realloc(w->page->links, cap * sizeof(*nl));
+		char **na = nl ? realloc(w->page->anchors, cap * sizeof(*na)) : NULL;
 
-		if (!nl)
+		if (nl)
+			w->page->links = nl;
+		if (!nl || !na)
 			abort();
-		w->page->links = nl;
+		w->page->anchors = na;
 		w->cap = cap;
 	}
 	w->page->links[w->page->nlinks] = strdup(out);
-	if (!w->page->links[w->page->nlinks])
+	w->page->anchors[w->page->nlinks] = strdup(anchor);
+	if (!w->page->links[w->page->nlinks] || !w->page->anchors[w->page->nlinks])
 		abort();
 	w->page->nlinks++;
 }
@@ -232,19 +265,22 @@ static void resolve_links(struct walk *w)
 {
 	char base[URL_MAX_LEN + 1];
 	const char *why;
-	size_t off = 0;
+	size_t off = 0, aoff = 0;
 
+	close_anchor(w);
 	memcpy(base, w->page_url, strlen(w->page_url) + 1);
 	if (w->base && url_resolve(w->page_url, w->base, base, sizeof(base), &why) != CR_OK)
 		memcpy(base, w->page_url, strlen(w->page_url) + 1);
 	while (off < w->raw.len) {
 		const char *href = (const char *)w->raw.p + off;
+		const char *anchor = aoff < w->anchors.len ? (const char *)w->anchors.p + aoff : "";
 
 		off += strlen(href) + 1;
+		aoff += strlen(anchor) + 1;
 		if (w->page->meta_nofollow)
 			w->page->nofollow++;
 		else
-			add_link(w, base, href);
+			add_link(w, base, href, anchor);
 	}
 }
 
@@ -284,6 +320,8 @@ enum cr_err html_extract(const void *body, size_t len, const char *charset,
 	hmap_init(&w.seen);
 	buf_init(&w.text);
 	buf_init(&w.raw);
+	buf_init(&w.anchors);
+	buf_init(&w.cur);
 	ctxt = htmlCreatePushParserCtxt(&sax, &w, NULL, 0, page_url, XML_CHAR_ENCODING_NONE);
 	if (!ctxt)
 		return CR_ERR_NOMEM;
@@ -311,6 +349,8 @@ enum cr_err html_extract(const void *body, size_t len, const char *charset,
 	out->text_digest = XXH3_64bits(w.text.p, w.text.len);
 	out->text = w.text;
 	buf_release(&w.raw);
+	buf_release(&w.anchors);
+	buf_release(&w.cur);
 	free(w.base);
 	hmap_release(&w.seen);
 	return CR_OK;
@@ -323,15 +363,27 @@ void html_page_text(const struct html_page *p, struct buf *out)
 	buf_add(out, p->text.p, p->text.len);
 }
 
+void html_page_keep_links(struct html_page *p, uint32_t n)
+{
+	while (p->nlinks > n) {
+		p->nlinks--;
+		free(p->links[p->nlinks]);
+		free(p->anchors[p->nlinks]);
+	}
+}
+
 void html_page_release(struct html_page *p)
 {
 	uint32_t i;
 
 	if (!p)
 		return;
-	for (i = 0; i < p->nlinks; i++)
+	for (i = 0; i < p->nlinks; i++) {
 		free(p->links[i]);
+		free(p->anchors[i]);
+	}
 	free(p->links);
+	free(p->anchors);
 	buf_release(&p->title);
 	buf_release(&p->text);
 	memset(p, 0, sizeof(*p));

@@ -18,11 +18,15 @@
 #include "util/buf.h"
 #include "util/error.h"
 
+#define HTML_ANCHOR_MAX 256
+
 struct html_page {
 	struct buf title;      /* UTF-8, whitespace collapsed */
 	struct buf text;       /* the visible text, whitespace collapsed */
 	uint64_t text_digest;  /* XXH3 of text */
 	char **links;          /* canonical URLs, owned */
+	char **anchors;        /* each link's anchor text (a's text, blanks collapsed,
+				  at most HTML_ANCHOR_MAX bytes; "" for others), owned */
 	uint32_t nlinks;
 	uint32_t dropped;      /* invalid, non-http(s), over max_links */
 	uint32_t nofollow;     /* not followed because of nofollow */
@@ -36,6 +40,8 @@ CR_WUR enum cr_err html_extract(const void *body, size_t len, const char *charse
 				const char *page_url, const char *agent, size_t max_links,
 				struct html_page *out);
 void html_page_release(struct html_page *p);
+/* Drops every link (and its anchor text) after the first n. */
+void html_page_keep_links(struct html_page *p, uint32_t n);
 /* What near-duplicate detection reads of a page: its title, a space and its
  * text, appended to out. */
 void html_page_text(const struct html_page *p, struct buf *out);

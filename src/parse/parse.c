@@ -1,5 +1,7 @@
 #include "parse/parse.h"
 #include "dedup/minhash.h"
+#include "fetch/http_head.h"
+#include "parse/decode.h"
 #include "crawldb/record.h"
 #include "parse/html.h"
 #include "store/recfile.h"
@@ -14,6 +16,7 @@
 
 const char *const parse_counter_names[PC_COUNT_] = {
 	"pages", "failed", "skipped", "redirects", "links", "dropped", "nofollow", "noindex",
+	"decoded", "decode_capped", "undecodable",
 };
 
 static int is_html(const struct fetch_record *f)
@@ -38,7 +41,8 @@ static void str0(char *dst, size_t cap, const char *s, size_t n)
 
 int parse_wants_body(const struct fetch_record *f)
 {
-	return f->rec.status == ST_FETCHED && is_html(f);
+	return (f->rec.status == ST_FETCHED || f->rec.status == ST_TRUNCATED ||
+		f->rec.status == ST_TOO_LARGE) && is_html(f);
 }
 
 /* 1 if word (a directive) is in the comma/blank separated list s[0..n). */
@@ -128,18 +132,24 @@ int parse_page(const struct job *j, const struct fetch_record *f,
 	char url[URL_MAX_LEN + 1], charset[64];
 	struct html_page page;
 	uint32_t sig[MINHASH_MAX];
+	struct buf dec;
+	const char *enc;
+	size_t enclen = 0;
+	enum cr_err e;
 
 	str0(url, sizeof(url), f->rec.url, f->rec.url_len);
 	memset(&pr, 0, sizeof(pr));
 	pr.url = url;
 	pr.url_len = strlen(url);
 	pr.depth = f->rec.depth;
+	pr.hops = f->rec.hops;
 	pr.title = "";
 	if (f->rec.status == ST_REDIRECT && f->location_len) {
 		char loc[URL_MAX_LEN + 1];
 		const char *links[1] = { loc };
 
 		str0(loc, sizeof(loc), f->location, f->location_len);
+		pr.flags = PARSE_REDIRECT;
 		parse_record_pack(&pr, links, 1, out);
 		c[PC_REDIRECTS]++;
 		c[PC_LINKS]++;
@@ -151,8 +161,30 @@ int parse_page(const struct job *j, const struct fetch_record *f,
 		return 0;
 	}
 	str0(charset, sizeof(charset), f->charset, f->charset_len);
-	if (html_extract(body, blen, charset, url, j->cfg.robots_agent,
-			 (size_t)j->cfg.max_links, &page) != CR_OK) {
+	/* A Content-Encoding is undone here, up to fetch.max_decoded_bytes. */
+	buf_init(&dec);
+	enc = http_head_field(head, hlen, "content-encoding", &enclen);
+	switch (decode_body(enc, enclen, body, blen, (size_t)j->cfg.max_decoded_bytes, &dec)) {
+	case DECODE_IDENTITY:
+		break;
+	case DECODE_TOO_LARGE:
+	case DECODE_OK:
+		/* Over the cap, the decoded part is parsed. */
+		c[PC_DECODED]++;
+		c[PC_DECODE_CAPPED] += dec.len >= (size_t)j->cfg.max_decoded_bytes;
+		body = dec.p;
+		blen = dec.len;
+		break;
+	case DECODE_BAD:
+	case DECODE_UNSUPPORTED:
+		c[PC_UNDECODABLE]++;
+		buf_release(&dec);
+		return 0;
+	}
+	e = html_extract(body, blen, charset, url, j->cfg.robots_agent, (size_t)j->cfg.max_links,
+			 &page);
+	buf_release(&dec);
+	if (e != CR_OK) {
 		c[PC_FAILED]++;
 		return 0;
 	}
@@ -164,8 +196,7 @@ int parse_page(const struct job *j, const struct fetch_record *f,
 	if (pr.flags & PARSE_NOFOLLOW) {
 		/* X-Robots-Tag nofollow: no link of the page is followed. */
 		page.nofollow += page.nlinks;
-		while (page.nlinks > 0)
-			free(page.links[--page.nlinks]);
+		html_page_keep_links(&page, 0);
 	}
 	c[PC_NOINDEX] += (pr.flags & PARSE_NOINDEX) != 0;
 	/* A record must stay under REC_MAX_BYTES: links beyond a byte budget
@@ -180,8 +211,7 @@ int parse_page(const struct job *j, const struct fetch_record *f,
 				break;
 		}
 		page.dropped += page.nlinks - k;
-		while (page.nlinks > k)
-			free(page.links[--page.nlinks]);
+		html_page_keep_links(&page, k);
 	}
 	if (j->cfg.dedup_enabled)
 		sign_page(j, &page, &pr, sig);

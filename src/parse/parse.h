@@ -24,6 +24,9 @@ enum parse_counter {
 	PC_DROPPED,      /* invalid, non-http(s), over the cap */
 	PC_NOFOLLOW,     /* links not followed: rel=nofollow, meta robots, X-Robots-Tag */
 	PC_NOINDEX,      /* pages that say noindex (flagged in their parse record) */
+	PC_DECODED,      /* bodies with a Content-Encoding undone (decode.h) */
+	PC_DECODE_CAPPED, /* ... of which more than fetch.max_decoded_bytes: cut */
+	PC_UNDECODABLE,  /* an unknown coding or corrupt data: not parsed */
 	PC_COUNT_
 };
 

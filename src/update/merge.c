@@ -20,6 +20,7 @@ void merge_apply(const struct crawl_record *old, const struct fetch_record *f,
 		out->depth = old->depth < f->rec.depth ? old->depth : f->rec.depth;
 	}
 	switch (out->status) {
+	case ST_TIMEOUT:
 	case ST_ERROR:
 		out->retries = old ? (uint8_t)(old->retries + 1) : 1;
 		if (out->retries > cfg->max_retries) {
@@ -122,6 +123,7 @@ enum cr_err merge_partition(const struct crawl_dir *d, const struct config *cfg,
 		e = rec_reader_open(in_path, REC_KIND_CRAWLDB, &rd);
 		if (e) {
 			log_err("update", "cannot read CrawlDb part '%s'", in_path);
+			free(trap);
 			return e == CR_ERR_IO ? CR_ERR_STATE : e;
 		}
 	}
@@ -129,6 +131,7 @@ enum cr_err merge_partition(const struct crawl_dir *d, const struct config *cfg,
 	e = rec_writer_open(out_path, REC_KIND_CRAWLDB, (int)cfg->zstd_level, &w);
 	if (e) {
 		rec_reader_free(&rd);
+		free(trap);
 		return e;
 	}
 	buf_init(&old_b);
@@ -205,7 +208,8 @@ enum cr_err merge_partition(const struct crawl_dir *d, const struct config *cfg,
 			if (e)
 				break;
 			merge_apply(have_old ? &old : NULL, &f, cfg, &rec);
-			if (dups && rec.status == ST_FETCHED) {
+			if (dups && (rec.status == ST_FETCHED || rec.status == ST_TRUNCATED ||
+				     rec.status == ST_TOO_LARGE)) {
 				const char *rep = dedup_rep(dups, rec.url, rec.url_len);
 
 				if (rep) {
@@ -234,8 +238,10 @@ enum cr_err merge_partition(const struct crawl_dir *d, const struct config *cfg,
 			rec.url = l.url;
 			rec.url_len = l.url_len;
 			rec.depth = l.depth;
+			rec.hops = l.hops;
 			rec.status = ST_UNFETCHED;
-			if (trap_check(trap, l.url, l.url_len, cfg)) {
+			if (l.hops > cfg->max_redirects ||
+			    trap_check(trap, l.url, l.url_len, cfg)) {
 				rec.status = ST_TRAP;
 				rec.next_fetch = INT64_MAX;
 				st->traps++;

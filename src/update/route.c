@@ -76,9 +76,9 @@ void route_release(struct route *r)
 	memset(r, 0, sizeof(*r));
 }
 
-void route_add(struct route *r, const char *url, size_t len, uint32_t depth)
+void route_add(struct route *r, const char *url, size_t len, uint32_t depth, uint8_t hops)
 {
-	struct link_record l = { url, len, depth };
+	struct link_record l = { url, len, depth, hops };
 	uint32_t p = layout_partition(r->dir, url, len);
 	struct buf *b = &r->send[p % (uint32_t)r->nranks];
 	size_t before = b->len;

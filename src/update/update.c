@@ -13,11 +13,13 @@
 #include <string.h>
 
 const char *const update_counter_names[UC_COUNT_] = {
-	"links_sent", "links_received", "seen_dropped", "outcomes", "added", "too_deep", "traps",
+	"links_sent", "links_received", "seen_dropped", "duplicate_sources", "outcomes", "added",
+	"too_deep", "traps",
 	"records",
 	"status_unfetched", "status_fetched", "status_redirect", "status_gone",
 	"status_error", "status_denied", "status_blocked", "status_deferred",
-	"status_duplicate", "status_trap",
+	"status_duplicate", "status_trap", "status_truncated", "status_too_large",
+	"status_timeout",
 	"dedup_pages", "dedup_band_entries", "dedup_candidates", "dedup_verified",
 	"duplicates", "duplicates_of_earlier",
 };
@@ -32,6 +34,9 @@ struct link_source {
 	struct parse_record cur; /* borrowed from r's last record */
 	size_t pos;
 	int have;
+	const struct dedup_result *dups;   /* the round's duplicates */
+	uint8_t hops;            /* of the current record's links */
+	uint64_t dup_links;      /* duplicates whose links count a hop */
 };
 
 static int produce_links(void *arg, struct route *rt)
@@ -46,7 +51,7 @@ static int produce_links(void *arg, struct route *rt)
 		if (s->have) {
 			e = parse_record_link(&s->cur, &s->pos, &url, &len);
 			if (e == CR_OK) {
-				route_add(rt, url, len, s->cur.depth + 1);
+				route_add(rt, url, len, s->cur.depth + 1, s->hops);
 				continue;
 			}
 			s->have = 0;
@@ -63,6 +68,15 @@ static int produce_links(void *arg, struct route *rt)
 				}
 				s->pos = 0;
 				s->have = 1;
+				/* The links of a redirect or of a near-duplicate
+				 * count one hop more than the page; others start
+				 * anew (a trap of look-alike pages ends so). */
+				s->hops = 0;
+				if ((s->cur.flags & PARSE_REDIRECT) ||
+				    dedup_rep(s->dups, s->cur.url, s->cur.url_len)) {
+					s->hops = s->cur.hops < 255 ? s->cur.hops + 1 : 255;
+					s->dup_links += !(s->cur.flags & PARSE_REDIRECT);
+				}
 				continue;
 			}
 			rec_reader_free(&s->r);
@@ -143,19 +157,24 @@ enum cr_err update_run(struct job *j, int seg, int ver, uint64_t *c)
 			route_release(&rt);
 		return e ? e : CR_ERR_COMM;
 	}
-	e = route_run(&rt, produce_links, &src);
-	rec_reader_free(&src.r);
-	c[UC_LINKS_SENT] += rt.sent;
-	c[UC_LINKS_RECEIVED] += rt.received;
-	c[UC_SEEN_DROPPED] += rt.seen_dropped;
+	/* Duplicates first: their links count one hop more (trap.h). */
 	layout_crawldb_dir(&j->dir, ver + 1, dir, sizeof(dir));
-	if (!e)
-		e = fs_mkdirs(dir);
+	e = fs_mkdirs(dir);
 	dedup_init(&dd);
 	if (comm_agree(e == CR_OK))
 		e = dedup_run(j, seg, ver, &dd, c + UC_DEDUP_FIRST);
 	else
 		e = e ? e : CR_ERR_COMM;
+	src.dups = &dd;
+	if (comm_agree(e == CR_OK))
+		e = route_run(&rt, produce_links, &src);
+	else
+		e = e ? e : CR_ERR_COMM;
+	rec_reader_free(&src.r);
+	c[UC_LINKS_SENT] += rt.sent;
+	c[UC_LINKS_RECEIVED] += rt.received;
+	c[UC_SEEN_DROPPED] += rt.seen_dropped;
+	c[UC_DUP_LINKS] += src.dup_links;
 	for (p = 0; !e && p < j->dir.partitions; p++) {
 		struct merge_stats st;
 		struct xsort *fetch = NULL;

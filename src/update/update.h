@@ -25,6 +25,7 @@ enum update_counter {
 	UC_LINKS_SENT,
 	UC_LINKS_RECEIVED,
 	UC_SEEN_DROPPED,   /* links the seen-set knew: dropped before the sort */
+	UC_DUP_LINKS,      /* duplicate pages whose links count one hop more */
 	UC_OUTCOMES,
 	UC_ADDED,
 	UC_TOO_DEEP,

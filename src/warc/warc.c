@@ -7,6 +7,7 @@
 #include "warc/warc.h"
 #include "util/buf.h"
 #include "util/clock.h"
+#include "util/fs.h"
 #include "util/log.h"
 
 #include <errno.h>
@@ -35,6 +36,7 @@
 #define ZSTD_DICT_MAGIC 0x184D2A5Du
 #define ZSTD_SKIP_MASK 0xFFFFFFF0u
 #define ZSTD_SKIP_MAGIC 0x184D2A50u
+#define ZSTD_DICTIONARY_MAGIC 0xEC30A437u /* 37 A4 30 EC: a zstd dictionary */
 
 /* ---- small text helpers ---- */
 
@@ -427,8 +429,19 @@ struct warc_writer {
 	size_t olen;
 	struct buf rec;         /* scratch: a record's WARC head */
 	struct buf http;        /* scratch: the stored HTTP response head */
+	enum warc_compression comp;
 	z_stream zs;
+	int zs_live;
+	ZSTD_CCtx *zc;
+	unsigned char *dict;    /* zstd dictionary, written first in each file */
+	size_t dict_len;
 	char warcinfo_id[48];
+	/* a series (warc_writer_open_series): dir/prefix-SSSSS suffix ext */
+	char *dir, *prefix, *suffix, *software;
+	unsigned serial;
+	uint64_t max_bytes;     /* rotate once a file holds this many bytes */
+	uint64_t records;       /* records in the current file */
+	char name[256];         /* the current file's base name */
 };
 
 static enum cr_err w_fail(struct warc_writer *w, const char *what, enum cr_err e)
@@ -494,7 +507,41 @@ static enum cr_err w_deflate(struct warc_writer *w, const void *data, size_t n,
 	}
 }
 
-/* One record as one gzip member: parts, then the CRLF CRLF record end. */
+/* One record as one zstd frame, with its content size and checksum. */
+static enum cr_err w_zstd(struct warc_writer *w, const struct part *parts, size_t n)
+{
+	static const char end[] = "\r\n\r\n";
+	size_t total = 4, i;
+
+	for (i = 0; i < n; i++)
+		total += parts[i].n;
+	if (ZSTD_isError(ZSTD_CCtx_reset(w->zc, ZSTD_reset_session_only)) ||
+	    ZSTD_isError(ZSTD_CCtx_setPledgedSrcSize(w->zc, total)))
+		return w_fail(w, "zstd reset for", CR_ERR_LIB);
+	for (i = 0; i <= n; i++) {
+		int last = i == n;
+		ZSTD_inBuffer in = { last ? end : parts[i].p, last ? 4 : parts[i].n, 0 };
+		size_t r;
+
+		do {
+			ZSTD_outBuffer out;
+
+			if (w->olen == WARC_WBUF && w_flush(w) != CR_OK)
+				return w->err;
+			out.dst = w->obuf + w->olen;
+			out.size = WARC_WBUF - w->olen;
+			out.pos = 0;
+			r = ZSTD_compressStream2(w->zc, &out, &in,
+						 last ? ZSTD_e_end : ZSTD_e_continue);
+			w->olen += out.pos;
+			if (ZSTD_isError(r))
+				return w_fail(w, "zstd compression for", CR_ERR_LIB);
+		} while (last ? r != 0 : in.pos < in.size);
+	}
+	return CR_OK;
+}
+
+/* One record as one gzip member (zstd frame): parts, then CRLF CRLF. */
 static enum cr_err w_member(struct warc_writer *w, const struct part *parts, size_t n,
 			    uint64_t *off, uint64_t *len)
 {
@@ -502,13 +549,19 @@ static enum cr_err w_member(struct warc_writer *w, const struct part *parts, siz
 	enum cr_err e;
 	size_t i;
 
-	if (deflateReset(&w->zs) != Z_OK)
-		return w_fail(w, "deflateReset", CR_ERR_LIB);
-	for (i = 0; i < n; i++)
-		if ((e = w_deflate(w, parts[i].p, parts[i].n, 0)) != CR_OK)
+	if (w->comp == WARC_COMP_ZSTD) {
+		if ((e = w_zstd(w, parts, n)) != CR_OK)
 			return e;
-	if ((e = w_deflate(w, "\r\n\r\n", 4, 1)) != CR_OK)
-		return e;
+	} else {
+		if (deflateReset(&w->zs) != Z_OK)
+			return w_fail(w, "deflateReset", CR_ERR_LIB);
+		for (i = 0; i < n; i++)
+			if ((e = w_deflate(w, parts[i].p, parts[i].n, 0)) != CR_OK)
+				return e;
+		if ((e = w_deflate(w, "\r\n\r\n", 4, 1)) != CR_OK)
+			return e;
+	}
+	w->records++;
 	*off = start;
 	*len = w->flushed + w->olen - start;
 	return CR_OK;
@@ -679,12 +732,201 @@ static enum cr_err w_warcinfo(struct warc_writer *w, const char *software)
 
 static void w_free(struct warc_writer *w)
 {
-	deflateEnd(&w->zs);
+	if (w->zs_live)
+		deflateEnd(&w->zs);
+	ZSTD_freeCCtx(w->zc);
 	buf_release(&w->rec);
 	buf_release(&w->http);
 	free(w->obuf);
 	free(w->path);
+	free(w->dict);
+	free(w->dir);
+	free(w->prefix);
+	free(w->suffix);
+	free(w->software);
 	free(w);
+}
+
+static void w_u32le(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)v;
+	p[1] = (unsigned char)(v >> 8);
+	p[2] = (unsigned char)(v >> 16);
+	p[3] = (unsigned char)(v >> 24);
+}
+
+/* Opens w->path and starts it: the dictionary frame, then the warcinfo. */
+static enum cr_err w_start_file(struct warc_writer *w)
+{
+	w->fd = open(w->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (w->fd < 0) {
+		log_err("warc", "open %s: %s", w->path, strerror(errno));
+		return CR_ERR_IO;
+	}
+	w->flushed = 0;
+	w->olen = 0;
+	w->records = 0;
+	if (w->comp == WARC_COMP_ZSTD && w->dict) {
+		/* warc-zstd: a skippable frame 0x184D2A5D holding the dictionary */
+		w_u32le(w->obuf, ZSTD_DICT_MAGIC);
+		w_u32le(w->obuf + 4, (uint32_t)w->dict_len);
+		memcpy(w->obuf + 8, w->dict, w->dict_len);
+		w->olen = 8 + w->dict_len;
+	}
+	return w_warcinfo(w, w->software);
+}
+
+/* Flushes, fsyncs and closes the current file. */
+static enum cr_err w_end_file(struct warc_writer *w)
+{
+	enum cr_err e = w->err;
+
+	if (e == CR_OK)
+		e = w_flush(w);
+	if (e == CR_OK && fsync(w->fd) != 0)
+		e = w_fail(w, "fsync", CR_ERR_IO);
+	if (close(w->fd) != 0 && e == CR_OK)
+		e = w_fail(w, "close", CR_ERR_IO);
+	w->fd = -1;
+	return e;
+}
+
+/* Names the file of w->serial: dir/prefix-SSSSS suffix .warc.gz|.warc.zst */
+static enum cr_err w_series_path(struct warc_writer *w)
+{
+	size_t n;
+	int k;
+
+	k = snprintf(w->name, sizeof(w->name), "%s-%05u%s%s", w->prefix, w->serial,
+		     w->suffix, w->comp == WARC_COMP_ZSTD ? ".warc.zst" : ".warc.gz");
+	if (k < 0 || (size_t)k >= sizeof(w->name))
+		return CR_ERR_ARG;
+	free(w->path);
+	n = strlen(w->dir) + strlen(w->name) + 2;
+	if (!(w->path = malloc(n)))
+		return CR_ERR_NOMEM;
+	snprintf(w->path, n, "%s/%s", w->dir, w->name);
+	return CR_OK;
+}
+
+/* Before a record: a series whose file is full goes on in the next file. */
+static enum cr_err w_rotate(struct warc_writer *w)
+{
+	enum cr_err e;
+
+	if (!w->dir || !w->max_bytes || w->records < 2 ||
+	    w->flushed + w->olen < w->max_bytes)
+		return CR_OK;
+	if ((e = w_end_file(w)) != CR_OK)
+		return e;
+	w->serial++;
+	if ((e = w_series_path(w)) != CR_OK || (e = w_start_file(w)) != CR_OK) {
+		w->err = e;
+		return e;
+	}
+	return CR_OK;
+}
+
+static enum cr_err w_new_opts(const struct warc_writer_opts *o, const char *software,
+			      struct warc_writer **out);
+
+static enum cr_err w_new(const struct warc_writer_opts *opts, const char *software,
+			 struct warc_writer **out)
+{
+	struct warc_writer_opts def = { WARC_COMP_GZIP, 0, 0, NULL, 0, NULL };
+	struct warc_writer_opts o1;
+	const struct warc_writer_opts *o = opts ? opts : &def;
+	struct buf dict;
+	enum cr_err e;
+
+	buf_init(&dict);
+	if (o->comp == WARC_COMP_ZSTD && !o->zstd_dict && o->zstd_dict_path) {
+		e = fs_read_all(o->zstd_dict_path, WARC_DICT_MAX + 1, &dict);
+		if (e != CR_OK) {
+			log_err("warc", "cannot read the zstd dictionary '%s'", o->zstd_dict_path);
+			buf_release(&dict);
+			return e;
+		}
+		o1 = *o;
+		o1.zstd_dict = dict.p;
+		o1.zstd_dict_len = dict.len;
+		o = &o1;
+	}
+	e = w_new_opts(o, software, out);
+	buf_release(&dict);
+	return e;
+}
+
+static enum cr_err w_new_opts(const struct warc_writer_opts *o, const char *software,
+			      struct warc_writer **out)
+{
+	struct warc_writer *w;
+	int level;
+
+	level = o->level;
+	if (o->comp == WARC_COMP_GZIP) {
+		if (level == 0)
+			level = WARC_GZIP_LEVEL;
+		if (level < 1 || level > 9)
+			return CR_ERR_ARG;
+	} else if (o->comp == WARC_COMP_ZSTD) {
+		if (level == 0)
+			level = 3;
+		if (level < 1 || level > 19)   /* 19: windows of at most 8 MiB */
+			return CR_ERR_ARG;
+		if (o->zstd_dict && (o->zstd_dict_len < 8 || o->zstd_dict_len > WARC_DICT_MAX ||
+				     load_u32le(o->zstd_dict) != ZSTD_DICTIONARY_MAGIC)) {
+			log_err("warc", "the zstd dictionary is not one (zstd --train makes one)");
+			return CR_ERR_FORMAT;
+		}
+	} else {
+		return CR_ERR_ARG;
+	}
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return CR_ERR_NOMEM;
+	w->fd = -1;
+	w->comp = o->comp;
+	buf_init(&w->rec);
+	buf_init(&w->http);
+	if (!(w->obuf = malloc(WARC_WBUF + WARC_DICT_MAX + 8)) ||
+	    !(w->software = strdup(software ? software : "mpicrawl"))) {
+		w_free(w);
+		return CR_ERR_NOMEM;
+	}
+	if (w->comp == WARC_COMP_GZIP) {
+		if (deflateInit2(&w->zs, level, Z_DEFLATED, 15 + 16, 8,
+				 Z_DEFAULT_STRATEGY) != Z_OK) {
+			log_err("warc", "deflateInit2 failed");
+			w_free(w);
+			return CR_ERR_LIB;
+		}
+		w->zs_live = 1;
+	} else {
+		if (!(w->zc = ZSTD_createCCtx()) ||
+		    ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, level)) ||
+		    ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_checksumFlag, 1)) ||
+		    ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_contentSizeFlag, 1))) {
+			log_err("warc", "zstd compressor set-up failed");
+			w_free(w);
+			return CR_ERR_LIB;
+		}
+		if (o->zstd_dict) {
+			if (!(w->dict = malloc(o->zstd_dict_len))) {
+				w_free(w);
+				return CR_ERR_NOMEM;
+			}
+			memcpy(w->dict, o->zstd_dict, o->zstd_dict_len);
+			w->dict_len = o->zstd_dict_len;
+			if (ZSTD_isError(ZSTD_CCtx_loadDictionary(w->zc, w->dict, w->dict_len))) {
+				log_err("warc", "the zstd dictionary does not load");
+				w_free(w);
+				return CR_ERR_FORMAT;
+			}
+		}
+	}
+	*out = w;
+	return CR_OK;
 }
 
 enum cr_err warc_writer_open(const char *path, const char *software,
@@ -696,40 +938,34 @@ enum cr_err warc_writer_open(const char *path, const char *software,
 enum cr_err warc_writer_open_level(const char *path, const char *software, int level,
 				   struct warc_writer **out)
 {
+	struct warc_writer_opts o = { WARC_COMP_GZIP, level, 0, NULL, 0, NULL };
+
+	if (level < 1 || level > 9)
+		return CR_ERR_ARG;
+	return warc_writer_open_opts(path, software, &o, out);
+}
+
+enum cr_err warc_writer_open_opts(const char *path, const char *software,
+				  const struct warc_writer_opts *o,
+				  struct warc_writer **out)
+{
+	const char *base;
 	struct warc_writer *w;
 	enum cr_err e;
-	int fd;
 
-	if (!path || !out || level < 1 || level > 9)
+	if (!path || !out)
 		return CR_ERR_ARG;
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		log_err("warc", "open %s: %s", path, strerror(errno));
-		return CR_ERR_IO;
-	}
-	w = calloc(1, sizeof(*w));
-	if (!w || !(w->path = strdup(path)) || !(w->obuf = malloc(WARC_WBUF))) {
-		if (w) {
-			free(w->path);
-			free(w);
-		}
-		close(fd);
+	if ((e = w_new(o, software, &w)) != CR_OK)
+		return e;
+	base = strrchr(path, '/');
+	snprintf(w->name, sizeof(w->name), "%s", base ? base + 1 : path);
+	if (!(w->path = strdup(path))) {
+		w_free(w);
 		return CR_ERR_NOMEM;
 	}
-	w->fd = fd;
-	buf_init(&w->rec);
-	buf_init(&w->http);
-	if (deflateInit2(&w->zs, level, Z_DEFLATED, 15 + 16, 8,
-			 Z_DEFAULT_STRATEGY) != Z_OK) {
-		log_err("warc", "deflateInit2 for %s failed", path);
-		free(w->obuf);
-		free(w->path);
-		free(w);
-		close(fd);
-		return CR_ERR_LIB;
-	}
-	if ((e = w_warcinfo(w, software)) != CR_OK) {
-		close(w->fd);
+	if ((e = w_start_file(w)) != CR_OK) {
+		if (w->fd >= 0)
+			close(w->fd);
 		w_free(w);
 		return e;
 	}
@@ -737,9 +973,55 @@ enum cr_err warc_writer_open_level(const char *path, const char *software, int l
 	return CR_OK;
 }
 
+enum cr_err warc_writer_open_series(const char *dir, const char *prefix, const char *suffix,
+				    const char *software, const struct warc_writer_opts *o,
+				    struct warc_writer **out)
+{
+	struct warc_writer *w;
+	enum cr_err e;
+
+	if (!dir || !prefix || !out)
+		return CR_ERR_ARG;
+	if ((e = w_new(o, software, &w)) != CR_OK)
+		return e;
+	w->max_bytes = o ? o->max_bytes : 0;
+	if (!(w->dir = strdup(dir)) || !(w->prefix = strdup(prefix)) ||
+	    !(w->suffix = strdup(suffix ? suffix : ""))) {
+		w_free(w);
+		return CR_ERR_NOMEM;
+	}
+	if ((e = w_series_path(w)) != CR_OK || (e = w_start_file(w)) != CR_OK) {
+		if (w->fd >= 0)
+			close(w->fd);
+		w_free(w);
+		return e;
+	}
+	*out = w;
+	return CR_OK;
+}
+
+const char *warc_writer_name(const struct warc_writer *w)
+{
+	return w->name;
+}
+
 uint64_t warc_writer_offset(const struct warc_writer *w)
 {
 	return w->flushed + w->olen;
+}
+
+enum cr_err warc_writer_sync(struct warc_writer *w)
+{
+	enum cr_err e;
+
+	if (!w)
+		return CR_OK;
+	e = w->err;
+	if (e == CR_OK)
+		e = w_flush(w);
+	if (e == CR_OK && w->fd >= 0 && fsync(w->fd) != 0)
+		e = w_fail(w, "fsync", CR_ERR_IO);
+	return e;
 }
 
 enum cr_err warc_write_exchange(struct warc_writer *w, const struct warc_exchange *x,
@@ -758,32 +1040,57 @@ enum cr_err warc_write_exchange(struct warc_writer *w, const struct warc_exchang
 		return CR_ERR_ARG;
 	if (w->err != CR_OK)
 		return w->err;
+	if ((e = w_rotate(w)) != CR_OK)
+		return e;
 	if ((e = w_uuid(w, resp_id)) != CR_OK || (e = w_uuid(w, req_id)) != CR_OK)
 		return e;
 	w_date(x->date_us, date);
 
-	/* response */
+	/* response, or a revisit: its block is the head alone */
 	buf_reset(&w->http);
 	w_store_head(&w->http, x->resp_head, x->resp_head_len);
 	p[0].p = w->http.p;
 	p[0].n = w->http.len;
 	p[1].p = x->body;
 	p[1].n = x->body_len;
-	if (!sha1_parts(p, 2, bd) || !sha1_parts(p + 1, 1, pd))
+	if (!sha1_parts(p + 1, 1, pd))
+		return w_fail(w, "sha1 for", CR_ERR_LIB);
+	if (x->revisit_profile)
+		p[1].n = 0;
+	if (!sha1_parts(p, 2, bd))
 		return w_fail(w, "sha1 for", CR_ERR_LIB);
 	buf_reset(&w->rec);
-	buf_addf(&w->rec, "WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: %s\r\n"
-		 "WARC-Date: %s\r\nWARC-Target-URI: ", resp_id, date);
+	buf_addf(&w->rec, "WARC/1.1\r\nWARC-Type: %s\r\nWARC-Record-ID: %s\r\n"
+		 "WARC-Date: %s\r\nWARC-Target-URI: ",
+		 x->revisit_profile ? "revisit" : "response", resp_id, date);
 	w_add_uri(&w->rec, x->target_uri);
 	buf_adds(&w->rec, "\r\n");
 	if (x->ip && w_token_ok(x->ip))
 		buf_addf(&w->rec, "WARC-IP-Address: %s\r\n", x->ip);
 	buf_addf(&w->rec, "WARC-Warcinfo-ID: %s\r\n", w->warcinfo_id);
-	if (x->truncated && w_token_ok(x->truncated))
+	if (x->revisit_profile) {
+		char rd[80];
+
+		buf_addf(&w->rec, "WARC-Profile: %s\r\n", x->revisit_profile);
+		if (x->refers_to_uri && x->refers_to_uri[0]) {
+			buf_adds(&w->rec, "WARC-Refers-To-Target-URI: ");
+			w_add_uri(&w->rec, x->refers_to_uri);
+			buf_adds(&w->rec, "\r\n");
+		}
+		if (x->refers_to_date_us > 0) {
+			w_date(x->refers_to_date_us, rd);
+			buf_addf(&w->rec, "WARC-Refers-To-Date: %s\r\n", rd);
+		}
+	} else if (x->truncated && w_token_ok(x->truncated)) {
 		buf_addf(&w->rec, "WARC-Truncated: %s\r\n", x->truncated);
-	buf_addf(&w->rec, "WARC-Block-Digest: sha1:%s\r\nWARC-Payload-Digest: sha1:%s\r\n"
-		 "Content-Type: application/http;msgtype=response\r\n"
-		 "Content-Length: %zu\r\n\r\n", bd, pd, w->http.len + x->body_len);
+	}
+	buf_addf(&w->rec, "WARC-Block-Digest: sha1:%s\r\n", bd);
+	/* A 304 has no payload; an identical-payload revisit names the
+	 * payload it did not store. */
+	if (!x->revisit_profile || x->body_len)
+		buf_addf(&w->rec, "WARC-Payload-Digest: sha1:%s\r\n", pd);
+	buf_addf(&w->rec, "Content-Type: application/http;msgtype=response\r\n"
+		 "Content-Length: %zu\r\n\r\n", w->http.len + p[1].n);
 	p[2] = p[1];
 	p[1] = p[0];
 	p[0].p = w->rec.p;
@@ -827,6 +1134,59 @@ enum cr_err warc_write_exchange(struct warc_writer *w, const struct warc_exchang
 	return CR_OK;
 }
 
+enum cr_err warc_write_record(struct warc_writer *w, const struct warc_record_out *r,
+			      uint64_t *off, uint64_t *len)
+{
+	char id[48], date[80], bd[33];
+	struct part p[2];
+	uint64_t o, l;
+	size_t fl = r && r->fields ? strlen(r->fields) : 0;
+	enum cr_err e;
+
+	if (!w || !r || !r->type || !w_token_ok(r->type) || (!r->block && r->block_len) ||
+	    (fl && (r->fields[fl - 1] != '\n' || memmem(r->fields, fl, "\r\n\r\n", 4))))
+		return CR_ERR_ARG;
+	if (w->err != CR_OK)
+		return w->err;
+	if ((e = w_rotate(w)) != CR_OK || (e = w_uuid(w, id)) != CR_OK)
+		return e;
+	w_date(r->date_us, date);
+	p[0].p = r->block;
+	p[0].n = r->block_len;
+	if (!sha1_parts(p, 1, bd))
+		return w_fail(w, "sha1 for", CR_ERR_LIB);
+	buf_reset(&w->rec);
+	buf_addf(&w->rec, "WARC/1.1\r\nWARC-Type: %s\r\nWARC-Record-ID: %s\r\n"
+		 "WARC-Date: %s\r\n", r->type, id, date);
+	if (r->target_uri && r->target_uri[0]) {
+		buf_adds(&w->rec, "WARC-Target-URI: ");
+		w_add_uri(&w->rec, r->target_uri);
+		buf_adds(&w->rec, "\r\n");
+	}
+	if (r->refers_to && w_token_ok(r->refers_to))
+		buf_addf(&w->rec, "WARC-Refers-To: %s\r\n", r->refers_to);
+	buf_addf(&w->rec, "WARC-Warcinfo-ID: %s\r\n", w->warcinfo_id);
+	if (fl)
+		buf_add(&w->rec, r->fields, fl);
+	buf_addf(&w->rec, "WARC-Block-Digest: sha1:%s\r\n", bd);
+	if (r->content_type && r->content_type[0]) {
+		buf_adds(&w->rec, "Content-Type: ");
+		w_add_text(&w->rec, r->content_type);
+		buf_adds(&w->rec, "\r\n");
+	}
+	buf_addf(&w->rec, "Content-Length: %zu\r\n\r\n", r->block_len);
+	p[1] = p[0];
+	p[0].p = w->rec.p;
+	p[0].n = w->rec.len;
+	if ((e = w_member(w, p, 2, &o, &l)) != CR_OK)
+		return e;
+	if (off)
+		*off = o;
+	if (len)
+		*len = l;
+	return CR_OK;
+}
+
 enum cr_err warc_writer_close(struct warc_writer **wp)
 {
 	struct warc_writer *w;
@@ -836,13 +1196,7 @@ enum cr_err warc_writer_close(struct warc_writer **wp)
 		return CR_OK;
 	w = *wp;
 	*wp = NULL;
-	e = w->err;
-	if (e == CR_OK)
-		e = w_flush(w);
-	if (e == CR_OK && fsync(w->fd) != 0)
-		e = w_fail(w, "fsync", CR_ERR_IO);
-	if (close(w->fd) != 0 && e == CR_OK)
-		e = w_fail(w, "close", CR_ERR_IO);
+	e = w_end_file(w);
 	w_free(w);
 	return e;
 }

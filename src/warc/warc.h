@@ -2,7 +2,14 @@
  * warc.h - WARC 1.1 files: the fetcher's archive writer and a reader for
  * checking and re-reading archives (ours and other tools').
  *
- * The writer owns one open file. Each fetch becomes a 'response' record and a
+ * The writer owns one open file at a time: a single file
+ * (warc_writer_open*), or a series of files in one directory that goes on in
+ * the next file once a file holds max_bytes (warc_writer_open_series), each
+ * file starting with its own warcinfo. Records are compressed as gzip
+ * members (.warc.gz, WARC 1.1 Annex D) or as zstd frames with content size
+ * and checksum (.warc.zst, the IIPC warc-zstd proposal; an optional
+ * dictionary is written as the file's first, skippable frame 0x184D2A5D and
+ * every frame names its ID). Each fetch becomes a 'response' record and a
  * 'request' record (linked by WARC-Concurrent-To), each compressed as its own
  * gzip member, so any record can be read alone from the (offset, length) of
  * its member: the offset a CDX index stores. The file starts with a
@@ -57,6 +64,42 @@ CR_WUR enum cr_err warc_writer_open(const char *path, const char *software,
 CR_WUR enum cr_err warc_writer_open_level(const char *path, const char *software,
 					  int level, struct warc_writer **out);
 
+enum warc_compression {
+	WARC_COMP_GZIP = 0,   /* one gzip member per record: .warc.gz */
+	WARC_COMP_ZSTD = 1,   /* one zstd frame per record: .warc.zst */
+};
+
+struct warc_writer_opts {
+	enum warc_compression comp;
+	int level;            /* 0: default (gzip 6, zstd 3); gzip 1..9, zstd 1..19 */
+	uint64_t max_bytes;   /* series only: rotate once a file holds this (0: never) */
+	const void *zstd_dict;   /* zstd only: a zstd-format dictionary (zstd --train) */
+	size_t zstd_dict_len;    /* or NULL; copied; at most 8 MiB */
+	const char *zstd_dict_path;  /* or the file holding one (read at open), or NULL */
+};
+
+/* The same with options (opts NULL: gzip level 6); max_bytes is ignored. */
+CR_WUR enum cr_err warc_writer_open_opts(const char *path, const char *software,
+					 const struct warc_writer_opts *opts,
+					 struct warc_writer **out);
+
+/*
+ * A series of files in dir named PREFIX-SSSSS SUFFIX.warc.gz (or .warc.zst),
+ * SSSSS counting from 00000: before a record is written to a file that holds
+ * opts->max_bytes or more, that file is closed (fsync) and the next one
+ * started, so a file exceeds max_bytes by at most one exchange. Strings are
+ * copied. CR_ERR_FORMAT for a dictionary that is not one.
+ */
+CR_WUR enum cr_err warc_writer_open_series(const char *dir, const char *prefix,
+					   const char *suffix, const char *software,
+					   const struct warc_writer_opts *opts,
+					   struct warc_writer **out);
+
+/* Base name of the file the last record went to (the current file): the
+ * pointer is borrowed for the writer's life and its text follows rotations,
+ * so read it after a write to name the file that write went to. */
+const char *warc_writer_name(const struct warc_writer *w);
+
 struct warc_exchange {
 	const char *target_uri;   /* the URL fetched */
 	int64_t date_us;          /* when the request was sent, µs since epoch */
@@ -70,7 +113,20 @@ struct warc_exchange {
 	/* NULL, or the WARC-Truncated reason: "length", "time", "disconnect",
 	 * "unspecified" */
 	const char *truncated;
+	/* A revisit record instead of the response: WARC_PROFILE_IDENTICAL
+	 * (the body equals that of an earlier capture: only the head is stored,
+	 * the payload digest is the body's) or WARC_PROFILE_NOT_MODIFIED (a
+	 * 304); refers_to_uri and refers_to_date_us (0: none) name the earlier
+	 * capture. NULL: a response record. */
+	const char *revisit_profile;
+	const char *refers_to_uri;
+	int64_t refers_to_date_us;
 };
+
+#define WARC_PROFILE_IDENTICAL \
+	"http://netpreserve.org/warc/1.1/revisit/identical-payload-digest"
+#define WARC_PROFILE_NOT_MODIFIED \
+	"http://netpreserve.org/warc/1.1/revisit/server-not-modified"
 
 /*
  * Writes a response record and then a request record, linked by
@@ -91,8 +147,36 @@ CR_WUR enum cr_err warc_write_exchange(struct warc_writer *w,
 				       uint64_t *resp_offset,
 				       uint64_t *resp_length);
 
-/* Bytes written so far (including buffered ones): the next record's offset. */
+/* Any other record: a conversion (WET text), metadata or resource. */
+struct warc_record_out {
+	const char *type;          /* "conversion", "metadata", "resource", ... */
+	const char *target_uri;    /* or NULL */
+	int64_t date_us;
+	const char *refers_to;     /* WARC-Refers-To (a record ID "<urn:...>") or NULL */
+	const char *fields;        /* more header lines, each "Name: value\r\n", or NULL */
+	const char *content_type;  /* or NULL */
+	const void *block;
+	size_t block_len;
+};
+
+/*
+ * Writes one record (own gzip member / zstd frame) with a new WARC-Record-ID,
+ * WARC-Warcinfo-ID and WARC-Block-Digest; a series may rotate first. The
+ * record's bytes are borrowed for the call. *off / *len as for
+ * warc_write_exchange (either may be NULL). CR_ERR_ARG for a missing type or
+ * a fields text that is not whole header lines.
+ */
+CR_WUR enum cr_err warc_write_record(struct warc_writer *w, const struct warc_record_out *r,
+				     uint64_t *off, uint64_t *len);
+
+/* Bytes written so far to the current file (including buffered ones): the
+ * next record's offset, unless the series rotates first. */
 uint64_t warc_writer_offset(const struct warc_writer *w);
+
+/* Writes what is buffered and fsyncs the current file, which stays open:
+ * the fetch journal (fetch/journal.h) names only bytes made durable so.
+ * Accepts NULL. CR_ERR_IO as warc_writer_close. */
+CR_WUR enum cr_err warc_writer_sync(struct warc_writer *w);
 
 /*
  * Flushes, fsyncs and closes; frees the writer and sets *w to NULL, also on

@@ -55,7 +55,26 @@ int main(void)
 	CHECK(!has(&p, "http://h.test/inscript"), "no links from scripts");
 	CHECK(p.nlinks == 8, "8 links (duplicate once), got %u", p.nlinks);
 	CHECK(p.dropped == 2, "mailto and javascript dropped: %u", p.dropped);
+	for (i = 0; i < p.nlinks; i++) {
+		const char *want = !strcmp(p.links[i], "http://h.test/dir/sub/x.html") ? "x" :
+				   !strcmp(p.links[i], "http://h.test/dir/y.html") ? "y" :
+				   !strcmp(p.links[i], "http://h.test/Z") ? "z" : "";
+
+		CHECK(!strcmp(p.anchors[i], want), "anchor of %s: '%s', want '%s'", p.links[i],
+		      p.anchors[i], want);
+	}
 	html_page_release(&p);
+	{
+		static const char d[] = "<p><a href=\"/a\"> Read\n  <b>more</b> here </a>"
+					"<a href=\"/b\">open <a href=\"/c\">c</a>";
+
+		CHECK(html_extract(d, sizeof(d) - 1, NULL, "http://h.test/", "mpicrawl", 10, &p) ==
+		      CR_OK && p.nlinks == 3 && !strcmp(p.anchors[0], "Read more here") &&
+		      !strcmp(p.anchors[1], "open") && !strcmp(p.anchors[2], "c"),
+		      "anchor text: '%s' '%s' '%s'", p.nlinks > 0 ? p.anchors[0] : "-",
+		      p.nlinks > 1 ? p.anchors[1] : "-", p.nlinks > 2 ? p.anchors[2] : "-");
+		html_page_release(&p);
+	}
 
 	CHECK(html_extract(doc2, sizeof(doc2) - 1, "utf-8", "http://h.test/", "mpicrawl",
 			   100, &p) == CR_OK, "parse doc2");

@@ -481,8 +481,8 @@ out:
 static void test_from_nothing(void)
 {
 	static const struct link_record in[] = {
-		{ "http://b/", 9, 0 }, { "http://a/", 9, 0 }, { "http://b/", 9, 0 },
-		{ "http://c/", 9, 5 },
+		{ "http://b/", 9, 0, 0 }, { "http://a/", 9, 0, 0 }, { "http://b/", 9, 0, 0 },
+		{ "http://c/", 9, 5, 0 },
 	};
 	struct config cfg;
 	struct crawl_dir d;

@@ -38,7 +38,7 @@ static int crawl_equal(const struct crawl_record *a, const struct crawl_record *
 	       a->retries == b->retries && a->fetched_at == b->fetched_at &&
 	       a->next_fetch == b->next_fetch && a->digest == b->digest &&
 	       same(a->dup_of ? a->dup_of : "", a->dup_of_len,
-		    b->dup_of ? b->dup_of : "", b->dup_of_len);
+		    b->dup_of ? b->dup_of : "", b->dup_of_len) && a->hops == b->hops;
 }
 
 /*
@@ -102,17 +102,19 @@ static enum cr_err link_unpack_v(const void *p, size_t n, void *out)
 }
 
 static const struct crawl_record crawl_cases[] = {
-	{ S("http://a.example/"), ST_UNFETCHED, 0, 0, 0, 0, 0, 0, S("") },
+	{ S("http://a.example/"), ST_UNFETCHED, 0, 0, 0, 0, 0, 0, S(""), 0 },
 	{ S("http://a.example/x?q=1"), ST_FETCHED, 200, 3, 0, 1700000000000000LL,
-	  1702592000000000LL, 0x0123456789abcdefULL, S("") },
-	{ S("https://b.example:8443/p%20q#"), ST_REDIRECT, 301, 1, 0, 1, 2, 1, S("") },
-	{ S("http://c.example/gone"), ST_GONE, 404, 7, 2, -1, -2, UINT64_MAX, S("") },
-	{ S("http://c.example/err"), ST_ERROR, 503, UINT32_MAX, 255, INT64_MAX, INT64_MIN, 42, S("") },
-	{ S("http://d.example/robots"), ST_DENIED, 999, 12, 0, INT64_MIN, INT64_MAX, 0, S("") },
-	{ S("http://10.0.0.1/"), ST_BLOCKED, 0, 0, 0, 0, 0, 0, S("") },
-	{ S("x"), ST_FETCHED, 304, 127, 128, 127, 128, 1ULL << 63, S("") },
+	  1702592000000000LL, 0x0123456789abcdefULL, S(""), 0 },
+	{ S("https://b.example:8443/p%20q#"), ST_REDIRECT, 301, 1, 0, 1, 2, 1, S(""), 0 },
+	{ S("http://c.example/gone"), ST_GONE, 404, 7, 2, -1, -2, UINT64_MAX, S(""), 0 },
+	{ S("http://c.example/err"), ST_ERROR, 503, UINT32_MAX, 255, INT64_MAX, INT64_MIN, 42,
+	  S(""), 0 },
+	{ S("http://d.example/robots"), ST_DENIED, 999, 12, 0, INT64_MIN, INT64_MAX, 0, S(""), 0 },
+	{ S("http://10.0.0.1/"), ST_BLOCKED, 0, 0, 0, 0, 0, 0, S(""), 0 },
+	{ S("x"), ST_FETCHED, 304, 127, 128, 127, 128, 1ULL << 63, S(""), 0 },
 	{ S("http://e.example/copy"), ST_DUPLICATE, 200, 2, 0, 5, 6, 7,
-	  S("http://f.example/original") },
+	  S("http://f.example/original"), 0 },
+	{ S("http://g.example/after-redirects"), ST_UNFETCHED, 0, 3, 0, 0, 0, 0, S(""), 5 },
 };
 
 static void test_crawl(void)
@@ -140,10 +142,10 @@ static void test_crawl(void)
 	/* Values the packer can write but the reader must refuse. */
 	{
 		static const struct crawl_record bad[] = {
-			{ "", 0, ST_FETCHED, 200, 0, 0, 0, 0, 0, S("") },       /* empty URL */
-			{ S("http://a/"), ST_COUNT_, 200, 0, 0, 0, 0, 0, S("") }, /* status */
-			{ S("http://a/"), 200, 200, 0, 0, 0, 0, 0, S("") },       /* status */
-			{ S("http://a/"), ST_FETCHED, 1000, 0, 0, 0, 0, 0, S("") }, /* http */
+			{ "", 0, ST_FETCHED, 200, 0, 0, 0, 0, 0, S(""), 0 },       /* empty URL */
+			{ S("http://a/"), ST_COUNT_, 200, 0, 0, 0, 0, 0, S(""), 0 }, /* status */
+			{ S("http://a/"), 200, 200, 0, 0, 0, 0, 0, S(""), 0 },       /* status */
+			{ S("http://a/"), ST_FETCHED, 1000, 0, 0, 0, 0, 0, S(""), 0 }, /* http */
 		};
 		struct crawl_record r, keep;
 
@@ -156,15 +158,19 @@ static void test_crawl(void)
 			      "crawl bad %zu refused", i);
 			CHECK(!memcmp(&r, &keep, sizeof(r)), "crawl bad %zu: out untouched", i);
 		}
-		/* A version byte other than 1 and 2. */
+		/* A version byte other than 1, 2 and 3. */
 		buf_reset(&b);
 		crawl_record_pack(&crawl_cases[1], &b);
-		b.p[0] = 3;
-		CHECK(crawl_record_unpack(b.p, b.len, &r) == CR_ERR_FORMAT, "crawl version 3");
-		/* Version 1 (no dup_of) is still read: drop the last byte (an
-		 * empty dup_of) and set the version. */
+		b.p[0] = 4;
+		CHECK(crawl_record_unpack(b.p, b.len, &r) == CR_ERR_FORMAT, "crawl version 4");
+		/* Version 2 (no hops) and 1 (no dup_of either) are still read:
+		 * drop the hops byte, then the empty dup_of too. */
+		b.p[0] = 2;
+		memmove(b.p + b.len - 2, b.p + b.len - 1, 1);
+		CHECK(crawl_record_unpack(b.p, b.len - 1, &r) == CR_OK && r.hops == 0 &&
+		      crawl_equal(&r, &crawl_cases[1]), "crawl version 2 read");
 		b.p[0] = 1;
-		CHECK(crawl_record_unpack(b.p, b.len - 1, &r) == CR_OK && r.dup_of_len == 0 &&
+		CHECK(crawl_record_unpack(b.p, b.len - 2, &r) == CR_OK && r.dup_of_len == 0 &&
 		      crawl_equal(&r, &crawl_cases[1]), "crawl version 1 read");
 		/* A depth over 32 bits. */
 		buf_reset(&b);
@@ -378,11 +384,11 @@ static void test_parse(void)
 static void test_link(void)
 {
 	static const struct link_record cases[] = {
-		{ S("http://a.example/"), 0 },
-		{ S("h"), 1 },
-		{ S("https://b.example/a/b/c?d=e&f=g"), 127 },
-		{ S("https://b.example/"), 128 },
-		{ S("https://c.example/"), UINT32_MAX },
+		{ S("http://a.example/"), 0, 0 },
+		{ S("h"), 1, 1 },
+		{ S("https://b.example/a/b/c?d=e&f=g"), 127, 255 },
+		{ S("https://b.example/"), 128, 0 },
+		{ S("https://c.example/"), UINT32_MAX, 7 },
 	};
 	struct buf b;
 	size_t i;
@@ -396,12 +402,13 @@ static void test_link(void)
 		link_record_pack(&cases[i], &b);
 		e = link_record_unpack(b.p, b.len, &l);
 		CHECK(e == CR_OK && same(l.url, l.url_len, cases[i].url, cases[i].url_len) &&
-			      l.depth == cases[i].depth, "link %zu: round trip", i);
+			      l.depth == cases[i].depth && l.hops == cases[i].hops,
+		      "link %zu: round trip", i);
 		CHECK(all_prefixes_fail(b.p, b.len, link_unpack_v, &l),
 		      "link %zu: truncations are format errors", i);
 	}
 	{
-		struct link_record empty = { "", 0, 1 }, l;
+		struct link_record empty = { "", 0, 1, 0 }, l;
 
 		buf_reset(&b);
 		link_record_pack(&empty, &b);

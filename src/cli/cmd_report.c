@@ -1,0 +1,401 @@
+/*
+ * cmd_report.c - `mpicrawl report --dir DIR [--out FILE]`: one
+ * self-contained HTML page (inline SVG charts, no outside resources) about
+ * a crawl: pages, bytes and duplicate rate per round, the CrawlDb's status
+ * mix and top hosts, fetch latencies, politeness waits and errors by kind.
+ *
+ * It reads segments/NNNNN/stats.json, the fetch outcomes of every segment
+ * and the current CrawlDb version; one process, no MPI. Written to
+ * DIR/report.html unless --out says otherwise.
+ */
+#include "cli/cmds.h"
+#include "crawldb/record.h"
+#include "store/recfile.h"
+#include "util/buf.h"
+#include "util/fs.h"
+#include "util/hmap.h"
+
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define REPORT_ROUNDS_MAX 1000
+#define REPORT_TOP 15
+
+struct named {
+	const char *name;
+	double v;
+};
+
+struct report {
+	const char *dir;
+	int segs[REPORT_ROUNDS_MAX];
+	int nsegs;
+	struct buf stats[REPORT_ROUNDS_MAX];
+	uint64_t status[ST_COUNT_];
+	struct hmap hosts;    /* host -> (uintptr_t) URL count */
+	struct hmap errors;   /* reason -> count */
+	uint64_t lat[8];
+	uint64_t urls;
+};
+
+static const char *const lat_names[8] = {
+	"<10 ms", "<50 ms", "<100 ms", "<250 ms", "<500 ms", "<1 s", "<5 s", ">=5 s",
+};
+
+/* A counter of a phase in a stats.json text; 0 if absent. */
+static double stat(const struct buf *b, const char *phase, const char *name)
+{
+	char key[96];
+	const char *s = (const char *)b->p, *p, *end;
+
+	if (!s)
+		return 0;
+	snprintf(key, sizeof(key), "\"%s\":{", phase);
+	p = strstr(s, key);
+	if (!p || !(p = strstr(p, "\"counters\":{")))
+		return 0;
+	end = strchr(p + 12, '}');
+	snprintf(key, sizeof(key), "\"%s\":", name);
+	p = strstr(p, key);
+	if (!p || (end && p > end))
+		return 0;
+	return strtod(p + strlen(key), NULL);
+}
+
+static void html_text(struct buf *o, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '<')
+			buf_adds(o, "&lt;");
+		else if (*s == '>')
+			buf_adds(o, "&gt;");
+		else if (*s == '&')
+			buf_adds(o, "&amp;");
+		else if (*s == '"')
+			buf_adds(o, "&quot;");
+		else
+			buf_addc(o, *s);
+	}
+}
+
+/* A bar chart: one bar per item, value labels above. */
+static void chart(struct buf *o, const char *title, const char *unit, const struct named *it,
+		  size_t n)
+{
+	const int w = 640, h = 260, left = 50, bottom = 70, top = 30;
+	double max = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (it[i].v > max)
+			max = it[i].v;
+	buf_adds(o, "<figure><figcaption>");
+	html_text(o, title);
+	buf_addf(o, "</figcaption>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+		 "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">\n", w, h, w, h);
+	buf_addf(o, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#555\"/>\n", left,
+		 h - bottom, w - 10, h - bottom);
+	if (n == 0 || max <= 0) {
+		buf_addf(o, "<text x=\"%d\" y=\"%d\" fill=\"#555\">nothing to show</text>\n",
+			 left + 10, h / 2);
+	}
+	for (i = 0; i < n && max > 0; i++) {
+		double slot = (double)(w - left - 10) / (double)n;
+		double bh = it[i].v / max * (h - bottom - top);
+		double x = left + slot * (double)i + slot * 0.15;
+
+		buf_addf(o, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+			 "fill=\"#3b7dd8\"><title>", x, h - bottom - bh, slot * 0.7, bh);
+		html_text(o, it[i].name);
+		buf_addf(o, ": %.4g %s</title></rect>\n", it[i].v, unit);
+		buf_addf(o, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"middle\">"
+			 "%.4g</text>\n", x + slot * 0.35, h - bottom - bh - 3, it[i].v);
+		buf_addf(o, "<text font-size=\"10\" transform=\"translate(%.1f,%d) rotate(40)\">",
+			 x + slot * 0.2, h - bottom + 12);
+		html_text(o, it[i].name);
+		buf_adds(o, "</text>\n");
+	}
+	buf_addf(o, "<text x=\"4\" y=\"%d\" font-size=\"10\">", top - 8);
+	html_text(o, unit);
+	buf_adds(o, "</text>\n</svg></figure>\n");
+}
+
+static int cmp_named(const void *a, const void *b)
+{
+	const struct named *x = a, *y = b;
+
+	return x->v < y->v ? 1 : x->v > y->v ? -1 : strcmp(x->name, y->name);
+}
+
+/* The top entries of a counting map, as a chart. */
+static void chart_map(struct buf *o, const char *title, const char *unit, struct hmap *m)
+{
+	struct named *it = calloc(m->count + 1, sizeof(*it));
+	struct hmap_slot *s;
+	size_t i = 0, n = 0;
+
+	if (!it)
+		return;
+	while ((s = hmap_next(m, &i)) != NULL) {
+		it[n].name = s->key;
+		it[n++].v = (double)(uintptr_t)s->val;
+	}
+	qsort(it, n, sizeof(*it), cmp_named);
+	chart(o, title, unit, it, n < REPORT_TOP ? n : REPORT_TOP);
+	free(it);
+}
+
+static void count(struct hmap *m, const char *k, size_t n)
+{
+	void **slot = hmap_put(m, k, n);
+
+	if (slot)
+		*slot = (void *)((uintptr_t)*slot + 1);
+}
+
+static int is_num_dir(const char *n)
+{
+	size_t i;
+
+	for (i = 0; n[i]; i++)
+		if (n[i] < '0' || n[i] > '9')
+			return 0;
+	return i == 5;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/* Reads every record file of kind in dir (part-*.zst), calling fn. */
+static void each_part(const char *dir, enum rec_kind kind,
+		      void (*fn)(struct report *, const void *, size_t), struct report *r)
+{
+	char path[PATH_MAX + 300];
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		struct rec_reader *rr;
+		const void *p;
+		size_t n;
+
+		if (strncmp(de->d_name, "part-", 5) || !strstr(de->d_name, ".zst"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (rec_reader_open(path, kind, &rr) != CR_OK)
+			continue;
+		while (rec_reader_next(rr, &p, &n) == CR_OK)
+			fn(r, p, n);
+		rec_reader_free(&rr);
+	}
+	closedir(d);
+}
+
+static void on_crawldb(struct report *r, const void *p, size_t n)
+{
+	struct crawl_record c;
+	const char *h, *e;
+
+	if (crawl_record_unpack(p, n, &c) != CR_OK)
+		return;
+	r->urls++;
+	if (c.status < ST_COUNT_)
+		r->status[c.status]++;
+	h = memchr(c.url, ':', c.url_len);
+	if (!h || (size_t)(h - c.url) + 3 > c.url_len)
+		return;
+	h += 3;
+	e = h;
+	while (e < c.url + c.url_len && *e != '/' && *e != ':' && *e != '?')
+		e++;
+	count(&r->hosts, h, (size_t)(e - h));
+}
+
+static void on_fetch(struct report *r, const void *p, size_t n)
+{
+	static const int64_t edges[7] = { 10000, 50000, 100000, 250000, 500000, 1000000,
+					   5000000 };
+	struct fetch_record f;
+	int i = 0;
+
+	if (fetch_record_unpack(p, n, &f) != CR_OK)
+		return;
+	while (i < 7 && f.latency_us >= edges[i])
+		i++;
+	r->lat[i]++;
+	if (f.reason_len)
+		count(&r->errors, f.reason, f.reason_len < 60 ? f.reason_len : 60);
+	else if (f.rec.status != ST_FETCHED && f.rec.status != ST_REDIRECT &&
+		 f.rec.status != ST_DUPLICATE)
+		count(&r->errors, crawl_status_name(f.rec.status),
+		      strlen(crawl_status_name(f.rec.status)));
+}
+
+static void per_round(struct buf *o, struct report *r, const char *title, const char *unit,
+		      const char *phase, const char *name, double scale)
+{
+	struct named it[REPORT_ROUNDS_MAX];
+	char labels[REPORT_ROUNDS_MAX][16];
+	int i;
+
+	for (i = 0; i < r->nsegs; i++) {
+		snprintf(labels[i], sizeof(labels[i]), "round %d", r->segs[i]);
+		it[i].name = labels[i];
+		it[i].v = stat(&r->stats[i], phase, name) * scale;
+	}
+	chart(o, title, unit, it, (size_t)r->nsegs);
+}
+
+static int write_report(struct report *r, const char *out)
+{
+	char path[PATH_MAX + 64], cur[32];
+	struct named it[ST_COUNT_ + 8];
+	char labels[REPORT_ROUNDS_MAX][16];
+	struct buf cb, o;
+	struct dirent *de;
+	DIR *d;
+	int i, v = 0, rc;
+	size_t k, n;
+
+	snprintf(path, sizeof(path), "%s/segments", r->dir);
+	d = opendir(path);
+	while (d && (de = readdir(d)) != NULL && r->nsegs < REPORT_ROUNDS_MAX)
+		if (is_num_dir(de->d_name))
+			r->segs[r->nsegs++] = (int)strtol(de->d_name, NULL, 10);
+	if (d)
+		closedir(d);
+	qsort(r->segs, (size_t)r->nsegs, sizeof(int), cmp_int);
+	for (i = 0; i < r->nsegs; i++) {
+		buf_init(&r->stats[i]);
+		snprintf(path, sizeof(path), "%s/segments/%05d/stats.json", r->dir, r->segs[i]);
+		if (fs_read_all(path, 1 << 20, &r->stats[i]) != CR_OK)
+			r->stats[i].len = 0;
+		buf_cstr(&r->stats[i]);
+		snprintf(path, sizeof(path), "%s/segments/%05d/fetch", r->dir, r->segs[i]);
+		each_part(path, REC_KIND_FETCH, on_fetch, r);
+	}
+	buf_init(&cb);
+	snprintf(path, sizeof(path), "%s/crawldb/CURRENT", r->dir);
+	if (fs_read_all(path, 64, &cb) == CR_OK) {
+		snprintf(cur, sizeof(cur), "%.*s", (int)cb.len, (const char *)cb.p);
+		v = (int)strtol(cur, NULL, 10);
+	}
+	buf_release(&cb);
+	if (v > 0) {
+		snprintf(path, sizeof(path), "%s/crawldb/%05d", r->dir, v);
+		each_part(path, REC_KIND_CRAWLDB, on_crawldb, r);
+	}
+
+	buf_init(&o);
+	buf_adds(&o, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+		 "<title>mpicrawl report</title>\n<style>body{font-family:sans-serif;margin:2em;"
+		 "color:#222}figure{display:inline-block;margin:1em;vertical-align:top}"
+		 "figcaption{font-weight:bold;margin-bottom:.3em}svg{background:#fafafa;"
+		 "border:1px solid #ddd}</style>\n</head><body>\n<h1>Crawl report</h1>\n<p>");
+	html_text(&o, r->dir);
+	buf_addf(&o, ": %d rounds; CrawlDb version %d with %llu URLs.</p>\n", r->nsegs, v,
+		 (unsigned long long)r->urls);
+	per_round(&o, r, "Pages fetched per round", "pages", "fetch", "fetched", 1);
+	for (k = 0, n = 0; k < ST_COUNT_; k++) {
+		if (!r->status[k])
+			continue;
+		it[n].name = crawl_status_name((int)k);
+		it[n++].v = (double)r->status[k];
+	}
+	chart(&o, "Status mix (CrawlDb)", "URLs", it, n);
+	per_round(&o, r, "Bytes fetched per round", "MB", "fetch", "bytes", 1e-6);
+	for (k = 0; k < 8; k++) {
+		it[k].name = lat_names[k];
+		it[k].v = (double)r->lat[k];
+	}
+	chart(&o, "Fetch latency (request start to last byte)", "requests", it, 8);
+	chart_map(&o, "Top hosts (URLs in the CrawlDb)", "URLs", &r->hosts);
+	for (i = 0; i < r->nsegs; i++)
+		snprintf(labels[i], sizeof(labels[i]), "round %d", r->segs[i]);
+	{
+		struct named dr[REPORT_ROUNDS_MAX];
+
+		for (i = 0; i < r->nsegs; i++) {
+			double docs = stat(&r->stats[i], "index", "text_docs");
+			double dups = stat(&r->stats[i], "index", "text_duplicates");
+
+			dr[i].name = labels[i];
+			dr[i].v = docs > 0 ? 100.0 * dups / docs : 0;
+		}
+		chart(&o, "Duplicate rate per round (near-duplicate text pages)", "%", dr,
+		      (size_t)r->nsegs);
+	}
+	{
+		static const char *const pol[] = { "robots_wait", "backoffs", "parked", "deferred",
+						   "denied", "robots_unavailable" };
+		struct named pn[6];
+
+		for (k = 0; k < 6; k++) {
+			pn[k].name = pol[k];
+			pn[k].v = 0;
+			for (i = 0; i < r->nsegs; i++)
+				pn[k].v += stat(&r->stats[i], "fetch", pol[k]);
+		}
+		chart(&o, "Politeness: waits, back-offs and refusals (all rounds)", "events",
+		      pn, 6);
+	}
+	chart_map(&o, "Errors by kind (fetch outcomes)", "URLs", &r->errors);
+	buf_adds(&o, "<script>document.body.dataset.charts = "
+		 "document.querySelectorAll('svg').length;</script>\n</body></html>\n");
+	rc = fs_write_atomic(out, o.p, o.len) == CR_OK ? 0 : 1;
+	if (rc)
+		fprintf(stderr, "mpicrawl report: cannot write '%s'\n", out);
+	buf_release(&o);
+	for (i = 0; i < r->nsegs; i++)
+		buf_release(&r->stats[i]);
+	return rc;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static struct report r;
+	char out[PATH_MAX + 32];
+	const char *dir = NULL, *outp = NULL;
+	int i, rc;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--dir") && i + 1 < argc) {
+			dir = argv[++i];
+		} else if (!strcmp(argv[i], "--out") && i + 1 < argc) {
+			outp = argv[++i];
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			puts("usage: mpicrawl report --dir DIR [--out FILE]  (default DIR/report.html)");
+			return 0;
+		} else {
+			fprintf(stderr, "mpicrawl report: bad argument '%s'\n"
+				"usage: mpicrawl report --dir DIR [--out FILE]\n", argv[i]);
+			return 2;
+		}
+	}
+	if (!dir) {
+		fprintf(stderr, "mpicrawl report: --dir is required\n");
+		return 2;
+	}
+	snprintf(out, sizeof(out), "%s/crawl.meta", dir);
+	if (!fs_exists(out)) {
+		fprintf(stderr, "mpicrawl report: '%s' is not a crawl directory\n", dir);
+		return 1;
+	}
+	snprintf(out, sizeof(out), "%s/report.html", dir);
+	r.dir = dir;
+	hmap_init(&r.hosts);
+	hmap_init(&r.errors);
+	rc = write_report(&r, outp ? outp : out);
+	hmap_release(&r.hosts);
+	hmap_release(&r.errors);
+	if (!rc)
+		printf("%s\n", outp ? outp : out);
+	return rc;
+}

@@ -1,0 +1,490 @@
+#include "fetch/journal.h"
+#include "store/recfile.h"
+#include "util/log.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#define JOURNAL_MAGIC "MPCRJNL1"
+#define JOURNAL_HEAD 16
+#define FRAME_HEAD 12
+/* An entry holds a fetch and a parse record, each at most REC_MAX_BYTES. */
+#define ENTRY_MAX (2 * (size_t)REC_MAX_BYTES + 4096)
+/* WARC files of one partition in one segment: two per attempt. */
+#define WARC_FILES_MAX 256
+
+struct journal {
+	int fd;
+	char path[PATH_MAX];
+	struct buf pending;
+};
+
+void journal_entry_pack(const struct journal_entry *e, struct buf *out)
+{
+	size_t at = out->len, start;
+	uint64_t h;
+
+	buf_put_u32le(out, 0);
+	buf_put_u64le(out, 0);
+	start = out->len;
+	buf_put_u8(out, (uint8_t)e->kind);
+	buf_put_str(out, e->warc, e->warc_len);
+	buf_put_varint(out, e->warc_end);
+	buf_put_str(out, e->fetch, e->fetch_len);
+	buf_put_str(out, e->parse, e->parse_len);
+	h = XXH3_64bits(out->p + start, out->len - start);
+	{
+		uint32_t n = (uint32_t)(out->len - start);
+		unsigned char *q = out->p + at;
+		int i;
+
+		for (i = 0; i < 4; i++)
+			q[i] = (unsigned char)(n >> (8 * i));
+		for (i = 0; i < 8; i++)
+			q[4 + i] = (unsigned char)(h >> (8 * i));
+	}
+}
+
+enum cr_err journal_entry_unpack(const void *p, size_t n, struct journal_entry *e,
+				 size_t *used)
+{
+	const unsigned char *b = p;
+	uint32_t len;
+	uint8_t kind;
+	struct rd r;
+	const char *s;
+	size_t sl;
+
+	if (n < FRAME_HEAD)
+		return CR_EOF;
+	len = load_u32le(b);
+	if (len > ENTRY_MAX)
+		return CR_ERR_FORMAT;
+	if (n - FRAME_HEAD < len)
+		return CR_EOF;
+	if (XXH3_64bits(b + FRAME_HEAD, len) != load_u64le(b + 4))
+		return CR_ERR_FORMAT;
+	memset(e, 0, sizeof(*e));
+	rd_init(&r, b + FRAME_HEAD, len);
+	if (rd_u8(&r, &kind) || (kind != JOURNAL_OUTCOME && kind != JOURNAL_WARC))
+		return CR_ERR_FORMAT;
+	e->kind = kind;
+	if (rd_str(&r, &e->warc, &e->warc_len) || rd_varint(&r, &e->warc_end))
+		return CR_ERR_FORMAT;
+	if (rd_str(&r, &s, &sl))
+		return CR_ERR_FORMAT;
+	e->fetch = s;
+	e->fetch_len = sl;
+	if (rd_str(&r, &s, &sl) || r.off != r.len)
+		return CR_ERR_FORMAT;
+	e->parse = s;
+	e->parse_len = sl;
+	*used = FRAME_HEAD + len;
+	return CR_OK;
+}
+
+void journal_add(struct journal *jn, const struct journal_entry *e)
+{
+	journal_entry_pack(e, &jn->pending);
+}
+
+int journal_pending(const struct journal *jn)
+{
+	return jn && jn->pending.len > 0;
+}
+
+static enum cr_err write_all(int fd, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	while (n > 0) {
+		ssize_t w = write(fd, b, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return CR_ERR_IO;
+		b += w;
+		n -= (size_t)w;
+	}
+	return CR_OK;
+}
+
+enum cr_err journal_sync(struct journal *jn)
+{
+	if (!jn || !jn->pending.len)
+		return CR_OK;
+	if (write_all(jn->fd, jn->pending.p, jn->pending.len) != CR_OK ||
+	    fdatasync(jn->fd) != 0) {
+		log_err("fetch", "cannot write journal '%s': %s", jn->path, strerror(errno));
+		return CR_ERR_IO;
+	}
+	jn->pending.len = 0;
+	return CR_OK;
+}
+
+void journal_close(struct journal **jn, int remove)
+{
+	if (!jn || !*jn)
+		return;
+	close((*jn)->fd);
+	if (remove && unlink((*jn)->path) != 0 && errno != ENOENT)
+		log_warn("fetch", "cannot remove '%s': %s", (*jn)->path, strerror(errno));
+	buf_release(&(*jn)->pending);
+	free(*jn);
+	*jn = NULL;
+}
+
+void journal_warc_prefix(int seg, uint32_t p, int attempt, char *out, size_t cap)
+{
+	if (attempt > 0)
+		snprintf(out, cap, "mpicrawl-%05d-%05u-r%d", seg, p, attempt);
+	else
+		snprintf(out, cap, "mpicrawl-%05d-%05u", seg, p);
+}
+
+/* ---- resuming a partition ---- */
+
+struct warc_file {
+	char name[128];
+	int attempt;
+	uint64_t size, end;   /* end: of the last journaled exchange */
+	int named;            /* a kept entry names it */
+};
+
+struct resume_ctx {
+	const struct job *j;
+	int seg;
+	uint32_t p;
+	char seg_dir[PATH_MAX - 128];
+	struct warc_file *files;
+	size_t nfiles;
+};
+
+/* The attempt of a WARC file name of partition p, or -1 if it is not one. */
+static int warc_attempt(const char *name, int seg, uint32_t p)
+{
+	char prefix[40];
+	const char *rest;
+	size_t n;
+	long k = 0;
+
+	journal_warc_prefix(seg, p, 0, prefix, sizeof(prefix));
+	if (strncmp(name, prefix, strlen(prefix)))
+		return -1;
+	rest = name + strlen(prefix);
+	if (!strncmp(rest, "-r", 2) && rest[2] >= '0' && rest[2] <= '9') {
+		char *end;
+
+		k = strtol(rest + 2, &end, 10);
+		if (k < 1 || k > 9999)
+			return -1;
+		rest = end;
+	}
+	n = strlen(rest);
+	if ((*rest != '-' && *rest != '.') ||
+	    !((n >= 8 && !strcmp(rest + n - 8, ".warc.gz")) ||
+	      (n >= 9 && !strcmp(rest + n - 9, ".warc.zst"))))
+		return -1;
+	return (int)k;
+}
+
+static enum cr_err list_warcs(struct resume_ctx *c)
+{
+	char dir[PATH_MAX];
+	DIR *dh;
+	struct dirent *de;
+
+	snprintf(dir, sizeof(dir), "%s/warc", c->seg_dir);
+	dh = opendir(dir);
+	if (!dh)
+		return errno == ENOENT ? CR_OK : CR_ERR_IO;
+	while ((de = readdir(dh)) != NULL) {
+		int k = warc_attempt(de->d_name, c->seg, c->p);
+		char path[PATH_MAX + 512];
+		struct stat st;
+		struct warc_file *w;
+
+		if (k < 0 || strlen(de->d_name) >= sizeof(w->name))
+			continue;
+		if (c->nfiles == WARC_FILES_MAX) {
+			closedir(dh);
+			log_err("fetch", "more than %d WARC files of partition %u in '%s'",
+				WARC_FILES_MAX, c->p, dir);
+			return CR_ERR_LIMIT;
+		}
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (stat(path, &st) != 0)
+			continue;
+		w = &c->files[c->nfiles++];
+		memset(w, 0, sizeof(*w));
+		snprintf(w->name, sizeof(w->name), "%s", de->d_name);
+		w->attempt = k;
+		w->size = (uint64_t)st.st_size;
+	}
+	closedir(dh);
+	return CR_OK;
+}
+
+/* Removes the uncommitted record files (part-P.zst.tmp.*) of partition p. */
+static void remove_tmp(struct resume_ctx *c, const char *kind)
+{
+	char dir[PATH_MAX], prefix[64];
+	DIR *dh;
+	struct dirent *de;
+
+	snprintf(dir, sizeof(dir), "%s/%s", c->seg_dir, kind);
+	snprintf(prefix, sizeof(prefix), "part-%05u.zst.tmp.", c->p);
+	dh = opendir(dir);
+	if (!dh)
+		return;
+	while ((de = readdir(dh)) != NULL) {
+		char path[PATH_MAX + 512];
+
+		if (strncmp(de->d_name, prefix, strlen(prefix)))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (unlink(path) != 0)
+			log_warn("fetch", "cannot remove '%s': %s", path, strerror(errno));
+	}
+	closedir(dh);
+}
+
+static enum cr_err note_warc(struct resume_ctx *c, const char *name, size_t n, uint64_t end,
+			     const char *jpath)
+{
+	size_t i;
+
+	if (!n)
+		return CR_OK;
+	for (i = 0; i < c->nfiles; i++) {
+		struct warc_file *w = &c->files[i];
+
+		if (strlen(w->name) == n && !memcmp(w->name, name, n)) {
+			w->named = 1;
+			if (end > w->end)
+				w->end = end;
+			return CR_OK;
+		}
+	}
+	log_err("fetch", "journal '%s' names WARC file '%.*s', which is missing", jpath,
+		(int)(n < 64 ? n : 64), name);
+	return CR_ERR_FORMAT;
+}
+
+/* Reads the journal at path: keeps its whole entries, *valid its length. */
+static enum cr_err read_journal(struct resume_ctx *c, const char *path, journal_keep_fn keep,
+				void *arg, uint64_t *valid, uint64_t *kept)
+{
+	FILE *fp = fopen(path, "rb");
+	unsigned char head[JOURNAL_HEAD];
+	struct buf b;
+	enum cr_err e = CR_OK;
+	uint64_t off = JOURNAL_HEAD;
+
+	*valid = 0;
+	if (!fp) {
+		log_err("fetch", "cannot open journal '%s': %s", path, strerror(errno));
+		return CR_ERR_IO;
+	}
+	if (fread(head, 1, sizeof(head), fp) != sizeof(head) ||
+	    memcmp(head, JOURNAL_MAGIC, 8)) {
+		/* Not even a whole header: nothing was journaled. */
+		fclose(fp);
+		return CR_OK;
+	}
+	buf_init(&b);
+	for (;;) {
+		unsigned char fh[FRAME_HEAD];
+		struct journal_entry je;
+		size_t used;
+		uint32_t len;
+
+		if (fread(fh, 1, sizeof(fh), fp) != sizeof(fh))
+			break;
+		len = load_u32le(fh);
+		if (len > ENTRY_MAX)
+			break;
+		b.len = 0;
+		buf_add(&b, fh, sizeof(fh));
+		buf_reserve(&b, len);
+		if (fread(b.p + b.len, 1, len, fp) != len)
+			break;
+		b.len += len;
+		if (journal_entry_unpack(b.p, b.len, &je, &used) != CR_OK)
+			break;
+		e = note_warc(c, je.warc, je.warc_len, je.warc_end, path);
+		if (!e && je.kind == JOURNAL_OUTCOME) {
+			e = keep(arg, je.fetch_len ? je.fetch : NULL, je.fetch_len,
+				 je.parse_len ? je.parse : NULL, je.parse_len);
+			(*kept)++;
+		}
+		if (e)
+			break;
+		off += used;
+	}
+	buf_release(&b);
+	fclose(fp);
+	*valid = off;
+	return e;
+}
+
+/* Keeps the records of a committed part file, journaling them again. */
+static enum cr_err read_part(const char *path, enum rec_kind kind, journal_keep_fn keep,
+			     void *arg, struct journal *jn, uint64_t *kept)
+{
+	struct rec_reader *r;
+	const void *data;
+	size_t n;
+	enum cr_err e = rec_reader_open(path, kind, &r);
+
+	if (e) {
+		log_err("fetch", "cannot read '%s'", path);
+		return e;
+	}
+	while ((e = rec_reader_next(r, &data, &n)) == CR_OK) {
+		struct journal_entry je;
+
+		memset(&je, 0, sizeof(je));
+		je.kind = JOURNAL_OUTCOME;
+		je.warc = "";
+		if (kind == REC_KIND_FETCH) {
+			je.fetch = data;
+			je.fetch_len = n;
+			e = keep(arg, data, n, NULL, 0);
+			(*kept)++;
+		} else {
+			je.parse = data;
+			je.parse_len = n;
+			e = keep(arg, NULL, 0, data, n);
+		}
+		if (e)
+			break;
+		journal_add(jn, &je);
+	}
+	rec_reader_free(&r);
+	return e == CR_EOF ? CR_OK : e;
+}
+
+static enum cr_err journal_open(const char *path, uint64_t valid, struct journal **out)
+{
+	struct journal *jn = calloc(1, sizeof(*jn));
+	int fresh = valid < JOURNAL_HEAD;
+
+	if (!jn)
+		return CR_ERR_NOMEM;
+	snprintf(jn->path, sizeof(jn->path), "%s", path);
+	buf_init(&jn->pending);
+	jn->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | (fresh ? O_TRUNC : 0), 0644);
+	if (jn->fd < 0 || ftruncate(jn->fd, fresh ? 0 : (off_t)valid) != 0 ||
+	    lseek(jn->fd, 0, SEEK_END) < 0) {
+		log_err("fetch", "cannot open journal '%s': %s", path, strerror(errno));
+		journal_close(&jn, 0);
+		return CR_ERR_IO;
+	}
+	if (fresh) {
+		unsigned char head[JOURNAL_HEAD] = { 0 };
+
+		memcpy(head, JOURNAL_MAGIC, 8);
+		buf_add(&jn->pending, head, sizeof(head));
+	}
+	*out = jn;
+	return CR_OK;
+}
+
+enum cr_err journal_resume_part(const struct job *j, int seg, uint32_t p, int with_parse,
+				journal_keep_fn keep, void *arg, struct journal_resume *out)
+{
+	struct resume_ctx c;
+	char jpath[PATH_MAX], fpath[PATH_MAX], ppath[PATH_MAX];
+	enum cr_err e;
+	uint64_t valid = 0;
+	size_t i;
+	int from_parts = 0, have_journal;
+
+	memset(out, 0, sizeof(*out));
+	memset(&c, 0, sizeof(c));
+	c.j = j;
+	c.seg = seg;
+	c.p = p;
+	layout_segment_dir(&j->dir, seg, c.seg_dir, sizeof(c.seg_dir));
+	c.files = calloc(WARC_FILES_MAX, sizeof(*c.files));
+	if (!c.files)
+		return CR_ERR_NOMEM;
+	remove_tmp(&c, "fetch");
+	remove_tmp(&c, "parse");
+	snprintf(jpath, sizeof(jpath), "%s/fetch/part-%05u.journal", c.seg_dir, p);
+	layout_segment_part(&j->dir, seg, "fetch", p, fpath, sizeof(fpath));
+	layout_segment_part(&j->dir, seg, "parse", p, ppath, sizeof(ppath));
+	e = list_warcs(&c);
+	have_journal = access(jpath, F_OK) == 0;
+	if (!e && have_journal) {
+		e = read_journal(&c, jpath, keep, arg, &valid, &out->kept);
+	} else if (!e && access(fpath, F_OK) == 0 && (!with_parse || access(ppath, F_OK) == 0)) {
+		/* An attempt committed this partition, then the phase failed
+		 * elsewhere: its files are whole and stay as they are. */
+		from_parts = 1;
+	}
+	if (!e)
+		e = journal_open(jpath, valid, &out->jn);
+	if (!e && from_parts) {
+		e = read_part(fpath, REC_KIND_FETCH, keep, arg, out->jn, &out->kept);
+		if (!e && with_parse)
+			e = read_part(ppath, REC_KIND_PARSE, keep, arg, out->jn, &out->kept);
+		for (i = 0; !e && i < c.nfiles; i++) {
+			struct journal_entry je;
+
+			memset(&je, 0, sizeof(je));
+			je.kind = JOURNAL_WARC;
+			je.warc = c.files[i].name;
+			je.warc_len = strlen(c.files[i].name);
+			je.warc_end = c.files[i].size;
+			journal_add(out->jn, &je);
+			c.files[i].named = 1;
+			c.files[i].end = c.files[i].size;
+		}
+	}
+	/* WARC bytes no kept entry names were not committed: cut them. */
+	for (i = 0; !e && i < c.nfiles; i++) {
+		struct warc_file *w = &c.files[i];
+		char path[PATH_MAX + 512];
+
+		snprintf(path, sizeof(path), "%s/warc/%s", c.seg_dir, w->name);
+		if (!w->named) {
+			if (unlink(path) != 0) {
+				log_err("fetch", "cannot remove '%s': %s", path, strerror(errno));
+				e = CR_ERR_IO;
+			}
+			out->warc_removed++;
+			w->attempt = -1;
+		} else if (w->size < w->end) {
+			log_err("fetch", "WARC file '%s' is shorter (%llu bytes) than its journal "
+				"says (%llu)", path, (unsigned long long)w->size,
+				(unsigned long long)w->end);
+			e = CR_ERR_FORMAT;
+		} else if (w->size > w->end) {
+			if (truncate(path, (off_t)w->end) != 0) {
+				log_err("fetch", "cannot cut '%s': %s", path, strerror(errno));
+				e = CR_ERR_IO;
+			}
+			out->warc_cut += w->size - w->end;
+		}
+	}
+	for (i = 0; i < c.nfiles; i++)
+		if (c.files[i].attempt >= out->attempt)
+			out->attempt = c.files[i].attempt + 1;
+	if (!e)
+		e = journal_sync(out->jn);
+	if (e)
+		journal_close(&out->jn, 0);
+	free(c.files);
+	return e;
+}

@@ -1,0 +1,105 @@
+/*
+ * journal.h - the fetch phase's journal of finished URLs, and what a resumed
+ * fetch makes of it.
+ *
+ * Each partition's fetch writes segments/N/fetch/part-PPPPP.journal beside
+ * its record files: one entry per URL whose outcome is final (its fetch
+ * record, its parse record with fetch.parse, and the end of its exchange in
+ * its WARC file), and one per robots.txt archived. Entries are collected in
+ * memory and written in batches (fetch.sync_interval_ms): the partition's
+ * WARC files are flushed and fsynced first, then the entries are appended
+ * and the journal fsynced, so an entry on disk never names WARC bytes that
+ * are not. When the partition's record files are committed the journal is
+ * removed.
+ *
+ * A fetch that starts on a segment with leftovers of an earlier attempt
+ * (journal_resume_part) keeps what was committed - the journal's whole
+ * entries, or a partition's committed record files when its journal is gone
+ * - cuts each WARC file back to the end of its last journaled exchange
+ * (a file no entry names is removed), drops record files never committed,
+ * and names the new attempt's WARC files after it (-rK), so no byte of an
+ * earlier attempt's files is rewritten.
+ *
+ * File: 16 bytes "MPCRJNL1" and 8 zero bytes, then entries: u32 LE payload
+ * length n, u64 LE XXH3_64 of the payload, n payload bytes:
+ *   u8 kind (1 outcome, 2 WARC only), varint-prefixed WARC file name ("" if
+ *   none), varint end offset of the exchange in it, varint-prefixed fetch
+ *   record (crawldb/record.h; empty for kind 2), varint-prefixed parse
+ *   record (empty without one).
+ * A short or damaged entry ends the journal: it and what follows are cut.
+ *
+ * Nothing here is collective; nothing touches MPI.
+ */
+#ifndef CR_FETCH_JOURNAL_H
+#define CR_FETCH_JOURNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "crawldb/job.h"
+#include "util/buf.h"
+#include "util/error.h"
+
+enum journal_kind { JOURNAL_OUTCOME = 1, JOURNAL_WARC = 2 };
+
+struct journal_entry {
+	int kind;
+	const char *warc; size_t warc_len;      /* WARC file name, or "" */
+	uint64_t warc_end;                       /* end of the exchange in it */
+	const void *fetch; size_t fetch_len;     /* packed fetch record, or empty */
+	const void *parse; size_t parse_len;     /* packed parse record, or empty */
+};
+
+/* Appends e as one framed entry to out (pure). */
+void journal_entry_pack(const struct journal_entry *e, struct buf *out);
+/*
+ * Reads the entry at p[0..n): CR_OK with *e borrowed from p and *used its
+ * framed size; CR_EOF if fewer bytes than a whole entry remain;
+ * CR_ERR_FORMAT if its checksum or layout is wrong (pure).
+ */
+CR_WUR enum cr_err journal_entry_unpack(const void *p, size_t n, struct journal_entry *e,
+					size_t *used);
+
+struct journal;
+
+/* Appends an entry to the journal's pending batch; copies. */
+void journal_add(struct journal *jn, const struct journal_entry *e);
+/* 1 if entries wait to be written. */
+int journal_pending(const struct journal *jn);
+/* Writes the pending entries and fsyncs the journal. The caller syncs the
+ * WARC files the entries name first. */
+CR_WUR enum cr_err journal_sync(struct journal *jn);
+/* Closes (pending entries are dropped) and, with remove set, deletes the
+ * file. Frees *jn; accepts NULL. */
+void journal_close(struct journal **jn, int remove);
+
+/* Called for each committed record a resumed partition keeps: fetch (and
+ * parse, if any) records, borrowed during the call. */
+typedef enum cr_err (*journal_keep_fn)(void *arg, const void *fetch, size_t fetch_len,
+				       const void *parse, size_t parse_len);
+
+struct journal_resume {
+	struct journal *jn;     /* open for appending; the caller owns it */
+	int attempt;            /* this attempt's WARC files: journal_warc_name */
+	uint64_t kept;          /* outcomes kept from earlier attempts */
+	uint64_t warc_cut;      /* WARC bytes cut (not journaled) */
+	int warc_removed;       /* WARC files removed (nothing journaled) */
+};
+
+/*
+ * Prepares partition p of segment seg for a fetch: what earlier attempts
+ * committed is passed to keep, their uncommitted leftovers are removed or
+ * cut, and the journal is opened for this attempt. with_parse: the fetch
+ * writes parse records (fetch.parse). CR_ERR_FORMAT (logged with the file
+ * name) if a WARC file is shorter than its journal says.
+ */
+CR_WUR enum cr_err journal_resume_part(const struct job *j, int seg, uint32_t p,
+				       int with_parse, journal_keep_fn keep, void *arg,
+				       struct journal_resume *out);
+
+/* The prefix of partition p's WARC files of an attempt (warc.h's series
+ * writer adds -NNNNN[-robots].warc.gz|.warc.zst): mpicrawl-SSSSS-PPPPP, and
+ * -rK after it for the K-th resumed attempt. */
+void journal_warc_prefix(int seg, uint32_t p, int attempt, char *out, size_t cap);
+
+#endif

@@ -1,0 +1,715 @@
+/*
+ * index.c - CDXJ, WET / JSON-lines text and the link graph of a segment;
+ * see index.h.
+ */
+#include "index/index.h"
+#include "crawldb/record.h"
+#include "parse/html.h"
+#include "store/recfile.h"
+#include "util/fs.h"
+#include "util/hmap.h"
+#include "util/log.h"
+#include "warc/warc.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <zlib.h>
+#include <zstd.h>
+
+#define INDEX_URI_MAX 8192
+#define INDEX_LANG_WORDS 2000     /* words looked at for the language */
+#define INDEX_MAX_BLOCK (64u << 20)
+
+const char *const index_counter_names[IX_COUNT_] = {
+	"warc_files", "cdxj_lines", "text_docs", "text_duplicates", "text_language",
+	"links", "parse_failed",
+};
+
+/* ---- SURT ---- */
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void index_surt(const char *url, struct buf *out)
+{
+	const char *p, *host, *hend, *port = NULL, *path;
+	char *low, *q;
+	size_t n = strlen(url), i;
+
+	if (strncasecmp(url, "http://", 7) && strncasecmp(url, "https://", 8)) {
+		buf_adds(out, url);
+		return;
+	}
+	low = malloc(n + 1);
+	if (!low)
+		return;
+	for (i = 0; i <= n; i++)
+		low[i] = (char)((url[i] >= 'A' && url[i] <= 'Z') ? url[i] + 32 : url[i]);
+	host = strstr(low, "://") + 3;
+	if (!strncmp(host, "www", 3)) {
+		p = host + 3;
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (*p == '.')
+			host = p + 1;
+	}
+	hend = host + strcspn(host, ":/?#");
+	if (*hend == ':') {
+		port = hend + 1;
+		path = port + strcspn(port, "/?#");
+	} else {
+		path = hend;
+	}
+	/* host labels reversed */
+	p = hend;
+	while (p > host) {
+		const char *s = p;
+
+		while (s > host && s[-1] != '.')
+			s--;
+		buf_add(out, s, (size_t)(p - s));
+		p = s > host ? s - 1 : host;
+		if (s > host)
+			buf_addc(out, ',');
+	}
+	/* a default port is dropped, as a WHATWG URL parser does */
+	if (port && path > port &&
+	    !(path - port == 2 && !strncmp(port, "80", 2) && low[4] == ':') &&
+	    !(path - port == 3 && !strncmp(port, "443", 3) && low[4] == 's'))
+		buf_addf(out, ":%.*s", (int)(path - port), port);
+	buf_addc(out, ')');
+	q = strchr(path, '#');
+	if (q)
+		*q = '\0';
+	q = strchr(path, '?');
+	if (q)
+		*q++ = '\0';
+	buf_adds(out, *path ? path : "/");
+	if (q && *q) {
+		char **parts = NULL;
+		size_t np = 0, cap = 0;
+		char *s = q;
+
+		for (;;) {
+			char *amp = strchr(s, '&');
+
+			if (np == cap) {
+				char **g = realloc(parts, (cap = cap ? 2 * cap : 8) * sizeof(*g));
+				if (!g)
+					break;
+				parts = g;
+			}
+			parts[np++] = s;
+			if (!amp)
+				break;
+			*amp = '\0';
+			s = amp + 1;
+		}
+		qsort(parts, np, sizeof(*parts), cmp_str);
+		buf_addc(out, '?');
+		for (i = 0; i < np; i++) {
+			if (i)
+				buf_addc(out, '&');
+			buf_adds(out, parts[i]);
+		}
+		free(parts);
+	}
+	free(low);
+}
+
+/* ---- language ---- */
+
+const char *index_language(const char *text, size_t len)
+{
+	static const struct {
+		const char *code;
+		const char *words;   /* space-separated, with spaces around */
+	} langs[] = {
+		{ "eng", " the and of to is in that it was for with are this not " },
+		{ "deu", " der die und das ist nicht ein eine zu den von mit sich auf " },
+		{ "fra", " le la les et est des une dans que pour pas sur qui du " },
+		{ "spa", " el los las que y es una por con para del se no al " },
+		{ "ita", " il che di non una per della sono gli le con del si " },
+		{ "nld", " het een van en niet dat zijn op te voor met ook maar " },
+		{ "por", " os que não uma do da em para com por se mais dos " },
+	};
+	enum { NL = sizeof(langs) / sizeof(langs[0]) };
+	unsigned hits[NL] = { 0 };
+	size_t i = 0, words = 0, best = 0, second = 0, k;
+	char w[24];
+
+	while (i < len && words < INDEX_LANG_WORDS) {
+		size_t n = 0;
+
+		while (i < len && (text[i] == ' ' || text[i] == '\n' || text[i] == '\t'))
+			i++;
+		while (i < len && text[i] != ' ' && text[i] != '\n' && text[i] != '\t') {
+			char c = text[i++];
+
+			if (c >= 'A' && c <= 'Z')
+				c = (char)(c + 32);
+			if (n + 3 < sizeof(w) && c != ',' && c != '.' && c != ';' && c != ':' &&
+			    c != '!' && c != '?' && c != '"' && c != '(' && c != ')')
+				w[1 + n++] = c;
+		}
+		if (!n || n + 3 >= sizeof(w))
+			continue;
+		words++;
+		w[0] = ' ';
+		w[n + 1] = ' ';
+		w[n + 2] = '\0';
+		for (k = 0; k < NL; k++)
+			if (strstr(langs[k].words, w))
+				hits[k]++;
+	}
+	for (k = 1; k < NL; k++)
+		if (hits[k] > hits[best])
+			best = k;
+	for (k = 0; k < NL; k++)
+		if (k != best && hits[k] > second)
+			second = hits[k];
+	/* at least 5 function words, 5 % of the words, and a clear lead */
+	if (hits[best] < 5 || hits[best] * 20 < words || hits[best] < 2 * second)
+		return NULL;
+	return langs[best].code;
+}
+
+/* ---- small writers ---- */
+
+/* A zstd stream to path.tmp, renamed to path by zw_close. */
+struct zw {
+	FILE *f;
+	ZSTD_CCtx *cc;
+	char path[PATH_MAX], tmp[PATH_MAX + 32];
+	unsigned char out[1 << 16];
+	int failed;
+};
+
+static enum cr_err zw_open(struct zw *z, const char *path)
+{
+	memset(z, 0, sizeof(*z));
+	snprintf(z->path, sizeof(z->path), "%s", path);
+	snprintf(z->tmp, sizeof(z->tmp), "%s.tmp.%d", path, (int)getpid());
+	z->f = fopen(z->tmp, "wb");
+	z->cc = ZSTD_createCCtx();
+	if (!z->f || !z->cc) {
+		log_err("index", "cannot write '%s': %s", z->tmp, strerror(errno));
+		if (z->f)
+			fclose(z->f);
+		ZSTD_freeCCtx(z->cc);
+		z->f = NULL;
+		return CR_ERR_IO;
+	}
+	ZSTD_CCtx_setParameter(z->cc, ZSTD_c_checksumFlag, 1);
+	return CR_OK;
+}
+
+static void zw_push(struct zw *z, const void *p, size_t n, ZSTD_EndDirective mode)
+{
+	ZSTD_inBuffer in = { p, n, 0 };
+	size_t r;
+
+	do {
+		ZSTD_outBuffer o = { z->out, sizeof(z->out), 0 };
+
+		r = ZSTD_compressStream2(z->cc, &o, &in, mode);
+		if (ZSTD_isError(r) || fwrite(z->out, 1, o.pos, z->f) != o.pos) {
+			z->failed = 1;
+			return;
+		}
+	} while (mode == ZSTD_e_end ? r != 0 : in.pos < in.size);
+}
+
+static enum cr_err zw_close(struct zw *z, int commit)
+{
+	int bad;
+
+	if (!z->f)
+		return CR_OK;
+	if (commit)
+		zw_push(z, "", 0, ZSTD_e_end);
+	bad = z->failed || fflush(z->f) != 0 || fsync(fileno(z->f)) != 0;
+	bad |= fclose(z->f) != 0;
+	z->f = NULL;
+	ZSTD_freeCCtx(z->cc);
+	if (commit && !bad && rename(z->tmp, z->path) == 0)
+		return CR_OK;
+	unlink(z->tmp);
+	if (commit)
+		log_err("index", "cannot write '%s'", z->path);
+	return commit ? CR_ERR_IO : CR_OK;
+}
+
+/* ---- one partition ---- */
+
+struct part_ix {
+	const struct job *j;
+	int seg;
+	uint32_t p;
+	char seg_dir[PATH_MAX - 512];
+	struct hmap dups;          /* URL -> representative URL (strdup) */
+	struct warc_writer *wet;   /* text.format = wet */
+	gzFile jsonl;              /* text.format = jsonl */
+	char text_path[PATH_MAX], text_tmp[PATH_MAX + 32];
+	struct zw links;
+	uint64_t *c;
+	struct buf line, text, fields;
+};
+
+static enum cr_err load_dups(struct part_ix *x, int ver)
+{
+	char path[PATH_MAX];
+	struct rec_reader *r;
+	const void *d;
+	size_t n;
+	enum cr_err e;
+
+	if (ver <= 0)
+		return CR_OK;
+	layout_crawldb_part(&x->j->dir, ver, x->p, path, sizeof(path));
+	if (!fs_exists(path))
+		return CR_OK;
+	if ((e = rec_reader_open(path, REC_KIND_CRAWLDB, &r)) != CR_OK)
+		return e;
+	while ((e = rec_reader_next(r, &d, &n)) == CR_OK) {
+		struct crawl_record cr;
+		void **slot;
+
+		if (crawl_record_unpack(d, n, &cr) != CR_OK) {
+			e = CR_ERR_FORMAT;
+			break;
+		}
+		if (cr.status != ST_DUPLICATE || !cr.dup_of_len)
+			continue;
+		slot = hmap_put(&x->dups, cr.url, cr.url_len);
+		if (slot && !*slot)
+			*slot = strndup(cr.dup_of, cr.dup_of_len);
+	}
+	rec_reader_free(&r);
+	return e == CR_EOF ? CR_OK : e;
+}
+
+static int64_t warc_date_us(const char *s)
+{
+	struct tm tm;
+	long us = 0, scale = 100000;
+	const char *p;
+
+	memset(&tm, 0, sizeof(tm));
+	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+		   &tm.tm_hour, &tm.tm_min, &tm.tm_sec) != 6)
+		return 0;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	p = strchr(s, '.');
+	if (p)
+		for (p++; *p >= '0' && *p <= '9' && scale > 0; p++, scale /= 10)
+			us += (*p - '0') * scale;
+	return (int64_t)timegm(&tm) * 1000000 + us;
+}
+
+/* The Content-Type of an HTTP head, without parameters, into out. */
+static void head_mime(const unsigned char *h, size_t n, char *out, size_t cap)
+{
+	size_t i;
+
+	out[0] = '\0';
+	for (i = 0; i + 13 < n; i++) {
+		if ((i == 0 || h[i - 1] == '\n') &&
+		    !strncasecmp((const char *)h + i, "content-type:", 13)) {
+			size_t j = i + 13, e, o = 0;
+
+			while (j < n && (h[j] == ' ' || h[j] == '\t'))
+				j++;
+			e = j;
+			while (e < n && h[e] != ';' && h[e] != '\r' && h[e] != '\n')
+				e++;
+			while (e > j && (h[e - 1] == ' ' || h[e - 1] == '\t'))
+				e--;
+			for (; j < e && o + 1 < cap; j++)
+				out[o++] = (char)h[j];
+			out[o] = '\0';
+			return;
+		}
+	}
+}
+
+/* One CDXJ line, as warcio's and pywb's indexers write it. */
+static void cdxj_line(struct buf *b, const char *uri, const char *date, const char *mime,
+		      int status, const char *digest, const struct warc_record *rec,
+		      const char *fname)
+{
+	char ts[15];
+	size_t i, k = 0;
+	const char *colon = strchr(digest, ':');
+
+	for (i = 0; date[i] && k < 14; i++)
+		if (date[i] >= '0' && date[i] <= '9')
+			ts[k++] = date[i];
+	ts[k] = '\0';
+	index_surt(uri, b);
+	buf_addf(b, " %s {\"url\":", ts);
+	json_str(b, uri, strlen(uri));
+	if (mime[0]) {
+		buf_adds(b, ",\"mime\":");
+		json_str(b, mime, strlen(mime));
+	}
+	if (status)
+		buf_addf(b, ",\"status\":\"%d\"", status);
+	if (digest[0]) {
+		buf_adds(b, ",\"digest\":");
+		json_str(b, colon ? colon + 1 : digest, strlen(colon ? colon + 1 : digest));
+	}
+	buf_addf(b, ",\"length\":\"%llu\",\"offset\":\"%llu\",\"filename\":",
+		 (unsigned long long)rec->length, (unsigned long long)rec->offset);
+	json_str(b, fname, strlen(fname));
+	buf_adds(b, "}");
+}
+
+static enum cr_err text_open(struct part_ix *x)
+{
+	const struct config *cfg = &x->j->cfg;
+	char dir[PATH_MAX - 64];
+
+	if (x->wet || x->jsonl || cfg->text_format == 2)
+		return CR_OK;
+	snprintf(dir, sizeof(dir), "%s/text", x->seg_dir);
+	if (fs_mkdirs(dir) != CR_OK)
+		return CR_ERR_IO;
+	snprintf(x->text_path, sizeof(x->text_path), "%s/mpicrawl-%05d-%05u.%s", dir, x->seg,
+		 x->p, cfg->text_format == 0 ? "warc.wet.gz" : "jsonl.gz");
+	if (cfg->text_format == 0)
+		return warc_writer_open_opts(x->text_path, "mpicrawl/0.1 (text extraction)",
+					     NULL, &x->wet);
+	snprintf(x->text_tmp, sizeof(x->text_tmp), "%s.tmp.%d", x->text_path, (int)getpid());
+	x->jsonl = gzopen(x->text_tmp, "wb6");
+	if (!x->jsonl) {
+		log_err("index", "cannot write '%s'", x->text_tmp);
+		return CR_ERR_IO;
+	}
+	return CR_OK;
+}
+
+/* Text and links of one 2xx HTML response. */
+static enum cr_err page(struct part_ix *x, const struct warc_record *rec, const char *uri,
+			const char *date, size_t head)
+{
+	struct html_page pg;
+	const char *dup, *lang;
+	char id[64];
+	uint32_t i;
+	enum cr_err e;
+
+	if (html_extract(rec->block + head, rec->block_len - head, NULL, uri,
+			 x->j->cfg.robots_agent, (size_t)x->j->cfg.max_links, &pg) != CR_OK) {
+		x->c[IX_PARSE_FAILED]++;
+		return CR_OK;
+	}
+	for (i = 0; i < pg.nlinks; i++) {
+		const char *a;
+
+		x->line.len = 0;
+		buf_addf(&x->line, "%s\t%s\t", uri, pg.links[i]);
+		/* Anchor text: blanks are collapsed already; no control byte
+		 * may break the line. */
+		for (a = pg.anchors[i]; *a; a++)
+			buf_addc(&x->line, (unsigned char)*a < 0x20 ? ' ' : *a);
+		buf_addc(&x->line, '\n');
+		zw_push(&x->links, x->line.p, x->line.len, ZSTD_e_continue);
+	}
+	x->c[IX_LINKS] += pg.nlinks;
+	x->text.len = 0;
+	buf_add(&x->text, pg.title.p, pg.title.len);
+	buf_addc(&x->text, '\n');
+	buf_add(&x->text, pg.text.p, pg.text.len);
+	buf_addc(&x->text, '\n');
+	lang = index_language((const char *)pg.text.p, pg.text.len);
+	dup = hmap_get(&x->dups, uri, strlen(uri));
+	x->c[IX_TEXT_DOCS]++;
+	x->c[IX_TEXT_DUPLICATES] += dup != NULL;
+	x->c[IX_TEXT_LANG] += lang != NULL;
+	if ((e = text_open(x)) != CR_OK) {
+		html_page_release(&pg);
+		return e;
+	}
+	if (x->wet) {
+		struct warc_record_out o;
+
+		warc_record_field(rec, "WARC-Record-ID", id, sizeof(id));
+		x->fields.len = 0;
+		if (lang)
+			buf_addf(&x->fields, "WARC-Identified-Content-Language: %s\r\n", lang);
+		if (dup)
+			buf_addf(&x->fields, "X-Mpicrawl-Duplicate-Of: %s\r\n", dup);
+		if (pg.meta_noindex)
+			buf_adds(&x->fields, "X-Mpicrawl-Noindex: true\r\n");
+		memset(&o, 0, sizeof(o));
+		o.type = "conversion";
+		o.target_uri = uri;
+		o.date_us = warc_date_us(date);
+		o.refers_to = id;
+		o.fields = buf_cstr(&x->fields);
+		o.content_type = "text/plain";
+		o.block = x->text.p;
+		o.block_len = x->text.len;
+		e = warc_write_record(x->wet, &o, NULL, NULL);
+	} else if (x->jsonl) {
+		x->line.len = 0;
+		buf_adds(&x->line, "{\"url\":");
+		json_str(&x->line, uri, strlen(uri));
+		buf_adds(&x->line, ",\"date\":");
+		json_str(&x->line, date, strlen(date));
+		buf_adds(&x->line, ",\"title\":");
+		json_str(&x->line, (const char *)pg.title.p, pg.title.len);
+		buf_adds(&x->line, ",\"language\":");
+		if (lang)
+			buf_addf(&x->line, "\"%s\"", lang);
+		else
+			buf_adds(&x->line, "null");
+		buf_adds(&x->line, ",\"duplicate_of\":");
+		if (dup)
+			json_str(&x->line, dup, strlen(dup));
+		else
+			buf_adds(&x->line, "null");
+		buf_addf(&x->line, ",\"noindex\":%s,\"text\":", pg.meta_noindex ? "true" : "false");
+		json_str(&x->line, (const char *)pg.text.p, pg.text.len);
+		buf_adds(&x->line, "}\n");
+		if (gzwrite(x->jsonl, x->line.p, (unsigned)x->line.len) != (int)x->line.len)
+			e = CR_ERR_IO;
+	}
+	html_page_release(&pg);
+	return e;
+}
+
+static int is_html(const char *mime)
+{
+	return !strcasecmp(mime, "text/html") || !strcasecmp(mime, "application/xhtml+xml");
+}
+
+/* CDXJ of one WARC file; text and links of its pages (robots files: CDXJ only). */
+static enum cr_err one_warc(struct part_ix *x, const char *name)
+{
+	char path[PATH_MAX], out[PATH_MAX], tmp[PATH_MAX + 32];
+	char type[32], uri[INDEX_URI_MAX], date[64], digest[128], ct[128], mime[128];
+	struct warc_reader *r;
+	struct warc_record rec;
+	char **lines = NULL;
+	size_t n = 0, cap = 0, i;
+	int robots = strstr(name, "-robots") != NULL;
+	FILE *f;
+	enum cr_err e;
+
+	snprintf(path, sizeof(path), "%s/warc/%s", x->seg_dir, name);
+	if ((e = warc_reader_open(path, INDEX_MAX_BLOCK, &r)) != CR_OK)
+		return e;
+	while ((e = warc_reader_next(r, &rec)) == CR_OK) {
+		int status = 0;
+		size_t head = 0;
+
+		warc_record_field(&rec, "WARC-Type", type, sizeof(type));
+		if (strcmp(type, "response") && strcmp(type, "revisit") &&
+		    strcmp(type, "resource") && strcmp(type, "metadata"))
+			continue;
+		warc_record_field(&rec, "Content-Type", ct, sizeof(ct));
+		if (!strcmp(type, "metadata") || !strcmp(type, "resource")) {
+			if (!strcasecmp(ct, "application/warc-fields"))
+				continue;
+		}
+		warc_record_field(&rec, "WARC-Target-URI", uri, sizeof(uri));
+		warc_record_field(&rec, "WARC-Date", date, sizeof(date));
+		warc_record_field(&rec, "WARC-Payload-Digest", digest, sizeof(digest));
+		snprintf(mime, sizeof(mime), "%s", strcmp(type, "revisit") ? ct : "warc/revisit");
+		if ((!strcmp(type, "response") || !strcmp(type, "revisit")) &&
+		    !strncasecmp(ct, "application/http", 16) &&
+		    warc_http_split(rec.block, rec.block_len, &status, &head) == CR_OK &&
+		    !strcmp(type, "response"))
+			head_mime(rec.block, head, mime, sizeof(mime));
+		x->line.len = 0;
+		cdxj_line(&x->line, uri, date, mime, status, digest, &rec, name);
+		if (n == cap) {
+			char **g = realloc(lines, (cap = cap ? 2 * cap : 256) * sizeof(*g));
+			if (!g) {
+				e = CR_ERR_NOMEM;
+				break;
+			}
+			lines = g;
+		}
+		if (!(lines[n] = strdup(buf_cstr(&x->line)))) {
+			e = CR_ERR_NOMEM;
+			break;
+		}
+		n++;
+		if (!robots && !strcmp(type, "response") && status >= 200 && status < 300 &&
+		    is_html(mime) && (e = page(x, &rec, uri, date, head)) != CR_OK)
+			break;
+	}
+	warc_reader_free(&r);
+	if (e == CR_EOF) {
+		qsort(lines, n, sizeof(*lines), cmp_str);
+		snprintf(out, sizeof(out), "%s/cdxj/%s.cdxj", x->seg_dir, name);
+		snprintf(tmp, sizeof(tmp), "%s.tmp.%d", out, (int)getpid());
+		f = fopen(tmp, "w");
+		e = f ? CR_OK : CR_ERR_IO;
+		for (i = 0; f && i < n; i++)
+			if (fputs(lines[i], f) == EOF || fputc('\n', f) == EOF)
+				e = CR_ERR_IO;
+		if (f && (fflush(f) != 0 || fsync(fileno(f)) != 0))
+			e = CR_ERR_IO;
+		if (f && fclose(f) != 0)
+			e = CR_ERR_IO;
+		if (e == CR_OK && rename(tmp, out) != 0)
+			e = CR_ERR_IO;
+		if (e != CR_OK) {
+			log_err("index", "cannot write '%s': %s", out, strerror(errno));
+			unlink(tmp);
+		}
+		x->c[IX_WARC_FILES]++;
+		x->c[IX_CDXJ_LINES] += n;
+	}
+	for (i = 0; i < n; i++)
+		free(lines[i]);
+	free(lines);
+	return e;
+}
+
+/* The partition of a WARC file name mpicrawl-NNNNN-PPPPP-..., or -1. */
+static long name_partition(const char *name, int seg)
+{
+	char pre[32];
+	char *end;
+	long p;
+
+	snprintf(pre, sizeof(pre), "mpicrawl-%05d-", seg);
+	if (strncmp(name, pre, strlen(pre)))
+		return -1;
+	p = strtol(name + strlen(pre), &end, 10);
+	return end != name + strlen(pre) && *end == '-' ? p : -1;
+}
+
+static int is_warc_name(const char *n)
+{
+	size_t l = strlen(n);
+
+	return (l > 8 && !strcmp(n + l - 8, ".warc.gz")) ||
+	       (l > 9 && !strcmp(n + l - 9, ".warc.zst"));
+}
+
+static enum cr_err do_partition(struct part_ix *x, char **names, size_t nn, int ver)
+{
+	char path[PATH_MAX];
+	enum cr_err e, e2;
+	size_t i;
+
+	if ((e = load_dups(x, ver)) != CR_OK)
+		return e;
+	snprintf(path, sizeof(path), "%s/links", x->seg_dir);
+	if (fs_mkdirs(path) != CR_OK)
+		return CR_ERR_IO;
+	snprintf(path, sizeof(path), "%s/links/part-%05u.tsv.zst", x->seg_dir, x->p);
+	if ((e = zw_open(&x->links, path)) != CR_OK)
+		return e;
+	for (i = 0; i < nn && e == CR_OK; i++)
+		if (name_partition(names[i], x->seg) == (long)x->p)
+			e = one_warc(x, names[i]);
+	e2 = zw_close(&x->links, e == CR_OK);
+	if (e == CR_OK)
+		e = e2;
+	if (x->wet && (e2 = warc_writer_close(&x->wet)) != CR_OK && e == CR_OK)
+		e = e2;
+	if (x->jsonl) {
+		if (gzclose(x->jsonl) != Z_OK && e == CR_OK)
+			e = CR_ERR_IO;
+		x->jsonl = NULL;
+		if (e == CR_OK && rename(x->text_tmp, x->text_path) != 0)
+			e = CR_ERR_IO;
+		if (e != CR_OK)
+			unlink(x->text_tmp);
+	}
+	return e;
+}
+
+enum cr_err index_segment(const struct job *j, int seg, int crawldb_version, uint64_t *c)
+{
+	struct part_ix x;
+	char dir[PATH_MAX];
+	char **names = NULL;
+	size_t nn = 0, cap = 0, i;
+	struct dirent *de;
+	DIR *d;
+	enum cr_err e = CR_OK;
+	uint32_t p;
+
+	memset(&x, 0, sizeof(x));
+	x.j = j;
+	x.seg = seg;
+	x.c = c;
+	layout_segment_dir(&j->dir, seg, x.seg_dir, sizeof(x.seg_dir));
+	snprintf(dir, sizeof(dir), "%s/cdxj", x.seg_dir);
+	if (fs_mkdirs(dir) != CR_OK)
+		return CR_ERR_IO;
+	snprintf(dir, sizeof(dir), "%s/warc", x.seg_dir);
+	d = opendir(dir);
+	if (!d)
+		return CR_OK;   /* nothing was fetched */
+	while ((de = readdir(d)) != NULL) {
+		if (!is_warc_name(de->d_name))
+			continue;
+		if (nn == cap) {
+			char **g = realloc(names, (cap = cap ? 2 * cap : 64) * sizeof(*g));
+			if (!g) {
+				e = CR_ERR_NOMEM;
+				break;
+			}
+			names = g;
+		}
+		if (!(names[nn] = strdup(de->d_name))) {
+			e = CR_ERR_NOMEM;
+			break;
+		}
+		nn++;
+	}
+	closedir(d);
+	if (nn)
+		qsort(names, nn, sizeof(*names), cmp_str);
+	buf_init(&x.line);
+	buf_init(&x.text);
+	buf_init(&x.fields);
+	for (p = 0; e == CR_OK && p < j->dir.partitions; p++) {
+		size_t k;
+		int any = 0;
+
+		if (!layout_owns(p, j->rank, j->nranks))
+			continue;
+		for (k = 0; k < nn; k++)
+			any |= name_partition(names[k], seg) == (long)p;
+		if (!any)
+			continue;
+		x.p = p;
+		hmap_init(&x.dups);
+		e = do_partition(&x, names, nn, crawldb_version);
+		for (k = 0;;) {
+			struct hmap_slot *s = hmap_next(&x.dups, &k);
+
+			if (!s)
+				break;
+			free(s->val);
+		}
+		hmap_release(&x.dups);
+	}
+	buf_release(&x.line);
+	buf_release(&x.text);
+	buf_release(&x.fields);
+	for (i = 0; i < nn; i++)
+		free(names[i]);
+	free(names);
+	return e;
+}

@@ -1,0 +1,66 @@
+/*
+ * index.h - what researchers read besides the WARC files, written per
+ * segment after the round's update (so that duplicates are known):
+ *
+ *   segments/NNNNN/cdxj/<warc file>.cdxj     a CDXJ index of each WARC file,
+ *                                             sorted, as pywb and warcio write it
+ *   segments/NNNNN/text/mpicrawl-NNNNN-PPPPP.warc.wet.gz   extracted text as
+ *                                             WARC conversion records (WET)
+ *                  (or .jsonl.gz with text.format = jsonl)
+ *   segments/NNNNN/links/part-PPPPP.tsv.zst  the link graph: source, target
+ *
+ * Everything is read back from the segment's WARC files (the pages as
+ * stored) and the CrawlDb version the update wrote (which pages are
+ * duplicates, of what). Each rank does its own partitions; nothing here is
+ * collective and nothing touches MPI. Files are written under a temporary
+ * name and renamed, so a rerun replaces them whole.
+ */
+#ifndef CR_INDEX_INDEX_H
+#define CR_INDEX_INDEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "crawldb/job.h"
+#include "util/buf.h"
+#include "util/error.h"
+
+enum index_counter {
+	IX_WARC_FILES,      /* WARC files indexed */
+	IX_CDXJ_LINES,      /* CDXJ lines written */
+	IX_TEXT_DOCS,       /* pages with extracted text */
+	IX_TEXT_DUPLICATES, /* of these, near-duplicates (flagged) */
+	IX_TEXT_LANG,       /* of these, with a detected language */
+	IX_LINKS,           /* link graph edges */
+	IX_PARSE_FAILED,    /* 2xx HTML pages that did not parse */
+	IX_COUNT_
+};
+
+extern const char *const index_counter_names[IX_COUNT_];
+
+/*
+ * Writes the CDXJ, text and link files of segment seg for the partitions
+ * rank owns; crawldb_version is the version the segment's update made (0:
+ * none, no duplicates flagged). Adds to c[IX_COUNT_]. CR_ERR_IO or
+ * CR_ERR_FORMAT (logged with the file's name) if a file cannot be read or
+ * written.
+ */
+CR_WUR enum cr_err index_segment(const struct job *j, int seg, int crawldb_version,
+				 uint64_t *c);
+
+/*
+ * The SURT form of a URL as pywb and warcio key CDXJ lines: lower-cased,
+ * a leading "www" label (www, www2, ...) dropped, host labels reversed and
+ * joined by ',', ":port" if any, ')', the path, and the query's parameters
+ * sorted. Non-http(s) URLs stay as they are. Appended to out.
+ */
+void index_surt(const char *url, struct buf *out);
+
+/*
+ * A cheap guess of the language of UTF-8 text from its most frequent
+ * function words: an ISO 639-3 code ("eng", "deu", "fra", "spa", "ita",
+ * "nld", "por"), or NULL when unsure.
+ */
+const char *index_language(const char *text, size_t len);
+
+#endif

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# What a crawl leaves for researchers besides its WARC files (docs/OUTPUTS.md),
+# after a crawl of a small simweb on 2 ranks:
+# - one CDXJ file per WARC file, sorted, equal line for line to the index
+#   warcio.js writes of that WARC file (the form pywb reads);
+# - WET files: every record read by warcio.js with its digests checked; one
+#   conversion record per text page, duplicates flagged as the CrawlDb says;
+# - `mpicrawl index --set text.format=jsonl` writes the same pages as JSON
+#   lines (jq reads every line);
+# - the link graph: two tab-separated URLs per line, as many as counted;
+# - stats.json has an index section.
+. "$(dirname "$0")/lib.sh"
+
+WARCIO=$ROOT/tests/warcio
+[ -d "$WARCIO/node_modules/warcio" ] ||
+	(cd "$WARCIO" && npm ci --no-audit --no-fund --loglevel=error) >/dev/null 2>&1
+start_web web --hosts 6 --pages 25 || { echo "not ok: web did not start"; finish; exit 1; }
+"$SIMWEB" --seeds --hosts 6 --pages 25 --port "$SIMWEB_PORT" >"$SCRATCH/seeds"
+C=$SCRATCH/crawl
+check "crawl exits 0" run_ranks 2 crawl --dir "$C" --seeds "$SCRATCH/seeds" \
+	--set fetch.allow_private=true --set "dns.servers=127.0.0.1:$DNS_PORT" \
+	--set politeness.delay_ms=5 --set partition.count=4 >"$SCRATCH/out" 2>&1
+
+cdxj_ok() {
+	local f n=0 bad=0 idx
+	for f in "$C"/segments/*/warc/*.warc.gz; do
+		n=$((n + 1))
+		idx=$(dirname "$(dirname "$f")")/cdxj/$(basename "$f").cdxj
+		LC_ALL=C sort -c "$idx" || { bad=$((bad + 1)); continue; }
+		cmp -s "$idx" <(cd "$WARCIO" && node check.mjs --cdxj "$f" | LC_ALL=C sort) ||
+			{ bad=$((bad + 1)); echo "differs from warcio: $idx"; }
+	done
+	echo "cdxj: $n WARC files, $bad bad"
+	[ "$n" -gt 0 ] && [ "$bad" -eq 0 ]
+}
+check "CDXJ per WARC file, sorted, as warcio indexes it" cdxj_ok
+check "CDXJ lines counted in stats.json" test \
+	"$(cat "$C"/segments/*/cdxj/*.cdxj | wc -l)" = \
+	"$(jq -s '[.[].index.counters.cdxj_lines] | add' "$C"/segments/*/stats.json)"
+
+wet_ok() {
+	local f n=0
+	for f in "$C"/segments/*/text/*.warc.wet.gz; do
+		n=$((n + 1))
+		(cd "$WARCIO" && node check.mjs "$f") >>"$SCRATCH/wet.list" || return 1
+	done
+	echo "wet: $n files"
+	[ "$n" -gt 0 ]
+}
+check "WET files read by warcio, digests match" wet_ok
+docs=$(jq -s '[.[].index.counters.text_docs] | add' "$C"/segments/*/stats.json)
+dups=$(jq -s '[.[].index.counters.text_duplicates] | add' "$C"/segments/*/stats.json)
+echo "text: $docs pages, $dups duplicates"
+check "one conversion record per text page" \
+	test "$(grep -cP '\tconversion\t' "$SCRATCH/wet.list")" = "$docs"
+check "duplicates flagged in WET" test \
+	"$(zcat "$C"/segments/*/text/*.wet.gz | tr -d '\r' | grep -c '^X-Mpicrawl-Duplicate-Of: ')" = "$dups"
+# Every flagged page is a duplicate in the CrawlDb, of the page named.
+"$MPICRAWL" readdb --dir "$C" --dump | jq -r 'select(.status=="duplicate") | .url + "\t" + .dup_of' |
+	sort >"$SCRATCH/db.dups"
+zcat "$C"/segments/*/text/*.wet.gz | tr -d '\r' | awk '
+	/^WARC-Target-URI: / { u = $2 } /^X-Mpicrawl-Duplicate-Of: / { print u "\t" $2 }' |
+	sort -u >"$SCRATCH/wet.dups"
+check "flagged duplicates agree with the CrawlDb" test -z "$(comm -23 "$SCRATCH/wet.dups" "$SCRATCH/db.dups")"
+check "some duplicates in this web" test "$dups" -gt 0
+
+check "index again as JSON lines" "$MPICRAWL" index --dir "$C" --segment 3 \
+	--set text.format=jsonl >"$SCRATCH/ix.out" 2>&1
+check "JSON lines: every line parses, one per page" test \
+	"$(zcat "$C"/segments/00003/text/*.jsonl.gz | jq -c 'select(.url and .text != null)' | wc -l)" = \
+	"$(jq '.index.counters.text_docs' "$C"/segments/00003/stats.json)"
+
+links=$(jq -s '[.[].index.counters.links] | add' "$C"/segments/*/stats.json)
+check "link graph: $links edges, two URLs and an anchor text per line" test \
+	"$(zstdcat "$C"/segments/*/links/*.tsv.zst | awk -F'\t' 'NF == 3 && $1 ~ /^http/ && $2 ~ /^http/' |
+	   wc -l)" = "$links"
+# simweb writes text inside its <a> elements: the anchor text is kept.
+check "anchor text of links to pages" test \
+	"$(zstdcat "$C"/segments/*/links/*.tsv.zst | awk -F'\t' '$2 ~ /\/p\/[0-9]+\.html$/ && $3 != ""' |
+	   wc -l)" -gt 0
+check "links counted" test "$links" -gt 0
+finish

@@ -1,0 +1,225 @@
+#!/usr/bin/env bash
+# Crash, stop and resume. A 20-host x 20-page simweb is crawled once without
+# interruption (the reference); then each trial kills a crawl of the same web
+# inside one phase - inject, generate, fetch, parse or update, picked in turn
+# - on 1, 2 or 4 ranks: SIGKILL of every rank, SIGKILL of one rank, or
+# SIGTERM / SIGUSR1 ("stop soon") of every rank or of one. It resumes with
+# `mpicrawl crawl` on the same directory on 1, 2 or 4 ranks and checks:
+# - the killed run exits 75 when it was asked to stop (0 if it ended first);
+# - the resumed crawl exits 0, and its CrawlDb (URL, status, HTTP status,
+#   digest) equals the reference's;
+# - every WARC file reads back whole (`mpicrawl warc --check`), no URL has two
+#   response records, and no journal or lock is left;
+# - the server log shows no request, after the kill, for a URL whose response
+#   was already committed (its surviving WARC record is dated before the
+#   resumed run started).
+# Kill points come from MPICRAWL_TEST_KILL (src/cli/runner.c) with random
+# delays. The trials are seeded: RESUME_SEED=N replays a run, RESUME_TRIALS=N
+# changes their number (20 by default).
+# Also: the directory lock (a second job is refused, naming the holder;
+# `mpicrawl unlock` refuses a live holder and clears a stale one) and an
+# external SIGTERM of a running crawl (exit 75, lock released).
+. "$(dirname "$0")/lib.sh"
+
+HOSTS=20
+PAGES=20
+DELAY=10
+TRIALS=${RESUME_TRIALS:-20}
+SEED=${RESUME_SEED:-$(( $(date +%s) % 100000 ))}
+echo "seed: $SEED (replay with RESUME_SEED=$SEED $0)"
+RANDOM=$SEED
+T_START=$SECONDS
+
+start_web web --hosts $HOSTS --pages $PAGES || { echo "not ok: web did not start"; finish; exit 1; }
+"$SIMWEB" --seeds --hosts $HOSTS --pages $PAGES --port "$SIMWEB_PORT" >"$SCRATCH/seeds"
+opts=(--set fetch.allow_private=true --set "dns.servers=127.0.0.1:$DNS_PORT"
+	--set politeness.delay_ms=$DELAY --set partition.count=8 --set fetch.sync_interval_ms=50)
+
+# The CrawlDb as sorted "url status http_status digest" lines.
+db_lines() {
+	"$MPICRAWL" readdb --dir "$1" --dump | python3 -c '
+import sys, json
+for line in sys.stdin:
+    r = json.loads(line)
+    print(r["url"], r["status"], r["http_status"], r["digest"])' | LC_ALL=C sort
+}
+
+# audit DIR LOG FROM_LINE RESUME_START_US: WARC records whole and unique,
+# nothing committed fetched again after the kill.
+audit() {
+	python3 - "$@" <<'PY'
+import sys, gzip, glob, os, calendar, time
+d, log, from_line, t_resume = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+def records(path):
+    with gzip.open(path, "rb") as f:
+        data = f.read()
+    i = 0
+    while i < len(data):
+        he = data.index(b"\r\n\r\n", i)
+        head = data[i:he].decode("utf-8", "replace").split("\r\n")
+        fields = {}
+        for h in head[1:]:
+            k, _, v = h.partition(":")
+            fields[k.strip().lower()] = v.strip()
+        n = int(fields["content-length"])
+        yield fields
+        i = he + 4 + n + 4
+def when(s):   # 2026-11-22T05:14:04.123456Z -> us
+    base, _, frac = s.rstrip("Z").partition(".")
+    t = calendar.timegm(time.strptime(base, "%Y-%m-%dT%H:%M:%S"))
+    return t * 1000000 + int((frac + "000000")[:6])
+resp = {}
+for path in glob.glob(os.path.join(d, "segments", "*", "warc", "*.warc.gz")):
+    if "-robots" in os.path.basename(path):
+        continue
+    for f in records(path):
+        if f.get("warc-type") == "response":
+            resp.setdefault(f["warc-target-uri"], []).append(when(f["warc-date"]))
+bad = 0
+twice = [u for u, ts in resp.items() if len(ts) > 1]
+if twice:
+    bad += 1
+    print("not ok: %d URLs with two response records, e.g. %s" % (len(twice), twice[:3]))
+port = None
+again = []
+with open(log) as fp:
+    for k, line in enumerate(fp):
+        f = line.rstrip("\n").split("\t")
+        if k < from_line or f[3] == "/robots.txt":
+            continue
+        for u, ts in resp.items():
+            port = port or u.split(":")[2].split("/")[0]
+            break
+        url = "http://%s:%s%s" % (f[2], port, f[3])
+        if url in resp and min(resp[url]) < t_resume:
+            again.append(url)
+if again:
+    bad += 1
+    print("not ok: %d committed URLs fetched again after the kill, e.g. %s" % (len(again), again[:3]))
+sys.exit(1 if bad else 0)
+PY
+}
+
+warc_whole() {
+	local f
+	for f in "$1"/segments/*/warc/*.warc.gz; do
+		"$MPICRAWL" warc --check "$f" >/dev/null 2>&1 || { echo "not ok: damaged $f"; return 1; }
+	done
+}
+
+no_leftovers() {
+	local left
+	left=$(find "$1" -name '*.journal' -o -name 'lock' -o -name '*.tmp.*' | head -3)
+	[ -z "$left" ] || { echo "left over: $left"; return 1; }
+}
+
+# ---- the reference ----
+check "reference crawl exits 0" run_ranks 2 crawl --dir "$SCRATCH/ref" --seeds "$SCRATCH/seeds" \
+	"${opts[@]}" >"$SCRATCH/ref.out" 2>&1
+db_lines "$SCRATCH/ref" >"$SCRATCH/ref.db"
+echo "reference: $(wc -l <"$SCRATCH/ref.db") URLs in $((SECONDS - T_START)) s"
+
+# ---- the lock ----
+holder=
+stop_holder() {
+	[ -n "$holder" ] && kill -KILL "$holder" 2>/dev/null && wait "$holder" 2>/dev/null
+	holder=
+}
+if [ -n "${KEEP_SCRATCH:-}" ]; then trap stop_holder EXIT; else trap 'stop_holder; cleanup' EXIT; fi
+L=$SCRATCH/locked
+# (bin/mpicrawl itself, not under timeout: the signals are for it)
+"$MPICRAWL" crawl --dir "$L" --seeds "$SCRATCH/seeds" "${opts[@]}" --set politeness.delay_ms=300 \
+	>"$SCRATCH/holder.out" 2>&1 &
+holder=$!
+for _ in $(seq 100); do
+	grep -q '^pid=' "$L/lock" 2>/dev/null && break
+	sleep 0.05
+done
+"$MPICRAWL" crawl --dir "$L" "${opts[@]}" >/dev/null 2>"$SCRATCH/second.err"
+rc=$?
+check "refused with exit 1" test "$rc" -eq 1
+check "the refusal names the holder" grep -q "is in use by job -, pid [0-9]* on host $(hostname)" \
+	"$SCRATCH/second.err"
+"$MPICRAWL" unlock --dir "$L" >/dev/null 2>"$SCRATCH/unlock.err"
+check "unlock refuses a live holder on this host" test $? -eq 1
+check "unlock says why" grep -q "live process on this host" "$SCRATCH/unlock.err"
+sleep 0.5
+kill -TERM "$holder"
+wait "$holder"
+rc=$?
+holder=
+check "SIGTERM ends a crawl with exit 75 (was $rc)" test "$rc" -eq 75
+check "a stopped crawl releases its lock" test ! -e "$L/lock"
+# A lock whose holder died (SIGKILL) is taken over; unlock clears it too.
+"$MPICRAWL" crawl --dir "$L" "${opts[@]}" --set politeness.delay_ms=300 >/dev/null 2>&1 &
+holder=$!
+for _ in $(seq 100); do
+	grep -q '^pid=' "$L/lock" 2>/dev/null && break
+	sleep 0.05
+done
+kill -KILL "$holder"
+wait "$holder" 2>/dev/null
+holder=
+check "SIGKILL leaves the lock file" test -e "$L/lock"
+check "unlock clears a stale lock" "$MPICRAWL" unlock --dir "$L"
+check "and then there is none" test ! -e "$L/lock"
+
+# ---- the trials ----
+phases=(inject generate fetch parse update)
+ranks=(1 2 4)
+modes=(kill-all kill-one stop-all stop-one)
+stopped=0
+killed=0
+for ((i = 0; i < TRIALS; i++)); do
+	phase=${phases[i % 5]}
+	n=${ranks[(i / 5) % 3]}
+	mode=${modes[(i + i / 5) % 4]}
+	rr=${ranks[RANDOM % 3]}
+	seg=$((1 + RANDOM % 3))
+	case $phase in
+	inject) seg=0 ms=$((RANDOM % 20)) ;;
+	generate) ms=$((RANDOM % 20)) ;;
+	fetch) ms=$((RANDOM % 700)) ;;
+	*) ms=$((RANDOM % 60)) ;;
+	esac
+	rank=-1
+	case $mode in *-one) rank=$((RANDOM % n)) ;; esac
+	sig=9
+	case $mode in stop-*) sig=$((RANDOM % 2 ? 15 : 10)) ;; esac
+	inline=true
+	[ "$phase" = parse ] && inline=false
+	dir=$SCRATCH/t$i
+	t0=$SECONDS
+	MPICRAWL_TEST_KILL="$phase $seg $ms $rank $sig" run_ranks "$n" crawl --dir "$dir" \
+		--seeds "$SCRATCH/seeds" "${opts[@]}" --set fetch.parse=$inline >"$dir.out1" 2>&1
+	rc1=$?
+	case $mode in
+	stop-*)
+		[ "$rc1" -eq 75 ] && stopped=$((stopped + 1))
+		check "trial $i: a stopped crawl exits 75 (or 0 when it ended first; was $rc1)" \
+			test "$rc1" -eq 75 -o "$rc1" -eq 0 ;;
+	*) [ "$rc1" -ne 0 ] && killed=$((killed + 1)) ;;
+	esac
+	sleep 0.3   # simweb flushes its log every 100 ms
+	from=$(wc -l <"$SIMWEB_LOG")
+	t_resume=$(date +%s%6N)
+	run_ranks "$rr" crawl --dir "$dir" --seeds "$SCRATCH/seeds" "${opts[@]}" \
+		--set fetch.parse=$inline >"$dir.out2" 2>&1
+	rc2=$?
+	sleep 0.3
+	echo "trial $i: $mode in $phase of segment $seg after $ms ms (rank $rank, signal $sig)" \
+		"on $n ranks: exit $rc1; resumed on $rr ranks: exit $rc2; $((SECONDS - t0)) s"
+	check "trial $i: resumed crawl exits 0" test "$rc2" -eq 0
+	db_lines "$dir" >"$dir.db"
+	if ! check "trial $i: CrawlDb equals the reference's" cmp -s "$SCRATCH/ref.db" "$dir.db"; then
+		diff "$SCRATCH/ref.db" "$dir.db" | head -5
+		tail -n 5 "$dir.out1" "$dir.out2"
+	fi
+	check "trial $i: WARC files whole" warc_whole "$dir"
+	check "trial $i: no URL archived twice, nothing committed fetched again" \
+		audit "$dir" "$SIMWEB_LOG" "$from" "$t_resume"
+	check "trial $i: no journal, lock or temporary file left" no_leftovers "$dir"
+	[ -n "${KEEP_SCRATCH:-}" ] || rm -rf "$dir"
+done
+echo "trials: $TRIALS ($killed killed, $stopped stopped early), $((SECONDS - T_START)) s in all"
+finish
