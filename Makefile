@@ -66,6 +66,12 @@ bin/mpicrawl: $(CLI_OBJ) $(MPI_OBJ) $(B)/libcore.a
 	@mkdir -p bin
 	$(MPICC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(MPI_OBJ) $(B)/libcore.a $(LIBS)
 
+# The crawler built in $(B) as well, e.g. the sanitized one the hostile crawl
+# of make test runs: make B=build-san SANITIZE=address,undefined build-san/bin/mpicrawl
+$(B)/bin/mpicrawl: $(CLI_OBJ) $(MPI_OBJ) $(B)/libcore.a
+	@mkdir -p $(dir $@)
+	$(MPICC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(MPI_OBJ) $(B)/libcore.a $(LIBS)
+
 bin/simweb: $(SIMWEB_SRC) $(wildcard tests/simweb/*.h)
 	@mkdir -p bin
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(SIMWEB_SRC) $(shell pkg-config --libs libxxhash)

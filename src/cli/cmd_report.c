@@ -371,7 +371,8 @@ int cmd_report(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--out") && i + 1 < argc) {
 			outp = argv[++i];
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			puts("usage: mpicrawl report --dir DIR [--out FILE]  (default DIR/report.html)");
+			puts("usage: mpicrawl report --dir DIR [--out FILE]"
+			     "  (default DIR/report.html)");
 			return 0;
 		} else {
 			fprintf(stderr, "mpicrawl report: bad argument '%s'\n"

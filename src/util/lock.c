@@ -141,7 +141,8 @@ enum cr_err lock_acquire(const char *dir, struct dir_lock *l, struct lock_holder
 			char who[512];
 
 			lock_holder_str(&prev, who, sizeof(who));
-			log_info("lock", "taking over the lock of '%s' from a job that is gone (%s)",
+			log_info("lock",
+				 "taking over the lock of '%s' from a job that is gone (%s)",
 				 dir, who);
 		}
 		if (holder_write(fd, l->path) != CR_OK) {
