@@ -71,6 +71,8 @@ struct config {
 	long warc_zstd_level;
 	char warc_zstd_dict[512];
 	long warc_max_bytes;
+	int warc_revisits;
+	int warc_metadata;
 	int index_enabled;          /* CDXJ, text and link graph after update */
 	int text_format;            /* 0 wet, 1 jsonl, 2 none */
 	long max_links;

@@ -50,6 +50,7 @@ const char *const fetch_counter_names[FC_COUNT_] = {
 	"redirect", "gone", "error", "denied", "blocked", "deferred", "truncated",
 	"not_reached", "robots_unavailable", "robots_wait", "backoffs", "parked",
 	"bytes", "dns_queries", "dns_failed", "hosts", "latency_us_sum", "too_large", "timeout",
+	"revisits",
 };
 
 enum robots_state { RB_UNKNOWN, RB_FETCHING, RB_READY, RB_UNAVAILABLE };
@@ -936,6 +937,13 @@ static enum cr_err start_xfer(struct fetcher *f, struct host *h, struct item *it
 	curl_easy_setopt(x->easy, CURLOPT_OPENSOCKETDATA, x);
 	curl_easy_setopt(x->easy, CURLOPT_ERRORBUFFER, x->errbuf);
 	curl_easy_setopt(x->easy, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+	if (it && it->rec.fetched_at > 0 && it->rec.digest && cfg->warc_revisits &&
+	    cfg->fetch_parse) {
+		/* Fetched before: a 304 spares the body (a revisit record). */
+		curl_easy_setopt(x->easy, CURLOPT_TIMECONDITION, (long)CURL_TIMECOND_IFMODSINCE);
+		curl_easy_setopt(x->easy, CURLOPT_TIMEVALUE_LARGE,
+				 (curl_off_t)(it->rec.fetched_at / 1000000));
+	}
 	x->start_wall = clock_now_us();
 	x->start_mono = clock_mono_us();
 	if (curl_multi_add_handle(f->multi, x->easy) != CURLM_OK) {
@@ -972,6 +980,76 @@ static void xfer_free(struct fetcher *f, struct xfer *x)
 
 /* Writes the transfer's request and response to w; *off gets the offset of
  * the response record. */
+/*
+ * A page fetched again: a 304 is a revisit (server-not-modified) of the
+ * capture it was asked against; a 2xx body equal to the last capture's (by
+ * the CrawlDb's digest) is a revisit (identical-payload-digest) that stores
+ * the head alone. Only with fetch.parse: the parse phase reads bodies back
+ * from the WARC files, and a revisit has none.
+ */
+static void revisit_of(struct fetcher *f, struct xfer *x, struct warc_exchange *wx)
+{
+	const struct crawl_record *last = x->item ? &x->item->rec : NULL;
+	long http = 0;
+
+	if (!last || !last->fetched_at || !f->j->cfg.warc_revisits || !f->j->cfg.fetch_parse)
+		return;
+	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &http);
+	if (http == 304)
+		wx->revisit_profile = WARC_PROFILE_NOT_MODIFIED;
+	else if (http >= 200 && http < 300 && !x->truncated && last->digest &&
+		 last->digest == XXH3_64bits(x->body.p, x->body.len))
+		wx->revisit_profile = WARC_PROFILE_IDENTICAL;
+	else
+		return;
+	wx->refers_to_uri = x->item->url;
+	wx->refers_to_date_us = last->fetched_at;
+	f->c[FC_REVISITS]++;
+}
+
+/*
+ * A metadata record after a page's exchange (warc.metadata): the fetch time,
+ * what robots.txt decided and the page's outlinks (from its parse record).
+ */
+static void write_metadata(struct fetcher *f, struct xfer *x, const struct buf *parsed)
+{
+	struct part_out *o = part_out(f, x->item->part);
+	struct warc_record_out r;
+	struct parse_record pr;
+	struct buf fields, block;
+	const char *id = warc_writer_last_id(o->warc);
+	size_t pos = 0;
+	long delay = (long)(x->h->pol.delay_us / 1000);
+
+	if (!f->j->cfg.warc_metadata || !o->warc || !id)
+		return;
+	buf_init(&fields);
+	buf_init(&block);
+	buf_addf(&fields, "WARC-Concurrent-To: %s\r\n", id);
+	buf_addf(&block, "fetchTimeMs: %lld\r\n",
+		 (long long)((clock_mono_us() - x->start_mono) / 1000));
+	buf_addf(&block, "robots: allowed; crawl-delay-ms=%ld\r\n", delay);
+	if (parsed && parsed->len && parse_record_unpack(parsed->p, parsed->len, &pr) == CR_OK) {
+		const char *u;
+		size_t n;
+
+		while (parse_record_link(&pr, &pos, &u, &n) == CR_OK)
+			buf_addf(&block, "outlink: %.*s\r\n", (int)n, u);
+	}
+	memset(&r, 0, sizeof(r));
+	r.type = "metadata";
+	r.target_uri = x->item->url;
+	r.date_us = x->start_wall;
+	r.fields = (const char *)buf_cstr(&fields);
+	r.content_type = "application/warc-fields";
+	r.block = block.p;
+	r.block_len = block.len;
+	if (warc_write_record(o->warc, &r, NULL, NULL) != CR_OK)
+		f->failed = CR_ERR_IO;
+	buf_release(&fields);
+	buf_release(&block);
+}
+
 static void archive(struct fetcher *f, struct xfer *x, struct warc_writer *w,
 		    const char *target, uint64_t *off)
 {
@@ -994,6 +1072,7 @@ static void archive(struct fetcher *f, struct xfer *x, struct warc_writer *w,
 	wx.body = x->body.p;
 	wx.body_len = x->body.len;
 	wx.truncated = cut_names[x->truncated];
+	revisit_of(f, x, &wx);
 	if (warc_write_exchange(w, &wx, off, &len) != CR_OK)
 		f->failed = CR_ERR_IO;
 }
@@ -1257,6 +1336,8 @@ static void finish_page(struct fetcher *f, struct xfer *x, CURLcode rc, long htt
 			f->parsed.len = 0;
 		}
 	}
+	if (warc_name[0])
+		write_metadata(f, x, f->j->cfg.fetch_parse ? &f->parsed : NULL);
 	journal_outcome(f, x->item->part, warc_name[0] != '\0',
 			f->j->cfg.fetch_parse ? f->parsed.p : NULL,
 			f->j->cfg.fetch_parse ? f->parsed.len : 0);

@@ -42,6 +42,7 @@ enum fetch_counter {
 	FC_LATENCY_US,    /* sum over requests */
 	FC_TOO_LARGE,     /* bodies that decode to more than fetch.max_decoded_bytes */
 	FC_TIMEOUT,       /* no whole answer within the time limits */
+	FC_REVISITS,      /* exchanges archived as revisit records */
 	FC_COUNT_
 };
 

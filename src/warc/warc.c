@@ -436,6 +436,7 @@ struct warc_writer {
 	unsigned char *dict;    /* zstd dictionary, written first in each file */
 	size_t dict_len;
 	char warcinfo_id[48];
+	char last_id[48];       /* of the last response or revisit written */
 	/* a series (warc_writer_open_series): dir/prefix-SSSSS suffix ext */
 	char *dir, *prefix, *suffix, *software;
 	unsigned serial;
@@ -1127,11 +1128,17 @@ enum cr_err warc_write_exchange(struct warc_writer *w, const struct warc_exchang
 	p[0].n = w->rec.len;
 	if ((e = w_member(w, p, 2, &qo, &ql)) != CR_OK)
 		return e;
+	memcpy(w->last_id, resp_id, sizeof(w->last_id));
 	if (resp_offset)
 		*resp_offset = ro;
 	if (resp_length)
 		*resp_length = rl;
 	return CR_OK;
+}
+
+const char *warc_writer_last_id(const struct warc_writer *w)
+{
+	return w && w->last_id[0] ? w->last_id : NULL;
 }
 
 enum cr_err warc_write_record(struct warc_writer *w, const struct warc_record_out *r,

@@ -169,6 +169,10 @@ struct warc_record_out {
 CR_WUR enum cr_err warc_write_record(struct warc_writer *w, const struct warc_record_out *r,
 				     uint64_t *off, uint64_t *len);
 
+/* The WARC-Record-ID ("<urn:uuid:...>") of the last response or revisit
+ * written, for a metadata record's WARC-Concurrent-To; NULL before any. */
+const char *warc_writer_last_id(const struct warc_writer *w);
+
 /* Bytes written so far to the current file (including buffered ones): the
  * next record's offset, unless the series rotates first. */
 uint64_t warc_writer_offset(const struct warc_writer *w);

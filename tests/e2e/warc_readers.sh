@@ -70,6 +70,24 @@ check "gzip crawl exits 0" run_ranks 2 crawl --dir "$SCRATCH/gz" "${common[@]}" 
 check "gzip: warcio and mpicrawl read every record alike" read_all "$SCRATCH/gz"
 check "gzip: response records match the fetch outcomes" responses_match_outcomes "$SCRATCH/gz"
 check "gzip: no .warc.zst written" test -z "$(ls "$SCRATCH"/gz/segments/*/warc/*.zst 2>/dev/null)"
+check "gzip: a metadata record per page, concurrent to its response" bash -c '
+	m=$(grep -Pc "\tmetadata\t" "$1"); r=$(grep -P "\tresponse\t" "$1" | grep -vc "/robots.txt$")
+	echo "metadata $m, responses $r"; [ "$m" -gt 0 ] && [ "$m" -eq "$r" ]' _ "$SCRATCH/records.gz"
+
+# A month later everything is due again: simweb answers with the same bytes,
+# so each page becomes a revisit (identical payload) of its first capture.
+cp -r "$SCRATCH/gz" "$SCRATCH/again"
+check "the crawl a month later exits 0" env MPICRAWL_CLOCK_OFFSET_S=2700000 \
+	"$MPICRAWL" crawl --dir "$SCRATCH/again" --rounds 1 "${common[@]}" >"$SCRATCH/again.out" 2>&1
+check "again: warcio and mpicrawl read every record alike" read_all "$SCRATCH/again"
+revisits=$(grep -Pc '\trevisit\t' "$SCRATCH/records.again")
+echo "revisit records: $revisits"
+check "again: unchanged pages are revisit records" test "$revisits" -gt 0
+check "again: a revisit names the capture it repeats" bash -c '
+	zcat "$1"/segments/00*/warc/*.warc.gz | tr -d "\r" | awk "
+		/^WARC-Type: revisit/ { r++ } /^WARC-Refers-To-Target-URI: / { t++ }
+		/^WARC-Profile: http:\/\/netpreserve.org\/warc\/1.1\/revisit\/identical-payload-digest/ { p++ }
+		END { exit !(r > 0 && t == r && p == r) }"' _ "$SCRATCH/again"
 
 check "zstd crawl with rotation exits 0" run_ranks 1 crawl --dir "$SCRATCH/zst" "${common[@]}" \
 	--set warc.compression=zstd --set warc.max_bytes=4096 >"$SCRATCH/zst.out" 2>&1
