@@ -123,8 +123,8 @@ struct xfer {
 struct part_out {
 	struct rec_writer *fetch;
 	struct rec_writer *parse;     /* with fetch.parse */
-	struct warc_writer *warc, *warc_robots;
-	char warc_name[64], robots_name[64];
+	struct warc_writer *warc, *warc_robots, *warc_diag;
+	char warc_name[64], robots_name[64], diag_name[64];
 	struct journal *jn;           /* finished URLs, made durable in batches */
 	int attempt;                  /* of this fetch of the segment: names its WARCs */
 };
@@ -200,12 +200,19 @@ static struct part_out *part_out(struct fetcher *f, uint32_t p)
 	return o;
 }
 
-static struct warc_writer *warc_for(struct fetcher *f, uint32_t p, int robots,
+/* The WARC series of a partition: pages (2xx, 304), robots.txt, and
+ * diagnostics - redirects, 4xx, 5xx - as Common Crawl keeps them apart. */
+enum warc_kind { WK_PAGES, WK_ROBOTS, WK_DIAGNOSTICS };
+
+static struct warc_writer *warc_for(struct fetcher *f, uint32_t p, int kind,
 				    const char **name)
 {
 	struct part_out *o = part_out(f, p);
-	struct warc_writer **w = robots ? &o->warc_robots : &o->warc;
-	char *nm = robots ? o->robots_name : o->warc_name;
+	struct warc_writer **w = kind == WK_ROBOTS ? &o->warc_robots :
+				  kind == WK_DIAGNOSTICS ? &o->warc_diag : &o->warc;
+	char *nm = kind == WK_ROBOTS ? o->robots_name :
+		   kind == WK_DIAGNOSTICS ? o->diag_name : o->warc_name;
+	static const char *const suffix[] = { "", "-robots", "-diagnostics" };
 
 	if (!*w && !f->failed) {
 		char path[PATH_MAX];
@@ -218,8 +225,7 @@ static struct warc_writer *warc_for(struct fetcher *f, uint32_t p, int robots,
 
 		journal_warc_prefix(f->seg, p, o->attempt, nm, 64);
 		snprintf(path, sizeof(path), "%s/warc", f->seg_dir);
-		e = warc_writer_open_series(path, nm, robots ? "-robots" : "", "mpicrawl/0.1",
-					    &wo, w);
+		e = warc_writer_open_series(path, nm, suffix[kind], "mpicrawl/0.1", &wo, w);
 		if (e)
 			f->failed = e;
 	}
@@ -229,8 +235,8 @@ static struct warc_writer *warc_for(struct fetcher *f, uint32_t p, int robots,
 }
 
 static void count_outcome(struct fetcher *f, int status);
-static void journal_outcome(struct fetcher *f, uint32_t p, int archived, const void *parse,
-			    size_t parse_len);
+static void journal_outcome(struct fetcher *f, uint32_t p, struct warc_writer *archived,
+			    const void *parse, size_t parse_len);
 
 static void emit(struct fetcher *f, struct item *it, struct fetch_record *fr)
 {
@@ -280,15 +286,15 @@ static void emit_status(struct fetcher *f, struct item *it, int status, const ch
 	fr.reason_len = strlen(reason);
 	fr.location = fr.content_type = fr.charset = fr.warc = "";
 	emit(f, it, &fr);
-	journal_outcome(f, it->part, 0, NULL, 0);
+	journal_outcome(f, it->part, NULL, NULL, 0);
 }
 
 /* ---- the journal (journal.h): what a killed or stopped fetch keeps ---- */
 
 /* Journals the outcome emit() just wrote, with its parse record (or none)
  * and, if archived, the end of its exchange in the WARC file written to. */
-static void journal_outcome(struct fetcher *f, uint32_t p, int archived, const void *parse,
-			    size_t parse_len)
+static void journal_outcome(struct fetcher *f, uint32_t p, struct warc_writer *archived,
+			    const void *parse, size_t parse_len)
 {
 	struct part_out *o = &f->out[p];
 	struct journal_entry je;
@@ -297,9 +303,9 @@ static void journal_outcome(struct fetcher *f, uint32_t p, int archived, const v
 		return;
 	memset(&je, 0, sizeof(je));
 	je.kind = JOURNAL_OUTCOME;
-	je.warc = archived && o->warc ? warc_writer_name(o->warc) : "";
+	je.warc = archived ? warc_writer_name(archived) : "";
 	je.warc_len = strlen(je.warc);
-	je.warc_end = je.warc_len ? warc_writer_offset(o->warc) : 0;
+	je.warc_end = je.warc_len ? warc_writer_offset(archived) : 0;
 	je.fetch = f->jfetch.p;
 	je.fetch_len = f->jfetch.len;
 	je.parse = parse;
@@ -337,7 +343,8 @@ static void sync_journals(struct fetcher *f)
 		if (!journal_pending(o->jn))
 			continue;
 		if (warc_writer_sync(o->warc) != CR_OK ||
-		    warc_writer_sync(o->warc_robots) != CR_OK || journal_sync(o->jn) != CR_OK)
+		    warc_writer_sync(o->warc_robots) != CR_OK ||
+		    warc_writer_sync(o->warc_diag) != CR_OK || journal_sync(o->jn) != CR_OK)
 			f->failed = CR_ERR_IO;
 	}
 }
@@ -1011,17 +1018,17 @@ static void revisit_of(struct fetcher *f, struct xfer *x, struct warc_exchange *
  * A metadata record after a page's exchange (warc.metadata): the fetch time,
  * what robots.txt decided and the page's outlinks (from its parse record).
  */
-static void write_metadata(struct fetcher *f, struct xfer *x, const struct buf *parsed)
+static void write_metadata(struct fetcher *f, struct xfer *x, struct warc_writer *w,
+			   const struct buf *parsed)
 {
-	struct part_out *o = part_out(f, x->item->part);
 	struct warc_record_out r;
 	struct parse_record pr;
 	struct buf fields, block;
-	const char *id = warc_writer_last_id(o->warc);
+	const char *id = warc_writer_last_id(w);
 	size_t pos = 0;
 	long delay = (long)(x->h->pol.delay_us / 1000);
 
-	if (!f->j->cfg.warc_metadata || !o->warc || !id)
+	if (!f->j->cfg.warc_metadata || !w || !id)
 		return;
 	buf_init(&fields);
 	buf_init(&block);
@@ -1044,7 +1051,7 @@ static void write_metadata(struct fetcher *f, struct xfer *x, const struct buf *
 	r.content_type = "application/warc-fields";
 	r.block = block.p;
 	r.block_len = block.len;
-	if (warc_write_record(o->warc, &r, NULL, NULL) != CR_OK)
+	if (warc_write_record(w, &r, NULL, NULL) != CR_OK)
 		f->failed = CR_ERR_IO;
 	buf_release(&fields);
 	buf_release(&block);
@@ -1231,6 +1238,7 @@ static void finish_page(struct fetcher *f, struct xfer *x, CURLcode rc, long htt
 	struct fetch_record fr;
 	char ctype[128], charset[64], loc[URL_MAX_LEN + 1], reason[256];
 	const char *warc_name = "";
+	struct warc_writer *used = NULL;
 	uint64_t off = 0;
 	int got_response;
 
@@ -1289,7 +1297,9 @@ static void finish_page(struct fetcher *f, struct xfer *x, CURLcode rc, long htt
 		} else {
 			fr.rec.status = ST_GONE;
 		}
-		archive(f, x, warc_for(f, x->item->part, 0, &warc_name), x->item->url, &off);
+		used = warc_for(f, x->item->part, (http >= 200 && http < 300) || http == 304 ?
+				WK_PAGES : WK_DIAGNOSTICS, &warc_name);
+		archive(f, x, used, x->item->url, &off);
 	} else if (x->blocked_addr) {
 		fr.rec.status = ST_BLOCKED;
 		snprintf(reason, sizeof(reason), "non-public address");
@@ -1336,9 +1346,9 @@ static void finish_page(struct fetcher *f, struct xfer *x, CURLcode rc, long htt
 			f->parsed.len = 0;
 		}
 	}
-	if (warc_name[0])
-		write_metadata(f, x, f->j->cfg.fetch_parse ? &f->parsed : NULL);
-	journal_outcome(f, x->item->part, warc_name[0] != '\0',
+	if (used && warc_name[0])
+		write_metadata(f, x, used, f->j->cfg.fetch_parse ? &f->parsed : NULL);
+	journal_outcome(f, x->item->part, warc_name[0] ? used : NULL,
 			f->j->cfg.fetch_parse ? f->parsed.p : NULL,
 			f->j->cfg.fetch_parse ? f->parsed.len : 0);
 }
@@ -1356,7 +1366,7 @@ static void write_robots_warc(struct fetcher *f, struct xfer *x)
 	/* After redirects, the record is of the URL that answered. */
 	if (curl_easy_getinfo(x->easy, CURLINFO_EFFECTIVE_URL, &eff) != CURLE_OK || !eff)
 		eff = url;
-	archive(f, x, warc_for(f, x->origin->part, 1, &name), eff, &off);
+	archive(f, x, warc_for(f, x->origin->part, WK_ROBOTS, &name), eff, &off);
 	journal_robots(f, x->origin->part);
 }
 
@@ -1669,7 +1679,8 @@ static void fetcher_release(struct fetcher *f)
 			rec_writer_abort(&f->out[p].parse);
 			journal_close(&f->out[p].jn, 0);
 			if (warc_writer_close(&f->out[p].warc) != CR_OK ||
-			    warc_writer_close(&f->out[p].warc_robots) != CR_OK)
+			    warc_writer_close(&f->out[p].warc_robots) != CR_OK ||
+			    warc_writer_close(&f->out[p].warc_diag) != CR_OK)
 				f->failed = CR_ERR_IO;
 		}
 	}
@@ -1704,6 +1715,8 @@ static enum cr_err commit_outputs(struct fetcher *f)
 		if (!e && warc_writer_close(&o->warc) != CR_OK)
 			e = CR_ERR_IO;
 		if (!e && warc_writer_close(&o->warc_robots) != CR_OK)
+			e = CR_ERR_IO;
+		if (!e && warc_writer_close(&o->warc_diag) != CR_OK)
 			e = CR_ERR_IO;
 		/* The journal holds all the part files will: the files are
 		 * committed first, then the journal goes. */

@@ -74,6 +74,13 @@ check "gzip: a metadata record per page, concurrent to its response" bash -c '
 	m=$(grep -Pc "\tmetadata\t" "$1"); r=$(grep -P "\tresponse\t" "$1" | grep -vc "/robots.txt$")
 	echo "metadata $m, responses $r"; [ "$m" -gt 0 ] && [ "$m" -eq "$r" ]' _ "$SCRATCH/records.gz"
 
+check "gzip: redirects and 404s in the -diagnostics files, not with the pages" bash -c '
+	n=$(zcat "$1"/segments/*/warc/*-diagnostics.warc.gz | grep -ac "^HTTP/1\.1 \(30[1278]\|404\) ")
+	bad=$(for f in "$1"/segments/*/warc/*.warc.gz; do
+		case $f in *-robots.*|*-diagnostics.*) ;; *) zcat "$f" ;; esac
+	done | grep -ac "^HTTP/1\.1 \(30[1278]\|404\) ")
+	echo "diagnostics $n, in page files $bad"; [ "$n" -gt 0 ] && [ "$bad" -eq 0 ]' _ "$SCRATCH/gz"
+
 # A month later everything is due again: simweb answers with the same bytes,
 # so each page becomes a revisit (identical payload) of its first capture.
 cp -r "$SCRATCH/gz" "$SCRATCH/again"
