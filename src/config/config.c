@@ -71,6 +71,8 @@ static const struct key keys[] = {
 	  "redirects in a row followed from a link; the target after more is a trap"),
 	S("fetch.allow_addresses", allow_addresses, "",
 	  "comma-separated addresses or CIDR ranges fetched although not public"),
+	L("fetch.max_header_bytes", max_header_bytes, 4096, 16L << 20, "262144",
+	  "bytes of response head read; a longer head makes the page too_large"),
 	L("fetch.max_decoded_bytes", max_decoded_bytes, 1024, 1L << 31, "20971520",
 	  "bytes a Content-Encoding (gzip, deflate, zstd) may decode to; the page is too_large"),
 	B("fetch.parse", fetch_parse, "true",

@@ -31,6 +31,7 @@ struct config {
 	long low_speed_time_s;
 	long max_body_bytes;
 	long max_decoded_bytes;
+	long max_header_bytes;
 	long max_redirects;
 	char allow_addresses[512];
 	int fetch_parse;

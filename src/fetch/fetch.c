@@ -34,6 +34,7 @@
 #include <xxhash.h>
 #include <libpsl.h>
 
+/* The request head we keep for the WARC (ours: a few hundred bytes). */
 #define HEAD_MAX (256u << 10)
 /* RFC 9309 2.3.1.2: at least five consecutive redirects are followed. */
 #define ROBOTS_MAX_HOPS 5
@@ -794,7 +795,7 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *arg)
 	/* A new status line starts a new response (after 1xx or a redirect). */
 	if (n >= 5 && !memcmp(data, "HTTP/", 5))
 		x->head.len = 0;
-	if (x->head.len + n > HEAD_MAX) {
+	if (x->head.len + n > (size_t)x->h->f->j->cfg.max_header_bytes) {
 		x->head_too_big = 1;
 		return 0;
 	}

@@ -22,5 +22,24 @@ int main(void)
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		CHECK(addr_is_public_str(cases[i].a) == cases[i].pub, "%s should be %s",
 		      cases[i].a, cases[i].pub ? "public" : "refused");
+	{
+		struct addr_list l;
+		char bad[64];
+
+		CHECK(addr_list_parse(" 127.0.0.1, 10.1.0.0/16 ,fd00::/8", &l, bad) == 0 && l.n == 3,
+		      "allow list parses");
+		CHECK(addr_list_has_str(&l, "127.0.0.1") && !addr_list_has_str(&l, "127.0.0.2"),
+		      "a single address");
+		CHECK(addr_list_has_str(&l, "10.1.255.3") && !addr_list_has_str(&l, "10.2.0.1"),
+		      "an IPv4 range");
+		CHECK(addr_list_has_str(&l, "fd12::1") && !addr_list_has_str(&l, "fc00::1") &&
+		      !addr_list_has_str(&l, "::1"), "an IPv6 range");
+		CHECK(addr_list_parse("", &l, bad) == 0 && l.n == 0 &&
+		      !addr_list_has_str(&l, "127.0.0.1"), "empty list");
+		CHECK(addr_list_parse("127.0.0.1, example.com", &l, bad) == -1 &&
+		      !strcmp(bad, "example.com"), "a name is refused: '%s'", bad);
+		CHECK(addr_list_parse("10.0.0.0/33", &l, bad) == -1, "prefix too long");
+		CHECK(addr_list_parse("10.0.0.0/", &l, bad) == -1, "empty prefix");
+	}
 	TEST_DONE();
 }
