@@ -80,7 +80,18 @@ for _ in $(seq 50); do
 done
 check "munged started" test -S "$S/munge/munge.sock"
 
-port=$(( (RANDOM % 20000) + 30000 ))
+# Two free neighbouring ports on loopback for slurmctld and slurmd.
+port=$(python3 -c '
+import random, socket
+for _ in range(200):
+    p = random.randint(30000, 59000)
+    try:
+        for q in (p, p + 1):
+            s = socket.socket(); s.bind(("127.0.0.1", q)); s.close()
+            s = socket.socket(); s.bind(("0.0.0.0", q)); s.close()
+    except OSError:
+        continue
+    print(p); break')
 HOST=$(hostname -s)
 cat >"$S/slurm.conf" <<EOF
 ClusterName=mpicrawltest
@@ -124,10 +135,17 @@ slurmctld -D -c -f "$SLURM_CONF" >"$S/slurmctld.out" 2>&1 &
 PIDS+=($!)
 slurmd -D -f "$SLURM_CONF" >"$S/slurmd.out" 2>&1 &
 PIDS+=($!)
+# On a loaded machine slurmd can take a while to register; a node left
+# down or unknown is asked to resume. Bounded: 90 s.
 up=
-for _ in $(seq 60); do
+for i in $(seq 360); do
 	state=$(sinfo -h -N -o %t 2>/dev/null | head -n 1)
 	case $state in idle*|mix*|alloc*) up=1; break ;; esac
+	if [ $((i % 40)) -eq 0 ]; then
+		case $state in down*|unk*|drain*)
+			scontrol update NodeName="$HOST" State=RESUME >/dev/null 2>&1 ;;
+		esac
+	fi
 	sleep 0.25
 done
 if ! check "slurmctld and slurmd up, node idle (was '${state:-}')" test -n "$up"; then
