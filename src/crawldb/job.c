@@ -1,7 +1,11 @@
 #include "crawldb/job.h"
 #include "util/fs.h"
+#include "util/log.h"
 
+#include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 enum cr_err job_tmpdir(struct job *j)
 {
@@ -11,6 +15,31 @@ enum cr_err job_tmpdir(struct job *j)
 	e = fs_remove_tree(j->tmpdir);
 	if (e)
 		return e;
+	if (j->rank == 0) {
+		/* A job before this one may have had more ranks: their
+		 * scratch is nobody's now. */
+		char dir[PATH_MAX], path[PATH_MAX + 300];
+		DIR *d;
+		struct dirent *de;
+
+		snprintf(dir, sizeof(dir), "%s/tmp", j->dir.root);
+		d = opendir(dir);
+		while (d && (de = readdir(d)) != NULL) {
+			char *end;
+			long r;
+
+			if (de->d_name[0] != 'r')
+				continue;
+			r = strtol(de->d_name + 1, &end, 10);
+			if (*end || end == de->d_name + 1 || r < j->nranks)
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+			if (fs_remove_tree(path) != CR_OK)
+				log_warn("job", "cannot remove old scratch '%s'", path);
+		}
+		if (d)
+			closedir(d);
+	}
 	return fs_mkdirs(j->tmpdir);
 }
 
