@@ -825,8 +825,8 @@ static void put_query(struct wbuf *w, const char *q, size_t n, const struct url_
 		const char *amp = memchr(q + i, '&', n - i);
 		size_t e = amp ? (size_t)(amp - q) : n;
 
-		if (param_dropped(q + i, e - i, r))
-			;
+		if (e == i || param_dropped(q + i, e - i, r))
+			;   /* an empty parameter ("a&&b"), or one stripped */
 		else if (np < sizeof(ps) / sizeof(ps[0])) {
 			ps[np].p = q + i;
 			ps[np++].n = e - i;
