@@ -38,4 +38,8 @@ ls -1 "$OUT"/segments/*/warc/*.warc.gz | sed 's/^/  /' | head -n 8
 echo "  ... ($(ls -1 "$OUT"/segments/*/warc/*.warc.gz | wc -l) files)"
 echo "demo: per-round counters in $OUT/segments/*/stats.json;" \
      "run 'bin/mpicrawl readdb --dir $OUT --dump' for every URL"
+if "$ROOT/bin/mpicrawl" report --dir "$OUT" >/dev/null 2>&1; then
+	echo "demo: charts of the crawl in $OUT/report.html; CDXJ, text and links in" \
+	     "$OUT/segments/*/{cdxj,text,links}/ (docs/OUTPUTS.md)"
+fi
 echo "demo: the local web stops now; the crawl directory stays ('make demo' starts it afresh)"
