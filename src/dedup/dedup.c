@@ -405,7 +405,7 @@ static enum cr_err merge_bands(struct dd *d, uint32_t q)
 		}
 	}
 	path_of(d, d->ver + 1, "lsh", q, out_path, sizeof(out_path));
-	e = rec_writer_open(out_path, REC_KIND_SORT, (int)d->j->cfg.zstd_level, &w);
+	e = rec_writer_open(out_path, REC_KIND_SORT, 1, &w);
 	if (!e)
 		e = xsort_finish(x);
 	if (!e && r) {
@@ -830,7 +830,7 @@ static enum cr_err write_sigs(struct dd *d, uint32_t p)
 		e = cursor_next(&n);
 	path_of(d, d->ver + 1, "sig", p, path, sizeof(path));
 	if (!e)
-		e = rec_writer_open(path, REC_KIND_SORT, (int)d->j->cfg.zstd_level, &w);
+		e = rec_writer_open(path, REC_KIND_SORT, 1, &w);
 	while (!e && (o.live || n.live)) {
 		uint64_t oid = o.live ? get_be(o.p, 8) : UINT64_MAX;
 		uint64_t nid = n.live ? get_be(n.p, 8) : UINT64_MAX;
