@@ -17,17 +17,6 @@ static const char usage[] =
 	"mpicrawl url [--base BASE] [--resolve-only] [--config FILE] [--set KEY=VALUE]... "
 	"[--hex] [--] HREF...";
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Decodes hex s into out (cap bytes, NUL added); the length or -1. */
 static long unhex(const char *s, char *out, size_t cap)
 {
@@ -36,7 +25,7 @@ static long unhex(const char *s, char *out, size_t cap)
 	if (n % 2 || n / 2 >= cap)
 		return -1;
 	for (i = 0; i < n; i += 2) {
-		int h = hexval((unsigned char)s[i]), l = hexval((unsigned char)s[i + 1]);
+		int h = url_hexval((unsigned char)s[i]), l = url_hexval((unsigned char)s[i + 1]);
 
 		if (h < 0 || l < 0)
 			return -1;

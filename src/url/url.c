@@ -63,7 +63,7 @@ static void putch(struct wbuf *w, char c)
 
 static const char hexdig[] = "0123456789ABCDEF";
 
-static int hexval(int c)
+int url_hexval(int c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -158,7 +158,7 @@ static long long ipv4_number(const char *s, size_t n)
 		radix = 8;
 	}
 	for (i = 0; i < n; i++) {
-		int d = hexval((unsigned char)s[i]);
+		int d = url_hexval((unsigned char)s[i]);
 
 		if (d < 0 || d >= radix)
 			return -1;
@@ -241,8 +241,8 @@ static int ipv6_parse(const char *s, size_t n, uint16_t a[8])
 			compress = ++piece;
 			continue;
 		}
-		while (len < 4 && i < n && hexval((unsigned char)s[i]) >= 0) {
-			value = value * 16 + (unsigned)hexval((unsigned char)s[i]);
+		while (len < 4 && i < n && url_hexval((unsigned char)s[i]) >= 0) {
+			value = value * 16 + (unsigned)url_hexval((unsigned char)s[i]);
 			i++;
 			len++;
 		}
@@ -373,8 +373,8 @@ static int host_parse(struct wbuf *w, const char *s, size_t n, const char **reas
 			*reason = "host too long";
 			return -1;
 		}
-		if (c == '%' && i + 2 < n && (h1 = hexval((unsigned char)s[i + 1])) >= 0 &&
-		    (h2 = hexval((unsigned char)s[i + 2])) >= 0) {
+		if (c == '%' && i + 2 < n && (h1 = url_hexval((unsigned char)s[i + 1])) >= 0 &&
+		    (h2 = url_hexval((unsigned char)s[i + 2])) >= 0) {
 			c = (unsigned char)(h1 * 16 + h2);
 			i += 2;
 		}
@@ -734,8 +734,8 @@ static void put_norm(struct wbuf *w, const char *s, size_t n, const struct url_r
 	for (i = 0; i < n; i++) {
 		int h1, h2;
 
-		if (s[i] == '%' && i + 2 < n && (h1 = hexval((unsigned char)s[i + 1])) >= 0 &&
-		    (h2 = hexval((unsigned char)s[i + 2])) >= 0) {
+		if (s[i] == '%' && i + 2 < n && (h1 = url_hexval((unsigned char)s[i + 1])) >= 0 &&
+		    (h2 = url_hexval((unsigned char)s[i + 2])) >= 0) {
 			int c = h1 * 16 + h2;
 
 			if (is_unreserved(c) && (c != '.' || r->dot_segments)) {

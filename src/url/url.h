@@ -89,4 +89,7 @@ CR_WUR enum cr_err url_authority(const char *url, char *out, size_t cap);
 /* Path and query of a canonical URL (borrowed pointer into url). */
 const char *url_path(const char *url);
 
+/* The value of a hex digit, or -1. */
+int url_hexval(int c);
+
 #endif

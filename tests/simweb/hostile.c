@@ -201,32 +201,7 @@ struct hostile {
 	size_t hdr_many_len;
 };
 
-/* A bounded string builder: output past cap is dropped, never overflows. */
-struct hq_sb {
-	char *p;
-	size_t len;
-	size_t cap;
-};
-
-__attribute__((format(printf, 2, 3)))
-static void hq_printf(struct hq_sb *sb, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (sb->len + 1 >= sb->cap)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(sb->p + sb->len, sb->cap - sb->len, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	sb->len += (size_t)n;
-	if (sb->len >= sb->cap)
-		sb->len = sb->cap - 1;
-}
-
-static void hq_bytes(struct hq_sb *sb, const void *p, size_t n)
+static void hq_bytes(struct web_sb *sb, const void *p, size_t n)
 {
 	if (n > sb->cap - sb->len)
 		n = sb->cap - sb->len;
@@ -247,10 +222,10 @@ static uint64_t hq_rand(const struct web *w, uint64_t a, uint64_t b, uint64_t i)
 }
 
 /* n words of the stream named by key: different keys give unrelated text. */
-static void hq_words(const struct web *w, struct hq_sb *sb, uint64_t key, unsigned n)
+static void hq_words(const struct web *w, struct web_sb *sb, uint64_t key, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++)
-		hq_printf(sb, "%s%s", i ? " " : "", web_word(hq_rand(w, 0x68717771, key, i)));
+		web_sb_printf(sb, "%s%s", i ? " " : "", web_word(hq_rand(w, 0x68717771, key, i)));
 }
 
 static uint64_t hq_key(unsigned idx, const char *path)
@@ -301,14 +276,14 @@ static int hq_build_bombs(struct hostile *q)
 static int hq_build_chunks(struct hostile *q, const struct web *w)
 {
 	char data[HQ_CHUNK + 1];
-	struct hq_sb sb = { data, 0, sizeof(data) };
+	struct web_sb sb = { data, 0, sizeof(data) };
 	char unit[HQ_CHUNK + 16];
 	int hl;
 
 	while (sb.len + 1 < sb.cap - 1) {
-		hq_printf(&sb, "<p>");
+		web_sb_printf(&sb, "<p>");
 		hq_words(w, &sb, 0x656e646c657373 + sb.len, 12);
-		hq_printf(&sb, ".</p>\n");
+		web_sb_printf(&sb, ".</p>\n");
 	}
 	memset(data + sb.len, '\n', HQ_CHUNK - sb.len);
 	hl = snprintf(unit, sizeof(unit), "%x\r\n", HQ_CHUNK);
@@ -318,7 +293,7 @@ static int hq_build_chunks(struct hostile *q, const struct web *w)
 	return q->chunk_unit ? 0 : -1;
 }
 
-static char *hq_alloc_sb(struct hq_sb *sb, size_t cap)
+static char *hq_alloc_sb(struct web_sb *sb, size_t cap)
 {
 	sb->p = malloc(cap);
 	sb->len = 0;
@@ -328,32 +303,32 @@ static char *hq_alloc_sb(struct hq_sb *sb, size_t cap)
 
 static int hq_build_pages(struct hostile *q, const struct web *w)
 {
-	struct hq_sb sb;
+	struct web_sb sb;
 	uint64_t x = 0;
 
 	/* /links.html: 100000 links, root-relative, to pages that do not exist. */
 	if (!hq_alloc_sb(&sb, (size_t)HQ_LINKS * 48 + 4096))
 		return -1;
-	hq_printf(&sb, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	web_sb_printf(&sb, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 		  "<title>One hundred thousand links</title>\n</head>\n<body>\n<p>");
 	hq_words(w, &sb, 0x6c696e6b73, 40);
-	hq_printf(&sb, ".</p>\n");
+	web_sb_printf(&sb, ".</p>\n");
 	for (unsigned i = 0; i < HQ_LINKS; i++)
-		hq_printf(&sb, "<a href=\"/links/%u.html\">%u</a>\n", i, i);
-	hq_printf(&sb, "</body>\n</html>\n");
+		web_sb_printf(&sb, "<a href=\"/links/%u.html\">%u</a>\n", i, i);
+	web_sb_printf(&sb, "</body>\n</html>\n");
 	q->links = sb.p;
 	q->links_len = sb.len;
 
 	/* /nested.html: a link home, then 100000 open <div>s around a word. */
 	if (!hq_alloc_sb(&sb, (size_t)HQ_NEST * 5 + 4096))
 		return -1;
-	hq_printf(&sb, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	web_sb_printf(&sb, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 		  "<title>Nested elements</title>\n</head>\n<body>\n<p>");
 	hq_words(w, &sb, 0x6e6573746564, 40);
-	hq_printf(&sb, " <a href=\"/\">home</a>.</p>\n");
+	web_sb_printf(&sb, " <a href=\"/\">home</a>.</p>\n");
 	for (unsigned i = 0; i < HQ_NEST; i++)
-		hq_printf(&sb, "<div>");
-	hq_printf(&sb, "deep\n");
+		web_sb_printf(&sb, "<div>");
+	web_sb_printf(&sb, "deep\n");
 	q->nested = sb.p;
 	q->nested_len = sb.len;
 
@@ -362,7 +337,7 @@ static int hq_build_pages(struct hostile *q, const struct web *w)
 		return -1;
 	while (sb.len + 1 < sb.cap - 1) {
 		hq_words(w, &sb, 0x66696c6c6572 + sb.len, 10);
-		hq_printf(&sb, ". ");
+		web_sb_printf(&sb, ". ");
 	}
 	memset(sb.p + sb.len, ' ', HQ_EXPAND - sb.len);
 	q->filler = sb.p;
@@ -384,9 +359,9 @@ static int hq_build_pages(struct hostile *q, const struct web *w)
 		if (!hq_alloc_sb(&sb, (size_t)count * 48 + 1))
 			return -1;
 		for (unsigned i = 0; i < count; i++) {
-			hq_printf(&sb, "X-Filler-%05u: ", i);
+			web_sb_printf(&sb, "X-Filler-%05u: ", i);
 			hq_words(w, &sb, 0x686472, 2 + i % 2);
-			hq_printf(&sb, "\r\n");
+			web_sb_printf(&sb, "\r\n");
 		}
 		if (pass) {
 			q->hdr_many = sb.p;
@@ -474,7 +449,7 @@ static const char *hq_reason(int status)
 static void hq_head(struct hostile_response *r, int status, const char *type, const char *extra,
 		    long long clen, int blank)
 {
-	struct hq_sb sb = { r->buf, 0, sizeof(r->buf) };
+	struct web_sb sb = { r->buf, 0, sizeof(r->buf) };
 
 	memset(r->seg, 0, sizeof(r->seg));
 	r->nseg = 0;
@@ -483,12 +458,12 @@ static void hq_head(struct hostile_response *r, int status, const char *type, co
 	r->hold_ms = 0;
 	r->end = HOSTILE_KEEP;
 	r->status = status;
-	hq_printf(&sb, "HTTP/1.1 %d %s\r\nServer: simweb\r\n", status, hq_reason(status));
+	web_sb_printf(&sb, "HTTP/1.1 %d %s\r\nServer: simweb\r\n", status, hq_reason(status));
 	if (type)
-		hq_printf(&sb, "Content-Type: %s\r\n", type);
+		web_sb_printf(&sb, "Content-Type: %s\r\n", type);
 	if (clen >= 0)
-		hq_printf(&sb, "Content-Length: %lld\r\n", clen);
-	hq_printf(&sb, "%s%s", extra, blank ? "\r\n" : "");
+		web_sb_printf(&sb, "Content-Length: %lld\r\n", clen);
+	web_sb_printf(&sb, "%s%s", extra, blank ? "\r\n" : "");
 	r->len = sb.len;
 }
 
@@ -509,13 +484,13 @@ static void hq_small(struct hostile_response *r, int status, const char *type, c
 	r->len += blen;
 }
 
-static void hq_page_start(const struct web *w, struct hq_sb *sb, unsigned idx, const char *path,
+static void hq_page_start(const struct web *w, struct web_sb *sb, unsigned idx, const char *path,
 			  const char *title, unsigned words)
 {
-	hq_printf(sb, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	web_sb_printf(sb, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 		  "<title>%s</title>\n</head>\n<body>\n<p>", title);
 	hq_words(w, sb, hq_key(idx, path), words);
-	hq_printf(sb, ".</p>\n");
+	web_sb_printf(sb, ".</p>\n");
 }
 
 static const char hq_page_end[] = "</body>\n</html>\n";
@@ -531,31 +506,31 @@ static void hq_not_found(struct hostile_response *r)
 static void hq_home(const struct web *w, unsigned idx, struct hostile_response *r)
 {
 	char body[HQ_TEXT_MAX], title[64];
-	struct hq_sb sb = { body, 0, sizeof(body) };
+	struct web_sb sb = { body, 0, sizeof(body) };
 
 	snprintf(title, sizeof(title), "Hostile quarter: %s", hq_names[idx]);
 	hq_page_start(w, &sb, idx, "/", title, 60);
-	hq_printf(&sb, "<ul>\n");
+	web_sb_printf(&sb, "<ul>\n");
 	for (size_t i = 0; i < HQ_N(hq_eps); i++) {
 		if (hq_eps[i].host != idx)
 			continue;
 		if (hq_eps[i].path)
-			hq_printf(&sb, "<li><a href=\"%s\">%s</a></li>\n", hq_eps[i].path,
+			web_sb_printf(&sb, "<li><a href=\"%s\">%s</a></li>\n", hq_eps[i].path,
 				  hq_eps[i].path);
 		else
-			hq_printf(&sb, "<li><a href=\"/session?sid=%016llx\">session</a></li>\n",
+			web_sb_printf(&sb, "<li><a href=\"/session?sid=%016llx\">session</a></li>\n",
 				  (unsigned long long)hq_rand(w, 0x73657373, 0, 0));
 	}
 	if (idx == HC_REDIRECT) {
 		for (size_t k = 0; k < HQ_N(hq_private); k++)
-			hq_printf(&sb, "<li><a href=\"/to-private/%zu\">private %zu</a></li>\n", k, k);
+			web_sb_printf(&sb, "<li><a href=\"/to-private/%zu\">private %zu</a></li>\n", k, k);
 	}
 	if (idx == HC_DNS) {
 		for (size_t k = 0; k < HQ_N(hq_dns); k++)
-			hq_printf(&sb, "<li><a href=\"http://%s.%s:%u/\">%s</a></li>\n",
+			web_sb_printf(&sb, "<li><a href=\"http://%s.%s:%u/\">%s</a></li>\n",
 				  hq_dns[k].name, w->domain, w->port, hq_dns[k].name);
 	}
-	hq_printf(&sb, "<li><a href=\"http://h0000.%s:%u/\">back</a></li>\n</ul>\n%s",
+	web_sb_printf(&sb, "<li><a href=\"http://h0000.%s:%u/\">back</a></li>\n</ul>\n%s",
 		  w->domain, w->port, hq_page_end);
 	hq_small(r, 200, "text/html; charset=utf-8", "", body, sb.len);
 }
@@ -566,10 +541,10 @@ static void hq_text_page(const struct web *w, unsigned idx, const char *path, co
 			 struct hostile_response *r)
 {
 	char body[HQ_TEXT_MAX];
-	struct hq_sb sb = { body, 0, sizeof(body) };
+	struct web_sb sb = { body, 0, sizeof(body) };
 
 	hq_page_start(w, &sb, idx, path, title, 60);
-	hq_printf(&sb, "%s%s", links, hq_page_end);
+	web_sb_printf(&sb, "%s%s", links, hq_page_end);
 	hq_small(r, 200, type, extra, body, sb.len);
 }
 
@@ -578,10 +553,10 @@ static void hq_trap_page(const struct web *w, unsigned idx, const char *title, c
 			 struct hostile_response *r)
 {
 	char body[HQ_TEXT_MAX];
-	struct hq_sb sb = { body, 0, sizeof(body) };
+	struct web_sb sb = { body, 0, sizeof(body) };
 
 	hq_page_start(w, &sb, idx, "trap", title, 80);
-	hq_printf(&sb, "<p><a href=\"%s\">next</a> <a href=\"/\">home</a></p>\n%s", link,
+	web_sb_printf(&sb, "<p><a href=\"%s\">next</a> <a href=\"/\">home</a></p>\n%s", link,
 		  hq_page_end);
 	hq_small(r, 200, "text/html; charset=utf-8", "", body, sb.len);
 }
@@ -737,12 +712,12 @@ static void hq_encoded_page(const struct web *w, const char *path, int zstd,
 			    struct hostile_response *r)
 {
 	char page[2048], enc[2048 + 64];
-	struct hq_sb sb = { page, 0, sizeof(page) };
-	struct hq_sb e = { enc, 0, sizeof(enc) };
+	struct web_sb sb = { page, 0, sizeof(page) };
+	struct web_sb e = { enc, 0, sizeof(enc) };
 	unsigned char b[16];
 
 	hq_page_start(w, &sb, HC_BOMBS, path, zstd ? "A zstd page" : "A gzip page", 120);
-	hq_printf(&sb, "<p><a href=\"/\">home</a></p>\n%s", hq_page_end);
+	web_sb_printf(&sb, "<p><a href=\"/\">home</a></p>\n%s", hq_page_end);
 	if (zstd) {
 		/* single segment, 4-byte content size; one raw block, the last */
 		memcpy(b, "\x28\xb5\x2f\xfd\xa0", 5);
@@ -801,7 +776,7 @@ static void hq_parser(const struct hostile *q, const struct web *w, const char *
 		      struct hostile_response *r)
 {
 	char body[HQ_TEXT_MAX];
-	struct hq_sb sb = { body, 0, sizeof(body) };
+	struct web_sb sb = { body, 0, sizeof(body) };
 
 	if (strcmp(path, "/nested.html") == 0) {
 		hq_head(r, 200, "text/html; charset=utf-8", "", (long long)q->nested_len, 1);
@@ -811,7 +786,7 @@ static void hq_parser(const struct hostile *q, const struct web *w, const char *
 
 		hq_page_start(w, &sb, HC_PARSER, path, comment ? "Unterminated comment" :
 			      "Unterminated attribute", 60);
-		hq_printf(&sb, "<p><a href=\"/\">home</a></p>\n%s", comment ? "<!-- " :
+		web_sb_printf(&sb, "<p><a href=\"/\">home</a></p>\n%s", comment ? "<!-- " :
 			  "<p><a title=\"");
 		hq_head(r, 200, "text/html; charset=utf-8", "", (long long)(sb.len + HQ_FILLER), 1);
 		memcpy(r->buf + r->len, body, sb.len);
@@ -820,16 +795,16 @@ static void hq_parser(const struct hostile *q, const struct web *w, const char *
 	} else if (strcmp(path, "/bad-utf8.html") == 0) {
 		/* Overlong, surrogate, beyond U+10FFFF, stray continuation, 0xff, cut short. */
 		hq_page_start(w, &sb, HC_PARSER, path, "Invalid UTF-8 \xc0\xaf", 60);
-		hq_printf(&sb, "<p>ab\xed\xa0\x80 cd\xf4\x90\x80\x80 ef\x80\xbf gh\xff\xfe ij\xe2\x82"
+		web_sb_printf(&sb, "<p>ab\xed\xa0\x80 cd\xf4\x90\x80\x80 ef\x80\xbf gh\xff\xfe ij\xe2\x82"
 			  " kl\xc3</p>\n<p><a href=\"/\">home \xf0\x9f</a></p>\n%s", hq_page_end);
 		hq_small(r, 200, "text/html; charset=utf-8", "", body, sb.len);
 	} else if (strcmp(path, "/wrong-charset.html") == 0) {
 		/* Says UTF-16 in the header and Shift_JIS in the page; it is UTF-8. */
-		hq_printf(&sb, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+		web_sb_printf(&sb, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
 			  "<meta charset=\"shift_jis\">\n<title>Wrong charset</title>\n</head>\n"
 			  "<body>\n<p>na\xc3\xafve caf\xc3\xa9 \xe2\x82\xac ");
 		hq_words(w, &sb, hq_key(HC_PARSER, path), 60);
-		hq_printf(&sb, ".</p>\n<p><a href=\"/\">home</a></p>\n%s", hq_page_end);
+		web_sb_printf(&sb, ".</p>\n<p><a href=\"/\">home</a></p>\n%s", hq_page_end);
 		hq_small(r, 200, "text/html; charset=utf-16le", "", body, sb.len);
 	} else if (strcmp(path, "/binary.html") == 0) {
 		hq_head(r, 200, "text/html", "", HQ_BINARY, 1);
@@ -868,7 +843,7 @@ static void hq_timing(const struct hostile *q, const struct web *w, unsigned idx
 		      const char *path, unsigned long attempt, struct hostile_response *r)
 {
 	char body[HQ_TEXT_MAX];
-	struct hq_sb sb = { body, 0, sizeof(body) };
+	struct web_sb sb = { body, 0, sizeof(body) };
 	const char *type = "text/html; charset=utf-8";
 	size_t head;
 
@@ -904,9 +879,9 @@ static void hq_timing(const struct hostile *q, const struct web *w, unsigned idx
 	} else if (idx == HC_LENGTH && strcmp(path, "/cl-short.html") == 0) {
 		/* A complete page, then a response the client never asked for. */
 		hq_page_start(w, &sb, idx, path, "Shorter than it is", 60);
-		hq_printf(&sb, "<p><a href=\"/\">home</a></p>\n%s", hq_page_end);
+		web_sb_printf(&sb, "<p><a href=\"/\">home</a></p>\n%s", hq_page_end);
 		head = sb.len;
-		hq_printf(&sb, "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 21"
+		web_sb_printf(&sb, "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 21"
 			  "\r\n\r\n<p>smuggled</p>\n\n\n\n\n");
 		hq_head(r, 200, type, "", (long long)head, 1);
 		memcpy(r->buf + r->len, body, sb.len);
@@ -940,7 +915,7 @@ void hostile_respond(const struct hostile *q, const struct web *w, unsigned idx,
 		     const char *path, unsigned long attempt, struct hostile_response *r)
 {
 	char body[HQ_TEXT_MAX];
-	struct hq_sb sb = { body, 0, sizeof(body) };
+	struct web_sb sb = { body, 0, sizeof(body) };
 
 	if (strcmp(path, "/") == 0) {
 		hq_home(w, idx, r);
@@ -979,7 +954,7 @@ void hostile_respond(const struct hostile *q, const struct web *w, unsigned idx,
 	case HC_LONGURL:
 		if (strcmp(path, "/long-url.html") == 0) {
 			hq_page_start(w, &sb, idx, path, "A long URL", 60);
-			hq_printf(&sb, "<p><a href=\"/\">home</a> <a href=\"/long/");
+			web_sb_printf(&sb, "<p><a href=\"/\">home</a> <a href=\"/long/");
 			hq_head(r, 200, "text/html; charset=utf-8", "",
 				(long long)(sb.len + HQ_LONG_URL + sizeof(hq_long_tail) - 1), 1);
 			memcpy(r->buf + r->len, body, sb.len);
@@ -1001,13 +976,13 @@ void hostile_respond(const struct hostile *q, const struct web *w, unsigned idx,
 
 size_t hostile_home_links(const struct web *w, char *out, size_t cap)
 {
-	struct hq_sb sb = { out, 0, cap };
+	struct web_sb sb = { out, 0, cap };
 
-	hq_printf(&sb, "<p>Hostile quarter:");
+	web_sb_printf(&sb, "<p>Hostile quarter:");
 	for (unsigned i = 0; i < HC_COUNT_; i++)
-		hq_printf(&sb, " <a href=\"http://x%04u.%s:%u/\">%s</a>", i, w->domain, w->port,
+		web_sb_printf(&sb, " <a href=\"http://x%04u.%s:%u/\">%s</a>", i, w->domain, w->port,
 			  hq_names[i]);
-	hq_printf(&sb, ".</p>\n");
+	web_sb_printf(&sb, ".</p>\n");
 	return sb.len;
 }
 

@@ -123,15 +123,7 @@ static void web_rng_init(struct web_rng *r, const struct web *w, enum web_tag ta
 	r->i = 0;
 }
 
-/* A bounded string builder: output past cap is dropped, never overflows. */
-struct web_sb {
-	char *p;
-	size_t len;
-	size_t cap;
-};
-
-__attribute__((format(printf, 2, 3)))
-static void web_sb_printf(struct web_sb *sb, const char *fmt, ...)
+void web_sb_printf(struct web_sb *sb, const char *fmt, ...)
 {
 	va_list ap;
 	int n;

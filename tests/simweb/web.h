@@ -154,4 +154,15 @@ const char *web_word(uint64_t n);
 /* Writes the seed URLs, one a line. */
 void web_seeds(const struct web *w, FILE *out);
 
+/* A bounded string builder: output past cap is dropped, never overflows
+ * (web.c and hostile.c write their pages with it). */
+struct web_sb {
+	char *p;
+	size_t len;
+	size_t cap;
+};
+
+__attribute__((format(printf, 2, 3)))
+void web_sb_printf(struct web_sb *sb, const char *fmt, ...);
+
 #endif
