@@ -524,12 +524,65 @@ static void cursor_close(struct sig_cursor *c)
 	rec_reader_free(&c->r);
 }
 
+/*
+ * Opens, per owned partition, a cursor on the round's new signatures and,
+ * when old is not NULL, one on the committed signature store; *k gets their
+ * number. cursors_close frees them.
+ */
+static enum cr_err cursors_open(struct dd *d, struct sig_cursor **old, struct sig_cursor **cur,
+				uint32_t *k)
+{
+	uint32_t p, nown = 0;
+	enum cr_err e = CR_OK;
+
+	*k = 0;
+	for (p = 0; p < d->P; p++)
+		nown += owned(d, p);
+	*cur = calloc(nown ? nown : 1, sizeof(**cur));
+	if (old)
+		*old = calloc(nown ? nown : 1, sizeof(**old));
+	if (!*cur || (old && !*old))
+		return CR_ERR_NOMEM;
+	for (p = 0; !e && p < d->P; p++) {
+		char path[PATH_MAX];
+
+		if (!owned(d, p))
+			continue;
+		if (old) {
+			path_of(d, d->ver, "sig", p, path, sizeof(path));
+			e = d->ver > 0 ? cursor_open(&(*old)[*k], path) : CR_OK;
+			if (!e)
+				e = cursor_next(&(*old)[*k]);
+		}
+		newsig_path(d, p, path, sizeof(path));
+		if (!e)
+			e = cursor_open(&(*cur)[*k], path);
+		if (!e)
+			e = cursor_next(&(*cur)[*k]);
+		(*k)++;
+	}
+	return e;
+}
+
+static void cursors_close(struct sig_cursor *old, struct sig_cursor *cur, uint32_t k)
+{
+	uint32_t i;
+
+	for (i = 0; i < k; i++) {
+		if (old)
+			cursor_close(&old[i]);
+		if (cur)
+			cursor_close(&cur[i]);
+	}
+	free(old);
+	free(cur);
+}
+
 /* Sends Y's signature (record s, of kind) to X's owner for candidate cand. */
 static enum cr_err reply(struct dd *d, const unsigned char *cand, const unsigned char *s,
 			 size_t sn, int kind)
 {
 	unsigned char h[REPLY_HEAD];
-	size_t ns = (size_t)get_be(s + 21, 2) * 4;
 
 	memcpy(h, cand + 8, 8);           /* xid */
 	memcpy(h + 8, s + 8, 4);          /* yround */
@@ -538,16 +591,9 @@ static enum cr_err reply(struct dd *d, const unsigned char *cand, const unsigned
 	memcpy(h + 21, s + 13, 8);        /* digest */
 	memcpy(h + 29, s + 21, 2);        /* n */
 	d->rec.len = 0;
-	{
-		unsigned char dst[4];
-
-		put_be(dst, (uint64_t)owner(d, (uint32_t)get_be(cand + 16, 4)), 4);
-		buf_add(&d->rec, dst, 4);
-	}
 	buf_add(&d->rec, h, REPLY_HEAD);
-	buf_add(&d->rec, s + SIG_HEAD, ns);
-	buf_add(&d->rec, s + SIG_HEAD + ns, sn - SIG_HEAD - ns);
-	return xsort_add(d->outbox, d->rec.p, d->rec.len);
+	buf_add(&d->rec, s + SIG_HEAD, sn - SIG_HEAD);   /* the values, then the URL */
+	return post(d, owner(d, (uint32_t)get_be(cand + 16, 4)), d->rec.p, d->rec.len);
 }
 
 /*
@@ -559,37 +605,14 @@ static enum cr_err reply(struct dd *d, const unsigned char *cand, const unsigned
 static enum cr_err answer(struct dd *d)
 {
 	struct sig_cursor *old = NULL, *cur = NULL;
-	struct xsort *x = NULL;
-	uint32_t p, k = 0, nown = 0;
+	struct xsort *x = d->inbox;
+	uint32_t k = 0;
 	unsigned char last[16];
 	int have_last = 0;
 	const void *cp;
 	size_t cn;
-	enum cr_err e = CR_OK;
+	enum cr_err e = cursors_open(d, &old, &cur, &k);
 
-	x = d->inbox;
-	for (p = 0; p < d->P; p++)
-		nown += owned(d, p);
-	old = calloc(nown ? nown : 1, sizeof(*old));
-	cur = calloc(nown ? nown : 1, sizeof(*cur));
-	if (!old || !cur)
-		e = CR_ERR_NOMEM;
-	for (p = 0; !e && p < d->P; p++) {
-		char path[PATH_MAX];
-
-		if (!owned(d, p))
-			continue;
-		path_of(d, d->ver, "sig", p, path, sizeof(path));
-		e = d->ver > 0 ? cursor_open(&old[k], path) : CR_OK;
-		if (!e)
-			e = cursor_next(&old[k]);
-		newsig_path(d, p, path, sizeof(path));
-		if (!e)
-			e = cursor_open(&cur[k], path);
-		if (!e)
-			e = cursor_next(&cur[k]);
-		k++;
-	}
 	if (!e)
 		e = xsort_finish(x);
 	while (!e && (e = xsort_next(x, &cp, &cn)) == CR_OK) {
@@ -620,12 +643,7 @@ static enum cr_err answer(struct dd *d)
 	}
 	if (e == CR_EOF)
 		e = CR_OK;
-	for (p = 0; p < k; p++) {
-		cursor_close(&old[p]);
-		cursor_close(&cur[p]);
-	}
-	free(old);
-	free(cur);
+	cursors_close(old, cur, k);
 	return e;
 }
 
@@ -692,30 +710,14 @@ static enum cr_err judge(struct dd *d, const unsigned char *r, size_t rn,
 static enum cr_err verify(struct dd *d)
 {
 	struct sig_cursor *cur = NULL;
-	uint32_t p, k = 0, nown = 0;
+	uint32_t k = 0;
 	uint32_t *sx = malloc(sizeof(uint32_t) * d->H), *sy = malloc(sizeof(uint32_t) * d->H);
 	uint64_t last = 0;
 	int decided = 0;
 	const void *rp;
 	size_t rn;
-	enum cr_err e = sx && sy ? CR_OK : CR_ERR_NOMEM;
+	enum cr_err e = sx && sy ? cursors_open(d, NULL, &cur, &k) : CR_ERR_NOMEM;
 
-	for (p = 0; p < d->P; p++)
-		nown += owned(d, p);
-	cur = calloc(nown ? nown : 1, sizeof(*cur));
-	if (!cur)
-		e = CR_ERR_NOMEM;
-	for (p = 0; !e && p < d->P; p++) {
-		char path[PATH_MAX];
-
-		if (!owned(d, p))
-			continue;
-		newsig_path(d, p, path, sizeof(path));
-		e = cursor_open(&cur[k], path);
-		if (!e)
-			e = cursor_next(&cur[k]);
-		k++;
-	}
 	if (!e)
 		e = xsort_finish(d->inbox);
 	while (!e && (e = xsort_next(d->inbox, &rp, &rn)) == CR_OK) {
@@ -741,9 +743,7 @@ static enum cr_err verify(struct dd *d)
 	}
 	if (e == CR_EOF)
 		e = CR_OK;
-	for (p = 0; p < k; p++)
-		cursor_close(&cur[p]);
-	free(cur);
+	cursors_close(NULL, cur, k);
 	free(sx);
 	free(sy);
 	return e;
