@@ -23,8 +23,10 @@
  * A URL of another shape gets links to new pages of its own host.
  */
 #include "config/config.h"
+#include "crawldb/crawl_record.h"
+#include "crawldb/fetch_record.h"
 #include "crawldb/layout.h"
-#include "crawldb/record.h"
+#include "crawldb/parse_record.h"
 #include "store/recfile.h"
 #include "url/url.h"
 #include "util/buf.h"
@@ -94,8 +96,8 @@ static enum cr_err mkseg_partition(const struct crawl_dir *d, int seg, uint32_t 
 	static char text[MKSEG_MAX_LINKS][URL_MAX_LEN + 1];
 	const char *links[MKSEG_MAX_LINKS];
 	char in[PATH_MAX], fpath[PATH_MAX], ppath[PATH_MAX];
-	struct rec_reader *r = NULL;
-	struct rec_writer *fw = NULL, *pw = NULL;
+	struct recfile_reader *r = NULL;
+	struct recfile_writer *fw = NULL, *pw = NULL;
 	struct buf out;
 	const void *data;
 	size_t n;
@@ -104,16 +106,16 @@ static enum cr_err mkseg_partition(const struct crawl_dir *d, int seg, uint32_t 
 	layout_segment_part(d, seg, "fetchlist", p, in, sizeof(in));
 	layout_segment_part(d, seg, "fetch", p, fpath, sizeof(fpath));
 	layout_segment_part(d, seg, "parse", p, ppath, sizeof(ppath));
-	e = rec_reader_open(in, REC_KIND_FETCHLIST, &r);
+	e = recfile_reader_open(in, REC_KIND_FETCHLIST, &r);
 	if (e) {
-		fprintf(stderr, "mkseg: cannot read fetch list '%s': %s\n", in, cr_strerror(e));
+		fprintf(stderr, "mkseg: cannot read fetch list '%s': %s\n", in, error_str(e));
 		return e;
 	}
-	e = rec_writer_open(fpath, REC_KIND_FETCH, 3, &fw);
+	e = recfile_writer_open(fpath, REC_KIND_FETCH, 3, &fw);
 	if (!e)
-		e = rec_writer_open(ppath, REC_KIND_PARSE, 3, &pw);
+		e = recfile_writer_open(ppath, REC_KIND_PARSE, 3, &pw);
 	buf_init(&out);
-	while (!e && (e = rec_reader_next(r, &data, &n)) == CR_OK) {
+	while (!e && (e = recfile_reader_next(r, &data, &n)) == CR_OK) {
 		struct fetch_record f;
 		struct parse_record pr;
 
@@ -135,7 +137,7 @@ static enum cr_err mkseg_partition(const struct crawl_dir *d, int seg, uint32_t 
 		f.latency_us = 1000;
 		out.len = 0;
 		fetch_record_pack(&f, &out);
-		e = rec_writer_add(fw, out.p, out.len);
+		e = recfile_writer_add(fw, out.p, out.len);
 		if (e)
 			break;
 
@@ -148,23 +150,23 @@ static enum cr_err mkseg_partition(const struct crawl_dir *d, int seg, uint32_t 
 		mkseg_links(sh, f.rec.url, f.rec.url_len, text, links);
 		out.len = 0;
 		parse_record_pack(&pr, links, (uint32_t)sh->links, &out);
-		e = rec_writer_add(pw, out.p, out.len);
+		e = recfile_writer_add(pw, out.p, out.len);
 		(*urls)++;
 		*nlinks += sh->links;
 	}
 	buf_release(&out);
-	rec_reader_free(&r);
+	recfile_reader_free(&r);
 	if (e != CR_EOF) {
-		rec_writer_abort(&fw);
-		rec_writer_abort(&pw);
+		recfile_writer_abort(&fw);
+		recfile_writer_abort(&pw);
 		return e ? e : CR_ERR_FORMAT;
 	}
-	e = rec_writer_commit(&fw);
+	e = recfile_writer_commit(&fw);
 	if (e) {
-		rec_writer_abort(&pw);
+		recfile_writer_abort(&pw);
 		return e;
 	}
-	return rec_writer_commit(&pw);
+	return recfile_writer_commit(&pw);
 }
 
 static int mkseg_open(const char *root, struct crawl_dir *d)
@@ -175,7 +177,7 @@ static int mkseg_open(const char *root, struct crawl_dir *d)
 	config_defaults(&cfg);
 	e = layout_open(root, &cfg, 0, d);
 	if (e) {
-		fprintf(stderr, "mkseg: '%s' is not a crawl directory: %s\n", root, cr_strerror(e));
+		fprintf(stderr, "mkseg: '%s' is not a crawl directory: %s\n", root, error_str(e));
 		return 1;
 	}
 	return 0;
@@ -218,7 +220,7 @@ static int cmd_parts(char **argv)
 	for (p = stripe; !e && p < d.partitions; p += (uint32_t)nstripes)
 		e = mkseg_partition(&d, seg, p, &sh, now, &urls, &nlinks);
 	if (e) {
-		fprintf(stderr, "mkseg: stripe %lu failed: %s\n", stripe, cr_strerror(e));
+		fprintf(stderr, "mkseg: stripe %lu failed: %s\n", stripe, error_str(e));
 		return 1;
 	}
 	printf("mkseg: stripe %lu/%lu: %llu outcomes, %llu links\n", stripe, nstripes,

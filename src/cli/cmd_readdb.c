@@ -4,10 +4,11 @@
  */
 #include "cli/cmds.h"
 #include "config/config.h"
+#include "crawldb/crawl_record.h"
 #include "crawldb/job.h"
 #include "crawldb/layout.h"
-#include "crawldb/record.h"
 #include "store/recfile.h"
+#include "util/json.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -22,7 +23,7 @@ static void dump_one(const struct crawl_record *r, struct buf *b)
 	json_str(b, r->url, r->url_len);
 	buf_addf(b, ",\"status\":\"%s\",\"http_status\":%u,\"depth\":%u,\"retries\":%u,"
 		 "\"fetched_at\":%lld,\"next_fetch\":%lld,\"digest\":\"%016llx\"",
-		 crawl_status_name(r->status), r->http_status, r->depth, r->retries,
+		 crawl_record_status_name(r->status), r->http_status, r->depth, r->retries,
 		 (long long)(r->fetched_at / 1000000), (long long)(r->next_fetch / 1000000),
 		 (unsigned long long)r->digest);
 	if (r->dup_of_len) {
@@ -78,18 +79,18 @@ int cmd_readdb(int argc, char **argv)
 	buf_init(&b);
 	for (p = 0; ver > 0 && p < d.partitions && !rc; p++) {
 		char path[PATH_MAX];
-		struct rec_reader *r;
+		struct recfile_reader *r;
 		const void *data;
 		size_t n;
 		enum cr_err e;
 
 		layout_crawldb_part(&d, ver, p, path, sizeof(path));
-		if (rec_reader_open(path, REC_KIND_CRAWLDB, &r) != CR_OK) {
+		if (recfile_reader_open(path, REC_KIND_CRAWLDB, &r) != CR_OK) {
 			fprintf(stderr, "mpicrawl: cannot read CrawlDb part '%s'\n", path);
 			rc = 1;
 			break;
 		}
-		while ((e = rec_reader_next(r, &data, &n)) == CR_OK) {
+		while ((e = recfile_reader_next(r, &data, &n)) == CR_OK) {
 			struct crawl_record rec;
 
 			if (crawl_record_unpack(data, n, &rec) != CR_OK) {
@@ -105,7 +106,7 @@ int cmd_readdb(int argc, char **argv)
 			fprintf(stderr, "mpicrawl: damaged CrawlDb part '%s'\n", path);
 			rc = 1;
 		}
-		rec_reader_free(&r);
+		recfile_reader_free(&r);
 	}
 	buf_release(&b);
 	if (mode == 's' && !rc) {
@@ -113,7 +114,8 @@ int cmd_readdb(int argc, char **argv)
 
 		printf("crawldb version %d: %llu URLs\n", ver, (unsigned long long)total);
 		for (s = 0; s < ST_COUNT_; s++)
-			printf("%-10s %llu\n", crawl_status_name(s), (unsigned long long)counts[s]);
+			printf("%-10s %llu\n", crawl_record_status_name(s),
+			       (unsigned long long)counts[s]);
 	}
 	return rc;
 }

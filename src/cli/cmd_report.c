@@ -9,7 +9,9 @@
  * DIR/report.html unless --out says otherwise.
  */
 #include "cli/cmds.h"
-#include "crawldb/record.h"
+#include "crawldb/crawl_record.h"
+#include "crawldb/fetch_record.h"
+#include "crawldb/layout.h"
 #include "store/recfile.h"
 #include "util/buf.h"
 #include "util/fs.h"
@@ -30,7 +32,9 @@ struct named {
 };
 
 struct report {
+	struct crawl_dir cd;      /* only its root: paths come from layout.h */
 	const char *dir;
+	int version;              /* the current CrawlDb version (0: none) */
 	int segs[REPORT_ROUNDS_MAX];
 	int nsegs;
 	struct buf stats[REPORT_ROUNDS_MAX];
@@ -182,18 +186,18 @@ static void each_part(const char *dir, enum rec_kind kind,
 	if (!d)
 		return;
 	while ((de = readdir(d)) != NULL) {
-		struct rec_reader *rr;
+		struct recfile_reader *rr;
 		const void *p;
 		size_t n;
 
 		if (strncmp(de->d_name, "part-", 5) || !strstr(de->d_name, ".zst"))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if (rec_reader_open(path, kind, &rr) != CR_OK)
+		if (recfile_reader_open(path, kind, &rr) != CR_OK)
 			continue;
-		while (rec_reader_next(rr, &p, &n) == CR_OK)
+		while (recfile_reader_next(rr, &p, &n) == CR_OK)
 			fn(r, p, n);
-		rec_reader_free(&rr);
+		recfile_reader_free(&rr);
 	}
 	closedir(d);
 }
@@ -234,8 +238,8 @@ static void on_fetch(struct report *r, const void *p, size_t n)
 		count(&r->errors, f.reason, f.reason_len < 60 ? f.reason_len : 60);
 	else if (f.rec.status != ST_FETCHED && f.rec.status != ST_REDIRECT &&
 		 f.rec.status != ST_DUPLICATE)
-		count(&r->errors, crawl_status_name(f.rec.status),
-		      strlen(crawl_status_name(f.rec.status)));
+		count(&r->errors, crawl_record_status_name(f.rec.status),
+		      strlen(crawl_record_status_name(f.rec.status)));
 }
 
 static void per_round(struct buf *o, struct report *r, const char *title, const char *unit,
@@ -253,18 +257,15 @@ static void per_round(struct buf *o, struct report *r, const char *title, const 
 	chart(o, title, unit, it, (size_t)r->nsegs);
 }
 
-static int write_report(struct report *r, const char *out)
+/* Reads the segments' stats and fetch outcomes and the current CrawlDb. */
+static void load_report(struct report *r)
 {
-	char path[PATH_MAX + 64], cur[32];
-	struct named it[ST_COUNT_ + 8];
-	char labels[REPORT_ROUNDS_MAX][16];
-	struct buf cb, o;
+	char path[PATH_MAX];
 	struct dirent *de;
 	DIR *d;
-	int i, v = 0, rc;
-	size_t k, n;
+	int i;
 
-	snprintf(path, sizeof(path), "%s/segments", r->dir);
+	layout_top(r->dir, "segments", path, sizeof(path));
 	d = opendir(path);
 	while (d && (de = readdir(d)) != NULL && r->nsegs < REPORT_ROUNDS_MAX)
 		if (is_num_dir(de->d_name))
@@ -274,25 +275,31 @@ static int write_report(struct report *r, const char *out)
 	qsort(r->segs, (size_t)r->nsegs, sizeof(int), cmp_int);
 	for (i = 0; i < r->nsegs; i++) {
 		buf_init(&r->stats[i]);
-		snprintf(path, sizeof(path), "%s/segments/%05d/stats.json", r->dir, r->segs[i]);
+		layout_segment_sub(&r->cd, r->segs[i], "stats.json", path, sizeof(path));
 		if (fs_read_all(path, 1 << 20, &r->stats[i]) != CR_OK)
 			r->stats[i].len = 0;
 		buf_cstr(&r->stats[i]);
-		snprintf(path, sizeof(path), "%s/segments/%05d/fetch", r->dir, r->segs[i]);
+		layout_segment_sub(&r->cd, r->segs[i], "fetch", path, sizeof(path));
 		each_part(path, REC_KIND_FETCH, on_fetch, r);
 	}
-	buf_init(&cb);
-	snprintf(path, sizeof(path), "%s/crawldb/CURRENT", r->dir);
-	if (fs_read_all(path, 64, &cb) == CR_OK) {
-		snprintf(cur, sizeof(cur), "%.*s", (int)cb.len, (const char *)cb.p);
-		v = (int)strtol(cur, NULL, 10);
-	}
-	buf_release(&cb);
-	if (v > 0) {
-		snprintf(path, sizeof(path), "%s/crawldb/%05d", r->dir, v);
+	if (layout_crawldb_current(&r->cd, &r->version) != CR_OK)
+		r->version = 0;
+	if (r->version > 0) {
+		layout_crawldb_dir(&r->cd, r->version, path, sizeof(path));
 		each_part(path, REC_KIND_CRAWLDB, on_crawldb, r);
 	}
+}
 
+static int write_report(struct report *r, const char *out)
+{
+	struct named it[ST_COUNT_ + 8];
+	char labels[REPORT_ROUNDS_MAX][16];
+	struct buf o;
+	int i, v, rc;
+	size_t k, n;
+
+	load_report(r);
+	v = r->version;
 	buf_init(&o);
 	buf_adds(&o, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 		 "<title>mpicrawl report</title>\n<style>body{font-family:sans-serif;margin:2em;"
@@ -306,7 +313,7 @@ static int write_report(struct report *r, const char *out)
 	for (k = 0, n = 0; k < ST_COUNT_; k++) {
 		if (!r->status[k])
 			continue;
-		it[n].name = crawl_status_name((int)k);
+		it[n].name = crawl_record_status_name((int)k);
 		it[n++].v = (double)r->status[k];
 	}
 	chart(&o, "Status mix (CrawlDb)", "URLs", it, n);
@@ -384,12 +391,13 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "mpicrawl report: --dir is required\n");
 		return 2;
 	}
-	snprintf(out, sizeof(out), "%s/crawl.meta", dir);
-	if (!fs_exists(out)) {
+	layout_top(dir, "crawl.meta", out, sizeof(out));
+	if (!fs_exists(out) || strlen(dir) >= sizeof(r.cd.root)) {
 		fprintf(stderr, "mpicrawl report: '%s' is not a crawl directory\n", dir);
 		return 1;
 	}
-	snprintf(out, sizeof(out), "%s/report.html", dir);
+	layout_top(dir, "report.html", out, sizeof(out));
+	snprintf(r.cd.root, sizeof(r.cd.root), "%s", dir);
 	r.dir = dir;
 	hmap_init(&r.hosts);
 	hmap_init(&r.errors);

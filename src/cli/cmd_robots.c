@@ -114,7 +114,7 @@ int cmd_robots(int argc, char **argv)
 	buf_release(&body);
 	if (e != CR_OK) {
 		fprintf(stderr, "mpicrawl robots: cannot parse '%s': %s\n", argv[i],
-			cr_strerror(e));
+			error_str(e));
 		return 1;
 	}
 

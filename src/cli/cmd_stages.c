@@ -41,7 +41,7 @@ int cmd_crawl(int argc, char **argv)
 		return 2;
 	rc = cli_job_start(&j, &o, 1);
 	if (!rc)
-		rc = run_crawl(&j, o.seeds, o.rounds);
+		rc = runner_crawl(&j, o.seeds, o.rounds);
 	return cli_job_end(rc);
 }
 
@@ -61,7 +61,7 @@ int cmd_inject(int argc, char **argv)
 		return 2;
 	rc = cli_job_start(&j, &o, 1);
 	if (!rc)
-		rc = run_inject(&j, o.seeds);
+		rc = runner_inject(&j, o.seeds);
 	return cli_job_end(rc);
 }
 
@@ -76,7 +76,7 @@ int cmd_generate(int argc, char **argv)
 	cli_parse(argc, argv, "generate", "dcS", usage, &o);
 	rc = cli_job_start(&j, &o, 0);
 	if (!rc)
-		rc = run_generate(&j, &seg, &selected);
+		rc = runner_generate(&j, &seg, &selected);
 	if (!rc && j.rank == 0)
 		printf("segment %d: %llu URLs\n", seg, (unsigned long long)selected);
 	return cli_job_end(rc);
@@ -99,17 +99,17 @@ static int one_phase(int argc, char **argv, const char *name, const char *usage,
 int cmd_fetch(int argc, char **argv)
 {
 	return one_phase(argc, argv, "fetch",
-			 "mpicrawl fetch --dir DIR [--segment N] " COMMON, run_fetch);
+			 "mpicrawl fetch --dir DIR [--segment N] " COMMON, runner_fetch);
 }
 
 int cmd_parse(int argc, char **argv)
 {
 	return one_phase(argc, argv, "parse",
-			 "mpicrawl parse --dir DIR [--segment N] " COMMON, run_parse);
+			 "mpicrawl parse --dir DIR [--segment N] " COMMON, runner_parse);
 }
 
 int cmd_update(int argc, char **argv)
 {
 	return one_phase(argc, argv, "update",
-			 "mpicrawl update --dir DIR [--segment N] " COMMON, run_update);
+			 "mpicrawl update --dir DIR [--segment N] " COMMON, runner_update);
 }

@@ -6,9 +6,11 @@
  * (a node that died while its filesystem still reports its lock). No MPI.
  */
 #include "cli/cmds.h"
+#include "crawldb/layout.h"
 #include "util/lock.h"
 
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -26,7 +28,7 @@ int cmd_unlock(int argc, char **argv)
 	int force = 0, c;
 	struct lock_holder h;
 	enum lock_clear_result res;
-	char who[512];
+	char who[512], path[PATH_MAX];
 
 	opterr = 0;
 	optind = 1;
@@ -46,7 +48,8 @@ int cmd_unlock(int argc, char **argv)
 			dir ? "unexpected argument" : "--dir is required", unlock_usage);
 		return 2;
 	}
-	if (lock_clear(dir, force, &h, &res) != CR_OK)
+	layout_top(dir, "lock", path, sizeof(path));
+	if (lock_clear(path, force, &h, &res) != CR_OK)
 		return 1;
 	lock_holder_str(&h, who, sizeof(who));
 	switch (res) {

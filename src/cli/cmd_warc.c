@@ -119,7 +119,7 @@ static int warc_list(const char *path, int check, int text)
 				"not a WARC file\n", path);
 		else
 			fprintf(stderr, "mpicrawl warc: %s: cannot read the file (%s)\n",
-				path, cr_strerror(e));
+				path, error_str(e));
 		return 1;
 	}
 	while (text && (e = warc_reader_next(r, &rec)) == CR_OK) {
@@ -148,7 +148,7 @@ static int warc_list(const char *path, int check, int text)
 	fflush(stdout);
 	if (e != CR_EOF) {
 		fprintf(stderr, "mpicrawl warc: %s: %s error in the record at "
-			"offset %llu\n", path, cr_strerror(e),
+			"offset %llu\n", path, error_str(e),
 			(unsigned long long)warc_reader_offset(r));
 		rc = 1;
 	}

@@ -1,14 +1,16 @@
 #include "cli/runner.h"
 #include "comm/comm.h"
-#include "crawldb/record.h"
+#include "crawldb/crawl_record.h"
 #include "fetch/fetch.h"
 #include "generate/generate.h"
+#include "index/index.h"
 #include "inject/inject.h"
 #include "parse/parse.h"
 #include "update/update.h"
 #include "url/url.h"
 #include "util/clock.h"
 #include "util/fs.h"
+#include "util/json.h"
 #include "util/lock.h"
 #include "util/log.h"
 #include "util/stop.h"
@@ -140,9 +142,12 @@ static int take_lock(struct job *j, const char *dir)
 	struct lock_holder h;
 
 	if (j->rank == 0) {
+		char path[PATH_MAX];
+
+		layout_top(dir, "lock", path, sizeof(path));
 		e = fs_mkdirs(dir);
 		if (!e)
-			e = lock_acquire(dir, &job_lock, &h);
+			e = lock_acquire(path, &job_lock, &h);
 		if (e == CR_ERR_STATE) {
 			char who[512];
 
@@ -222,7 +227,7 @@ static double secs_since(int64_t t0)
 static void phase_json(struct job *j, const char *const *names, uint64_t *v, size_t n,
 		       double secs, int extra_ver, struct buf *out)
 {
-	struct counter cs[64];
+	struct json_counter cs[64];
 	size_t i;
 
 	comm_sum_u64(v, n);
@@ -234,7 +239,7 @@ static void phase_json(struct job *j, const char *const *names, uint64_t *v, siz
 	if (extra_ver >= 0)
 		buf_addf(out, ",\"crawldb_version\":%d", extra_ver);
 	buf_adds(out, ",\"counters\":");
-	counters_json(cs, n < 64 ? n : 64, out);
+	json_counters(cs, n < 64 ? n : 64, out);
 	buf_adds(out, "}\n");
 }
 
@@ -373,7 +378,7 @@ static void clean_version(struct job *j, int ver)
 	comm_barrier();
 }
 
-int run_inject(struct job *j, const char *seeds)
+int runner_inject(struct job *j, const char *seeds)
 {
 	uint64_t c[IC_COUNT_] = { 0 };
 	int ver, rc;
@@ -403,7 +408,7 @@ int run_inject(struct job *j, const char *seeds)
 	return rc;
 }
 
-int run_generate(struct job *j, int *segp, uint64_t *selected)
+int runner_generate(struct job *j, int *segp, uint64_t *selected)
 {
 	uint64_t c[GC_COUNT_] = { 0 };
 	int ver, seg = 0, rc;
@@ -466,7 +471,7 @@ static int resolve_segment(struct job *j, int *seg, const char *need)
  * robots.txt again at once, round after round. */
 static uint64_t last_outcomes;
 
-int run_fetch(struct job *j, int seg)
+int runner_fetch(struct job *j, int seg)
 {
 	uint64_t c[FC_COUNT_] = { 0 }, pc[PC_COUNT_] = { 0 };
 	enum cr_err e;
@@ -545,7 +550,7 @@ int run_fetch(struct job *j, int seg)
 	return rc;
 }
 
-int run_parse(struct job *j, int seg)
+int runner_parse(struct job *j, int seg)
 {
 	uint64_t c[PC_COUNT_] = { 0 };
 	enum cr_err e;
@@ -610,7 +615,7 @@ static int version_from(struct job *j, int ver, int seg)
 	return v;
 }
 
-int run_update(struct job *j, int seg)
+int runner_update(struct job *j, int seg)
 {
 	uint64_t c[UC_COUNT_] = { 0 };
 	enum cr_err e;
@@ -658,7 +663,7 @@ int run_update(struct job *j, int seg)
 	buf_release(&json);
 	/* CDXJ, text and links: after the update, which decided the duplicates */
 	if (!rc && j->cfg.index_enabled)
-		rc = run_index(j, seg, ver + 1);
+		rc = runner_index(j, seg, ver + 1);
 	if (!rc && j->rank == 0)
 		log_info("update", "segment %d: %llu links routed, %llu new URLs; CrawlDb "
 			 "version %d: %llu URLs, %llu fetched, %llu unfetched, %llu gone, "
@@ -671,6 +676,46 @@ int run_update(struct job *j, int seg)
 			 (unsigned long long)c[UC_STATUS_FIRST + ST_ERROR],
 			 (unsigned long long)c[UC_STATUS_FIRST + ST_DENIED]);
 	return rc;
+}
+
+int runner_index(struct job *j, int seg, int crawldb_version)
+{
+	uint64_t c[IX_COUNT_] = { 0 };
+	struct json_counter cs[IX_COUNT_];
+	int64_t t0 = clock_mono_us();
+	struct buf json;
+	enum cr_err e;
+	size_t i;
+
+	e = index_segment(j, seg, crawldb_version, c);
+	if (!comm_agree(e == CR_OK)) {
+		cli_error("index of segment %d failed", seg);
+		return 1;
+	}
+	comm_sum_u64(c, IX_COUNT_);
+	if (j->rank != 0)
+		return comm_agree(1) ? 0 : 1;
+	for (i = 0; i < IX_COUNT_; i++) {
+		cs[i].name = index_counter_names[i];
+		cs[i].value = c[i];
+	}
+	buf_init(&json);
+	buf_addf(&json, "{\"seconds\":%.3f,\"ranks\":%d,\"counters\":",
+		 (double)(clock_mono_us() - t0) / 1e6, j->nranks);
+	json_counters(cs, IX_COUNT_, &json);
+	buf_adds(&json, "}\n");
+	e = layout_phase_mark(&j->dir, seg, "index", buf_cstr(&json));
+	buf_release(&json);
+	if (e == CR_OK) {
+		cli_write_stats(j, seg);
+		log_info("index", "segment %d: %llu WARC files, %llu CDXJ lines, %llu texts "
+			 "(%llu duplicates), %llu links", seg,
+			 (unsigned long long)c[IX_WARC_FILES], (unsigned long long)c[IX_CDXJ_LINES],
+			 (unsigned long long)c[IX_TEXT_DOCS],
+			 (unsigned long long)c[IX_TEXT_DUPLICATES],
+			 (unsigned long long)c[IX_LINKS]);
+	}
+	return comm_agree(e == CR_OK) ? 0 : 1;
 }
 
 /* Removes what an interrupted phase of seg left, so it is redone whole. */
@@ -772,7 +817,7 @@ static int stop_here(struct job *j, const char *before)
 	return 1;
 }
 
-int run_crawl(struct job *j, const char *seeds, long rounds)
+int runner_crawl(struct job *j, const char *seeds, long rounds)
 {
 	static const char *const parse_out[] = { "parse", NULL };
 	int ver, rc, round;
@@ -798,7 +843,7 @@ int run_crawl(struct job *j, const char *seeds, long rounds)
 			return 2;
 		}
 		test_kill_arm(j, "inject", 0);
-		rc = run_inject(j, seeds);
+		rc = runner_inject(j, seeds);
 		if (rc)
 			return rc;
 	} else if (seeds && j->rank == 0) {
@@ -817,7 +862,7 @@ int run_crawl(struct job *j, const char *seeds, long rounds)
 			test_kill_arm(j, "generate",
 				      seg == 0 || phase_done(j, seg, "generate") ? seg + 1 : seg);
 
-			rc = run_generate(j, &seg, &selected);
+			rc = runner_generate(j, &seg, &selected);
 			if (rc)
 				return rc;
 			if (selected == 0) {
@@ -841,7 +886,7 @@ int run_crawl(struct job *j, const char *seeds, long rounds)
 			if (stop_here(j, "fetch"))
 				return CLI_EXIT_STOPPED;
 			test_kill_arm(j, "fetch", seg);
-			rc = run_fetch(j, seg);
+			rc = runner_fetch(j, seg);
 			if (rc)
 				return rc;
 		}
@@ -850,14 +895,14 @@ int run_crawl(struct job *j, const char *seeds, long rounds)
 				return CLI_EXIT_STOPPED;
 			test_kill_arm(j, "parse", seg);
 			clean_phase(j, seg, parse_out);
-			rc = run_parse(j, seg);
+			rc = runner_parse(j, seg);
 			if (rc)
 				return rc;
 		}
 		if (stop_here(j, "update"))
 			return CLI_EXIT_STOPPED;
 		test_kill_arm(j, "update", seg);
-		rc = run_update(j, seg);
+		rc = runner_update(j, seg);
 		if (rc)
 			return rc;
 		if (j->rank == 0)

@@ -40,20 +40,20 @@ int cli_job_end(int code);
 
 /* The phases, each collective; 0 on success, else an exit code
  * (CLI_EXIT_STOPPED when the fetch phase stopped early on a signal). */
-int run_inject(struct job *j, const char *seeds);
+int runner_inject(struct job *j, const char *seeds);
 /* *seg receives the new segment; *selected the number of URLs (all ranks). */
-int run_generate(struct job *j, int *seg, uint64_t *selected);
-int run_fetch(struct job *j, int seg);
-int run_parse(struct job *j, int seg);
-int run_update(struct job *j, int seg);
+int runner_generate(struct job *j, int *seg, uint64_t *selected);
+int runner_fetch(struct job *j, int seg);
+int runner_parse(struct job *j, int seg);
+int runner_update(struct job *j, int seg);
 /* CDXJ, text and link graph of a fetched segment (src/index/), with the
- * duplicates of CrawlDb version crawldb_version; writes _SUCCESS.index.
- * Collective (src/cli/cmd_index.c). */
-int run_index(struct job *j, int seg, int crawldb_version);
+ * duplicates of CrawlDb version crawldb_version: each rank indexes its
+ * partitions, rank 0 writes _SUCCESS.index and stats.json. Collective. */
+int runner_index(struct job *j, int seg, int crawldb_version);
 /* Rewrites segments/N/stats.json from its _SUCCESS files (rank 0 only). */
 void cli_write_stats(struct job *j, int seg);
 /* The crawl loop: inject when the CrawlDb is empty, then rounds. */
-int run_crawl(struct job *j, const char *seeds, long rounds);
+int runner_crawl(struct job *j, const char *seeds, long rounds);
 
 /* Prints a one-line message from rank 0 only (the rank is read from the
  * launcher's environment before MPI starts). */

@@ -37,6 +37,38 @@ void comm_bcast(void *p, size_t n, int root);
  * send[r] must hold less than 1 GiB; callers bound their batches.
  */
 CR_WUR enum cr_err comm_exchange(struct buf *send, struct buf *recv);
+
+/*
+ * Collective: moves records to the ranks that own them in bounded batches,
+ * for when there are more of them than memory should hold (links in update,
+ * band entries and candidates in dedup). Every rank calls it with its own
+ * fill and take:
+ *
+ *   fill(arg, s)  posts records with comm_stream_post (each to a rank, e.g.
+ *                 layout_owner of the record's partition) and returns CR_OK
+ *                 while it has more, CR_EOF when its input is exhausted, or
+ *                 an error. It is called again until comm_stream_full or
+ *                 its input ends.
+ *   take(arg, rec, n)  gets each record that arrived at this rank (borrowed
+ *                 during the call), batch by batch, in the order of the
+ *                 sending ranks.
+ *
+ * Then the posted batch goes out (comm_exchange) and the loop repeats until
+ * every rank's input is exhausted. Memory: one batch out (batch_bytes, plus
+ * the last post) and one in. An error of fill or take on any rank ends the
+ * loop on every rank: the first is returned (CR_ERR_COMM on the others).
+ * mpiFileUtils' mfu_flist_remap is the model.
+ */
+struct comm_stream;
+typedef enum cr_err (*comm_fill_fn)(void *arg, struct comm_stream *s);
+typedef enum cr_err (*comm_take_fn)(void *arg, const void *rec, size_t n);
+
+CR_WUR enum cr_err comm_stream(size_t batch_bytes, comm_fill_fn fill, comm_take_fn take,
+			       void *arg);
+/* Posts the n bytes at rec to rank (copies). Not collective. */
+void comm_stream_post(struct comm_stream *s, int rank, const void *rec, size_t n);
+/* 1 once the posted batch has reached batch_bytes: fill should return. */
+int comm_stream_full(const struct comm_stream *s);
 /*
  * Stop notices, for a phase in which ranks do not otherwise talk (the fetch
  * loop) but one rank's "stop soon" (a signal) must reach all of them soon.

@@ -1,8 +1,7 @@
 /*
  * job.h - what every stage of a running job shares: the configuration, the
  * crawl directory, this rank and the rank count, and a scratch directory for
- * sort runs. Plus the counters helper: named u64 counters, summed over ranks
- * by the driver and written as JSON.
+ * sort runs.
  */
 #ifndef CR_CRAWLDB_JOB_H
 #define CR_CRAWLDB_JOB_H
@@ -25,15 +24,5 @@ struct job {
 
 /* Creates (empty) this rank's scratch directory under the crawl directory. */
 CR_WUR enum cr_err job_tmpdir(struct job *j);
-
-struct counter {
-	const char *name;
-	uint64_t value;
-};
-
-/* Appends {"name":value,...} to out. */
-void counters_json(const struct counter *c, size_t n, struct buf *out);
-/* Appends s as a JSON string (quoted, escaped; invalid UTF-8 bytes become U+FFFD). */
-void json_str(struct buf *out, const char *s, size_t n);
 
 #endif

@@ -49,7 +49,7 @@ enum cr_err layout_open(const char *root, struct config *cfg, int create,
 		return CR_ERR_ARG;
 	}
 	snprintf(d->root, sizeof(d->root), "%s", root);
-	snprintf(path, sizeof(path), "%s/crawl.meta", root);
+	layout_top(root, "crawl.meta", path, sizeof(path));
 	buf_init(&b);
 	if (fs_read_all(path, 1 << 20, &b) != CR_OK) {
 		buf_release(&b);
@@ -96,7 +96,7 @@ enum cr_err layout_write_meta(const struct crawl_dir *d, const struct config *cf
 	e = fs_mkdirs(d->root);
 	if (e)
 		return e;
-	snprintf(path, sizeof(path), "%s/crawl.meta", d->root);
+	layout_top(d->root, "crawl.meta", path, sizeof(path));
 	config_write(cfg, cfgtext, sizeof(cfgtext));
 	buf_init(&b);
 	buf_addf(&b, "# mpicrawl crawl directory; do not edit\nformat = %d\n", LAYOUT_FORMAT);
@@ -120,6 +120,11 @@ enum cr_err layout_write_meta(const struct crawl_dir *d, const struct config *cf
 	return e;
 }
 
+void layout_top(const char *root, const char *name, char *out, size_t cap)
+{
+	snprintf(out, cap, "%s/%s", root, name);
+}
+
 uint32_t layout_partition(const struct crawl_dir *d, const char *url, size_t len)
 {
 	char u[URL_MAX_LEN + 1], host[URL_HOST_MAX];
@@ -140,9 +145,14 @@ uint32_t layout_partition(const struct crawl_dir *d, const char *url, size_t len
 	return (uint32_t)(XXH3_64bits(key, strlen(key)) % d->partitions);
 }
 
+int layout_owner(uint32_t p, int nranks)
+{
+	return (int)(p % (uint32_t)nranks);
+}
+
 int layout_owns(uint32_t p, int rank, int nranks)
 {
-	return (int)(p % (uint32_t)nranks) == rank;
+	return layout_owner(p, nranks) == rank;
 }
 
 enum cr_err layout_crawldb_current(const struct crawl_dir *d, int *version)
@@ -194,6 +204,18 @@ void layout_crawldb_part(const struct crawl_dir *d, int version, uint32_t p,
 	snprintf(out, cap, "%s/crawldb/%05d/part-%05u.zst", d->root, version, p);
 }
 
+void layout_crawldb_file(const struct crawl_dir *d, int version, const char *name,
+			 char *out, size_t cap)
+{
+	snprintf(out, cap, "%s/crawldb/%05d/%s", d->root, version, name);
+}
+
+void layout_crawldb_store(const struct crawl_dir *d, int version, const char *kind,
+			  uint32_t p, char *out, size_t cap)
+{
+	snprintf(out, cap, "%s/crawldb/%05d/%s-%05u.zst", d->root, version, kind, p);
+}
+
 void layout_seen_part(const struct crawl_dir *d, int version, uint32_t p,
 		      char *out, size_t cap)
 {
@@ -238,6 +260,28 @@ void layout_segment_part(const struct crawl_dir *d, int seg, const char *kind,
 	snprintf(out, cap, "%s/segments/%05d/%s/part-%05u.zst", d->root, seg, kind, p);
 }
 
+void layout_segment_sub(const struct crawl_dir *d, int seg, const char *name,
+			char *out, size_t cap)
+{
+	snprintf(out, cap, "%s/segments/%05d/%s", d->root, seg, name);
+}
+
+void layout_segment_file(const struct crawl_dir *d, int seg, const char *sub,
+			 const char *name, char *out, size_t cap)
+{
+	snprintf(out, cap, "%s/segments/%05d/%s/%s", d->root, seg, sub, name);
+}
+
+void layout_journal(const struct crawl_dir *d, int seg, uint32_t p, char *out, size_t cap)
+{
+	snprintf(out, cap, "%s/segments/%05d/fetch/part-%05u.journal", d->root, seg, p);
+}
+
+void layout_progress(const struct crawl_dir *d, int seg, int rank, char *out, size_t cap)
+{
+	snprintf(out, cap, "%s/segments/%05d/progress/r%04d", d->root, seg, rank);
+}
+
 int layout_phase_done(const struct crawl_dir *d, int seg, const char *phase)
 {
 	char path[PATH_MAX];
@@ -267,4 +311,14 @@ void layout_robots_part(const struct crawl_dir *d, int version, uint32_t p,
 			char *out, size_t cap)
 {
 	snprintf(out, cap, "%s/robots/%05d/part-%05u.zst", d->root, version, p);
+}
+
+void layout_robots_dir(const struct crawl_dir *d, int version, char *out, size_t cap)
+{
+	snprintf(out, cap, "%s/robots/%05d", d->root, version);
+}
+
+void layout_tmp(const struct crawl_dir *d, int rank, char *out, size_t cap)
+{
+	snprintf(out, cap, "%s/tmp/r%04d", d->root, rank);
 }

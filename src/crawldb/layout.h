@@ -2,13 +2,25 @@
  * layout.h - names in the crawl directory and its small state files.
  *
  *   crawl.meta                        format, partition count and key, creation config
+ *   lock                              the job's lock (util/lock.h)
  *   crawldb/CURRENT                   number of the committed CrawlDb version
  *   crawldb/NNNNN/part-PPPPP.zst      CrawlDb records of partition PPPPP
  *   crawldb/NNNNN/seen-PPPPP.bloom    its seen-set (seen/bloom.h)
+ *   crawldb/NNNNN/lsh-PPPPP.zst       near-duplicate band index (dedup/dedup.h)
+ *   crawldb/NNNNN/sig-PPPPP.zst       MinHash signatures (dedup/dedup.h)
+ *   crawldb/NNNNN/_FROM               what made the version: "inject", "segment N"
  *   robots/NNNNN/part-PPPPP.zst       robots.txt cache (version = segment that wrote it)
  *   segments/NNNNN/<kind>/part-PPPPP.zst   fetchlist, fetch, parse
+ *   segments/NNNNN/fetch/part-PPPPP.journal   an unfinished fetch's journal
  *   segments/NNNNN/warc/              WARC files (.warc.gz)
+ *   segments/NNNNN/cdxj/ text/ links/ the index step's outputs (index/index.h)
+ *   segments/NNNNN/progress/rRRRR     live counters of rank RRRR (fetch/progress.h)
  *   segments/NNNNN/_SUCCESS.<phase>   a phase of the round is complete
+ *   segments/NNNNN/stats.json         every phase's counters
+ *   tmp/rRRRR/                        scratch of rank RRRR (sort runs)
+ *   report.html                       `mpicrawl report`
+ *
+ * Every path of the crawl directory is spelled here and nowhere else.
  *
  * Partitions, not ranks, own data: partition = XXH3(host or registrable
  * domain) % P, and rank r of n owns the partitions p with p % n == r.
@@ -42,8 +54,15 @@ CR_WUR enum cr_err layout_open(const char *root, struct config *cfg, int create,
 			       struct crawl_dir *d);
 CR_WUR enum cr_err layout_write_meta(const struct crawl_dir *d, const struct config *cfg);
 
+/* Paths at the top of the crawl directory root: crawl.meta, lock,
+ * report.html, and the folders crawldb, segments, robots and tmp. name is
+ * one of those. */
+void layout_top(const char *root, const char *name, char *out, size_t cap);
+
 /* Partition of a canonical URL. */
 uint32_t layout_partition(const struct crawl_dir *d, const char *url, size_t len);
+/* The rank of nranks that owns partition p. */
+int layout_owner(uint32_t p, int nranks);
 /* 1 if rank owns partition p. */
 int layout_owns(uint32_t p, int rank, int nranks);
 
@@ -53,6 +72,12 @@ CR_WUR enum cr_err layout_crawldb_commit(const struct crawl_dir *d, int version)
 void layout_crawldb_dir(const struct crawl_dir *d, int version, char *out, size_t cap);
 void layout_crawldb_part(const struct crawl_dir *d, int version, uint32_t p,
 			 char *out, size_t cap);
+/* crawldb/NNNNN/NAME (_FROM) */
+void layout_crawldb_file(const struct crawl_dir *d, int version, const char *name,
+			 char *out, size_t cap);
+/* crawldb/NNNNN/KIND-PPPPP.zst: the dedup stores, kind "lsh" or "sig" */
+void layout_crawldb_store(const struct crawl_dir *d, int version, const char *kind,
+			  uint32_t p, char *out, size_t cap);
 
 /* crawldb/NNNNN/seen-PPPPP.bloom */
 void layout_seen_part(const struct crawl_dir *d, int version, uint32_t p,
@@ -64,6 +89,18 @@ void layout_segment_dir(const struct crawl_dir *d, int seg, char *out, size_t ca
 /* segments/NNNNN/<kind>/part-PPPPP.zst */
 void layout_segment_part(const struct crawl_dir *d, int seg, const char *kind,
 			 uint32_t p, char *out, size_t cap);
+/* segments/NNNNN/NAME: a folder (fetch, warc, cdxj, ...) or a file
+ * (stats.json, _SUCCESS.<phase>) of the segment. */
+void layout_segment_sub(const struct crawl_dir *d, int seg, const char *name,
+			char *out, size_t cap);
+/* segments/NNNNN/SUB/NAME: a file in one of the segment's folders, named by
+ * the module that writes it (a WARC file, a CDXJ file, a text file). */
+void layout_segment_file(const struct crawl_dir *d, int seg, const char *sub,
+			 const char *name, char *out, size_t cap);
+/* segments/NNNNN/fetch/part-PPPPP.journal */
+void layout_journal(const struct crawl_dir *d, int seg, uint32_t p, char *out, size_t cap);
+/* segments/NNNNN/progress/rRRRR */
+void layout_progress(const struct crawl_dir *d, int seg, int rank, char *out, size_t cap);
 int layout_phase_done(const struct crawl_dir *d, int seg, const char *phase);
 CR_WUR enum cr_err layout_phase_mark(const struct crawl_dir *d, int seg,
 				     const char *phase, const char *json);
@@ -72,5 +109,9 @@ CR_WUR enum cr_err layout_phase_mark(const struct crawl_dir *d, int seg,
 int layout_robots_last(const struct crawl_dir *d);
 void layout_robots_part(const struct crawl_dir *d, int version, uint32_t p,
 			char *out, size_t cap);
+void layout_robots_dir(const struct crawl_dir *d, int version, char *out, size_t cap);
+
+/* tmp/rRRRR: a rank's scratch. */
+void layout_tmp(const struct crawl_dir *d, int rank, char *out, size_t cap);
 
 #endif

@@ -1,6 +1,6 @@
 #include "dedup/dedup.h"
 #include "comm/comm.h"
-#include "crawldb/record.h"
+#include "crawldb/parse_record.h"
 #include "dedup/minhash.h"
 #include "store/recfile.h"
 #include "store/xsort.h"
@@ -111,7 +111,7 @@ struct dd {
 
 static int owner(const struct dd *d, uint32_t p)
 {
-	return (int)(p % (uint32_t)d->j->nranks);
+	return layout_owner(p, d->j->nranks);
 }
 
 static int owned(const struct dd *d, uint32_t p)
@@ -122,7 +122,7 @@ static int owned(const struct dd *d, uint32_t p)
 static void path_of(const struct dd *d, int ver, const char *kind, uint32_t p, char *out,
 		    size_t cap)
 {
-	snprintf(out, cap, "%s/crawldb/%05d/%s-%05u.zst", d->j->dir.root, ver, kind, p);
+	layout_crawldb_store(&d->j->dir, ver, kind, p, out, cap);
 }
 
 static void newsig_path(const struct dd *d, uint32_t p, char *out, size_t cap)
@@ -167,83 +167,61 @@ static enum cr_err post(struct dd *d, int dest, const void *rec, size_t n)
 
 typedef enum cr_err (*consume_fn)(struct dd *d, const unsigned char *rec, size_t n);
 
+/* The outbox being sent and the consumer of what arrives (comm_stream). */
+struct outbox_stream {
+	struct dd *d;
+	consume_fn consume;
+	enum cr_err err;         /* the outbox could not be read: fill says so */
+	int have;                /* a record read from the outbox, not posted yet */
+	const void *p;
+	size_t n;
+};
+
+/* Posts the outbox's records (sorted: dest(4) + record) to their ranks. */
+static enum cr_err fill_outbox(void *arg, struct comm_stream *s)
+{
+	struct outbox_stream *o = arg;
+	enum cr_err e;
+
+	if (o->err)
+		return o->err;
+	if (!o->have)
+		return CR_EOF;
+	if (o->n < 4 || get_be(o->p, 4) >= (uint64_t)o->d->j->nranks)
+		return CR_ERR_FORMAT;
+	comm_stream_post(s, (int)get_be(o->p, 4), (const unsigned char *)o->p + 4, o->n - 4);
+	e = xsort_next(o->d->outbox, &o->p, &o->n);
+	o->have = e == CR_OK;
+	return e == CR_EOF ? CR_OK : e;
+}
+
+static enum cr_err take_arrived(void *arg, const void *rec, size_t n)
+{
+	struct outbox_stream *o = arg;
+
+	return o->consume(o->d, rec, n);
+}
+
 /*
  * Sends every outbox record to its rank in batches of update.exchange_batch_kb
- * per rank and hands each arriving record to fn. Collective; every rank loops
- * until all outboxes are empty.
+ * and hands each arriving record to fn. Collective; the outbox is empty (and
+ * new) afterwards.
  */
 static enum cr_err exchange(struct dd *d, consume_fn fn)
 {
-	int nr = d->j->nranks, i, have;
-	size_t batch = (size_t)d->j->cfg.exchange_batch_kb * 1024, pending = 0;
-	struct buf *send = calloc((size_t)nr, sizeof(*send));
-	struct buf in;
-	const void *p = NULL;
-	size_t n = 0;
-	enum cr_err e = send ? xsort_finish(d->outbox) : CR_ERR_NOMEM;
+	struct outbox_stream o = { d, fn, CR_OK, 0, NULL, 0 };
+	enum cr_err e = xsort_finish(d->outbox);
 
-	buf_init(&in);
-	for (i = 0; send && i < nr; i++)
-		buf_init(&send[i]);
 	if (!e) {
-		e = xsort_next(d->outbox, &p, &n);
-		have = e == CR_OK;
+		e = xsort_next(d->outbox, &o.p, &o.n);
+		o.have = e == CR_OK;
 		if (e == CR_EOF)
 			e = CR_OK;
-	} else {
-		have = 0;
 	}
-	for (;;) {
-		struct rd rd;
-
-		while (!e && have && pending < batch) {
-			const unsigned char *r = p;
-			int dest = (int)get_be(r, 4);
-
-			if (n < 4 || dest >= nr) {
-				e = CR_ERR_FORMAT;
-				break;
-			}
-			buf_put_varint(&send[dest], n - 4);
-			buf_add(&send[dest], r + 4, n - 4);
-			pending += n;
-			e = xsort_next(d->outbox, &p, &n);
-			have = e == CR_OK;
-			if (e == CR_EOF)
-				e = CR_OK;
-		}
-		if (!comm_agree(e == CR_OK)) {
-			e = e ? e : CR_ERR_COMM;
-			break;
-		}
-		in.len = 0;
-		e = comm_exchange(send, &in);
-		if (e)
-			break;
-		for (i = 0; i < nr; i++)
-			send[i].len = 0;
-		pending = 0;
-		rd_init(&rd, in.p, in.len);
-		while (!e && rd.off < rd.len) {
-			const char *r;
-			size_t rn;
-
-			e = rd_str(&rd, &r, &rn);
-			if (!e)
-				e = fn(d, (const unsigned char *)r, rn);
-		}
-		if (!comm_agree(e == CR_OK)) {
-			e = e ? e : CR_ERR_COMM;
-			break;
-		}
-		if (comm_agree(!have))
-			break;
-	}
-	buf_release(&in);
-	if (send)
-		for (i = 0; i < nr; i++)
-			buf_release(&send[i]);
-	free(send);
+	/* A rank that failed here still takes part: its fill reports it. */
+	o.err = e;
+	e = comm_stream((size_t)d->j->cfg.exchange_batch_kb * 1024, fill_outbox, take_arrived,
+			&o);
 	xsort_free(&d->outbox);
 	if (!e)
 		e = xsort_new(d->j->tmpdir, d->budget, cmp_bytes, &d->outbox);
@@ -273,8 +251,8 @@ static enum cr_err read_round(struct dd *d)
 
 	for (p = 0; !e && p < d->P; p++) {
 		char path[PATH_MAX], out[PATH_MAX];
-		struct rec_reader *r = NULL;
-		struct rec_writer *w = NULL;
+		struct recfile_reader *r = NULL;
+		struct recfile_writer *w = NULL;
 		struct xsort *x = NULL;
 		const void *data;
 		size_t n;
@@ -282,13 +260,13 @@ static enum cr_err read_round(struct dd *d)
 		if (!owned(d, p))
 			continue;
 		layout_segment_part(&d->j->dir, d->seg, "parse", p, path, sizeof(path));
-		e = rec_reader_open(path, REC_KIND_PARSE, &r);
+		e = recfile_reader_open(path, REC_KIND_PARSE, &r);
 		if (e) {
 			log_err("dedup", "cannot read parse data '%s'", path);
 			break;
 		}
 		e = xsort_new(d->j->tmpdir, d->budget, cmp_bytes, &x);
-		while (!e && (e = rec_reader_next(r, &data, &n)) == CR_OK) {
+		while (!e && (e = recfile_reader_next(r, &data, &n)) == CR_OK) {
 			struct parse_record pr;
 			unsigned char h[SIG_HEAD];
 			uint64_t id;
@@ -329,18 +307,18 @@ static enum cr_err read_round(struct dd *d)
 		}
 		if (e == CR_EOF)
 			e = CR_OK;
-		rec_reader_free(&r);
+		recfile_reader_free(&r);
 		/* The round's signatures of p, sorted by id, kept for two reads. */
 		newsig_path(d, p, out, sizeof(out));
 		if (!e)
 			e = xsort_finish(x);
 		if (!e)
-			e = rec_writer_open(out, REC_KIND_SORT, 1, &w);
+			e = recfile_writer_open(out, REC_KIND_SORT, 1, &w);
 		while (!e && (e = xsort_next(x, &data, &n)) == CR_OK)
-			e = rec_writer_add(w, data, n);
+			e = recfile_writer_add(w, data, n);
 		if (e == CR_EOF)
-			e = rec_writer_commit(&w);
-		rec_writer_abort(&w);
+			e = recfile_writer_commit(&w);
+		recfile_writer_abort(&w);
 		xsort_free(&x);
 	}
 	free(sig);
@@ -382,8 +360,8 @@ static enum cr_err candidates(struct dd *d, struct group *g, const unsigned char
 static enum cr_err merge_bands(struct dd *d, uint32_t q)
 {
 	char in_path[PATH_MAX], out_path[PATH_MAX];
-	struct rec_reader *r = NULL;
-	struct rec_writer *w = NULL;
+	struct recfile_reader *r = NULL;
+	struct recfile_writer *w = NULL;
 	struct xsort *x = d->sorts[q];
 	struct group g;
 	const void *op = NULL, *np = NULL;
@@ -397,7 +375,7 @@ static enum cr_err merge_bands(struct dd *d, uint32_t q)
 		return CR_ERR_NOMEM;
 	path_of(d, d->ver, "lsh", q, in_path, sizeof(in_path));
 	if (d->ver > 0 && fs_exists(in_path)) {
-		e = rec_reader_open(in_path, REC_KIND_SORT, &r);
+		e = recfile_reader_open(in_path, REC_KIND_SORT, &r);
 		if (e) {
 			log_err("dedup", "cannot read band index '%s'", in_path);
 			free(g.e);
@@ -405,11 +383,11 @@ static enum cr_err merge_bands(struct dd *d, uint32_t q)
 		}
 	}
 	path_of(d, d->ver + 1, "lsh", q, out_path, sizeof(out_path));
-	e = rec_writer_open(out_path, REC_KIND_SORT, 1, &w);
+	e = recfile_writer_open(out_path, REC_KIND_SORT, 1, &w);
 	if (!e)
 		e = xsort_finish(x);
 	if (!e && r) {
-		e = rec_reader_next(r, &op, &on);
+		e = recfile_reader_next(r, &op, &on);
 		olive = e == CR_OK;
 		if (e == CR_EOF)
 			e = CR_OK;
@@ -441,26 +419,26 @@ static enum cr_err merge_bands(struct dd *d, uint32_t q)
 		if (!e && g.n < d->M)
 			memcpy(g.e[g.n++], cur, BAND_LEN);
 		if (!e)
-			e = rec_writer_add(w, cur, BAND_LEN);
+			e = recfile_writer_add(w, cur, BAND_LEN);
 		if (e)
 			break;
 		if (take_new) {
 			e = xsort_next(x, &np, &nn);
 			nlive = e == CR_OK;
 		} else {
-			e = rec_reader_next(r, &op, &on);
+			e = recfile_reader_next(r, &op, &on);
 			olive = e == CR_OK;
 		}
 		if (e == CR_EOF)
 			e = CR_OK;
 	}
-	rec_reader_free(&r);
+	recfile_reader_free(&r);
 	free(g.e);
 	if (e) {
-		rec_writer_abort(&w);
+		recfile_writer_abort(&w);
 		return e;
 	}
-	return rec_writer_commit(&w);
+	return recfile_writer_commit(&w);
 }
 
 /* ---- step 3: candidates meet the earlier page's signature ----------------- */
@@ -472,7 +450,7 @@ static enum cr_err file_inbox(struct dd *d, const unsigned char *r, size_t n)
 
 /* A cursor over a file of sig records sorted by id. */
 struct sig_cursor {
-	struct rec_reader *r;
+	struct recfile_reader *r;
 	const unsigned char *p;
 	size_t n;
 	int live;
@@ -485,7 +463,7 @@ static enum cr_err cursor_open(struct sig_cursor *c, const char *path)
 	memset(c, 0, sizeof(*c));
 	if (!fs_exists(path))
 		return CR_OK;
-	e = rec_reader_open(path, REC_KIND_SORT, &c->r);
+	e = recfile_reader_open(path, REC_KIND_SORT, &c->r);
 	if (e)
 		return e;
 	return CR_OK;
@@ -499,7 +477,7 @@ static enum cr_err cursor_next(struct sig_cursor *c)
 	c->live = 0;
 	if (!c->r)
 		return CR_OK;
-	e = rec_reader_next(c->r, &p, &c->n);
+	e = recfile_reader_next(c->r, &p, &c->n);
 	if (e == CR_EOF)
 		return CR_OK;
 	if (e)
@@ -521,7 +499,7 @@ static int cursor_seek(struct sig_cursor *c, uint64_t id, enum cr_err *e)
 
 static void cursor_close(struct sig_cursor *c)
 {
-	rec_reader_free(&c->r);
+	recfile_reader_free(&c->r);
 }
 
 /*
@@ -813,7 +791,7 @@ static enum cr_err write_sigs(struct dd *d, uint32_t p)
 {
 	char path[PATH_MAX];
 	struct sig_cursor o, n;
-	struct rec_writer *w = NULL;
+	struct recfile_writer *w = NULL;
 	enum cr_err e;
 
 	memset(&o, 0, sizeof(o));
@@ -830,7 +808,7 @@ static enum cr_err write_sigs(struct dd *d, uint32_t p)
 		e = cursor_next(&n);
 	path_of(d, d->ver + 1, "sig", p, path, sizeof(path));
 	if (!e)
-		e = rec_writer_open(path, REC_KIND_SORT, 1, &w);
+		e = recfile_writer_open(path, REC_KIND_SORT, 1, &w);
 	while (!e && (o.live || n.live)) {
 		uint64_t oid = o.live ? get_be(o.p, 8) : UINT64_MAX;
 		uint64_t nid = n.live ? get_be(n.p, 8) : UINT64_MAX;
@@ -843,13 +821,13 @@ static enum cr_err write_sigs(struct dd *d, uint32_t p)
 			buf_add(&d->rec, n.p, n.n);
 			key8(k, nid);
 			d->rec.p[12] = hmap_get(&d->res->dups, k, 8) ? 0 : 1;
-			e = rec_writer_add(w, d->rec.p, d->rec.len);
+			e = recfile_writer_add(w, d->rec.p, d->rec.len);
 			if (!e && nid == oid)
 				e = cursor_next(&o);
 			if (!e)
 				e = cursor_next(&n);
 		} else {
-			e = rec_writer_add(w, o.p, o.n);
+			e = recfile_writer_add(w, o.p, o.n);
 			if (!e)
 				e = cursor_next(&o);
 		}
@@ -857,11 +835,11 @@ static enum cr_err write_sigs(struct dd *d, uint32_t p)
 	cursor_close(&o);
 	cursor_close(&n);
 	if (e) {
-		rec_writer_abort(&w);
-		log_err("dedup", "cannot write signature store '%s': %s", path, cr_strerror(e));
+		recfile_writer_abort(&w);
+		log_err("dedup", "cannot write signature store '%s': %s", path, error_str(e));
 		return e;
 	}
-	return rec_writer_commit(&w);
+	return recfile_writer_commit(&w);
 }
 
 /* ---- the run --------------------------------------------------------------- */

@@ -1,6 +1,8 @@
 #include "fetch/fetch.h"
 #include "comm/comm.h"
-#include "crawldb/record.h"
+#include "crawldb/crawl_record.h"
+#include "crawldb/fetch_record.h"
+#include "crawldb/parse_record.h"
 #include "fetch/addr.h"
 #include "fetch/dns.h"
 #include "fetch/http_head.h"
@@ -122,8 +124,8 @@ struct xfer {
 };
 
 struct part_out {
-	struct rec_writer *fetch;
-	struct rec_writer *parse;     /* with fetch.parse */
+	struct recfile_writer *fetch;
+	struct recfile_writer *parse;     /* with fetch.parse */
 	struct warc_writer *warc, *warc_robots, *warc_diag;
 	char warc_name[64], robots_name[64], diag_name[64];
 	struct journal *jn;           /* finished URLs, made durable in batches */
@@ -189,10 +191,10 @@ static struct part_out *part_out(struct fetcher *f, uint32_t p)
 		enum cr_err e;
 
 		layout_segment_part(&f->j->dir, f->seg, "fetch", p, path, sizeof(path));
-		e = rec_writer_open(path, REC_KIND_FETCH, (int)f->j->cfg.zstd_level, &o->fetch);
+		e = recfile_writer_open(path, REC_KIND_FETCH, (int)f->j->cfg.zstd_level, &o->fetch);
 		if (!e && f->j->cfg.fetch_parse) {
 			layout_segment_part(&f->j->dir, f->seg, "parse", p, path, sizeof(path));
-			e = rec_writer_open(path, REC_KIND_PARSE, (int)f->j->cfg.zstd_level,
+			e = recfile_writer_open(path, REC_KIND_PARSE, (int)f->j->cfg.zstd_level,
 					    &o->parse);
 		}
 		if (e)
@@ -252,7 +254,7 @@ static void emit(struct fetcher *f, struct item *it, struct fetch_record *fr)
 	fr->rec.hops = it->rec.hops;
 	f->scratch.len = 0;
 	fetch_record_pack(fr, &f->scratch);
-	if (rec_writer_add(o->fetch, f->scratch.p, f->scratch.len) != CR_OK)
+	if (recfile_writer_add(o->fetch, f->scratch.p, f->scratch.len) != CR_OK)
 		f->failed = CR_ERR_IO;
 	f->jfetch.len = 0;
 	buf_add(&f->jfetch, f->scratch.p, f->scratch.len);
@@ -365,11 +367,11 @@ static enum cr_err keep_done(void *arg, const void *fetch, size_t fetch_len,
 		if (fetch_record_unpack(fetch, fetch_len, &fr) != CR_OK)
 			return CR_ERR_FORMAT;
 		*hmap_put(&f->done, fr.rec.url, fr.rec.url_len) = f;
-		if (rec_writer_add(o->fetch, fetch, fetch_len) != CR_OK)
+		if (recfile_writer_add(o->fetch, fetch, fetch_len) != CR_OK)
 			return CR_ERR_IO;
 		count_outcome(f, fr.rec.status);
 	}
-	if (parse && o->parse && rec_writer_add(o->parse, parse, parse_len) != CR_OK)
+	if (parse && o->parse && recfile_writer_add(o->parse, parse, parse_len) != CR_OK)
 		return CR_ERR_IO;
 	return CR_OK;
 }
@@ -467,7 +469,7 @@ static enum cr_err scan_robots_cache(struct fetcher *f, uint32_t p,
 				     void *arg)
 {
 	char path[PATH_MAX];
-	struct rec_reader *r;
+	struct recfile_reader *r;
 	struct cached_robots c;
 	enum cr_err e;
 
@@ -476,14 +478,14 @@ static enum cr_err scan_robots_cache(struct fetcher *f, uint32_t p,
 	layout_robots_part(&f->j->dir, f->robots_ver, p, path, sizeof(path));
 	if (!fs_exists(path))
 		return CR_OK;
-	e = rec_reader_open(path, REC_KIND_ROBOTS, &r);
+	e = recfile_reader_open(path, REC_KIND_ROBOTS, &r);
 	if (e == CR_ERR_FORMAT) {
 		log_warn("fetch", "damaged robots cache '%s' ignored", path);
 		return CR_OK;
 	}
 	if (e)
 		return e;
-	while ((e = rec_reader_next(r, &c.data, &c.n)) == CR_OK) {
+	while ((e = recfile_reader_next(r, &c.data, &c.n)) == CR_OK) {
 		e = robots_cache_unpack(c.data, c.n, c.key, sizeof(c.key), &c.at, &c.status,
 					&c.body, &c.body_len, &c.times);
 		if (!e)
@@ -491,7 +493,7 @@ static enum cr_err scan_robots_cache(struct fetcher *f, uint32_t p,
 		if (e)
 			break;
 	}
-	rec_reader_free(&r);
+	recfile_reader_free(&r);
 	if (e == CR_ERR_FORMAT) {
 		log_warn("fetch", "damaged robots cache '%s': its later entries dropped", path);
 		return CR_OK;
@@ -543,12 +545,12 @@ static enum cr_err carry_one(struct fetcher *f, struct cached_robots *c, void *a
 
 	if (hmap_get(&f->origins, c->key, strlen(c->key)) || clock_now_us() - c->at > keep)
 		return CR_OK;
-	return rec_writer_add(arg, c->data, c->n);
+	return recfile_writer_add(arg, c->data, c->n);
 }
 
 /* Copies the previous cache's entries of partition p that this round did
  * not load into w. */
-static enum cr_err carry_robots(struct fetcher *f, uint32_t p, struct rec_writer *w)
+static enum cr_err carry_robots(struct fetcher *f, uint32_t p, struct recfile_writer *w)
 {
 	return scan_robots_cache(f, p, carry_one, w);
 }
@@ -605,7 +607,7 @@ static void carry_politeness(struct fetcher *f, struct host *h, struct origin *o
 
 static enum cr_err write_robots_cache(struct fetcher *f)
 {
-	struct rec_writer **w;
+	struct recfile_writer **w;
 	struct hmap_slot *s;
 	size_t i = 0;
 	uint32_t p;
@@ -621,7 +623,7 @@ static enum cr_err write_robots_cache(struct fetcher *f)
 		if (!layout_owns(p, f->j->rank, f->j->nranks))
 			continue;
 		layout_robots_part(&f->j->dir, f->seg, p, path, sizeof(path));
-		e = rec_writer_open(path, REC_KIND_ROBOTS, (int)f->j->cfg.zstd_level, &w[p]);
+		e = recfile_writer_open(path, REC_KIND_ROBOTS, (int)f->j->cfg.zstd_level, &w[p]);
 	}
 	while (!e && (s = hmap_next(&f->origins, &i)) != NULL) {
 		struct origin *o = s->val;
@@ -634,7 +636,7 @@ static enum cr_err write_robots_cache(struct fetcher *f)
 		f->scratch.len = 0;
 		robots_cache_pack(&f->scratch, o->key, o->fetched_at, o->http_status,
 				  o->body.p, o->body.len, origin_times(o));
-		e = rec_writer_add(w[o->part], f->scratch.p, f->scratch.len);
+		e = recfile_writer_add(w[o->part], f->scratch.p, f->scratch.len);
 	}
 	for (p = 0; !e && p < f->j->dir.partitions; p++)
 		if (w[p])
@@ -643,9 +645,9 @@ static enum cr_err write_robots_cache(struct fetcher *f)
 		if (!w[p])
 			continue;
 		if (e)
-			rec_writer_abort(&w[p]);
+			recfile_writer_abort(&w[p]);
 		else
-			e = rec_writer_commit(&w[p]);
+			e = recfile_writer_commit(&w[p]);
 	}
 	free(w);
 	return e;
@@ -654,18 +656,18 @@ static enum cr_err write_robots_cache(struct fetcher *f)
 static enum cr_err load_fetchlist(struct fetcher *f, uint32_t p)
 {
 	char path[PATH_MAX];
-	struct rec_reader *r;
+	struct recfile_reader *r;
 	const void *data;
 	size_t n;
 	enum cr_err e;
 
 	layout_segment_part(&f->j->dir, f->seg, "fetchlist", p, path, sizeof(path));
-	e = rec_reader_open(path, REC_KIND_FETCHLIST, &r);
+	e = recfile_reader_open(path, REC_KIND_FETCHLIST, &r);
 	if (e) {
 		log_err("fetch", "cannot read fetch list '%s'", path);
 		return e;
 	}
-	while ((e = rec_reader_next(r, &data, &n)) == CR_OK) {
+	while ((e = recfile_reader_next(r, &data, &n)) == CR_OK) {
 		struct crawl_record rec;
 		char url[URL_MAX_LEN + 1], name[URL_HOST_MAX], origin[URL_HOST_MAX + 16];
 		struct host **slot, *h;
@@ -730,7 +732,7 @@ static enum cr_err load_fetchlist(struct fetcher *f, uint32_t p)
 		h->items[h->n++] = it;
 		f->c[FC_URLS]++;
 	}
-	rec_reader_free(&r);
+	recfile_reader_free(&r);
 	if (e == CR_ERR_FORMAT)
 		log_err("fetch", "damaged fetch list '%s'", path);
 	return e == CR_EOF ? CR_OK : e;
@@ -1178,7 +1180,7 @@ static void hold_for_retry_after(struct fetcher *f, struct xfer *x)
 	(void)f;
 	if (!v)
 		return;
-	secs = http_retry_after_s(v, vl, clock_now_us() / 1000000);
+	secs = http_head_retry_after_s(v, vl, clock_now_us() / 1000000);
 	if (secs < 0)
 		return;
 	if (secs > 3600)
@@ -1341,7 +1343,7 @@ static void finish_page(struct fetcher *f, struct xfer *x, CURLcode rc, long htt
 		if (o->parse &&
 		    parse_page(f->j, &fr, x->head.p, x->head.len, x->body.p, x->body.len,
 			       &f->parsed, f->pc)) {
-			if (rec_writer_add(o->parse, f->parsed.p, f->parsed.len) != CR_OK)
+			if (recfile_writer_add(o->parse, f->parsed.p, f->parsed.len) != CR_OK)
 				f->failed = CR_ERR_IO;
 		} else {
 			f->parsed.len = 0;
@@ -1676,8 +1678,8 @@ static void fetcher_release(struct fetcher *f)
 	buf_release(&f->jfetch);
 	if (f->out) {
 		for (p = 0; p < f->j->dir.partitions; p++) {
-			rec_writer_abort(&f->out[p].fetch);
-			rec_writer_abort(&f->out[p].parse);
+			recfile_writer_abort(&f->out[p].fetch);
+			recfile_writer_abort(&f->out[p].parse);
 			journal_close(&f->out[p].jn, 0);
 			if (warc_writer_close(&f->out[p].warc) != CR_OK ||
 			    warc_writer_close(&f->out[p].warc_robots) != CR_OK ||
@@ -1724,9 +1726,9 @@ static enum cr_err commit_outputs(struct fetcher *f)
 		if (!e)
 			e = journal_sync(o->jn);
 		if (!e && o->fetch)
-			e = rec_writer_commit(&o->fetch);
+			e = recfile_writer_commit(&o->fetch);
 		if (!e && o->parse)
-			e = rec_writer_commit(&o->parse);
+			e = recfile_writer_commit(&o->parse);
 		else if (f->failed && !e)
 			e = f->failed;
 		if (!e)

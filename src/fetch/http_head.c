@@ -69,7 +69,7 @@ void http_head_content_type(const void *head, size_t len, char *type, size_t tca
 	}
 }
 
-int64_t http_retry_after_s(const char *v, size_t vlen, int64_t now_s)
+int64_t http_head_retry_after_s(const char *v, size_t vlen, int64_t now_s)
 {
 	char tmp[64];
 	time_t when;

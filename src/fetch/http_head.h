@@ -38,6 +38,6 @@ void http_head_content_type(const void *head, size_t len, char *type, size_t tca
  * a date that is not after the epoch; negative too for a date already past.
  * Not capped: the caller decides how long a hold it honours.
  */
-int64_t http_retry_after_s(const char *v, size_t vlen, int64_t now_s);
+int64_t http_head_retry_after_s(const char *v, size_t vlen, int64_t now_s);
 
 #endif

@@ -59,31 +59,31 @@ enum cr_err journal_entry_unpack(const void *p, size_t n, struct journal_entry *
 	const unsigned char *b = p;
 	uint32_t len;
 	uint8_t kind;
-	struct rd r;
+	struct buf_reader r;
 	const char *s;
 	size_t sl;
 
 	if (n < FRAME_HEAD)
 		return CR_EOF;
-	len = load_u32le(b);
+	len = buf_load_u32le(b);
 	if (len > ENTRY_MAX)
 		return CR_ERR_FORMAT;
 	if (n - FRAME_HEAD < len)
 		return CR_EOF;
-	if (XXH3_64bits(b + FRAME_HEAD, len) != load_u64le(b + 4))
+	if (XXH3_64bits(b + FRAME_HEAD, len) != buf_load_u64le(b + 4))
 		return CR_ERR_FORMAT;
 	memset(e, 0, sizeof(*e));
-	rd_init(&r, b + FRAME_HEAD, len);
-	if (rd_u8(&r, &kind) || (kind != JOURNAL_OUTCOME && kind != JOURNAL_WARC))
+	buf_reader_init(&r, b + FRAME_HEAD, len);
+	if (buf_get_u8(&r, &kind) || (kind != JOURNAL_OUTCOME && kind != JOURNAL_WARC))
 		return CR_ERR_FORMAT;
 	e->kind = kind;
-	if (rd_str(&r, &e->warc, &e->warc_len) || rd_varint(&r, &e->warc_end))
+	if (buf_get_str(&r, &e->warc, &e->warc_len) || buf_get_varint(&r, &e->warc_end))
 		return CR_ERR_FORMAT;
-	if (rd_str(&r, &s, &sl))
+	if (buf_get_str(&r, &s, &sl))
 		return CR_ERR_FORMAT;
 	e->fetch = s;
 	e->fetch_len = sl;
-	if (rd_str(&r, &s, &sl) || r.off != r.len)
+	if (buf_get_str(&r, &s, &sl) || r.off != r.len)
 		return CR_ERR_FORMAT;
 	e->parse = s;
 	e->parse_len = sl;
@@ -164,7 +164,6 @@ struct resume_ctx {
 	const struct job *j;
 	int seg;
 	uint32_t p;
-	char seg_dir[PATH_MAX - 128];
 	struct warc_file *files;
 	size_t nfiles;
 };
@@ -203,7 +202,7 @@ static enum cr_err list_warcs(struct resume_ctx *c)
 	DIR *dh;
 	struct dirent *de;
 
-	snprintf(dir, sizeof(dir), "%s/warc", c->seg_dir);
+	layout_segment_sub(&c->j->dir, c->seg, "warc", dir, sizeof(dir));
 	dh = opendir(dir);
 	if (!dh)
 		return errno == ENOENT ? CR_OK : CR_ERR_IO;
@@ -241,7 +240,7 @@ static void remove_tmp(struct resume_ctx *c, const char *kind)
 	DIR *dh;
 	struct dirent *de;
 
-	snprintf(dir, sizeof(dir), "%s/%s", c->seg_dir, kind);
+	layout_segment_sub(&c->j->dir, c->seg, kind, dir, sizeof(dir));
 	snprintf(prefix, sizeof(prefix), "part-%05u.zst.tmp.", c->p);
 	dh = opendir(dir);
 	if (!dh)
@@ -310,7 +309,7 @@ static enum cr_err read_journal(struct resume_ctx *c, const char *path, journal_
 
 		if (fread(fh, 1, sizeof(fh), fp) != sizeof(fh))
 			break;
-		len = load_u32le(fh);
+		len = buf_load_u32le(fh);
 		if (len > ENTRY_MAX)
 			break;
 		b.len = 0;
@@ -341,16 +340,16 @@ static enum cr_err read_journal(struct resume_ctx *c, const char *path, journal_
 static enum cr_err read_part(const char *path, enum rec_kind kind, journal_keep_fn keep,
 			     void *arg, struct journal *jn, uint64_t *kept)
 {
-	struct rec_reader *r;
+	struct recfile_reader *r;
 	const void *data;
 	size_t n;
-	enum cr_err e = rec_reader_open(path, kind, &r);
+	enum cr_err e = recfile_reader_open(path, kind, &r);
 
 	if (e) {
 		log_err("fetch", "cannot read '%s'", path);
 		return e;
 	}
-	while ((e = rec_reader_next(r, &data, &n)) == CR_OK) {
+	while ((e = recfile_reader_next(r, &data, &n)) == CR_OK) {
 		struct journal_entry je;
 
 		memset(&je, 0, sizeof(je));
@@ -370,7 +369,7 @@ static enum cr_err read_part(const char *path, enum rec_kind kind, journal_keep_
 			break;
 		journal_add(jn, &je);
 	}
-	rec_reader_free(&r);
+	recfile_reader_free(&r);
 	return e == CR_EOF ? CR_OK : e;
 }
 
@@ -415,13 +414,12 @@ enum cr_err journal_resume_part(const struct job *j, int seg, uint32_t p, int wi
 	c.j = j;
 	c.seg = seg;
 	c.p = p;
-	layout_segment_dir(&j->dir, seg, c.seg_dir, sizeof(c.seg_dir));
 	c.files = calloc(WARC_FILES_MAX, sizeof(*c.files));
 	if (!c.files)
 		return CR_ERR_NOMEM;
 	remove_tmp(&c, "fetch");
 	remove_tmp(&c, "parse");
-	snprintf(jpath, sizeof(jpath), "%s/fetch/part-%05u.journal", c.seg_dir, p);
+	layout_journal(&j->dir, seg, p, jpath, sizeof(jpath));
 	layout_segment_part(&j->dir, seg, "fetch", p, fpath, sizeof(fpath));
 	layout_segment_part(&j->dir, seg, "parse", p, ppath, sizeof(ppath));
 	e = list_warcs(&c);
@@ -457,7 +455,7 @@ enum cr_err journal_resume_part(const struct job *j, int seg, uint32_t p, int wi
 		struct warc_file *w = &c.files[i];
 		char path[PATH_MAX + 512];
 
-		snprintf(path, sizeof(path), "%s/warc/%s", c.seg_dir, w->name);
+		layout_segment_file(&j->dir, seg, "warc", w->name, path, sizeof(path));
 		if (!w->named) {
 			if (unlink(path) != 0) {
 				log_err("fetch", "cannot remove '%s': %s", path, strerror(errno));

@@ -24,7 +24,7 @@
  * length n, u64 LE XXH3_64 of the payload, n payload bytes:
  *   u8 kind (1 outcome, 2 WARC only), varint-prefixed WARC file name ("" if
  *   none), varint end offset of the exchange in it, varint-prefixed fetch
- *   record (crawldb/record.h; empty for kind 2), varint-prefixed parse
+ *   record (crawldb/fetch_record.h; empty for kind 2), varint-prefixed parse
  *   record (empty without one).
  * A short or damaged entry ends the journal: it and what follows are cut.
  *

@@ -12,15 +12,13 @@
 
 void progress_init(struct progress *p, const struct job *j, int seg, const char *phase)
 {
-	char sd[PATH_MAX - 128];
+	char dir[PATH_MAX];
 
 	p->j = j;
 	p->seg = seg;
 	p->phase = phase;
-	layout_segment_dir(&j->dir, seg, sd, sizeof(sd));
-	snprintf(p->dir, sizeof(p->dir), "%s/progress", sd);
-	if (fs_mkdirs(p->dir) != CR_OK)
-		p->dir[0] = '\0';
+	layout_segment_sub(&j->dir, seg, "progress", dir, sizeof(dir));
+	p->ok = fs_mkdirs(dir) == CR_OK;
 	p->start_us = clock_mono_us();
 	p->last_us = p->start_us;
 }
@@ -37,11 +35,11 @@ static void print_line(struct progress *p, int64_t now)
 		struct buf b;
 		int k;
 
-		snprintf(path, sizeof(path), "%s/r%04d", p->dir, r);
+		layout_progress(&p->j->dir, p->seg, r, path, sizeof(path));
 		buf_init(&b);
 		if (fs_read_all(path, 4096, &b) == CR_OK && b.len == PROG_WORDS * 8) {
 			for (k = 0; k < PROG_WORDS; k++)
-				sum[k] += load_u64le(b.p + 8 * k);
+				sum[k] += buf_load_u64le(b.p + 8 * k);
 			seen++;
 		}
 		buf_release(&b);
@@ -74,7 +72,7 @@ void progress_tick(struct progress *p, const uint64_t *counters, uint64_t hosts_
 	struct buf b;
 	int k;
 
-	if (!p->dir[0])
+	if (!p->ok)
 		return;
 	if (!final && now - p->last_us < (int64_t)p->j->cfg.progress_ms * 1000)
 		return;
@@ -83,9 +81,9 @@ void progress_tick(struct progress *p, const uint64_t *counters, uint64_t hosts_
 	for (k = 0; k < FC_COUNT_; k++)
 		buf_put_u64le(&b, counters[k]);
 	buf_put_u64le(&b, hosts_left);
-	snprintf(path, sizeof(path), "%s/r%04d", p->dir, p->j->rank);
+	layout_progress(&p->j->dir, p->seg, p->j->rank, path, sizeof(path));
 	if (fs_write_replace(path, b.p, b.len) != CR_OK)
-		p->dir[0] = '\0';
+		p->ok = 0;
 	buf_release(&b);
 	if (p->j->rank == 0 && !final)
 		print_line(p, now);

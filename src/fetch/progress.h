@@ -19,7 +19,7 @@ struct progress {
 	const struct job *j;
 	int seg;
 	const char *phase;
-	char dir[PATH_MAX - 64];
+	int ok;                 /* its folder exists and writes succeed */
 	int64_t start_us, last_us;
 };
 

@@ -35,16 +35,16 @@ static void load_crawl_delays(struct job *j, uint32_t p, struct hmap *delays)
 {
 	int ver = layout_robots_last(&j->dir);
 	char path[PATH_MAX];
-	struct rec_reader *r;
+	struct recfile_reader *r;
 	const void *data;
 	size_t n;
 
 	if (ver == 0 || j->cfg.time_limit_s <= 0)
 		return;
 	layout_robots_part(&j->dir, ver, p, path, sizeof(path));
-	if (!fs_exists(path) || rec_reader_open(path, REC_KIND_ROBOTS, &r) != CR_OK)
+	if (!fs_exists(path) || recfile_reader_open(path, REC_KIND_ROBOTS, &r) != CR_OK)
 		return;
-	while (rec_reader_next(r, &data, &n) == CR_OK) {
+	while (recfile_reader_next(r, &data, &n) == CR_OK) {
 		char key[600];
 		const char *body;
 		size_t bl;
@@ -63,7 +63,7 @@ static void load_crawl_delays(struct job *j, uint32_t p, struct hmap *delays)
 		if (cd > 0)
 			*hmap_put(delays, key, strlen(key)) = (void *)(uintptr_t)cd;
 	}
-	rec_reader_free(&r);
+	recfile_reader_free(&r);
 }
 
 int generate_due(const struct crawl_record *r, int64_t now, long max_depth)
@@ -80,12 +80,12 @@ int generate_due(const struct crawl_record *r, int64_t now, long max_depth)
  * of them are duplicates (high 32 bits). */
 static enum cr_err count_duplicates(const char *path, struct hmap *hosts)
 {
-	struct rec_reader *r;
+	struct recfile_reader *r;
 	const void *data;
 	size_t n;
-	enum cr_err e = rec_reader_open(path, REC_KIND_CRAWLDB, &r);
+	enum cr_err e = recfile_reader_open(path, REC_KIND_CRAWLDB, &r);
 
-	while (!e && (e = rec_reader_next(r, &data, &n)) == CR_OK) {
+	while (!e && (e = recfile_reader_next(r, &data, &n)) == CR_OK) {
 		struct crawl_record rec;
 		char url[URL_MAX_LEN + 1], host[URL_HOST_MAX];
 		void **slot;
@@ -106,7 +106,7 @@ static enum cr_err count_duplicates(const char *path, struct hmap *hosts)
 		v = (uint64_t)(uintptr_t)*slot + 1 + ((uint64_t)(rec.status == ST_DUPLICATE) << 32);
 		*slot = (void *)(uintptr_t)v;
 	}
-	rec_reader_free(&r);
+	recfile_reader_free(&r);
 	return e == CR_EOF ? CR_OK : e;
 }
 
@@ -124,23 +124,23 @@ static enum cr_err generate_partition(struct job *j, int seg, int ver, uint32_t 
 				      int64_t now, uint64_t *c)
 {
 	char in[PATH_MAX], out[PATH_MAX];
-	struct rec_reader *r = NULL;
-	struct rec_writer *w;
+	struct recfile_reader *r = NULL;
+	struct recfile_writer *w;
 	struct hmap per_host, delays, dups;
 	const void *data;
 	size_t n;
 	enum cr_err e = CR_EOF;
 
 	layout_segment_part(&j->dir, seg, "fetchlist", p, out, sizeof(out));
-	e = rec_writer_open(out, REC_KIND_FETCHLIST, (int)j->cfg.zstd_level, &w);
+	e = recfile_writer_open(out, REC_KIND_FETCHLIST, (int)j->cfg.zstd_level, &w);
 	if (e)
 		return e;
 	if (ver > 0) {
 		layout_crawldb_part(&j->dir, ver, p, in, sizeof(in));
-		e = rec_reader_open(in, REC_KIND_CRAWLDB, &r);
+		e = recfile_reader_open(in, REC_KIND_CRAWLDB, &r);
 		if (e) {
 			log_err("generate", "cannot read CrawlDb part '%s'", in);
-			rec_writer_abort(&w);
+			recfile_writer_abort(&w);
 			return e;
 		}
 	}
@@ -151,7 +151,7 @@ static enum cr_err generate_partition(struct job *j, int seg, int ver, uint32_t 
 	if (r && j->cfg.demote_min_pages > 0 && count_duplicates(in, &dups) != CR_OK)
 		log_warn("generate", "cannot count the duplicates of '%s'", in);
 	e = CR_EOF;
-	while (r && (e = rec_reader_next(r, &data, &n)) == CR_OK) {
+	while (r && (e = recfile_reader_next(r, &data, &n)) == CR_OK) {
 		struct crawl_record rec;
 		char url[URL_MAX_LEN + 1], host[URL_HOST_MAX];
 		void **slot;
@@ -205,7 +205,7 @@ static enum cr_err generate_partition(struct job *j, int seg, int ver, uint32_t 
 			}
 		}
 		*slot = (void *)((uintptr_t)*slot + 1);
-		e = rec_writer_add(w, data, n);
+		e = recfile_writer_add(w, data, n);
 		if (e)
 			break;
 		c[GC_SELECTED]++;
@@ -213,23 +213,21 @@ static enum cr_err generate_partition(struct job *j, int seg, int ver, uint32_t 
 	hmap_release(&per_host);
 	hmap_release(&delays);
 	hmap_release(&dups);
-	rec_reader_free(&r);
+	recfile_reader_free(&r);
 	if (e != CR_EOF) {
-		rec_writer_abort(&w);
+		recfile_writer_abort(&w);
 		return e;
 	}
-	return rec_writer_commit(&w);
+	return recfile_writer_commit(&w);
 }
 
 enum cr_err generate_run(struct job *j, int seg, int ver, int64_t now, uint64_t *counters)
 {
-	char dir[PATH_MAX - 64];
 	char sub[PATH_MAX];
 	uint32_t p;
 	enum cr_err e;
 
-	layout_segment_dir(&j->dir, seg, dir, sizeof(dir));
-	snprintf(sub, sizeof(sub), "%s/fetchlist", dir);
+	layout_segment_sub(&j->dir, seg, "fetchlist", sub, sizeof(sub));
 	e = fs_mkdirs(sub);
 	for (p = 0; !e && p < j->dir.partitions; p++)
 		if (layout_owns(p, j->rank, j->nranks))

@@ -15,8 +15,8 @@
 
 #include <stdint.h>
 
+#include "crawldb/crawl_record.h"
 #include "crawldb/job.h"
-#include "crawldb/record.h"
 #include "util/error.h"
 
 enum generate_counter {

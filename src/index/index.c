@@ -3,11 +3,12 @@
  * see index.h.
  */
 #include "index/index.h"
-#include "crawldb/record.h"
+#include "crawldb/crawl_record.h"
 #include "parse/html.h"
 #include "store/recfile.h"
 #include "util/fs.h"
 #include "util/hmap.h"
+#include "util/json.h"
 #include "util/log.h"
 #include "warc/warc.h"
 
@@ -255,7 +256,6 @@ struct part_ix {
 	const struct job *j;
 	int seg;
 	uint32_t p;
-	char seg_dir[PATH_MAX - 512];
 	struct hmap dups;          /* URL -> representative URL (strdup) */
 	struct warc_writer *wet;   /* text.format = wet */
 	gzFile jsonl;              /* text.format = jsonl */
@@ -268,7 +268,7 @@ struct part_ix {
 static enum cr_err load_dups(struct part_ix *x, int ver)
 {
 	char path[PATH_MAX];
-	struct rec_reader *r;
+	struct recfile_reader *r;
 	const void *d;
 	size_t n;
 	enum cr_err e;
@@ -278,9 +278,9 @@ static enum cr_err load_dups(struct part_ix *x, int ver)
 	layout_crawldb_part(&x->j->dir, ver, x->p, path, sizeof(path));
 	if (!fs_exists(path))
 		return CR_OK;
-	if ((e = rec_reader_open(path, REC_KIND_CRAWLDB, &r)) != CR_OK)
+	if ((e = recfile_reader_open(path, REC_KIND_CRAWLDB, &r)) != CR_OK)
 		return e;
-	while ((e = rec_reader_next(r, &d, &n)) == CR_OK) {
+	while ((e = recfile_reader_next(r, &d, &n)) == CR_OK) {
 		struct crawl_record cr;
 		void **slot;
 
@@ -294,7 +294,7 @@ static enum cr_err load_dups(struct part_ix *x, int ver)
 		if (slot && !*slot)
 			*slot = strndup(cr.dup_of, cr.dup_of_len);
 	}
-	rec_reader_free(&r);
+	recfile_reader_free(&r);
 	return e == CR_EOF ? CR_OK : e;
 }
 
@@ -382,11 +382,15 @@ static enum cr_err text_open(struct part_ix *x)
 
 	if (x->wet || x->jsonl || cfg->text_format == 2)
 		return CR_OK;
-	snprintf(dir, sizeof(dir), "%s/text", x->seg_dir);
+	char name[64];
+
+	layout_segment_sub(&x->j->dir, x->seg, "text", dir, sizeof(dir));
 	if (fs_mkdirs(dir) != CR_OK)
 		return CR_ERR_IO;
-	snprintf(x->text_path, sizeof(x->text_path), "%s/mpicrawl-%05d-%05u.%s", dir, x->seg,
-		 x->p, cfg->text_format == 0 ? "warc.wet.gz" : "jsonl.gz");
+	snprintf(name, sizeof(name), "mpicrawl-%05d-%05u.%s", x->seg, x->p,
+		 cfg->text_format == 0 ? "warc.wet.gz" : "jsonl.gz");
+	layout_segment_file(&x->j->dir, x->seg, "text", name, x->text_path,
+			    sizeof(x->text_path));
 	if (cfg->text_format == 0) {
 		/* Plain text compresses well at level 1, at a third of level 6's
 		 * CPU; the WET files are rewritten whenever the index is. */
@@ -513,7 +517,7 @@ static enum cr_err one_warc(struct part_ix *x, const char *name)
 	FILE *f;
 	enum cr_err e;
 
-	snprintf(path, sizeof(path), "%s/warc/%s", x->seg_dir, name);
+	layout_segment_file(&x->j->dir, x->seg, "warc", name, path, sizeof(path));
 	if ((e = warc_reader_open(path, INDEX_MAX_BLOCK, &r)) != CR_OK)
 		return e;
 	while ((e = warc_reader_next(r, &rec)) == CR_OK) {
@@ -560,7 +564,10 @@ static enum cr_err one_warc(struct part_ix *x, const char *name)
 	warc_reader_free(&r);
 	if (e == CR_EOF) {
 		qsort(lines, n, sizeof(*lines), cmp_str);
-		snprintf(out, sizeof(out), "%s/cdxj/%s.cdxj", x->seg_dir, name);
+		char cdxj[300];
+
+		snprintf(cdxj, sizeof(cdxj), "%s.cdxj", name);
+		layout_segment_file(&x->j->dir, x->seg, "cdxj", cdxj, out, sizeof(out));
 		snprintf(tmp, sizeof(tmp), "%s.tmp.%d", out, (int)getpid());
 		f = fopen(tmp, "w");
 		e = f ? CR_OK : CR_ERR_IO;
@@ -616,10 +623,13 @@ static enum cr_err do_partition(struct part_ix *x, char **names, size_t nn, int 
 
 	if ((e = load_dups(x, ver)) != CR_OK)
 		return e;
-	snprintf(path, sizeof(path), "%s/links", x->seg_dir);
+	char name[32];
+
+	layout_segment_sub(&x->j->dir, x->seg, "links", path, sizeof(path));
 	if (fs_mkdirs(path) != CR_OK)
 		return CR_ERR_IO;
-	snprintf(path, sizeof(path), "%s/links/part-%05u.tsv.zst", x->seg_dir, x->p);
+	snprintf(name, sizeof(name), "part-%05u.tsv.zst", x->p);
+	layout_segment_file(&x->j->dir, x->seg, "links", name, path, sizeof(path));
 	if ((e = zw_open(&x->links, path)) != CR_OK)
 		return e;
 	for (i = 0; i < nn && e == CR_OK; i++)
@@ -657,11 +667,10 @@ enum cr_err index_segment(const struct job *j, int seg, int crawldb_version, uin
 	x.j = j;
 	x.seg = seg;
 	x.c = c;
-	layout_segment_dir(&j->dir, seg, x.seg_dir, sizeof(x.seg_dir));
-	snprintf(dir, sizeof(dir), "%s/cdxj", x.seg_dir);
+	layout_segment_sub(&j->dir, seg, "cdxj", dir, sizeof(dir));
 	if (fs_mkdirs(dir) != CR_OK)
 		return CR_ERR_IO;
-	snprintf(dir, sizeof(dir), "%s/warc", x.seg_dir);
+	layout_segment_sub(&j->dir, seg, "warc", dir, sizeof(dir));
 	d = opendir(dir);
 	if (!d)
 		return CR_OK;   /* nothing was fetched */

@@ -1,8 +1,10 @@
 #include "parse/parse.h"
+#include "crawldb/crawl_record.h"
+#include "crawldb/fetch_record.h"
+#include "crawldb/parse_record.h"
 #include "dedup/minhash.h"
 #include "fetch/http_head.h"
 #include "parse/decode.h"
-#include "crawldb/record.h"
 #include "parse/html.h"
 #include "store/recfile.h"
 #include "url/url.h"
@@ -229,7 +231,7 @@ int parse_page(const struct job *j, const struct fetch_record *f,
 
 struct parse_ctx {
 	struct job *j;
-	char seg_dir[PATH_MAX - 512];
+	int seg;
 	struct warc_reader *wr;
 	char wr_name[256];
 	struct buf out;
@@ -252,7 +254,7 @@ static enum cr_err read_body(struct parse_ctx *x, const struct fetch_record *f,
 		return CR_ERR_FORMAT;
 	if (!x->wr || strcmp(name, x->wr_name)) {
 		warc_reader_free(&x->wr);
-		snprintf(path, sizeof(path), "%s/warc/%s", x->seg_dir, name);
+		layout_segment_file(&x->j->dir, x->seg, "warc", name, path, sizeof(path));
 		e = warc_reader_open(path, (size_t)x->j->cfg.max_body_bytes + (1u << 20), &x->wr);
 		if (e)
 			return e;
@@ -274,25 +276,25 @@ static enum cr_err read_body(struct parse_ctx *x, const struct fetch_record *f,
 static enum cr_err parse_partition(struct parse_ctx *x, int seg, uint32_t p)
 {
 	char in[PATH_MAX], outp[PATH_MAX];
-	struct rec_reader *r;
-	struct rec_writer *w;
+	struct recfile_reader *r;
+	struct recfile_writer *w;
 	const void *data;
 	size_t n;
 	enum cr_err e;
 
 	layout_segment_part(&x->j->dir, seg, "fetch", p, in, sizeof(in));
 	layout_segment_part(&x->j->dir, seg, "parse", p, outp, sizeof(outp));
-	e = rec_reader_open(in, REC_KIND_FETCH, &r);
+	e = recfile_reader_open(in, REC_KIND_FETCH, &r);
 	if (e) {
 		log_err("parse", "cannot read '%s'", in);
 		return e;
 	}
-	e = rec_writer_open(outp, REC_KIND_PARSE, (int)x->j->cfg.zstd_level, &w);
+	e = recfile_writer_open(outp, REC_KIND_PARSE, (int)x->j->cfg.zstd_level, &w);
 	if (e) {
-		rec_reader_free(&r);
+		recfile_reader_free(&r);
 		return e;
 	}
-	while ((e = rec_reader_next(r, &data, &n)) == CR_OK) {
+	while ((e = recfile_reader_next(r, &data, &n)) == CR_OK) {
 		struct fetch_record f;
 		struct warc_record rec;
 		const unsigned char *body = NULL;
@@ -312,16 +314,16 @@ static enum cr_err parse_partition(struct parse_ctx *x, int seg, uint32_t p)
 		if (!parse_page(x->j, &f, body ? body - hlen : NULL, hlen, body, blen, &x->out,
 				x->c))
 			continue;
-		e = rec_writer_add(w, x->out.p, x->out.len);
+		e = recfile_writer_add(w, x->out.p, x->out.len);
 		if (e)
 			break;
 	}
-	rec_reader_free(&r);
+	recfile_reader_free(&r);
 	if (e != CR_EOF) {
-		rec_writer_abort(&w);
+		recfile_writer_abort(&w);
 		return e ? e : CR_ERR_FORMAT;
 	}
-	return rec_writer_commit(&w);
+	return recfile_writer_commit(&w);
 }
 
 enum cr_err parse_run(struct job *j, int seg, uint64_t *counters)
@@ -335,8 +337,8 @@ enum cr_err parse_run(struct job *j, int seg, uint64_t *counters)
 	x.j = j;
 	x.c = counters;
 	buf_init(&x.out);
-	layout_segment_dir(&j->dir, seg, x.seg_dir, sizeof(x.seg_dir));
-	snprintf(dir, sizeof(dir), "%s/parse", x.seg_dir);
+	x.seg = seg;
+	layout_segment_sub(&j->dir, seg, "parse", dir, sizeof(dir));
 	e = fs_mkdirs(dir);
 	for (p = 0; !e && p < j->dir.partitions; p++)
 		if (layout_owns(p, j->rank, j->nranks))

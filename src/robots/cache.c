@@ -18,19 +18,19 @@ enum cr_err robots_cache_unpack(const void *data, size_t n, char *key, size_t kc
 				int64_t *fetched_at, int *http_status,
 				const char **body, size_t *body_len, struct robots_cache_times *t)
 {
-	struct rd rd;
+	struct buf_reader rd;
 	const char *k, *b;
 	size_t kl, bl;
 	int64_t at;
 	uint64_t st;
 
-	rd_init(&rd, data, n);
-	if (rd_str(&rd, &k, &kl) || rd_svarint(&rd, &at) || rd_varint(&rd, &st) ||
-	    rd_str(&rd, &b, &bl) || kl >= kcap || st > 999)
+	buf_reader_init(&rd, data, n);
+	if (buf_get_str(&rd, &k, &kl) || buf_get_svarint(&rd, &at) || buf_get_varint(&rd, &st) ||
+	    buf_get_str(&rd, &b, &bl) || kl >= kcap || st > 999)
 		return CR_ERR_FORMAT;
 	t->last_end = t->hold_until = 0;
 	if (rd.off < rd.len &&
-	    (rd_svarint(&rd, &t->last_end) || rd_svarint(&rd, &t->hold_until)))
+	    (buf_get_svarint(&rd, &t->last_end) || buf_get_svarint(&rd, &t->hold_until)))
 		return CR_ERR_FORMAT;
 	if (rd.off != rd.len)
 		return CR_ERR_FORMAT;

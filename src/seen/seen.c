@@ -21,7 +21,7 @@ int seen_load(const struct crawl_dir *d, int ver, uint32_t p, struct bloom *out)
 			 path, p);
 	else
 		log_warn("update", "seen-set '%s' is damaged (%s): ignored, every link of "
-			 "partition %u is sorted", path, cr_strerror(e), p);
+			 "partition %u is sorted", path, error_str(e), p);
 	return 0;
 }
 

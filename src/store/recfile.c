@@ -16,7 +16,7 @@
 #define REC_HEADER 16
 #define REC_FLUSH (1u << 20)
 
-struct rec_writer {
+struct recfile_writer {
 	char path[PATH_MAX];
 	char tmp[PATH_MAX];
 	int fd;
@@ -47,10 +47,10 @@ static enum cr_err write_full(int fd, const void *p, size_t n, const char *name)
 	return CR_OK;
 }
 
-enum cr_err rec_writer_open(const char *path, enum rec_kind kind, int level,
-			    struct rec_writer **out)
+enum cr_err recfile_writer_open(const char *path, enum rec_kind kind, int level,
+			    struct recfile_writer **out)
 {
-	struct rec_writer *w = calloc(1, sizeof(*w));
+	struct recfile_writer *w = calloc(1, sizeof(*w));
 	unsigned char hdr[REC_HEADER];
 
 	if (!w)
@@ -70,7 +70,7 @@ enum cr_err rec_writer_open(const char *path, enum rec_kind kind, int level,
 	w->cctx = ZSTD_createCCtx();
 	w->xx = XXH64_createState();
 	if (!w->cctx || !w->xx) {
-		rec_writer_abort(&w);
+		recfile_writer_abort(&w);
 		return CR_ERR_NOMEM;
 	}
 	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, level);
@@ -82,14 +82,14 @@ enum cr_err rec_writer_open(const char *path, enum rec_kind kind, int level,
 	hdr[8] = (unsigned char)kind;
 	memset(hdr + 9, 0, 7);
 	if (write_full(w->fd, hdr, sizeof(hdr), w->tmp) != CR_OK) {
-		rec_writer_abort(&w);
+		recfile_writer_abort(&w);
 		return CR_ERR_IO;
 	}
 	*out = w;
 	return CR_OK;
 }
 
-static enum cr_err writer_pump(struct rec_writer *w, ZSTD_EndDirective mode)
+static enum cr_err writer_pump(struct recfile_writer *w, ZSTD_EndDirective mode)
 {
 	ZSTD_inBuffer in = { w->in.p, w->in.len, 0 };
 	size_t cap = ZSTD_CStreamOutSize();
@@ -116,7 +116,7 @@ static enum cr_err writer_pump(struct rec_writer *w, ZSTD_EndDirective mode)
 	return CR_OK;
 }
 
-enum cr_err rec_writer_add(struct rec_writer *w, const void *data, size_t n)
+enum cr_err recfile_writer_add(struct recfile_writer *w, const void *data, size_t n)
 {
 	size_t start = w->in.len;
 
@@ -135,14 +135,14 @@ enum cr_err rec_writer_add(struct rec_writer *w, const void *data, size_t n)
 	return CR_OK;
 }
 
-uint64_t rec_writer_count(const struct rec_writer *w)
+uint64_t recfile_writer_count(const struct recfile_writer *w)
 {
 	return w->count;
 }
 
-enum cr_err rec_writer_commit(struct rec_writer **wp)
+enum cr_err recfile_writer_commit(struct recfile_writer **wp)
 {
-	struct rec_writer *w = *wp;
+	struct recfile_writer *w = *wp;
 	uint64_t sum;
 	enum cr_err e = CR_OK;
 
@@ -168,13 +168,13 @@ enum cr_err rec_writer_commit(struct rec_writer **wp)
 	}
 	if (e)
 		unlink(w->tmp);
-	rec_writer_abort(wp);
+	recfile_writer_abort(wp);
 	return e;
 }
 
-void rec_writer_abort(struct rec_writer **wp)
+void recfile_writer_abort(struct recfile_writer **wp)
 {
-	struct rec_writer *w = wp ? *wp : NULL;
+	struct recfile_writer *w = wp ? *wp : NULL;
 
 	if (!w)
 		return;
@@ -190,7 +190,7 @@ void rec_writer_abort(struct rec_writer **wp)
 	*wp = NULL;
 }
 
-struct rec_reader {
+struct recfile_reader {
 	char path[PATH_MAX];
 	int fd;
 	ZSTD_DCtx *dctx;
@@ -205,10 +205,10 @@ struct rec_reader {
 	int done;
 };
 
-enum cr_err rec_reader_open(const char *path, enum rec_kind kind,
-			    struct rec_reader **out)
+enum cr_err recfile_reader_open(const char *path, enum rec_kind kind,
+			    struct recfile_reader **out)
 {
-	struct rec_reader *r;
+	struct recfile_reader *r;
 	unsigned char hdr[REC_HEADER];
 	ssize_t n;
 
@@ -234,7 +234,7 @@ enum cr_err rec_reader_open(const char *path, enum rec_kind kind,
 	r->zin_cap = ZSTD_DStreamInSize();
 	r->zin = malloc(r->zin_cap);
 	if (!r->dctx || !r->xx || !r->zin) {
-		rec_reader_free(&r);
+		recfile_reader_free(&r);
 		return CR_ERR_NOMEM;
 	}
 	XXH64_reset(r->xx, 0);
@@ -248,7 +248,7 @@ enum cr_err rec_reader_open(const char *path, enum rec_kind kind,
 }
 
 /* Decompress more bytes into the window. CR_EOF when nothing is left. */
-static enum cr_err reader_fill(struct rec_reader *r)
+static enum cr_err reader_fill(struct recfile_reader *r)
 {
 	size_t cap = ZSTD_DStreamOutSize();
 
@@ -300,7 +300,7 @@ static enum cr_err reader_fill(struct rec_reader *r)
  * checksum as it does) and the file with the frame. Else a file cut inside
  * the frame's checksum, or with bytes after it, would read as whole.
  */
-static const char *reader_end(struct rec_reader *r)
+static const char *reader_end(struct recfile_reader *r)
 {
 	unsigned char c;
 	ssize_t n;
@@ -322,30 +322,30 @@ static const char *reader_end(struct rec_reader *r)
 	return NULL;
 }
 
-static enum cr_err damaged(struct rec_reader *r, const char *why)
+static enum cr_err damaged(struct recfile_reader *r, const char *why)
 {
 	log_err("store", "damaged file '%s': %s", r->path, why);
 	r->done = 1;
 	return CR_ERR_FORMAT;
 }
 
-enum cr_err rec_reader_next(struct rec_reader *r, const void **data, size_t *n)
+enum cr_err recfile_reader_next(struct recfile_reader *r, const void **data, size_t *n)
 {
 	if (r->done)
 		return CR_EOF;
 	for (;;) {
-		struct rd rd;
+		struct buf_reader rd;
 		uint64_t len;
 		enum cr_err e;
 		const char *why = NULL;
 
-		rd_init(&rd, r->win.p + r->win_pos, r->win.len - r->win_pos);
-		if (rd_varint(&rd, &len) == CR_OK) {
+		buf_reader_init(&rd, r->win.p + r->win_pos, r->win.len - r->win_pos);
+		if (buf_get_varint(&rd, &len) == CR_OK) {
 			if (len > (uint64_t)REC_MAX_BYTES + 1)
 				return damaged(r, "record too large");
 			if (len == 0 && rd.len - rd.off >= 16) {
-				uint64_t cnt = load_u64le(rd.p + rd.off);
-				uint64_t sum = load_u64le(rd.p + rd.off + 8);
+				uint64_t cnt = buf_load_u64le(rd.p + rd.off);
+				uint64_t sum = buf_load_u64le(rd.p + rd.off + 8);
 
 				if (cnt != r->count || sum != XXH64_digest(r->xx))
 					return damaged(r, "checksum mismatch");
@@ -371,9 +371,9 @@ enum cr_err rec_reader_next(struct rec_reader *r, const void **data, size_t *n)
 	}
 }
 
-void rec_reader_free(struct rec_reader **rp)
+void recfile_reader_free(struct recfile_reader **rp)
 {
-	struct rec_reader *r = rp ? *rp : NULL;
+	struct recfile_reader *r = rp ? *rp : NULL;
 
 	if (!r)
 		return;

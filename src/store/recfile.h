@@ -33,27 +33,27 @@ enum rec_kind {
 /* The largest record a reader accepts (a page's parse data with text). */
 #define REC_MAX_BYTES (64u << 20)
 
-struct rec_writer;
+struct recfile_writer;
 
 /* Opens a writer for path; nothing is visible at path until commit. */
-CR_WUR enum cr_err rec_writer_open(const char *path, enum rec_kind kind,
-				   int level, struct rec_writer **out);
+CR_WUR enum cr_err recfile_writer_open(const char *path, enum rec_kind kind,
+				   int level, struct recfile_writer **out);
 /* Appends one record; copies data. n must be <= REC_MAX_BYTES. */
-CR_WUR enum cr_err rec_writer_add(struct rec_writer *w, const void *data, size_t n);
-uint64_t rec_writer_count(const struct rec_writer *w);
+CR_WUR enum cr_err recfile_writer_add(struct recfile_writer *w, const void *data, size_t n);
+uint64_t recfile_writer_count(const struct recfile_writer *w);
 /* Finishes, fsyncs and renames into place; frees *w (set to NULL) in all cases. */
-CR_WUR enum cr_err rec_writer_commit(struct rec_writer **w);
+CR_WUR enum cr_err recfile_writer_commit(struct recfile_writer **w);
 /* Drops the temporary file; frees *w. Accepts NULL. */
-void rec_writer_abort(struct rec_writer **w);
+void recfile_writer_abort(struct recfile_writer **w);
 
-struct rec_reader;
+struct recfile_reader;
 
 /* Opens path, checks its header. CR_ERR_IO if it cannot be opened. */
-CR_WUR enum cr_err rec_reader_open(const char *path, enum rec_kind kind,
-				   struct rec_reader **out);
+CR_WUR enum cr_err recfile_reader_open(const char *path, enum rec_kind kind,
+				   struct recfile_reader **out);
 /* Next record, borrowed until the next call: CR_OK, CR_EOF after a verified
  * trailer, CR_ERR_FORMAT for a damaged file (logged with the file name). */
-CR_WUR enum cr_err rec_reader_next(struct rec_reader *r, const void **data, size_t *n);
-void rec_reader_free(struct rec_reader **r);
+CR_WUR enum cr_err recfile_reader_next(struct recfile_reader *r, const void **data, size_t *n);
+void recfile_reader_free(struct recfile_reader **r);
 
 #endif

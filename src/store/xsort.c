@@ -12,7 +12,7 @@
 #define XSORT_MAX_RUNS 512
 
 struct run_head {
-	struct rec_reader *rd;
+	struct recfile_reader *rd;
 	const void *data;
 	size_t n;
 };
@@ -86,7 +86,7 @@ static size_t *sort_memory(struct xsort *x)
 static enum cr_err spill(struct xsort *x)
 {
 	char path[PATH_MAX];
-	struct rec_writer *w = NULL;
+	struct recfile_writer *w = NULL;
 	size_t *perm;
 	size_t i;
 	enum cr_err e;
@@ -102,15 +102,15 @@ static enum cr_err spill(struct xsort *x)
 	if (!perm)
 		return CR_ERR_NOMEM;
 	run_path(x, x->nruns, path, sizeof(path));
-	e = rec_writer_open(path, REC_KIND_SORT, 1, &w);
+	e = recfile_writer_open(path, REC_KIND_SORT, 1, &w);
 	for (i = 0; !e && i < x->nidx; i++)
-		e = rec_writer_add(w, x->arena.p + x->idx[perm[i]], x->len[perm[i]]);
+		e = recfile_writer_add(w, x->arena.p + x->idx[perm[i]], x->len[perm[i]]);
 	free(perm);
 	if (e) {
-		rec_writer_abort(&w);
+		recfile_writer_abort(&w);
 		return e;
 	}
-	e = rec_writer_commit(&w);
+	e = recfile_writer_commit(&w);
 	if (e)
 		return e;
 	x->nruns++;
@@ -227,12 +227,12 @@ enum cr_err xsort_finish(struct xsort *x)
 		struct run_head *h = &x->heads[x->nheads];
 
 		run_path(x, i, path, sizeof(path));
-		e = rec_reader_open(path, REC_KIND_SORT, &h->rd);
+		e = recfile_reader_open(path, REC_KIND_SORT, &h->rd);
 		if (e)
 			return e;
-		e = rec_reader_next(h->rd, &h->data, &h->n);
+		e = recfile_reader_next(h->rd, &h->data, &h->n);
 		if (e) {
-			rec_reader_free(&h->rd);
+			recfile_reader_free(&h->rd);
 			if (e == CR_EOF)
 				continue;
 			return e;
@@ -272,9 +272,9 @@ enum cr_err xsort_next(struct xsort *x, const void **data, size_t *n)
 	buf_add(&x->arena, top->data, top->n);
 	*data = x->arena.p;
 	*n = top->n;
-	e = rec_reader_next(top->rd, &top->data, &top->n);
+	e = recfile_reader_next(top->rd, &top->data, &top->n);
 	if (e == CR_EOF) {
-		rec_reader_free(&top->rd);
+		recfile_reader_free(&top->rd);
 		x->heads[0] = x->heads[--x->nheads];
 	} else if (e) {
 		return e;
@@ -297,7 +297,7 @@ void xsort_free(struct xsort **xp)
 	if (!x)
 		return;
 	for (i = 0; i < x->nheads; i++)
-		rec_reader_free(&x->heads[i].rd);
+		recfile_reader_free(&x->heads[i].rd);
 	for (i = 0; i < x->nruns; i++) {
 		char path[PATH_MAX];
 

@@ -1,7 +1,7 @@
 #include "update/merge.h"
-#include "update/trap.h"
 #include "seen/seen.h"
 #include "store/recfile.h"
+#include "update/trap.h"
 #include "util/log.h"
 
 #include <limits.h>
@@ -65,7 +65,7 @@ static int url_cmp(const struct stream *a, const struct stream *b)
 	return crawl_record_cmp(a->p, a->n, b->p, b->n);
 }
 
-static enum cr_err next_rec(struct rec_reader *r, struct stream *s)
+static enum cr_err next_rec(struct recfile_reader *r, struct stream *s)
 {
 	enum cr_err e;
 
@@ -73,7 +73,7 @@ static enum cr_err next_rec(struct rec_reader *r, struct stream *s)
 		s->live = 0;
 		return CR_OK;
 	}
-	e = rec_reader_next(r, &s->p, &s->n);
+	e = recfile_reader_next(r, &s->p, &s->n);
 	s->live = e == CR_OK;
 	return e == CR_EOF ? CR_OK : e;
 }
@@ -108,8 +108,8 @@ enum cr_err merge_partition(const struct crawl_dir *d, const struct config *cfg,
 			    const struct dedup_result *dups)
 {
 	char in_path[PATH_MAX], out_path[PATH_MAX];
-	struct rec_reader *rd = NULL;
-	struct rec_writer *w = NULL;
+	struct recfile_reader *rd = NULL;
+	struct recfile_writer *w = NULL;
 	struct stream so = { 0 }, sf = { 0 }, sl = { 0 };
 	struct buf old_b, fetch_b, link_b, out;
 	struct trap_state *trap = malloc(sizeof(*trap));
@@ -120,7 +120,7 @@ enum cr_err merge_partition(const struct crawl_dir *d, const struct config *cfg,
 	trap_reset(trap);
 	if (old_version > 0) {
 		layout_crawldb_part(d, old_version, p, in_path, sizeof(in_path));
-		e = rec_reader_open(in_path, REC_KIND_CRAWLDB, &rd);
+		e = recfile_reader_open(in_path, REC_KIND_CRAWLDB, &rd);
 		if (e) {
 			log_err("update", "cannot read CrawlDb part '%s'", in_path);
 			free(trap);
@@ -128,9 +128,9 @@ enum cr_err merge_partition(const struct crawl_dir *d, const struct config *cfg,
 		}
 	}
 	layout_crawldb_part(d, new_version, p, out_path, sizeof(out_path));
-	e = rec_writer_open(out_path, REC_KIND_CRAWLDB, (int)cfg->zstd_level, &w);
+	e = recfile_writer_open(out_path, REC_KIND_CRAWLDB, (int)cfg->zstd_level, &w);
 	if (e) {
-		rec_reader_free(&rd);
+		recfile_reader_free(&rd);
 		free(trap);
 		return e;
 	}
@@ -253,21 +253,21 @@ enum cr_err merge_partition(const struct crawl_dir *d, const struct config *cfg,
 		trap_note(trap, rec.url, rec.url_len);
 		out.len = 0;
 		crawl_record_pack(&rec, &out);
-		e = rec_writer_add(w, out.p, out.len);
+		e = recfile_writer_add(w, out.p, out.len);
 		if (seen)
 			seen_note(seen, rec.url, rec.url_len);
 		st->records++;
 		st->by_status[rec.status]++;
 	}
-	rec_reader_free(&rd);
+	recfile_reader_free(&rd);
 	free(trap);
 	buf_release(&old_b);
 	buf_release(&fetch_b);
 	buf_release(&link_b);
 	buf_release(&out);
 	if (e) {
-		rec_writer_abort(&w);
+		recfile_writer_abort(&w);
 		return e;
 	}
-	return rec_writer_commit(&w);
+	return recfile_writer_commit(&w);
 }

@@ -13,8 +13,10 @@
 #include <stdint.h>
 
 #include "config/config.h"
+#include "crawldb/crawl_record.h"
+#include "crawldb/fetch_record.h"
 #include "crawldb/layout.h"
-#include "crawldb/record.h"
+#include "crawldb/link_record.h"
 #include "dedup/dedup.h"
 #include "store/xsort.h"
 #include "util/error.h"

@@ -1,6 +1,6 @@
 #include "update/route.h"
 #include "comm/comm.h"
-#include "crawldb/record.h"
+#include "crawldb/link_record.h"
 #include "seen/seen.h"
 #include "util/log.h"
 
@@ -13,7 +13,6 @@ enum cr_err route_init(struct route *r, const struct crawl_dir *d,
 {
 	uint32_t p, owned = 0;
 	size_t budget, filters = 0, total = (size_t)cfg->memory_budget_mb * 1024 * 1024;
-	int i;
 
 	memset(r, 0, sizeof(*r));
 	r->dir = d;
@@ -21,15 +20,12 @@ enum cr_err route_init(struct route *r, const struct crawl_dir *d,
 	r->nranks = nranks;
 	r->batch_bytes = (size_t)cfg->exchange_batch_kb * 1024;
 	buf_init(&r->scratch);
-	r->send = calloc((size_t)nranks, sizeof(*r->send));
 	r->sorts = calloc(d->partitions, sizeof(*r->sorts));
 	r->seen = calloc(d->partitions, sizeof(*r->seen));
-	if (!r->send || !r->sorts || !r->seen) {
+	if (!r->sorts || !r->seen) {
 		route_release(r);
 		return CR_ERR_NOMEM;
 	}
-	for (i = 0; i < nranks; i++)
-		buf_init(&r->send[i]);
 	for (p = 0; p < d->partitions; p++) {
 		if (!layout_owns(p, rank, nranks))
 			continue;
@@ -58,12 +54,7 @@ enum cr_err route_init(struct route *r, const struct crawl_dir *d,
 void route_release(struct route *r)
 {
 	uint32_t p;
-	int i;
 
-	if (r->send)
-		for (i = 0; i < r->nranks; i++)
-			buf_release(&r->send[i]);
-	free(r->send);
 	if (r->sorts)
 		for (p = 0; p < r->dir->partitions; p++)
 			xsort_free(&r->sorts[p]);
@@ -80,90 +71,57 @@ void route_add(struct route *r, const char *url, size_t len, uint32_t depth, uin
 {
 	struct link_record l = { url, len, depth, hops };
 	uint32_t p = layout_partition(r->dir, url, len);
-	struct buf *b = &r->send[p % (uint32_t)r->nranks];
-	size_t before = b->len;
 
 	r->scratch.len = 0;
 	link_record_pack(&l, &r->scratch);
-	buf_put_varint(b, r->scratch.len);
-	buf_add(b, r->scratch.p, r->scratch.len);
-	r->pending += b->len - before;
+	comm_stream_post(r->stream, layout_owner(p, r->nranks), r->scratch.p, r->scratch.len);
 	r->sent++;
 }
 
 int route_full(const struct route *r)
 {
-	return r->pending >= r->batch_bytes;
+	return comm_stream_full(r->stream);
 }
 
-static enum cr_err take(struct route *r, const struct buf *in)
+/* A link that arrived: into its partition's sort, unless the seen-set
+ * knows it. */
+static enum cr_err take(void *arg, const void *rec, size_t n)
 {
-	struct rd rd;
+	struct route *r = arg;
+	struct link_record l;
+	uint32_t p;
 
-	rd_init(&rd, in->p, in->len);
-	while (rd.off < rd.len) {
-		const char *rec;
-		size_t n;
-		struct link_record l;
-		uint32_t p;
-		enum cr_err e;
-
-		if (rd_str(&rd, &rec, &n) || link_record_unpack(rec, n, &l))
-			return CR_ERR_FORMAT;
-		p = layout_partition(r->dir, l.url, l.url_len);
-		if (!r->sorts[p])
-			return CR_ERR_FORMAT;   /* routed to the wrong rank: a bug */
-		r->received++;
-		if (r->seen[p].bits && bloom_has(&r->seen[p], l.url, l.url_len)) {
-			r->seen_dropped++;
-			continue;
-		}
-		e = xsort_add(r->sorts[p], rec, n);
-		if (e)
-			return e;
+	if (link_record_unpack(rec, n, &l)) {
+		log_err("update", "bad link record received");
+		return CR_ERR_FORMAT;
 	}
-	return CR_OK;
+	p = layout_partition(r->dir, l.url, l.url_len);
+	if (!r->sorts[p]) {
+		log_err("update", "link routed to the wrong rank");
+		return CR_ERR_FORMAT;
+	}
+	r->received++;
+	if (r->seen[p].bits && bloom_has(&r->seen[p], l.url, l.url_len)) {
+		r->seen_dropped++;
+		return CR_OK;
+	}
+	return xsort_add(r->sorts[p], rec, n);
+}
+
+/* The caller's producer, called by comm_stream until a batch is full. */
+static enum cr_err fill(void *arg, struct comm_stream *s)
+{
+	struct route *r = arg;
+	int rc;
+
+	r->stream = s;
+	rc = r->produce(r->produce_ctx, r);
+	return rc < 0 ? CR_ERR_IO : rc > 0 ? CR_EOF : CR_OK;
 }
 
 enum cr_err route_run(struct route *r, route_producer_fn fn, void *ctx)
 {
-	struct buf in;
-	enum cr_err e = CR_OK;
-	int done = 0;
-
-	buf_init(&in);
-	for (;;) {
-		int rc = 0, i;
-
-		while (!done && !route_full(r) && rc == 0) {
-			rc = fn(ctx, r);
-			if (rc != 0)
-				done = 1;
-		}
-		if (rc < 0)
-			e = CR_ERR_IO;
-		/* All ranks take part in every exchange, with or without data. */
-		if (!comm_agree(e == CR_OK)) {
-			e = e ? e : CR_ERR_COMM;
-			break;
-		}
-		in.len = 0;
-		e = comm_exchange(r->send, &in);
-		if (e)
-			break;
-		for (i = 0; i < r->nranks; i++)
-			r->send[i].len = 0;
-		r->pending = 0;
-		e = take(r, &in);
-		if (e)
-			log_err("update", "bad link batch received: %s", cr_strerror(e));
-		if (!comm_agree(e == CR_OK)) {
-			e = e ? e : CR_ERR_COMM;
-			break;
-		}
-		if (comm_agree(done))
-			break;
-	}
-	buf_release(&in);
-	return e;
+	r->produce = fn;
+	r->produce_ctx = ctx;
+	return comm_stream(r->batch_bytes, fill, take, r);
 }

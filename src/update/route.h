@@ -3,9 +3,9 @@
  *
  * Every rank produces links (from seeds in inject, from parse data in
  * update); route_run calls the producer until it fills a bounded batch, then
- * exchanges the batches of all ranks (comm_exchange, an MPI_Alltoallv) and
- * sorts what arrived into one external sort per owned partition. It repeats
- * until every rank's producer is exhausted. Memory: one batch out, one in,
+ * exchanges the batches of all ranks (comm_stream) and sorts what arrived
+ * into one external sort per owned partition. It repeats until every rank's
+ * producer is exhausted. Memory: one batch out, one in,
  * and the sorts' budget. The caller finishes each partition's sort
  * (xsort_finish) when it is about to merge it, so that the run files of one
  * partition at a time are open.
@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "comm/comm.h"
 #include "config/config.h"
 #include "crawldb/layout.h"
 #include "seen/bloom.h"
@@ -28,21 +29,24 @@
 #include "util/buf.h"
 #include "util/error.h"
 
+struct route;
+
+/* Produces links with route_add until route_full() or its input ends; returns
+ * 1 when its input is exhausted, 0 to be called again, -1 on error. */
+typedef int (*route_producer_fn)(void *ctx, struct route *r);
+
 struct route {
 	const struct crawl_dir *dir;
 	int rank, nranks;
 	size_t batch_bytes;
-	struct buf *send;        /* one per rank */
-	size_t pending;          /* bytes in send[] */
+	struct comm_stream *stream;   /* while route_run runs */
+	route_producer_fn produce;
+	void *produce_ctx;
 	struct xsort **sorts;    /* per partition; NULL where not owned */
 	struct bloom *seen;      /* per partition; .bits NULL: no filter */
 	uint64_t sent, received, seen_dropped;
 	struct buf scratch;
 };
-
-/* Produces links with route_add until route_full() or its input ends; returns
- * 1 when its input is exhausted, 0 to be called again, -1 on error. */
-typedef int (*route_producer_fn)(void *ctx, struct route *r);
 
 /* seen_version: the CrawlDb version whose seen-sets filter arriving links
  * (0: none, or seen.enabled false). */

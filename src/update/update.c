@@ -1,9 +1,11 @@
 #include "update/update.h"
 #include "comm/comm.h"
+#include "crawldb/crawl_record.h"
+#include "crawldb/parse_record.h"
+#include "seen/seen.h"
 #include "store/recfile.h"
 #include "update/merge.h"
 #include "update/route.h"
-#include "seen/seen.h"
 #include "url/url.h"
 #include "util/fs.h"
 #include "util/log.h"
@@ -29,7 +31,7 @@ struct link_source {
 	struct job *j;
 	int seg;
 	uint32_t p;              /* next partition to open */
-	struct rec_reader *r;
+	struct recfile_reader *r;
 	char path[PATH_MAX];
 	struct parse_record cur; /* borrowed from r's last record */
 	size_t pos;
@@ -60,7 +62,7 @@ static int produce_links(void *arg, struct route *rt)
 			const void *data;
 			size_t n;
 
-			e = rec_reader_next(s->r, &data, &n);
+			e = recfile_reader_next(s->r, &data, &n);
 			if (e == CR_OK) {
 				if (parse_record_unpack(data, n, &s->cur) != CR_OK) {
 					log_err("update", "damaged record in '%s'", s->path);
@@ -79,7 +81,7 @@ static int produce_links(void *arg, struct route *rt)
 				}
 				continue;
 			}
-			rec_reader_free(&s->r);
+			recfile_reader_free(&s->r);
 			if (e != CR_EOF)
 				return -1;
 		}
@@ -90,7 +92,7 @@ static int produce_links(void *arg, struct route *rt)
 			return 1;
 		layout_segment_part(&s->j->dir, s->seg, "parse", s->p, s->path, sizeof(s->path));
 		s->p++;
-		if (rec_reader_open(s->path, REC_KIND_PARSE, &s->r) != CR_OK) {
+		if (recfile_reader_open(s->path, REC_KIND_PARSE, &s->r) != CR_OK) {
 			log_err("update", "cannot read parse data '%s'", s->path);
 			return -1;
 		}
@@ -102,30 +104,30 @@ static enum cr_err sort_outcomes(struct job *j, int seg, uint32_t p, size_t budg
 				 struct xsort **out, uint64_t *n_out)
 {
 	char path[PATH_MAX];
-	struct rec_reader *r;
+	struct recfile_reader *r;
 	struct xsort *x;
 	const void *data;
 	size_t n;
 	enum cr_err e;
 
 	layout_segment_part(&j->dir, seg, "fetch", p, path, sizeof(path));
-	e = rec_reader_open(path, REC_KIND_FETCH, &r);
+	e = recfile_reader_open(path, REC_KIND_FETCH, &r);
 	if (e) {
 		log_err("update", "cannot read fetch outcomes '%s'", path);
 		return e;
 	}
 	e = xsort_new(j->tmpdir, budget, crawl_record_cmp, &x);
 	if (e) {
-		rec_reader_free(&r);
+		recfile_reader_free(&r);
 		return e;
 	}
-	while ((e = rec_reader_next(r, &data, &n)) == CR_OK) {
+	while ((e = recfile_reader_next(r, &data, &n)) == CR_OK) {
 		e = xsort_add(x, data, n);
 		if (e)
 			break;
 		(*n_out)++;
 	}
-	rec_reader_free(&r);
+	recfile_reader_free(&r);
 	if (e == CR_EOF)
 		e = xsort_finish(x);
 	if (e) {
@@ -170,7 +172,7 @@ enum cr_err update_run(struct job *j, int seg, int ver, uint64_t *c)
 		e = route_run(&rt, produce_links, &src);
 	else
 		e = e ? e : CR_ERR_COMM;
-	rec_reader_free(&src.r);
+	recfile_reader_free(&src.r);
 	c[UC_LINKS_SENT] += rt.sent;
 	c[UC_LINKS_RECEIVED] += rt.received;
 	c[UC_SEEN_DROPPED] += rt.seen_dropped;

@@ -16,8 +16,8 @@
 
 #include <stdint.h>
 
+#include "crawldb/crawl_record.h"
 #include "crawldb/job.h"
-#include "crawldb/record.h"
 #include "dedup/dedup.h"
 #include "util/error.h"
 

@@ -144,14 +144,14 @@ void buf_put_str(struct buf *b, const char *s, size_t n)
 	buf_add(b, s, n);
 }
 
-void rd_init(struct rd *r, const void *p, size_t len)
+void buf_reader_init(struct buf_reader *r, const void *p, size_t len)
 {
 	r->p = p;
 	r->len = len;
 	r->off = 0;
 }
 
-enum cr_err rd_u8(struct rd *r, uint8_t *v)
+enum cr_err buf_get_u8(struct buf_reader *r, uint8_t *v)
 {
 	if (r->len - r->off < 1)
 		return CR_ERR_FORMAT;
@@ -159,36 +159,36 @@ enum cr_err rd_u8(struct rd *r, uint8_t *v)
 	return CR_OK;
 }
 
-uint32_t load_u32le(const unsigned char *p)
+uint32_t buf_load_u32le(const unsigned char *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
 	       (uint32_t)p[3] << 24;
 }
 
-uint64_t load_u64le(const unsigned char *p)
+uint64_t buf_load_u64le(const unsigned char *p)
 {
-	return (uint64_t)load_u32le(p) | (uint64_t)load_u32le(p + 4) << 32;
+	return (uint64_t)buf_load_u32le(p) | (uint64_t)buf_load_u32le(p + 4) << 32;
 }
 
-enum cr_err rd_u32le(struct rd *r, uint32_t *v)
+enum cr_err buf_get_u32le(struct buf_reader *r, uint32_t *v)
 {
 	if (r->len - r->off < 4)
 		return CR_ERR_FORMAT;
-	*v = load_u32le(r->p + r->off);
+	*v = buf_load_u32le(r->p + r->off);
 	r->off += 4;
 	return CR_OK;
 }
 
-enum cr_err rd_u64le(struct rd *r, uint64_t *v)
+enum cr_err buf_get_u64le(struct buf_reader *r, uint64_t *v)
 {
 	if (r->len - r->off < 8)
 		return CR_ERR_FORMAT;
-	*v = load_u64le(r->p + r->off);
+	*v = buf_load_u64le(r->p + r->off);
 	r->off += 8;
 	return CR_OK;
 }
 
-enum cr_err rd_varint(struct rd *r, uint64_t *v)
+enum cr_err buf_get_varint(struct buf_reader *r, uint64_t *v)
 {
 	uint64_t x = 0;
 	int shift = 0;
@@ -206,10 +206,10 @@ enum cr_err rd_varint(struct rd *r, uint64_t *v)
 	return CR_ERR_FORMAT;
 }
 
-enum cr_err rd_svarint(struct rd *r, int64_t *v)
+enum cr_err buf_get_svarint(struct buf_reader *r, int64_t *v)
 {
 	uint64_t u;
-	enum cr_err e = rd_varint(r, &u);
+	enum cr_err e = buf_get_varint(r, &u);
 
 	if (e)
 		return e;
@@ -217,10 +217,10 @@ enum cr_err rd_svarint(struct rd *r, int64_t *v)
 	return CR_OK;
 }
 
-enum cr_err rd_str(struct rd *r, const char **s, size_t *n)
+enum cr_err buf_get_str(struct buf_reader *r, const char **s, size_t *n)
 {
 	uint64_t len;
-	enum cr_err e = rd_varint(r, &len);
+	enum cr_err e = buf_get_varint(r, &len);
 
 	if (e)
 		return e;

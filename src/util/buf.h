@@ -6,7 +6,7 @@
  * crawl stage can recover from, and every size that input controls is
  * capped before it reaches a buffer.
  *
- * struct rd reads packed values (varints, length-prefixed strings) from a
+ * struct buf_reader reads packed values (varints, length-prefixed strings) from a
  * borrowed byte range and never reads past its end: every getter returns
  * CR_ERR_FORMAT instead.
  */
@@ -45,22 +45,22 @@ void buf_put_svarint(struct buf *b, int64_t v);
 /* varint length, then the bytes; s may be NULL for an empty string. */
 void buf_put_str(struct buf *b, const char *s, size_t n);
 
-struct rd {
+struct buf_reader {
 	const unsigned char *p;
 	size_t len;
 	size_t off;
 };
 
-void rd_init(struct rd *r, const void *p, size_t len);
-CR_WUR enum cr_err rd_u8(struct rd *r, uint8_t *v);
-CR_WUR enum cr_err rd_u32le(struct rd *r, uint32_t *v);
-CR_WUR enum cr_err rd_u64le(struct rd *r, uint64_t *v);
-CR_WUR enum cr_err rd_varint(struct rd *r, uint64_t *v);
-CR_WUR enum cr_err rd_svarint(struct rd *r, int64_t *v);
+void buf_reader_init(struct buf_reader *r, const void *p, size_t len);
+CR_WUR enum cr_err buf_get_u8(struct buf_reader *r, uint8_t *v);
+CR_WUR enum cr_err buf_get_u32le(struct buf_reader *r, uint32_t *v);
+CR_WUR enum cr_err buf_get_u64le(struct buf_reader *r, uint64_t *v);
+CR_WUR enum cr_err buf_get_varint(struct buf_reader *r, uint64_t *v);
+CR_WUR enum cr_err buf_get_svarint(struct buf_reader *r, int64_t *v);
 /* A string borrowed from the reader's bytes (not NUL-terminated). */
-CR_WUR enum cr_err rd_str(struct rd *r, const char **s, size_t *n);
+CR_WUR enum cr_err buf_get_str(struct buf_reader *r, const char **s, size_t *n);
 
-uint32_t load_u32le(const unsigned char *p);
-uint64_t load_u64le(const unsigned char *p);
+uint32_t buf_load_u32le(const unsigned char *p);
+uint64_t buf_load_u64le(const unsigned char *p);
 
 #endif

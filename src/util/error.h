@@ -27,6 +27,6 @@ enum cr_err {
 };
 
 /* A short constant name for an error ("io", "format", ...). */
-const char *cr_strerror(enum cr_err e);
+const char *error_str(enum cr_err e);
 
 #endif

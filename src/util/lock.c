@@ -13,10 +13,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static void lock_path(const char *dir, char *out, size_t cap)
-{
-	snprintf(out, cap, "%s/lock", dir);
-}
 
 /* Parses "key=value" lines; missing keys stay empty. */
 static void holder_parse(const char *text, struct lock_holder *h)
@@ -103,12 +99,12 @@ static int same_file(int fd, const char *path)
 	       a.st_ino == b.st_ino;
 }
 
-enum cr_err lock_acquire(const char *dir, struct dir_lock *l, struct lock_holder *h)
+enum cr_err lock_acquire(const char *path, struct dir_lock *l, struct lock_holder *h)
 {
 	int tries;
 
 	l->fd = -1;
-	lock_path(dir, l->path, sizeof(l->path));
+	snprintf(l->path, sizeof(l->path), "%s", path);
 	/* A holder may remove the file between our open and our flock: then
 	 * the lock we got is of a file nobody else will look at; open again. */
 	for (tries = 0; tries < 10; tries++) {
@@ -142,8 +138,8 @@ enum cr_err lock_acquire(const char *dir, struct dir_lock *l, struct lock_holder
 
 			lock_holder_str(&prev, who, sizeof(who));
 			log_info("lock",
-				 "taking over the lock of '%s' from a job that is gone (%s)",
-				 dir, who);
+				 "taking over the lock '%s' from a job that is gone (%s)",
+				 path, who);
 		}
 		if (holder_write(fd, l->path) != CR_OK) {
 			close(fd);
@@ -174,14 +170,13 @@ static int pid_alive(long pid)
 	return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
 }
 
-enum cr_err lock_clear(const char *dir, int force, struct lock_holder *h,
+enum cr_err lock_clear(const char *path, int force, struct lock_holder *h,
 		       enum lock_clear_result *res)
 {
-	char path[PATH_MAX], host[256] = "";
+	char host[256] = "";
 	int fd, held;
 
 	memset(h, 0, sizeof(*h));
-	lock_path(dir, path, sizeof(path));
 	fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
 		if (errno == ENOENT) {

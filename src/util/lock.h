@@ -1,8 +1,8 @@
 /*
- * lock.h - the lock of a crawl directory: DIR/lock, so that two jobs never
- * work on one crawl at once.
+ * lock.h - the lock of a crawl directory (DIR/lock, crawldb/layout.h), so
+ * that two jobs never work on one crawl at once.
  *
- * The lock is an flock(2) on DIR/lock, held for the whole job by one process
+ * The lock is an flock(2) on that file, held for the whole job by one process
  * (rank 0: the other ranks learn the outcome from it). The file records the
  * holder - host, pid, Slurm job id, start time - for the message a second
  * job prints. The kernel (or the shared filesystem's lock manager) drops an
@@ -36,14 +36,15 @@ struct lock_holder {
 };
 
 /*
- * Takes DIR/lock for this process and writes the holder record. CR_OK: l
+ * Takes the lock file at path for this process and writes the holder record. CR_OK: l
  * holds it until lock_release. CR_ERR_STATE: another process holds it; h
  * (may be NULL) receives what its file says. CR_ERR_IO: the file cannot be
  * created or written (logged). On a filesystem without flock the lock is not
  * enforced: a warning is logged and CR_OK returned.
  */
-CR_WUR enum cr_err lock_acquire(const char *dir, struct dir_lock *l, struct lock_holder *h);
-/* Removes DIR/lock and drops the lock. Accepts a lock not held. */
+CR_WUR enum cr_err lock_acquire(const char *path, struct dir_lock *l,
+				struct lock_holder *h);
+/* Removes the lock file and drops the lock. Accepts a lock not held. */
 void lock_release(struct dir_lock *l);
 
 /* One line describing a holder: "job J, pid P on host H, since T". */
@@ -58,13 +59,13 @@ enum lock_clear_result {
 };
 
 /*
- * `mpicrawl unlock`: removes a stale DIR/lock. A lock whose flock is free is
+ * `mpicrawl unlock`: removes a stale lock file at path. A lock whose flock is free is
  * removed; one held by a live process of this host never is; one held from
  * another host only with force (that host's job must be known to be gone).
  * h receives the holder record when there is one. CR_ERR_IO on a failed
  * removal.
  */
-CR_WUR enum cr_err lock_clear(const char *dir, int force, struct lock_holder *h,
+CR_WUR enum cr_err lock_clear(const char *path, int force, struct lock_holder *h,
 			      enum lock_clear_result *res);
 
 #endif

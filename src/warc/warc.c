@@ -876,7 +876,7 @@ static enum cr_err w_new_opts(const struct warc_writer_opts *o, const char *soft
 		if (level < 1 || level > 19)   /* 19: windows of at most 8 MiB */
 			return CR_ERR_ARG;
 		if (o->zstd_dict && (o->zstd_dict_len < 8 || o->zstd_dict_len > WARC_DICT_MAX ||
-				     load_u32le(o->zstd_dict) != ZSTD_DICTIONARY_MAGIC)) {
+				     buf_load_u32le(o->zstd_dict) != ZSTD_DICTIONARY_MAGIC)) {
 			log_err("warc", "the zstd dictionary is not one (zstd --train makes one)");
 			return CR_ERR_FORMAT;
 		}
@@ -1324,11 +1324,11 @@ static enum cr_err zstd_skip(struct warc_reader *r)
 		if (e != CR_OK && e != CR_EOF)
 			return e;
 		if (have < 4 ||
-		    (load_u32le(r->in + r->in_pos) & ZSTD_SKIP_MASK) != ZSTD_SKIP_MAGIC)
+		    (buf_load_u32le(r->in + r->in_pos) & ZSTD_SKIP_MASK) != ZSTD_SKIP_MAGIC)
 			return CR_OK;
 		if (have < 8)
 			return r_why(r, CR_ERR_FORMAT, "zstd skippable frame cut short");
-		target = r->in_off + r->in_pos + 8 + load_u32le(r->in + r->in_pos + 4);
+		target = r->in_off + r->in_pos + 8 + buf_load_u32le(r->in + r->in_pos + 4);
 		if (target > r->fsize)
 			return r_why(r, CR_ERR_FORMAT, "zstd skippable frame cut short");
 		if (target <= r->in_off + r->in_len) {
@@ -1436,7 +1436,7 @@ static enum cr_err pull(struct warc_reader *r, size_t want, int cross)
 static enum cr_err r_fail(struct warc_reader *r, enum cr_err e)
 {
 	log_err("warc", "%s: record at offset %llu: %s", r->path,
-		(unsigned long long)r->rec_off, r->why ? r->why : cr_strerror(e));
+		(unsigned long long)r->rec_off, r->why ? r->why : error_str(e));
 	r->err = e;
 	return e;
 }
@@ -1663,7 +1663,7 @@ static enum cr_err zstd_load_dict(struct warc_reader *r)
 
 	if ((e = r_pread_all(r, hdr, 8, 0)) != CR_OK)
 		return e;
-	n = load_u32le(hdr + 4);
+	n = buf_load_u32le(hdr + 4);
 	if (n > WARC_DICT_MAX)
 		return r_why(r, CR_ERR_LIMIT, "zstd dictionary over 8 MiB");
 	if (!(raw = malloc(n ? n : 1)))
@@ -1672,7 +1672,7 @@ static enum cr_err zstd_load_dict(struct warc_reader *r)
 		goto out;
 	dict = raw;
 	dlen = n;
-	if (n >= 4 && load_u32le(raw) == ZSTD_FRAME_MAGIC) {
+	if (n >= 4 && buf_load_u32le(raw) == ZSTD_FRAME_MAGIC) {
 		unsigned long long fcs = ZSTD_getFrameContentSize(raw, n);
 		size_t got;
 		if (fcs == ZSTD_CONTENTSIZE_UNKNOWN || fcs == ZSTD_CONTENTSIZE_ERROR ||
@@ -1735,8 +1735,8 @@ enum cr_err warc_reader_open(const char *path, size_t max_block,
 	}
 	if (n >= 2 && m[0] == 0x1f && m[1] == 0x8b) {
 		r->comp = WARC_GZIP;
-	} else if (n >= 4 && (load_u32le(m) == ZSTD_FRAME_MAGIC ||
-			      load_u32le(m) == ZSTD_DICT_MAGIC)) {
+	} else if (n >= 4 && (buf_load_u32le(m) == ZSTD_FRAME_MAGIC ||
+			      buf_load_u32le(m) == ZSTD_DICT_MAGIC)) {
 		r->comp = WARC_ZSTD;
 	} else if (n == 0 || (n == 5 && memcmp(m, "WARC/", 5) == 0)) {
 		r->comp = WARC_PLAIN;
@@ -1759,11 +1759,11 @@ enum cr_err warc_reader_open(const char *path, size_t max_block,
 		else if (ZSTD_isError(ZSTD_DCtx_setParameter(r->zd, ZSTD_d_windowLogMax,
 							     WARC_ZSTD_WINDOWLOG_MAX)))
 			e = r_why(r, CR_ERR_LIB, "zstd windowLogMax refused");
-		else if (load_u32le(m) == ZSTD_DICT_MAGIC)
+		else if (buf_load_u32le(m) == ZSTD_DICT_MAGIC)
 			e = zstd_load_dict(r);
 	}
 	if (e != CR_OK) {
-		log_err("warc", "%s: %s", path, r->why ? r->why : cr_strerror(e));
+		log_err("warc", "%s: %s", path, r->why ? r->why : error_str(e));
 		warc_reader_free(&r);
 		return e;
 	}

@@ -6,8 +6,8 @@
  * the fetcher's, then tightly (sizes taken from the input). A field's value
  * must lie inside the head; type and charset must be lower-case and fit.
  */
-#include "fuzz.h"
 #include "fetch/http_head.h"
+#include "fuzz.h"
 
 #include <ctype.h>
 
@@ -46,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			  v + vl > (const char *)head + size))
 			abort();
 		if (v && i == 1)
-			(void)http_retry_after_s(v, vl, 1700000000);
+			(void)http_head_retry_after_s(v, vl, 1700000000);
 	}
 	http_head_content_type(head, size, type, sizeof(type), cs, sizeof(cs));
 	check_type(type, sizeof(type), cs, sizeof(cs));
@@ -54,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_type(t2, tcap, c2, ccap);
 	if (strncmp(type, t2, tcap - 1) || strncmp(cs, c2, ccap - 1))
 		abort();
-	(void)http_retry_after_s((const char *)head, size, 1700000000);
+	(void)http_head_retry_after_s((const char *)head, size, 1700000000);
 	free(head);
 	return 0;
 }

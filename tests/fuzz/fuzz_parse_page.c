@@ -9,11 +9,13 @@
  * type and charset from Content-Type, a redirect's Location canonicalised.
  * The parse record written must unpack, and its links iterate to the end.
  */
-#include "fuzz.h"
 #include "config/config.h"
+#include "crawldb/crawl_record.h"
+#include "crawldb/fetch_record.h"
 #include "crawldb/job.h"
-#include "crawldb/record.h"
+#include "crawldb/parse_record.h"
 #include "fetch/http_head.h"
+#include "fuzz.h"
 #include "parse/parse.h"
 #include "url/url.h"
 #include "warc/warc.h"

@@ -7,8 +7,11 @@
  * error, and each record unpacked as that kind's reader would. Once done,
  * the reader must stay done.
  */
+#include "crawldb/crawl_record.h"
+#include "crawldb/fetch_record.h"
+#include "crawldb/link_record.h"
+#include "crawldb/parse_record.h"
 #include "fuzz.h"
-#include "crawldb/record.h"
 #include "robots/cache.h"
 #include "store/recfile.h"
 
@@ -50,22 +53,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	enum rec_kind kind = size > 8 && data[8] >= 1 && data[8] <= 7 ? (enum rec_kind)data[8]
 								       : REC_KIND_CRAWLDB;
 	const char *path = fuzz_file(data, size);
-	struct rec_reader *r = NULL;
+	struct recfile_reader *r = NULL;
 	const void *p;
 	size_t n;
 	enum cr_err e;
 
-	if (rec_reader_open(path, kind, &r) != CR_OK)
+	if (recfile_reader_open(path, kind, &r) != CR_OK)
 		return 0;
-	while ((e = rec_reader_next(r, &p, &n)) == CR_OK) {
+	while ((e = recfile_reader_next(r, &p, &n)) == CR_OK) {
 		if (n > REC_MAX_BYTES)
 			abort();
 		unpack(kind, p, n);
 	}
 	if (e != CR_EOF && e != CR_ERR_FORMAT && e != CR_ERR_IO)
 		abort();
-	if (rec_reader_next(r, &p, &n) != CR_EOF)
+	if (recfile_reader_next(r, &p, &n) != CR_EOF)
 		abort();
-	rec_reader_free(&r);
+	recfile_reader_free(&r);
 	return 0;
 }

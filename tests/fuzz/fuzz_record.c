@@ -1,6 +1,6 @@
 /*
  * fuzz_record - the packed records of the crawl directory
- * (crawldb/record.h): crawl (with dup_of), fetch, parse (with the MinHash
+ * (crawldb/crawl_record.h and the others): crawl (with dup_of), fetch, parse (with the MinHash
  * signature) and link records, every version the unpackers accept.
  *
  * Input: one packed record of any kind; every unpacker is tried on it.
@@ -9,8 +9,11 @@
  * be consistent (a record equals itself; the two halves of the input
  * compare with opposite signs).
  */
+#include "crawldb/crawl_record.h"
+#include "crawldb/fetch_record.h"
+#include "crawldb/link_record.h"
+#include "crawldb/parse_record.h"
 #include "fuzz.h"
-#include "crawldb/record.h"
 
 #define SAME_STR(a, an, b, bn) ((an) == (bn) && (!(an) || !memcmp((a), (b), (an))))
 
@@ -29,7 +32,7 @@ static void try_crawl(const uint8_t *data, size_t size, struct buf *b)
 
 	if (crawl_record_unpack(data, size, &r) != CR_OK)
 		return;
-	(void)crawl_status_name(r.status);
+	(void)crawl_record_status_name(r.status);
 	b->len = 0;
 	crawl_record_pack(&r, b);
 	if (crawl_record_unpack(b->p, b->len, &r2) != CR_OK || !same_crawl(&r, &r2))

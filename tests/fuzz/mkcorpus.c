@@ -5,7 +5,10 @@
  * .warc.zst. Run once by tests/fuzz/mkcorpus.sh; the output is committed.
  *   mkcorpus CORPUS_DIR
  */
-#include "crawldb/record.h"
+#include "crawldb/crawl_record.h"
+#include "crawldb/fetch_record.h"
+#include "crawldb/link_record.h"
+#include "crawldb/parse_record.h"
 #include "robots/cache.h"
 #include "store/recfile.h"
 #include "util/buf.h"
@@ -127,10 +130,10 @@ static void robots_cache(struct buf *b)
 static void recfile(const char *tmp, struct buf *b, enum rec_kind kind, const char *name,
 		    int nrec)
 {
-	struct rec_writer *w;
+	struct recfile_writer *w;
 	int i;
 
-	if (rec_writer_open(tmp, kind, 3, &w) != CR_OK)
+	if (recfile_writer_open(tmp, kind, 3, &w) != CR_OK)
 		exit(1);
 	for (i = 0; i < nrec; i++) {
 		struct crawl_record c = crawl;
@@ -143,11 +146,11 @@ static void recfile(const char *tmp, struct buf *b, enum rec_kind kind, const ch
 			c.depth = (uint32_t)i;
 			crawl_record_pack(&c, b);
 		}
-		if (rec_writer_add(w, b->p, b->len) != CR_OK)
+		if (recfile_writer_add(w, b->p, b->len) != CR_OK)
 			exit(1);
 	}
 	b->len = 0;
-	if (rec_writer_commit(&w) != CR_OK)
+	if (recfile_writer_commit(&w) != CR_OK)
 		exit(1);
 	copy_file(tmp, "fuzz_recfile", name);
 }

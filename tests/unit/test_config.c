@@ -6,8 +6,8 @@
  * config_write read back by config_load; and every key of the table is
  * documented in docs/CONFIG.md as `key`, with the same default.
  */
-#include "test.h"
 #include "config/config.h"
+#include "test.h"
 #include "util/buf.h"
 #include "util/fs.h"
 
@@ -181,12 +181,12 @@ static void test_set(void)
 		before = c;
 		e = config_set_kv(&c, cases[i].kv);
 		if (cases[i].want) {
-			CHECK(e == CR_OK, "'%s': %s", cases[i].kv, cr_strerror(e));
+			CHECK(e == CR_OK, "'%s': %s", cases[i].kv, error_str(e));
 			field(&c, cases[i].key, got, sizeof(got));
 			CHECK(!strcmp(got, cases[i].want), "'%s': %s is '%s', want '%s'",
 			      cases[i].kv, cases[i].key, got, cases[i].want);
 		} else {
-			CHECK(e == CR_ERR_ARG, "'%s' refused: %s", cases[i].kv, cr_strerror(e));
+			CHECK(e == CR_ERR_ARG, "'%s' refused: %s", cases[i].kv, error_str(e));
 			/* A refused value changes no field. */
 			c.partitions_set = before.partitions_set;
 			CHECK(!memcmp(&c, &before, sizeof(c)), "'%s': config unchanged",
@@ -258,8 +258,8 @@ static void test_load(void)
 		      "write %s", cases[i].name);
 		config_defaults(&c);
 		e = config_load(&c, path);
-		CHECK(e == cases[i].want, "%s: %s, want %s", cases[i].name, cr_strerror(e),
-		      cr_strerror(cases[i].want));
+		CHECK(e == cases[i].want, "%s: %s, want %s", cases[i].name, error_str(e),
+		      error_str(cases[i].want));
 		if (i == 0 && e == CR_OK) {
 			CHECK(c.delay_ms == 50 && c.max_in_flight == 2 && c.allow_private == 1 &&
 				      c.partitions == 16 && c.partitions_set == 1 &&

@@ -1,5 +1,5 @@
-#include "test.h"
 #include "generate/generate.h"
+#include "test.h"
 #include "update/merge.h"
 
 int main(void)
@@ -41,6 +41,6 @@ int main(void)
 	      out.next_fetch == 1000000 + cfg.retry_interval_s * 1000000LL,
 	      "deferred: retries %u digest %llu next %lld", out.retries,
 	      (unsigned long long)out.digest, (long long)out.next_fetch);
-	CHECK_STR(crawl_status_name(ST_DEFERRED), "deferred");
+	CHECK_STR(crawl_record_status_name(ST_DEFERRED), "deferred");
 	TEST_DONE();
 }

@@ -11,9 +11,9 @@
  * counts. Also: a merge from nothing (version 0), a missing old version and
  * a damaged old part.
  */
+#include "store/recfile.h"
 #include "test.h"
 #include "update/merge.h"
-#include "store/recfile.h"
 #include "util/buf.h"
 #include "util/fs.h"
 
@@ -147,8 +147,8 @@ static void test_apply(void)
 		memset(&out, 0x5a, sizeof(out));
 		merge_apply(cases[i].has_old ? &old : NULL, &f, c, &out);
 		CHECK(out.status == cases[i].want_status, "%s: status %s, want %s",
-		      cases[i].name, crawl_status_name(out.status),
-		      crawl_status_name(cases[i].want_status));
+		      cases[i].name, crawl_record_status_name(out.status),
+		      crawl_record_status_name(cases[i].want_status));
 		CHECK(out.retries == cases[i].want_retries, "%s: retries %d, want %d",
 		      cases[i].name, out.retries, cases[i].want_retries);
 		CHECK(out.depth == (uint32_t)cases[i].want_depth, "%s: depth %u, want %d",
@@ -268,13 +268,13 @@ static enum cr_err write_old(const struct crawl_dir *d, const struct want *w, si
 			     const struct config *cfg)
 {
 	char path[PATH_MAX];
-	struct rec_writer *wr;
+	struct recfile_writer *wr;
 	struct buf b;
 	enum cr_err e;
 	size_t i;
 
 	layout_crawldb_part(d, 1, 0, path, sizeof(path));
-	e = rec_writer_open(path, REC_KIND_CRAWLDB, (int)cfg->zstd_level, &wr);
+	e = recfile_writer_open(path, REC_KIND_CRAWLDB, (int)cfg->zstd_level, &wr);
 	if (e)
 		return e;
 	buf_init(&b);
@@ -292,14 +292,14 @@ static enum cr_err write_old(const struct crawl_dir *d, const struct want *w, si
 		r.digest = w[i].digest;
 		buf_reset(&b);
 		crawl_record_pack(&r, &b);
-		e = rec_writer_add(wr, b.p, b.len);
+		e = recfile_writer_add(wr, b.p, b.len);
 	}
 	buf_release(&b);
 	if (e) {
-		rec_writer_abort(&wr);
+		recfile_writer_abort(&wr);
 		return e;
 	}
-	return rec_writer_commit(&wr);
+	return recfile_writer_commit(&wr);
 }
 
 static void gen_url(char *out, size_t cap, unsigned k)
@@ -317,7 +317,7 @@ static void test_partition(void)
 	uint32_t gen_min[GEN_URLS];
 	size_t i, gen_added = 0, gen_too_deep = 0, nread = 0;
 	struct buf b, prev;
-	struct rec_reader *rd = NULL;
+	struct recfile_reader *rd = NULL;
 	enum cr_err e;
 	int sorted = 1, ok_gen = 1, bad_rec = 0;
 	size_t seen[sizeof(new_db) / sizeof(new_db[0])] = { 0 };
@@ -332,7 +332,7 @@ static void test_partition(void)
 	for (i = 1; i < sizeof(old_db) / sizeof(old_db[0]); i++)
 		CHECK(strcmp(old_db[i - 1].url, old_db[i].url) < 0, "old_db sorted at %zu", i);
 	e = write_old(&d, old_db, sizeof(old_db) / sizeof(old_db[0]), &cfg);
-	CHECK(e == CR_OK, "write version 1: %s", cr_strerror(e));
+	CHECK(e == CR_OK, "write version 1: %s", error_str(e));
 
 	buf_init(&b);
 	buf_init(&prev);
@@ -389,7 +389,7 @@ static void test_partition(void)
 
 	memset(&st, 0, sizeof(st));
 	e = merge_partition(&d, &cfg, 1, 2, 0, fx, lx, &st, NULL, NULL);
-	CHECK(e == CR_OK, "merge_partition: %s", cr_strerror(e));
+	CHECK(e == CR_OK, "merge_partition: %s", error_str(e));
 	CHECK(st.updated == 6, "updated %llu, want 6", (unsigned long long)st.updated);
 	CHECK(st.added == 3 + gen_added, "added %llu, want %zu",
 	      (unsigned long long)st.added, 3 + gen_added);
@@ -407,15 +407,15 @@ static void test_partition(void)
 
 	/* Read version 2 back. */
 	layout_crawldb_part(&d, 2, 0, path, sizeof(path));
-	e = rec_reader_open(path, REC_KIND_CRAWLDB, &rd);
-	CHECK(e == CR_OK, "open version 2: %s", cr_strerror(e));
+	e = recfile_reader_open(path, REC_KIND_CRAWLDB, &rd);
+	CHECK(e == CR_OK, "open version 2: %s", error_str(e));
 	while (rd) {
 		const void *p;
 		size_t n, k;
 		struct crawl_record r;
 		char u[128];
 
-		e = rec_reader_next(rd, &p, &n);
+		e = recfile_reader_next(rd, &p, &n);
 		if (e != CR_OK)
 			break;
 		nread++;
@@ -447,7 +447,7 @@ static void test_partition(void)
 		}
 		seen[k]++;
 		CHECK(r.status == new_db[k].status, "%s: status %s, want %s", u,
-		      crawl_status_name(r.status), crawl_status_name(new_db[k].status));
+		      crawl_record_status_name(r.status), crawl_record_status_name(new_db[k].status));
 		CHECK(r.depth == new_db[k].depth, "%s: depth %u, want %u", u, r.depth,
 		      new_db[k].depth);
 		CHECK(r.retries == new_db[k].retries, "%s: retries %d, want %d", u, r.retries,
@@ -457,8 +457,8 @@ static void test_partition(void)
 		CHECK(r.digest == new_db[k].digest, "%s: digest %llu, want %llu", u,
 		      (unsigned long long)r.digest, (unsigned long long)new_db[k].digest);
 	}
-	CHECK(e == CR_EOF, "version 2 ends cleanly: %s", cr_strerror(e));
-	rec_reader_free(&rd);
+	CHECK(e == CR_EOF, "version 2 ends cleanly: %s", error_str(e));
+	recfile_reader_free(&rd);
 	CHECK(bad_rec == 0, "%d records do not unpack", bad_rec);
 	CHECK(sorted, "version 2 strictly sorted (each URL once)");
 	CHECK(ok_gen, "generated links: present iff min depth <= %d, with that depth",
@@ -489,7 +489,7 @@ static void test_from_nothing(void)
 	struct xsort *lx = NULL;
 	struct merge_stats st;
 	char sortdir[PATH_MAX], path[PATH_MAX];
-	struct rec_reader *rd = NULL;
+	struct recfile_reader *rd = NULL;
 	struct buf b;
 	size_t i;
 	enum cr_err e;
@@ -508,18 +508,18 @@ static void test_from_nothing(void)
 	CHECK(lx && xsort_finish(lx) == CR_OK, "fresh finish");
 	memset(&st, 0, sizeof(st));
 	e = lx ? merge_partition(&d, &cfg, 0, 1, 0, NULL, lx, &st, NULL, NULL) : CR_ERR_STATE;
-	CHECK(e == CR_OK, "merge from nothing: %s", cr_strerror(e));
+	CHECK(e == CR_OK, "merge from nothing: %s", error_str(e));
 	CHECK(st.records == 3 && st.added == 3 && st.updated == 0 && st.too_deep == 0 &&
 		      st.by_status[ST_UNFETCHED] == 3, "fresh stats");
 	layout_crawldb_part(&d, 1, 0, path, sizeof(path));
-	if (rec_reader_open(path, REC_KIND_CRAWLDB, &rd) == CR_OK) {
+	if (recfile_reader_open(path, REC_KIND_CRAWLDB, &rd) == CR_OK) {
 		static const char *const want[] = { "http://a/", "http://b/", "http://c/" };
 		static const uint32_t want_depth[] = { 0, 0, 5 };
 		const void *p;
 		size_t n, k = 0;
 		int ok = 1;
 
-		while ((e = rec_reader_next(rd, &p, &n)) == CR_OK) {
+		while ((e = recfile_reader_next(rd, &p, &n)) == CR_OK) {
 			struct crawl_record r;
 
 			if (k >= 3 || crawl_record_unpack(p, n, &r) != CR_OK ||
@@ -529,7 +529,7 @@ static void test_from_nothing(void)
 			k++;
 		}
 		CHECK(ok && k == 3 && e == CR_EOF, "fresh version 1 content");
-		rec_reader_free(&rd);
+		recfile_reader_free(&rd);
 	} else {
 		CHECK(0, "open fresh version 1");
 	}
@@ -547,25 +547,25 @@ static void test_from_nothing(void)
 	CHECK(make_version_dir(&d, 4) == CR_OK, "mkdir fresh 4");
 	memset(&st, 0, sizeof(st));
 	e = merge_partition(&d, &cfg, 3, 4, 0, NULL, NULL, &st, NULL, NULL);
-	CHECK(e == CR_ERR_STATE, "missing old version: %s", cr_strerror(e));
+	CHECK(e == CR_ERR_STATE, "missing old version: %s", error_str(e));
 	layout_crawldb_part(&d, 4, 0, path, sizeof(path));
 	CHECK(!fs_exists(path), "nothing written for a missing old version");
 
 	/* A damaged record in the old part: a format error, nothing committed. */
 	{
-		struct rec_writer *w;
+		struct recfile_writer *w;
 
 		CHECK(make_version_dir(&d, 5) == CR_OK, "mkdir fresh 5");
 		layout_crawldb_part(&d, 4, 0, path, sizeof(path));
-		CHECK(rec_writer_open(path, REC_KIND_CRAWLDB, 1, &w) == CR_OK, "open damaged");
+		CHECK(recfile_writer_open(path, REC_KIND_CRAWLDB, 1, &w) == CR_OK, "open damaged");
 		buf_reset(&b);
 		buf_put_u8(&b, 1);
 		buf_put_str(&b, "http://x/", 9);
-		CHECK(rec_writer_add(w, b.p, b.len) == CR_OK, "add damaged");
-		CHECK(rec_writer_commit(&w) == CR_OK, "commit damaged");
+		CHECK(recfile_writer_add(w, b.p, b.len) == CR_OK, "add damaged");
+		CHECK(recfile_writer_commit(&w) == CR_OK, "commit damaged");
 		memset(&st, 0, sizeof(st));
 		e = merge_partition(&d, &cfg, 4, 5, 0, NULL, NULL, &st, NULL, NULL);
-		CHECK(e == CR_ERR_FORMAT, "damaged old record: %s", cr_strerror(e));
+		CHECK(e == CR_ERR_FORMAT, "damaged old record: %s", error_str(e));
 		layout_crawldb_part(&d, 5, 0, path, sizeof(path));
 		CHECK(!fs_exists(path), "nothing committed after a damaged record");
 	}

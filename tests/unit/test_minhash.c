@@ -1,4 +1,5 @@
-#include "crawldb/record.h"
+#include "crawldb/crawl_record.h"
+#include "crawldb/parse_record.h"
 #include "dedup/minhash.h"
 #include "test.h"
 

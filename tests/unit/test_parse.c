@@ -1,7 +1,9 @@
-#include "test.h"
+#include "crawldb/crawl_record.h"
+#include "crawldb/fetch_record.h"
 #include "crawldb/job.h"
-#include "crawldb/record.h"
+#include "crawldb/parse_record.h"
 #include "parse/parse.h"
+#include "test.h"
 
 static const char page[] = "<html><head><title>t</title></head><body>"
 			   "<a href=\"/a\">a</a><a href=\"/b\">b</a></body></html>";

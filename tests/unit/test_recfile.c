@@ -10,8 +10,8 @@
  * the header at open) and never end with CR_EOF after handing out wrong
  * data. A flip that decodes to the very same records may read clean.
  */
-#include "test.h"
 #include "store/recfile.h"
+#include "test.h"
 #include "util/buf.h"
 #include "util/fs.h"
 
@@ -145,32 +145,32 @@ static enum cr_err write_set(const char *path, enum rec_kind kind, int level,
 {
 	struct stat before, now;
 	int existed = stat(path, &before) == 0;
-	struct rec_writer *w;
+	struct recfile_writer *w;
 	enum cr_err e;
 	size_t i;
 
-	e = rec_writer_open(path, kind, level, &w);
+	e = recfile_writer_open(path, kind, level, &w);
 	if (e)
 		return e;
 	for (i = 0; i < s->n; i++) {
-		e = rec_writer_add(w, s->bytes.p + s->off[i], s->len[i]);
+		e = recfile_writer_add(w, s->bytes.p + s->off[i], s->len[i]);
 		if (e) {
-			rec_writer_abort(&w);
+			recfile_writer_abort(&w);
 			return e;
 		}
 	}
-	if (rec_writer_count(w) != s->n) {
-		rec_writer_abort(&w);
+	if (recfile_writer_count(w) != s->n) {
+		recfile_writer_abort(&w);
 		return CR_ERR_STATE;
 	}
 	/* Nothing may be visible (or changed) at path before commit. */
 	if (existed ? stat(path, &now) != 0 || now.st_ino != before.st_ino ||
 			      now.st_size != before.st_size
 		    : fs_exists(path)) {
-		rec_writer_abort(&w);
+		recfile_writer_abort(&w);
 		return CR_ERR_STATE;
 	}
-	return rec_writer_commit(&w);
+	return recfile_writer_commit(&w);
 }
 
 /*
@@ -182,17 +182,17 @@ static enum cr_err write_set(const char *path, enum rec_kind kind, int level,
 static enum cr_err read_set(const char *path, enum rec_kind kind, const struct recset *s,
 			    size_t *good, int *wrong)
 {
-	struct rec_reader *r;
+	struct recfile_reader *r;
 	const void *d;
 	size_t n, i = 0;
 	enum cr_err e;
 
 	*good = 0;
 	*wrong = 0;
-	e = rec_reader_open(path, kind, &r);
+	e = recfile_reader_open(path, kind, &r);
 	if (e)
 		return e;
-	while ((e = rec_reader_next(r, &d, &n)) == CR_OK) {
+	while ((e = recfile_reader_next(r, &d, &n)) == CR_OK) {
 		if (i >= s->n || n != s->len[i] ||
 		    (n && memcmp(d, s->bytes.p + s->off[i], n) != 0)) {
 			*wrong = 1;
@@ -207,12 +207,12 @@ static enum cr_err read_set(const char *path, enum rec_kind kind, const struct r
 		*wrong = 1;
 	/* Once ended, the reader stays ended. */
 	if (e == CR_EOF || e == CR_ERR_FORMAT) {
-		enum cr_err again = rec_reader_next(r, &d, &n);
+		enum cr_err again = recfile_reader_next(r, &d, &n);
 
 		if (again != CR_EOF && again != CR_ERR_FORMAT)
 			*wrong = 1;
 	}
-	rec_reader_free(&r);
+	recfile_reader_free(&r);
 	return e;
 }
 
@@ -246,11 +246,11 @@ static void test_round_trips(void)
 		snprintf(path, sizeof(path), "%s/rt-%zu.zst", tmp_dir, i);
 		CHECK(!fs_exists(path), "%s: path free before", cases[i].name);
 		e = write_set(path, cases[i].kind, cases[i].level, &s);
-		CHECK(e == CR_OK, "%s: write: %s", cases[i].name, cr_strerror(e));
+		CHECK(e == CR_OK, "%s: write: %s", cases[i].name, error_str(e));
 		CHECK(fs_exists(path), "%s: visible after commit", cases[i].name);
 		CHECK(tmp_files() == 0, "%s: no temporary file left", cases[i].name);
 		e = read_set(path, cases[i].kind, &s, &good, &wrong);
-		CHECK(e == CR_EOF, "%s: read ends with %s", cases[i].name, cr_strerror(e));
+		CHECK(e == CR_EOF, "%s: read ends with %s", cases[i].name, error_str(e));
 		CHECK(!wrong && good == s.n, "%s: %zu of %zu records identical",
 		      cases[i].name, good, s.n);
 		/* The same file opened as another kind is refused. */
@@ -258,7 +258,7 @@ static void test_round_trips(void)
 								   : REC_KIND_SORT,
 			     &s, &good, &wrong);
 		CHECK(e == CR_ERR_FORMAT, "%s: wrong kind gives %s", cases[i].name,
-		      cr_strerror(e));
+		      error_str(e));
 		recset_free(&s);
 	}
 }
@@ -266,55 +266,55 @@ static void test_round_trips(void)
 static void test_commit_abort(void)
 {
 	char path[512], dir_missing[512];
-	struct rec_writer *w = NULL;
-	struct rec_reader *r = NULL;
+	struct recfile_writer *w = NULL;
+	struct recfile_reader *r = NULL;
 	enum cr_err e;
 	static char big[1];
 
 	tmp_path(path, sizeof(path), "abort.zst");
-	e = rec_writer_open(path, REC_KIND_CRAWLDB, 3, &w);
+	e = recfile_writer_open(path, REC_KIND_CRAWLDB, 3, &w);
 	CHECK(e == CR_OK, "open for abort");
 	if (e == CR_OK) {
-		CHECK(rec_writer_add(w, "abc", 3) == CR_OK, "add before abort");
-		CHECK(rec_writer_count(w) == 1, "count 1");
+		CHECK(recfile_writer_add(w, "abc", 3) == CR_OK, "add before abort");
+		CHECK(recfile_writer_count(w) == 1, "count 1");
 		CHECK(tmp_files() == 1, "the temporary file exists while writing");
 		CHECK(!fs_exists(path), "not visible before commit");
-		rec_writer_abort(&w);
+		recfile_writer_abort(&w);
 		CHECK(w == NULL, "abort clears the pointer");
 	}
 	CHECK(!fs_exists(path), "abort leaves no file");
 	CHECK(tmp_files() == 0, "abort leaves no temporary file");
-	rec_writer_abort(&w);  /* NULL is fine */
-	rec_writer_abort(NULL);
+	recfile_writer_abort(&w);  /* NULL is fine */
+	recfile_writer_abort(NULL);
 
 	/* A record over the cap is refused; the writer is still usable. */
-	e = rec_writer_open(path, REC_KIND_CRAWLDB, 3, &w);
+	e = recfile_writer_open(path, REC_KIND_CRAWLDB, 3, &w);
 	CHECK(e == CR_OK, "open for limit");
 	if (e == CR_OK) {
 		unsigned char *huge = calloc(1, (size_t)REC_MAX_BYTES + 1);
 
 		if (huge) {
-			CHECK(rec_writer_add(w, huge, (size_t)REC_MAX_BYTES + 1) ==
+			CHECK(recfile_writer_add(w, huge, (size_t)REC_MAX_BYTES + 1) ==
 				      CR_ERR_LIMIT, "record over REC_MAX_BYTES");
 			free(huge);
 		}
-		CHECK(rec_writer_add(w, big, 1) == CR_OK, "add after limit");
-		CHECK(rec_writer_count(w) == 1, "refused record not counted");
-		e = rec_writer_commit(&w);
+		CHECK(recfile_writer_add(w, big, 1) == CR_OK, "add after limit");
+		CHECK(recfile_writer_count(w) == 1, "refused record not counted");
+		e = recfile_writer_commit(&w);
 		CHECK(e == CR_OK && w == NULL, "commit after limit");
-		e = rec_reader_open(path, REC_KIND_CRAWLDB, &r);
+		e = recfile_reader_open(path, REC_KIND_CRAWLDB, &r);
 		CHECK(e == CR_OK, "reopen");
 		if (e == CR_OK) {
 			const void *d;
 			size_t n;
 
-			CHECK(rec_reader_next(r, &d, &n) == CR_OK && n == 1, "one record");
-			CHECK(rec_reader_next(r, &d, &n) == CR_EOF, "then EOF");
-			rec_reader_free(&r);
+			CHECK(recfile_reader_next(r, &d, &n) == CR_OK && n == 1, "one record");
+			CHECK(recfile_reader_next(r, &d, &n) == CR_EOF, "then EOF");
+			recfile_reader_free(&r);
 			CHECK(r == NULL, "free clears the pointer");
 		}
-		rec_reader_free(&r);
-		rec_reader_free(NULL);
+		recfile_reader_free(&r);
+		recfile_reader_free(NULL);
 	}
 
 	/* Committing over an existing file replaces it whole. */
@@ -326,17 +326,17 @@ static void test_commit_abort(void)
 		test_rng_state = 77;
 		make_set(SET_MIXED, &s);
 		e = write_set(path, REC_KIND_CRAWLDB, 3, &s);
-		CHECK(e == CR_OK, "write over existing: %s", cr_strerror(e));
+		CHECK(e == CR_OK, "write over existing: %s", error_str(e));
 		e = read_set(path, REC_KIND_CRAWLDB, &s, &good, &wrong);
 		CHECK(e == CR_EOF && !wrong && good == s.n, "replaced file reads back");
 		recset_free(&s);
 	}
 
 	snprintf(dir_missing, sizeof(dir_missing), "%s/no/such/dir/x.zst", tmp_dir);
-	e = rec_writer_open(dir_missing, REC_KIND_CRAWLDB, 3, &w);
-	CHECK(e == CR_ERR_IO, "writer in a missing directory: %s", cr_strerror(e));
-	e = rec_reader_open(dir_missing, REC_KIND_CRAWLDB, &r);
-	CHECK(e == CR_ERR_IO, "reader of a missing file: %s", cr_strerror(e));
+	e = recfile_writer_open(dir_missing, REC_KIND_CRAWLDB, 3, &w);
+	CHECK(e == CR_ERR_IO, "writer in a missing directory: %s", error_str(e));
+	e = recfile_reader_open(dir_missing, REC_KIND_CRAWLDB, &r);
+	CHECK(e == CR_ERR_IO, "reader of a missing file: %s", error_str(e));
 }
 
 /*

@@ -1,13 +1,16 @@
 /*
  * test_record.c - the packed records of the crawl directory
- * (crawldb/record.h): round trips of crawl, fetch, parse (with its links)
- * and link records over tables of values, including the extremes of every
- * field; the CrawlDb and link orders; every truncation of a packed record
+ * (crawldb/crawl_record.h, fetch_record.h, parse_record.h, link_record.h):
+ * round trips of crawl, fetch, parse (with its links) and link records over
+ * tables of values, including the extremes of every field; the CrawlDb and link orders; every truncation of a packed record
  * and a few thousand random byte strings unpack to CR_ERR_FORMAT (or CR_OK
  * for the whole record only), never a crash.
  */
+#include "crawldb/crawl_record.h"
+#include "crawldb/fetch_record.h"
+#include "crawldb/link_record.h"
+#include "crawldb/parse_record.h"
 #include "test.h"
-#include "crawldb/record.h"
 #include "util/buf.h"
 
 #include <stdint.h>
@@ -131,7 +134,7 @@ static void test_crawl(void)
 		crawl_record_pack(&crawl_cases[i], &b);
 		memset(&r, 0xa5, sizeof(r));
 		e = crawl_record_unpack(b.p, b.len, &r);
-		CHECK(e == CR_OK, "crawl %zu: unpack %s", i, cr_strerror(e));
+		CHECK(e == CR_OK, "crawl %zu: unpack %s", i, error_str(e));
 		CHECK(e == CR_OK && crawl_equal(&r, &crawl_cases[i]), "crawl %zu: round trip", i);
 		CHECK(e != CR_OK || (r.url >= (const char *)b.p &&
 				     r.url + r.url_len <= (const char *)b.p + b.len),
@@ -244,7 +247,7 @@ static void test_fetch(void)
 		buf_reset(&b);
 		fetch_record_pack(&f, &b);
 		e = fetch_record_unpack(b.p, b.len, &g);
-		CHECK(e == CR_OK, "fetch %zu: unpack %s", i, cr_strerror(e));
+		CHECK(e == CR_OK, "fetch %zu: unpack %s", i, error_str(e));
 		if (e)
 			continue;
 		CHECK(crawl_equal(&g.rec, &f.rec), "fetch %zu: record", i);
@@ -332,7 +335,7 @@ static void test_parse(void)
 		buf_reset(&b);
 		parse_record_pack(&p, links, nlinks, &b);
 		e = parse_record_unpack(b.p, b.len, &q);
-		CHECK(e == CR_OK, "parse %zu: unpack %s", i, cr_strerror(e));
+		CHECK(e == CR_OK, "parse %zu: unpack %s", i, error_str(e));
 		if (e)
 			continue;
 		CHECK(same(q.url, q.url_len, p.url, p.url_len) &&
@@ -559,11 +562,11 @@ int main(void)
 	size_t i;
 
 	for (i = 0; i < ST_COUNT_; i++)
-		CHECK(strcmp(crawl_status_name((int)i), "invalid") != 0, "status %zu named", i);
-	CHECK_STR(crawl_status_name(ST_FETCHED), "fetched");
-	CHECK_STR(crawl_status_name(ST_DENIED), "denied");
-	CHECK_STR(crawl_status_name(ST_COUNT_), "invalid");
-	CHECK_STR(crawl_status_name(-1), "invalid");
+		CHECK(strcmp(crawl_record_status_name((int)i), "invalid") != 0, "status %zu named", i);
+	CHECK_STR(crawl_record_status_name(ST_FETCHED), "fetched");
+	CHECK_STR(crawl_record_status_name(ST_DENIED), "denied");
+	CHECK_STR(crawl_record_status_name(ST_COUNT_), "invalid");
+	CHECK_STR(crawl_record_status_name(-1), "invalid");
 	test_crawl();
 	test_fetch();
 	test_parse();

@@ -5,8 +5,8 @@
  * ../shared/conformance. Cases marked google_specific describe Google's
  * extensions to RFC 9309; they are counted and reported, not failed.
  */
-#include "test.h"
 #include "robots/robots.h"
+#include "test.h"
 #include "util/buf.h"
 
 #include <stdlib.h>
@@ -144,7 +144,7 @@ static void test_allow_table(void)
 		enum cr_err e;
 
 		e = robots_parse(c->body, strlen(c->body), c->agent, &r);
-		CHECK(e == CR_OK, "case %zu: parse: %s", i, cr_strerror(e));
+		CHECK(e == CR_OK, "case %zu: parse: %s", i, error_str(e));
 		if (e != CR_OK)
 			continue;
 		CHECK(robots_allowed(r, c->path) == c->want,
@@ -776,7 +776,7 @@ static void run_other_case(const char *line, void *arg)
 		}
 		CHECK(e == CR_OK && !strcmp(out, (const char *)want.p),
 		      "%s: '%s' -> '%s', want '%s'", (const char *)id.p,
-		      (const char *)in.p, e == CR_OK ? out : cr_strerror(e),
+		      (const char *)in.p, e == CR_OK ? out : error_str(e),
 		      (const char *)want.p);
 		free(out);
 	} else if (!strcmp((const char *)type.p, "parse_stats") && exp &&

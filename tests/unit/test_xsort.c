@@ -6,8 +6,8 @@
  * duplicates included. Empty input ends at once; run files are gone after
  * xsort_free.
  */
-#include "test.h"
 #include "store/xsort.h"
+#include "test.h"
 #include "util/buf.h"
 #include "util/fs.h"
 
@@ -118,9 +118,9 @@ static void run_case(const struct xcase *c, uint64_t seed)
 	CHECK(xsort_next(x, &d, &n) == CR_ERR_STATE, "%s: next before finish", c->name);
 	for (i = 0; i < c->nrec && !e; i++)
 		e = xsort_add(x, bytes.p + items[i].off, items[i].len);
-	CHECK(e == CR_OK, "%s: add: %s", c->name, cr_strerror(e));
+	CHECK(e == CR_OK, "%s: add: %s", c->name, error_str(e));
 	e = xsort_finish(x);
-	CHECK(e == CR_OK, "%s: finish: %s", c->name, cr_strerror(e));
+	CHECK(e == CR_OK, "%s: finish: %s", c->name, error_str(e));
 	if (c->want_runs)
 		CHECK(xsort_runs(x) > 1, "%s: %zu runs, want more than one", c->name,
 		      xsort_runs(x));
@@ -146,7 +146,7 @@ static void run_case(const struct xcase *c, uint64_t seed)
 		if (got > c->nrec + 10)
 			break;
 	}
-	CHECK(e == CR_EOF, "%s: ends with %s", c->name, cr_strerror(e));
+	CHECK(e == CR_EOF, "%s: ends with %s", c->name, error_str(e));
 	CHECK(got == c->nrec, "%s: %zu records out, %zu in", c->name, got, c->nrec);
 	CHECK(mismatch == SIZE_MAX, "%s: output differs from qsort at record %zu",
 	      c->name, mismatch);

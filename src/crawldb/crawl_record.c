@@ -1,0 +1,107 @@
+#include "crawldb/crawl_record.h"
+
+#include <string.h>
+
+#define CRAWL_RECORD_V1 1
+#define CRAWL_RECORD_V2 2   /* V1 and dup_of at the end */
+#define CRAWL_RECORD_V3 3   /* V1, hops (u8), dup_of */
+
+static const char *const status_names[ST_COUNT_] = {
+	"unfetched", "fetched", "redirect", "gone", "error", "denied", "blocked", "deferred",
+	"duplicate", "trap", "truncated", "too_large", "timeout",
+};
+
+const char *crawl_record_status_name(int status)
+{
+	if (status < 0 || status >= ST_COUNT_)
+		return "invalid";
+	return status_names[status];
+}
+
+void crawl_record_put(const struct crawl_record *r, struct buf *out)
+{
+	buf_put_str(out, r->url, r->url_len);
+	buf_put_u8(out, r->status);
+	buf_put_varint(out, r->http_status);
+	buf_put_varint(out, r->depth);
+	buf_put_u8(out, r->retries);
+	buf_put_svarint(out, r->fetched_at);
+	buf_put_svarint(out, r->next_fetch);
+	buf_put_u64le(out, r->digest);
+}
+
+enum cr_err crawl_record_get(struct buf_reader *rd, struct crawl_record *r)
+{
+	uint64_t http, depth;
+
+	if (buf_get_str(rd, &r->url, &r->url_len) || buf_get_u8(rd, &r->status) ||
+	    buf_get_varint(rd, &http) || buf_get_varint(rd, &depth) || buf_get_u8(rd, &r->retries) ||
+	    buf_get_svarint(rd, &r->fetched_at) || buf_get_svarint(rd, &r->next_fetch) ||
+	    buf_get_u64le(rd, &r->digest))
+		return CR_ERR_FORMAT;
+	if (r->status >= ST_COUNT_ || http > 999 || depth > UINT32_MAX || r->url_len == 0)
+		return CR_ERR_FORMAT;
+	r->http_status = (uint16_t)http;
+	r->depth = (uint32_t)depth;
+	return CR_OK;
+}
+
+void crawl_record_pack(const struct crawl_record *r, struct buf *out)
+{
+	buf_put_u8(out, CRAWL_RECORD_V3);
+	crawl_record_put(r, out);
+	buf_put_u8(out, r->hops);
+	buf_put_str(out, r->dup_of, r->dup_of_len);
+}
+
+enum cr_err crawl_record_unpack(const void *p, size_t n, struct crawl_record *r)
+{
+	struct buf_reader rd;
+	uint8_t v;
+	struct crawl_record t;
+
+	buf_reader_init(&rd, p, n);
+	if (buf_get_u8(&rd, &v) || v < CRAWL_RECORD_V1 || v > CRAWL_RECORD_V3 ||
+	    crawl_record_get(&rd, &t))
+		return CR_ERR_FORMAT;
+	t.dup_of = "";
+	t.dup_of_len = 0;
+	t.hops = 0;
+	if (v == CRAWL_RECORD_V3 && buf_get_u8(&rd, &t.hops))
+		return CR_ERR_FORMAT;
+	if (v >= CRAWL_RECORD_V2 && buf_get_str(&rd, &t.dup_of, &t.dup_of_len))
+		return CR_ERR_FORMAT;
+	if (rd.off != rd.len)
+		return CR_ERR_FORMAT;
+	*r = t;
+	return CR_OK;
+}
+
+/* The URL of a packed record that starts with a version byte and a string. */
+static int url_of(const void *p, size_t n, const char **u, size_t *un)
+{
+	struct buf_reader rd;
+	uint8_t v;
+
+	buf_reader_init(&rd, p, n);
+	if (buf_get_u8(&rd, &v) || buf_get_str(&rd, u, un)) {
+		*u = "";
+		*un = 0;
+		return -1;
+	}
+	return 0;
+}
+
+int crawl_record_cmp(const void *a, size_t an, const void *b, size_t bn)
+{
+	const char *ua, *ub;
+	size_t la, lb;
+	int c;
+
+	url_of(a, an, &ua, &la);
+	url_of(b, bn, &ub, &lb);
+	c = memcmp(ua, ub, la < lb ? la : lb);
+	if (c)
+		return c;
+	return la < lb ? -1 : la > lb;
+}

@@ -1,0 +1,71 @@
+/*
+ * crawl_record.h - one URL of the CrawlDb, its status, and how every record
+ * of the crawl directory is packed.
+ *
+ * struct crawl_record is one URL of the CrawlDb (and of a fetch list); the
+ * other records (fetch_record.h, parse_record.h, link_record.h) are packed
+ * the same way and start, like it, with a version byte and the URL.
+ * Packing is a versioned byte layout of varints and length-prefixed strings
+ * (util/buf.h); unpacking checks every bound and returns CR_ERR_FORMAT for
+ * bad bytes. Unpacked strings are
+ * borrowed from the packed bytes (valid until those bytes go away) and are
+ * not NUL-terminated: use the *_len fields.
+ *
+ * A page's fate is its status (enum crawl_status), never an error.
+ */
+#ifndef CR_CRAWLDB_CRAWL_RECORD_H
+#define CR_CRAWLDB_CRAWL_RECORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/buf.h"
+#include "util/error.h"
+
+enum crawl_status {
+	ST_UNFETCHED = 0,  /* known, never fetched */
+	ST_FETCHED = 1,    /* 2xx (or 304): content stored */
+	ST_REDIRECT = 2,   /* 3xx with a Location; the target entered as a link */
+	ST_GONE = 3,       /* 4xx other than 429: not tried again */
+	ST_ERROR = 4,      /* transient: 5xx, 429, timeout, connection or DNS failure */
+	ST_DENIED = 5,     /* disallowed by robots.txt */
+	ST_BLOCKED = 6,    /* refused by policy: non-public address, bad scheme */
+	ST_DEFERRED = 7,   /* the host asks for more politeness than allowed (Crawl-delay) */
+	ST_DUPLICATE = 8,  /* fetched; a near-duplicate of the page dup_of (dedup/) */
+	ST_TRAP = 9,       /* a link into a URL space without end (update/trap.h): never fetched */
+	ST_TRUNCATED = 10, /* 2xx, the body cut short: fetch.max_body_bytes, time, disconnect */
+	ST_TOO_LARGE = 11, /* 2xx, the body decodes to more than fetch.max_decoded_bytes */
+	ST_TIMEOUT = 12,   /* transient like error: no whole answer within the time limits */
+	ST_COUNT_
+};
+
+/* "unfetched", "fetched", ... */
+const char *crawl_record_status_name(int status);
+
+struct crawl_record {
+	const char *url;
+	size_t url_len;
+	uint8_t status;
+	uint16_t http_status;
+	uint32_t depth;
+	uint8_t retries;
+	int64_t fetched_at;   /* µs since the epoch, 0 if never */
+	int64_t next_fetch;   /* µs: due from then on */
+	uint64_t digest;      /* XXH3 of the body, 0 if none */
+	const char *dup_of;   /* ST_DUPLICATE: the representative's URL, else "" */
+	size_t dup_of_len;    /* (stored in the CrawlDb, not in fetch records) */
+	uint8_t hops;         /* redirects that led here from a link (0: a link itself) */
+};
+
+void crawl_record_pack(const struct crawl_record *r, struct buf *out);
+CR_WUR enum cr_err crawl_record_unpack(const void *p, size_t n, struct crawl_record *r);
+/* Orders packed records (a crawl, fetch, parse or link record: a version
+ * byte, then the URL) by URL, bytewise: the CrawlDb sort order. */
+int crawl_record_cmp(const void *a, size_t an, const void *b, size_t bn);
+
+/* The fields a crawl record shares with a fetch record, without a version
+ * byte: appended to out, or read from rd (strings borrowed from its bytes). */
+void crawl_record_put(const struct crawl_record *r, struct buf *out);
+CR_WUR enum cr_err crawl_record_get(struct buf_reader *rd, struct crawl_record *r);
+
+#endif

@@ -1,0 +1,44 @@
+#include "crawldb/link_record.h"
+#include "crawldb/crawl_record.h"
+
+void link_record_pack(const struct link_record *l, struct buf *out)
+{
+	buf_put_u8(out, 2);
+	buf_put_str(out, l->url, l->url_len);
+	buf_put_varint(out, l->depth);
+	buf_put_u8(out, l->hops);
+}
+
+enum cr_err link_record_unpack(const void *p, size_t n, struct link_record *l)
+{
+	struct buf_reader rd;
+	uint8_t v;
+	uint64_t depth;
+	struct link_record t;
+
+	buf_reader_init(&rd, p, n);
+	t.hops = 0;
+	if (buf_get_u8(&rd, &v) || (v != 1 && v != 2) || buf_get_str(&rd, &t.url, &t.url_len) ||
+	    buf_get_varint(&rd, &depth) || depth > UINT32_MAX ||
+	    (v == 2 && buf_get_u8(&rd, &t.hops)) || rd.off != rd.len || t.url_len == 0)
+		return CR_ERR_FORMAT;
+	t.depth = (uint32_t)depth;
+	*l = t;
+	return CR_OK;
+}
+
+int link_record_cmp(const void *a, size_t an, const void *b, size_t bn)
+{
+	int c = crawl_record_cmp(a, an, b, bn);
+	struct link_record la, lb;
+
+	if (c)
+		return c;
+	/* Equal URLs: the smaller depth first, so the merge keeps it; then
+	 * the fewer redirect hops. */
+	if (link_record_unpack(a, an, &la) || link_record_unpack(b, bn, &lb))
+		return 0;
+	if (la.depth != lb.depth)
+		return la.depth < lb.depth ? -1 : 1;
+	return la.hops < lb.hops ? -1 : la.hops > lb.hops;
+}

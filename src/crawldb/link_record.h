@@ -1,0 +1,26 @@
+/*
+ * link_record.h - a discovered link on its way to the rank that owns its
+ * partition (update/route.h), and the order the merge reads links in.
+ */
+#ifndef CR_CRAWLDB_LINK_RECORD_H
+#define CR_CRAWLDB_LINK_RECORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/buf.h"
+#include "util/error.h"
+
+/* A discovered link on its way to its owner in update. */
+struct link_record {
+	const char *url;
+	size_t url_len;
+	uint32_t depth;
+	uint8_t hops;         /* redirects in a row that led to it */
+};
+
+void link_record_pack(const struct link_record *l, struct buf *out);
+CR_WUR enum cr_err link_record_unpack(const void *p, size_t n, struct link_record *l);
+int link_record_cmp(const void *a, size_t an, const void *b, size_t bn);
+
+#endif

@@ -1,0 +1,106 @@
+#include "crawldb/parse_record.h"
+
+#include <string.h>
+
+#define PARSE_RECORD_V1 1
+#define PARSE_RECORD_V2 2   /* V1 and the flags at the end */
+#define PARSE_RECORD_V3 3   /* V2 and the MinHash signature at the end */
+#define PARSE_RECORD_V4 4   /* V3 and hops (u8) at the end */
+
+void parse_record_pack(const struct parse_record *p, const char *const *links,
+		       uint32_t nlinks, struct buf *out)
+{
+	uint32_t i;
+
+	buf_put_u8(out, PARSE_RECORD_V4);
+	buf_put_str(out, p->url, p->url_len);
+	buf_put_varint(out, p->depth);
+	buf_put_str(out, p->title, p->title_len);
+	buf_put_u64le(out, p->text_digest);
+	buf_put_varint(out, nlinks);
+	for (i = 0; i < nlinks; i++)
+		buf_put_str(out, links[i], strlen(links[i]));
+	buf_put_varint(out, p->flags);
+	buf_put_varint(out, p->nsig);
+	for (i = 0; i < p->nsig; i++)
+		buf_put_u32le(out, p->sig[i]);
+	buf_put_u8(out, p->hops);
+}
+
+enum cr_err parse_record_unpack(const void *p, size_t n, struct parse_record *r)
+{
+	struct buf_reader rd;
+	uint8_t v;
+	uint64_t depth, nl, i;
+	struct parse_record t;
+
+	buf_reader_init(&rd, p, n);
+	if (buf_get_u8(&rd, &v) || v < PARSE_RECORD_V1 || v > PARSE_RECORD_V4 ||
+	    buf_get_str(&rd, &t.url, &t.url_len) ||
+	    buf_get_varint(&rd, &depth) || buf_get_str(&rd, &t.title, &t.title_len) ||
+	    buf_get_u64le(&rd, &t.text_digest) || buf_get_varint(&rd, &nl) ||
+	    depth > UINT32_MAX || nl > UINT32_MAX)
+		return CR_ERR_FORMAT;
+	t.depth = (uint32_t)depth;
+	t.nlinks = (uint32_t)nl;
+	t.links = rd.p + rd.off;
+	t.links_len = rd.len - rd.off;
+	/* Check every link now, so that iterating cannot fail later. */
+	for (i = 0; i < nl; i++) {
+		const char *s;
+		size_t sl;
+
+		if (buf_get_str(&rd, &s, &sl))
+			return CR_ERR_FORMAT;
+	}
+	t.links_len = rd.off - (size_t)(t.links - rd.p);
+	t.flags = 0;
+	t.nsig = 0;
+	t.sig_bytes = NULL;
+	if (v >= PARSE_RECORD_V2) {
+		uint64_t fl;
+
+		if (buf_get_varint(&rd, &fl) || fl > UINT32_MAX)
+			return CR_ERR_FORMAT;
+		t.flags = (uint32_t)fl;
+	}
+	if (v >= PARSE_RECORD_V3) {
+		uint64_t ns;
+
+		if (buf_get_varint(&rd, &ns) || ns > PARSE_SIG_MAX || (rd.len - rd.off) / 4 < ns)
+			return CR_ERR_FORMAT;
+		t.nsig = (uint32_t)ns;
+		t.sig_bytes = rd.p + rd.off;
+		rd.off += (size_t)ns * 4;
+	}
+	t.hops = 0;
+	if (v >= PARSE_RECORD_V4 && buf_get_u8(&rd, &t.hops))
+		return CR_ERR_FORMAT;
+	if (rd.off != rd.len)
+		return CR_ERR_FORMAT;
+	*r = t;
+	return CR_OK;
+}
+
+uint32_t parse_record_sig(const struct parse_record *r, uint32_t i)
+{
+	const unsigned char *b = r->sig_bytes + (size_t)i * 4;
+
+	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+	       (uint32_t)b[3] << 24;
+}
+
+enum cr_err parse_record_link(const struct parse_record *r, size_t *pos,
+			      const char **url, size_t *len)
+{
+	struct buf_reader rd;
+
+	buf_reader_init(&rd, r->links, r->links_len);
+	rd.off = *pos;
+	if (rd.off >= rd.len)
+		return CR_EOF;
+	if (buf_get_str(&rd, url, len))
+		return CR_ERR_FORMAT;
+	*pos = rd.off;
+	return CR_OK;
+}

@@ -1,0 +1,51 @@
+/*
+ * parse_record.h - what parsing one page found: title, text digest, links,
+ * page-level robots flags and the MinHash signature of its text
+ * (segments/N/parse/part-P.zst). Packed and unpacked as crawl_record.h says;
+ * unpacked strings are borrowed.
+ */
+#ifndef CR_CRAWLDB_PARSE_RECORD_H
+#define CR_CRAWLDB_PARSE_RECORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/buf.h"
+#include "util/error.h"
+
+enum parse_flag {
+	PARSE_NOINDEX = 1,    /* meta robots or X-Robots-Tag: noindex */
+	PARSE_NOFOLLOW = 2,   /* meta robots or X-Robots-Tag: nofollow (no links kept) */
+	PARSE_REDIRECT = 4,   /* a redirect: its one link is the Location */
+};
+
+struct parse_record {
+	const char *url;
+	size_t url_len;
+	uint32_t depth;
+	uint32_t flags;       /* enum parse_flag */
+	const char *title;
+	size_t title_len;
+	uint64_t text_digest;
+	uint32_t nlinks;
+	const unsigned char *links;  /* nlinks packed strings; see parse_record_link */
+	size_t links_len;
+	uint32_t nsig;               /* MinHash values (0: no text) */
+	const uint32_t *sig;         /* for packing: nsig values */
+	const unsigned char *sig_bytes; /* unpacked: nsig little-endian u32; parse_record_sig */
+	uint8_t hops;                /* the page's redirect hops (crawl_record.hops) */
+};
+
+#define PARSE_SIG_MAX 1024
+
+/* Packs a parse record; links are nlinks canonical URLs. */
+void parse_record_pack(const struct parse_record *p, const char *const *links,
+		       uint32_t nlinks, struct buf *out);
+CR_WUR enum cr_err parse_record_unpack(const void *p, size_t n, struct parse_record *r);
+/* Value i of an unpacked record's signature. */
+uint32_t parse_record_sig(const struct parse_record *r, uint32_t i);
+/* Iterates the links of an unpacked parse record: *pos starts at 0. */
+CR_WUR enum cr_err parse_record_link(const struct parse_record *r, size_t *pos,
+				     const char **url, size_t *len);
+
+#endif
