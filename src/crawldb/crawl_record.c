@@ -35,9 +35,9 @@ enum cr_err crawl_record_get(struct buf_reader *rd, struct crawl_record *r)
 	uint64_t http, depth;
 
 	if (buf_get_str(rd, &r->url, &r->url_len) || buf_get_u8(rd, &r->status) ||
-	    buf_get_varint(rd, &http) || buf_get_varint(rd, &depth) || buf_get_u8(rd, &r->retries) ||
-	    buf_get_svarint(rd, &r->fetched_at) || buf_get_svarint(rd, &r->next_fetch) ||
-	    buf_get_u64le(rd, &r->digest))
+	    buf_get_varint(rd, &http) || buf_get_varint(rd, &depth) ||
+	    buf_get_u8(rd, &r->retries) || buf_get_svarint(rd, &r->fetched_at) ||
+	    buf_get_svarint(rd, &r->next_fetch) || buf_get_u64le(rd, &r->digest))
 		return CR_ERR_FORMAT;
 	if (r->status >= ST_COUNT_ || http > 999 || depth > UINT32_MAX || r->url_len == 0)
 		return CR_ERR_FORMAT;
