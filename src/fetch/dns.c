@@ -303,7 +303,7 @@ void dns_resolve(struct dns *d, const char *host, int64_t now_us, dns_done_fn do
 	send_query(d, e, host);
 }
 
-unsigned dns_waitfds(struct dns *d, struct curl_waitfd *fds, unsigned max)
+unsigned dns_waitfds(struct dns *d, struct pollfd *fds, unsigned max)
 {
 	ares_socket_t socks[ARES_GETSOCK_MAXNUM];
 	/* The bit tests are done unsigned: c-ares' own macros shift a signed 1
@@ -316,9 +316,9 @@ unsigned dns_waitfds(struct dns *d, struct curl_waitfd *fds, unsigned max)
 		short ev = 0;
 
 		if (bits & (1u << i))
-			ev |= CURL_WAIT_POLLIN;
+			ev |= POLLIN;
 		if (bits & (1u << (i + ARES_GETSOCK_MAXNUM)))
-			ev |= CURL_WAIT_POLLOUT;
+			ev |= POLLOUT;
 		if (!ev)
 			continue;
 		fds[n].fd = socks[i];
@@ -329,16 +329,16 @@ unsigned dns_waitfds(struct dns *d, struct curl_waitfd *fds, unsigned max)
 	return n;
 }
 
-void dns_process(struct dns *d, const struct curl_waitfd *fds, unsigned n)
+void dns_process(struct dns *d, const struct pollfd *fds, unsigned n)
 {
 	unsigned i;
 
 	for (i = 0; i < n; i++) {
 		ares_socket_t r = ARES_SOCKET_BAD, w = ARES_SOCKET_BAD;
 
-		if (fds[i].revents & (CURL_WAIT_POLLIN | CURL_WAIT_POLLPRI))
+		if (fds[i].revents & (POLLIN | POLLPRI | POLLERR | POLLHUP))
 			r = fds[i].fd;
-		if (fds[i].revents & CURL_WAIT_POLLOUT)
+		if (fds[i].revents & POLLOUT)
 			w = fds[i].fd;
 		if (r != ARES_SOCKET_BAD || w != ARES_SOCKET_BAD)
 			ares_process_fd(d->ch, r, w);

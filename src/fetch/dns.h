@@ -11,8 +11,8 @@
 #ifndef CR_FETCH_DNS_H
 #define CR_FETCH_DNS_H
 
+#include <poll.h>
 #include <stdint.h>
-#include <curl/curl.h>
 
 #include "util/error.h"
 
@@ -39,9 +39,10 @@ void dns_free(struct dns **d);
 void dns_resolve(struct dns *d, const char *host, int64_t now_us, dns_done_fn done,
 		 void *arg);
 /* The c-ares sockets to poll, at most max; returns how many were written. */
-unsigned dns_waitfds(struct dns *d, struct curl_waitfd *fds, unsigned max);
-/* Handles readiness of the polled sockets and c-ares timeouts. */
-void dns_process(struct dns *d, const struct curl_waitfd *fds, unsigned n);
+unsigned dns_waitfds(struct dns *d, struct pollfd *fds, unsigned max);
+/* Handles readiness of the polled sockets (their revents) and c-ares
+ * timeouts. */
+void dns_process(struct dns *d, const struct pollfd *fds, unsigned n);
 /* Milliseconds until c-ares needs dns_process for a timeout (-1: none pending). */
 long dns_timeout_ms(struct dns *d);
 /* Counters: queries sent, cache hits. */

@@ -1,11 +1,11 @@
 #include "fetch/http_head.h"
+#include "fetch/http.h"
 
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
-#include <curl/curl.h>
 
 const char *http_head_field(const void *head, size_t len, const char *name, size_t *vlen)
 {
@@ -72,7 +72,7 @@ void http_head_content_type(const void *head, size_t len, char *type, size_t tca
 int64_t http_head_retry_after_s(const char *v, size_t vlen, int64_t now_s)
 {
 	char tmp[64];
-	time_t when;
+	int64_t when;
 
 	if (!v || vlen == 0 || vlen >= sizeof(tmp))
 		return -1;
@@ -80,7 +80,7 @@ int64_t http_head_retry_after_s(const char *v, size_t vlen, int64_t now_s)
 	tmp[vlen] = '\0';
 	if (strspn(tmp, "0123456789") == vlen)
 		return strtoll(tmp, NULL, 10);
-	when = curl_getdate(tmp, NULL);
+	when = http_date(tmp);
 	if (when <= 0)
 		return -1;
 	return (int64_t)when - now_s;

@@ -43,6 +43,88 @@ void sched_on_end(struct sched_host *h, int64_t now_us)
 		h->last_end_us = now_us;
 }
 
+int sched_crawl_delay(struct sched_policy *p, long crawl_delay_ms)
+{
+	int64_t us;
+
+	if (crawl_delay_ms < 0)
+		return 0;
+	us = (int64_t)crawl_delay_ms * 1000;
+	if (us > p->max_crawl_delay_us)
+		return 1;
+	if (us > p->delay_us)
+		p->delay_us = us;
+	return 0;
+}
+
+void sched_hold(struct sched_host *h, int64_t until_us)
+{
+	if (until_us > h->not_before_us)
+		h->not_before_us = until_us;
+}
+
+/* Back-off waits start at a second, however short the delay. */
+#define BACKOFF_BASE_US 1000000
+
+enum sched_verdict sched_on_outcome(struct sched_host *gate, int *failures, int failed,
+				    const struct sched_policy *base, int64_t now_us)
+{
+	int64_t unit, wait;
+	int k;
+
+	if (!failed) {
+		*failures = 0;
+		return SCHED_GO;
+	}
+	k = ++*failures;
+	if (k >= base->max_failures)
+		return SCHED_PARK;
+	unit = base->delay_us > BACKOFF_BASE_US ? base->delay_us : BACKOFF_BASE_US;
+	wait = unit << (k - 1 < 20 ? k - 1 : 20);
+	if (wait > base->backoff_max_us)
+		wait = base->backoff_max_us;
+	sched_hold(gate, now_us + wait);
+	return SCHED_BACKOFF;
+}
+
+void sched_gate_join(struct sched_host *gate, const struct sched_host *m)
+{
+	if (m->last_end_us > gate->last_end_us)
+		gate->last_end_us = m->last_end_us;
+	if (m->last_start_us > gate->last_start_us)
+		gate->last_start_us = m->last_start_us;
+	if (m->not_before_us > gate->not_before_us)
+		gate->not_before_us = m->not_before_us;
+}
+
+void sched_carry_in(struct sched_host *gate, int64_t last_end_wall, int64_t hold_until_wall,
+		    int64_t now_wall, int64_t now_mono)
+{
+	if (last_end_wall > 0 && last_end_wall <= now_wall) {
+		int64_t t = last_end_wall - now_wall + now_mono;
+
+		if (gate->last_end_us == INT64_MIN || t > gate->last_end_us)
+			gate->last_end_us = t;
+		if (gate->last_start_us == INT64_MIN || t > gate->last_start_us)
+			gate->last_start_us = t;
+	}
+	if (hold_until_wall > now_wall)
+		sched_hold(gate, hold_until_wall - now_wall + now_mono);
+}
+
+void sched_carry_out(const struct sched_host *gate, int64_t now_wall, int64_t now_mono,
+		     int64_t *last_end_wall, int64_t *hold_until_wall)
+{
+	int64_t hold;
+
+	if (gate->last_end_us == INT64_MIN)
+		return;
+	*last_end_wall = gate->last_end_us - now_mono + now_wall;
+	hold = gate->not_before_us ? gate->not_before_us - now_mono + now_wall : 0;
+	if (hold > *hold_until_wall)
+		*hold_until_wall = hold;
+}
+
 void sched_heap_init(struct sched_heap *q)
 {
 	q->v = NULL;

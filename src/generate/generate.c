@@ -1,4 +1,5 @@
 #include "generate/generate.h"
+#include "fetch/sched.h"
 #include "robots/cache.h"
 #include "robots/robots.h"
 #include "store/recfile.h"
@@ -26,44 +27,16 @@ int64_t generate_feasible(long time_limit_s, long delay_ms)
 	return (int64_t)time_limit_s * 1000 / delay_ms + 1;
 }
 
-/*
- * The Crawl-delay (ms, capped as the fetcher caps it) of each origin of
- * partition p known to the robots.txt cache. Only needed, and only loaded,
- * when fetch.time_limit_s bounds the fetch phase.
- */
-static void load_crawl_delays(struct job *j, uint32_t p, struct hmap *delays)
+void generate_rules_from(const struct config *cfg, struct generate_rules *g)
 {
-	int ver = layout_robots_last(&j->dir);
-	char path[PATH_MAX];
-	struct recfile_reader *r;
-	const void *data;
-	size_t n;
-
-	if (ver == 0 || j->cfg.time_limit_s <= 0)
-		return;
-	layout_robots_part(&j->dir, ver, p, path, sizeof(path));
-	if (!fs_exists(path) || recfile_reader_open(path, REC_KIND_ROBOTS, &r) != CR_OK)
-		return;
-	while (recfile_reader_next(r, &data, &n) == CR_OK) {
-		char key[600];
-		const char *body;
-		size_t bl;
-		int64_t at;
-		int st;
-		struct robots *rules;
-		struct robots_cache_times tm;
-		long cd;
-
-		if (robots_cache_unpack(data, n, key, sizeof(key), &at, &st, &body, &bl, &tm) ||
-		    st < 200 || st >= 300 ||
-		    robots_parse(body, bl, j->cfg.robots_agent, &rules) != CR_OK)
-			continue;
-		cd = robots_crawl_delay_ms(rules);
-		robots_free(&rules);
-		if (cd > 0)
-			*hmap_put(delays, key, strlen(key)) = (void *)(uintptr_t)cd;
-	}
-	recfile_reader_free(&r);
+	g->max_depth = cfg->max_depth;
+	g->max_per_host = cfg->max_per_host;
+	g->demote_min_pages = cfg->demote_min_pages;
+	g->demote_share = cfg->demote_share;
+	g->demoted_per_round = cfg->demoted_per_round;
+	g->time_limit_s = cfg->time_limit_s;
+	g->delay_ms = cfg->delay_ms;
+	g->max_crawl_delay_ms = cfg->max_crawl_delay_ms;
 }
 
 int generate_due(const struct crawl_record *r, int64_t now, long max_depth)
@@ -74,6 +47,45 @@ int generate_due(const struct crawl_record *r, int64_t now, long max_depth)
 		return 0;
 	/* New URLs have next_fetch 0; fetched ones the time merge set. */
 	return r->next_fetch <= now;
+}
+
+int generate_demoted(const struct generate_rules *g, const struct generate_host *h)
+{
+	return g->demote_min_pages > 0 && h->pages >= (uint64_t)g->demote_min_pages &&
+	       (double)h->duplicates >= g->demote_share * (double)h->pages;
+}
+
+/* The delay the fetcher will keep between the host's requests: the same
+ * clamp as the fetcher's (sched.h), a Crawl-delay it would defer ignored. */
+static long host_delay_ms(const struct generate_rules *g, long crawl_delay_ms)
+{
+	struct sched_policy pol;
+
+	memset(&pol, 0, sizeof(pol));
+	pol.delay_us = (int64_t)g->delay_ms * 1000;
+	pol.max_crawl_delay_us = (int64_t)g->max_crawl_delay_ms * 1000;
+	if (sched_crawl_delay(&pol, crawl_delay_ms))
+		return g->delay_ms;
+	return (long)(pol.delay_us / 1000);
+}
+
+enum generate_verdict generate_select(const struct crawl_record *r,
+				      const struct generate_host *h,
+				      const struct generate_rules *g, int64_t now)
+{
+	if (g->max_depth > 0 && r->depth > (uint32_t)g->max_depth)
+		return GEN_TOO_DEEP;
+	if (!generate_due(r, now, 0))
+		return GEN_NOT_DUE;
+	if (h->selected >= (uint64_t)g->demoted_per_round && generate_demoted(g, h))
+		return GEN_DEMOTED;
+	if (g->max_per_host > 0 && h->selected >= (uint64_t)g->max_per_host)
+		return GEN_HOST_CAPPED;
+	if (g->time_limit_s > 0 &&
+	    (int64_t)h->selected >= generate_feasible(g->time_limit_s,
+						      host_delay_ms(g, h->crawl_delay_ms)))
+		return GEN_POLITENESS_CAPPED;
+	return GEN_SELECT;
 }
 
 /* Per host of a CrawlDb part: pages with content (low 32 bits) and how many
@@ -110,14 +122,104 @@ static enum cr_err count_duplicates(const char *path, struct hmap *hosts)
 	return e == CR_EOF ? CR_OK : e;
 }
 
-/* 1 if the host's pages so far are mostly near-duplicates (trap.demote_*). */
-static int demoted(const struct config *cfg, const struct hmap *dups, const char *host)
-{
-	uint64_t v = (uint64_t)(uintptr_t)hmap_get(dups, host, strlen(host));
-	uint64_t pages = v & 0xffffffffu, dup = v >> 32;
+/* The state of one partition's generate. */
+struct gen_part {
+	struct job *j;
+	struct generate_rules rules;
+	int64_t now;
+	uint64_t *c;
+	struct hmap per_host;     /* host -> URLs selected (uintptr_t) */
+	struct hmap delays;       /* origin -> cached Crawl-delay ms (uintptr_t) */
+	struct hmap dups;         /* host -> pages | duplicates << 32 (count_duplicates) */
+};
 
-	return cfg->demote_min_pages > 0 && pages >= (uint64_t)cfg->demote_min_pages &&
-	       (double)dup >= cfg->demote_share * (double)pages;
+static enum cr_err note_delay(void *arg, const struct robots_cache_entry *e)
+{
+	struct gen_part *g = arg;
+	struct robots *rules;
+	long cd;
+
+	if (e->http_status < 200 || e->http_status >= 300 ||
+	    robots_parse(e->body, e->body_len, g->j->cfg.robots_agent, &rules) != CR_OK)
+		return CR_OK;
+	cd = robots_crawl_delay_ms(rules);
+	robots_free(&rules);
+	if (cd > 0)
+		*hmap_put(&g->delays, e->origin, strlen(e->origin)) = (void *)(uintptr_t)cd;
+	return CR_OK;
+}
+
+/*
+ * The Crawl-delay of each origin of partition p known to the robots.txt
+ * cache. Only needed, and only loaded, when fetch.time_limit_s bounds the
+ * fetch phase.
+ */
+static void load_crawl_delays(struct gen_part *g, uint32_t p)
+{
+	int ver = layout_robots_last(&g->j->dir);
+	char path[PATH_MAX];
+
+	if (ver == 0 || g->rules.time_limit_s <= 0)
+		return;
+	layout_robots_part(&g->j->dir, ver, p, path, sizeof(path));
+	if (robots_cache_scan(path, note_delay, g) != CR_OK)
+		log_warn("generate", "cannot read the robots cache '%s'", path);
+}
+
+/* What the partition knows of url's host (and origin) so far. */
+static void host_of(const struct gen_part *g, char *url, const char *host,
+		    struct generate_host *h)
+{
+	uint64_t v = (uint64_t)(uintptr_t)hmap_get(&g->dups, host, strlen(host));
+	size_t ol = (size_t)(url_path(url) - url);
+	void *cd;
+
+	h->selected = (uint64_t)(uintptr_t)hmap_get(&g->per_host, host, strlen(host));
+	h->pages = v & 0xffffffffu;
+	h->duplicates = v >> 32;
+	cd = g->rules.time_limit_s > 0 ? hmap_get(&g->delays, url, ol) : NULL;
+	h->crawl_delay_ms = cd ? (long)(uintptr_t)cd : -1;
+}
+
+static const int verdict_counter[] = {
+	[GEN_SELECT] = GC_SELECTED, [GEN_TOO_DEEP] = GC_TOO_DEEP, [GEN_NOT_DUE] = GC_NOT_DUE,
+	[GEN_DEMOTED] = GC_DEMOTED, [GEN_HOST_CAPPED] = GC_HOST_CAPPED,
+	[GEN_POLITENESS_CAPPED] = GC_POLITENESS_CAPPED,
+};
+
+/* One CrawlDb record: selected (1) or not (0); -1 if damaged. */
+static int consider(struct gen_part *g, const void *data, size_t n)
+{
+	struct crawl_record rec;
+	struct generate_host h;
+	char url[URL_MAX_LEN + 1], host[URL_HOST_MAX];
+	enum generate_verdict v;
+	void **slot;
+
+	if (crawl_record_unpack(data, n, &rec) || rec.url_len > URL_MAX_LEN)
+		return -1;
+	g->c[GC_RECORDS]++;
+	memcpy(url, rec.url, rec.url_len);
+	url[rec.url_len] = '\0';
+	memset(&h, 0, sizeof(h));
+	if (url_host(url, host, sizeof(host)) != CR_OK)
+		host[0] = '\0';
+	else
+		host_of(g, url, host, &h);
+	v = generate_select(&rec, &h, &g->rules, g->now);
+	if (v != GEN_TOO_DEEP && v != GEN_NOT_DUE) {
+		if (!host[0])
+			return 0;
+		slot = hmap_put(&g->per_host, host, strlen(host));
+		if (!*slot) {
+			g->c[GC_HOSTS]++;
+			g->c[GC_DEMOTED_HOSTS] += generate_demoted(&g->rules, &h);
+		}
+		if (v == GEN_SELECT)
+			*slot = (void *)((uintptr_t)*slot + 1);
+	}
+	g->c[verdict_counter[v]]++;
+	return v == GEN_SELECT;
 }
 
 static enum cr_err generate_partition(struct job *j, int seg, int ver, uint32_t p,
@@ -126,10 +228,10 @@ static enum cr_err generate_partition(struct job *j, int seg, int ver, uint32_t 
 	char in[PATH_MAX], out[PATH_MAX];
 	struct recfile_reader *r = NULL;
 	struct recfile_writer *w;
-	struct hmap per_host, delays, dups;
+	struct gen_part g;
 	const void *data;
 	size_t n;
-	enum cr_err e = CR_EOF;
+	enum cr_err e;
 
 	layout_segment_part(&j->dir, seg, "fetchlist", p, out, sizeof(out));
 	e = recfile_writer_open(out, REC_KIND_FETCHLIST, (int)j->cfg.zstd_level, &w);
@@ -144,75 +246,32 @@ static enum cr_err generate_partition(struct job *j, int seg, int ver, uint32_t 
 			return e;
 		}
 	}
-	hmap_init(&per_host);
-	hmap_init(&delays);
-	hmap_init(&dups);
-	load_crawl_delays(j, p, &delays);
-	if (r && j->cfg.demote_min_pages > 0 && count_duplicates(in, &dups) != CR_OK)
+	memset(&g, 0, sizeof(g));
+	g.j = j;
+	g.now = now;
+	g.c = c;
+	generate_rules_from(&j->cfg, &g.rules);
+	hmap_init(&g.per_host);
+	hmap_init(&g.delays);
+	hmap_init(&g.dups);
+	load_crawl_delays(&g, p);
+	if (r && j->cfg.demote_min_pages > 0 && count_duplicates(in, &g.dups) != CR_OK)
 		log_warn("generate", "cannot count the duplicates of '%s'", in);
 	e = CR_EOF;
 	while (r && (e = recfile_reader_next(r, &data, &n)) == CR_OK) {
-		struct crawl_record rec;
-		char url[URL_MAX_LEN + 1], host[URL_HOST_MAX];
-		void **slot;
+		int sel = consider(&g, data, n);
 
-		if (crawl_record_unpack(data, n, &rec) || rec.url_len > URL_MAX_LEN) {
+		if (sel < 0) {
 			log_err("generate", "damaged record in '%s'", in);
 			e = CR_ERR_FORMAT;
 			break;
 		}
-		c[GC_RECORDS]++;
-		if (j->cfg.max_depth > 0 && rec.depth > (uint32_t)j->cfg.max_depth) {
-			c[GC_TOO_DEEP]++;
-			continue;
-		}
-		if (!generate_due(&rec, now, 0)) {
-			c[GC_NOT_DUE]++;
-			continue;
-		}
-		memcpy(url, rec.url, rec.url_len);
-		url[rec.url_len] = '\0';
-		if (url_host(url, host, sizeof(host)) != CR_OK)
-			continue;
-		slot = hmap_put(&per_host, host, strlen(host));
-		if (!*slot) {
-			c[GC_HOSTS]++;
-			c[GC_DEMOTED_HOSTS] += demoted(&j->cfg, &dups, host);
-		}
-		if ((uintptr_t)*slot >= (uintptr_t)j->cfg.demoted_per_round &&
-		    demoted(&j->cfg, &dups, host)) {
-			c[GC_DEMOTED]++;
-			continue;
-		}
-		if (j->cfg.max_per_host > 0 &&
-		    (uintptr_t)*slot >= (uintptr_t)j->cfg.max_per_host) {
-			c[GC_HOST_CAPPED]++;
-			continue;
-		}
-		if (j->cfg.time_limit_s > 0) {
-			long d = j->cfg.delay_ms;
-			size_t ol = (size_t)(url_path(url) - url);
-			uintptr_t cd;
-
-			url[ol] = '\0';   /* the origin */
-			cd = (uintptr_t)hmap_get(&delays, url, ol);
-			if ((long)cd > d && (long)cd <= j->cfg.max_crawl_delay_ms)
-				d = (long)cd;
-			if ((int64_t)(uintptr_t)*slot >=
-			    generate_feasible(j->cfg.time_limit_s, d)) {
-				c[GC_POLITENESS_CAPPED]++;
-				continue;
-			}
-		}
-		*slot = (void *)((uintptr_t)*slot + 1);
-		e = recfile_writer_add(w, data, n);
-		if (e)
+		if (sel && (e = recfile_writer_add(w, data, n)) != CR_OK)
 			break;
-		c[GC_SELECTED]++;
 	}
-	hmap_release(&per_host);
-	hmap_release(&delays);
-	hmap_release(&dups);
+	hmap_release(&g.per_host);
+	hmap_release(&g.delays);
+	hmap_release(&g.dups);
 	recfile_reader_free(&r);
 	if (e != CR_EOF) {
 		recfile_writer_abort(&w);

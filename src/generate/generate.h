@@ -8,7 +8,8 @@
  * lets the phase fetch, so a round does not end with one slow host's tail.
  * Memory: one counter per host, never the CrawlDb.
  *
- * generate_select is the pure decision for one record.
+ * generate_select is the pure decision for one record, given what the
+ * phase knows of its host so far; generate_run streams records through it.
  */
 #ifndef CR_GENERATE_GENERATE_H
 #define CR_GENERATE_GENERATE_H
@@ -40,6 +41,45 @@ int generate_due(const struct crawl_record *r, int64_t now, long max_depth);
 /* The most URLs of one host a fetch phase of time_limit_s can fetch at one
  * request per delay_ms (INT64_MAX when either is 0: no bound). Pure. */
 int64_t generate_feasible(long time_limit_s, long delay_ms);
+
+/* The rules of selection (from the config: crawl.max_depth,
+ * generate.max_per_host, trap.demote_*, fetch.time_limit_s, politeness.*). */
+struct generate_rules {
+	long max_depth;              /* 0: no limit */
+	long max_per_host;           /* 0: no limit */
+	long demote_min_pages;       /* 0: no demotion */
+	double demote_share;
+	long demoted_per_round;
+	long time_limit_s;           /* 0: the fetch phase is not bounded */
+	long delay_ms;
+	long max_crawl_delay_ms;
+};
+
+void generate_rules_from(const struct config *cfg, struct generate_rules *out);
+
+/* What the phase knows of a record's host when the record comes. */
+struct generate_host {
+	uint64_t selected;           /* its URLs selected so far this round */
+	uint64_t pages;              /* its pages with content in the CrawlDb */
+	uint64_t duplicates;         /* ... of which near-duplicates */
+	long crawl_delay_ms;         /* its origin's cached robots.txt Crawl-delay; -1: none */
+};
+
+enum generate_verdict {
+	GEN_SELECT,
+	GEN_TOO_DEEP,                /* deeper than max_depth */
+	GEN_NOT_DUE,                 /* not due at now, or a trap */
+	GEN_DEMOTED,                 /* the host is mostly duplicates: a few per round */
+	GEN_HOST_CAPPED,             /* max_per_host reached */
+	GEN_POLITENESS_CAPPED,       /* more than politeness lets the fetch phase fetch */
+};
+
+/* 1 if the host's pages are mostly near-duplicates (trap.demote_*). */
+int generate_demoted(const struct generate_rules *g, const struct generate_host *h);
+/* Whether record r goes into this round's fetch list. Pure. */
+enum generate_verdict generate_select(const struct crawl_record *r,
+				      const struct generate_host *h,
+				      const struct generate_rules *g, int64_t now);
 
 /* Writes this rank's fetch lists for segment seg from CrawlDb version ver. */
 CR_WUR enum cr_err generate_run(struct job *j, int seg, int ver, int64_t now,

@@ -1,4 +1,7 @@
 #include "robots/cache.h"
+#include "store/recfile.h"
+#include "util/fs.h"
+#include "util/log.h"
 
 #include <string.h>
 
@@ -41,4 +44,35 @@ enum cr_err robots_cache_unpack(const void *data, size_t n, char *key, size_t kc
 	*body = b;
 	*body_len = bl;
 	return CR_OK;
+}
+
+enum cr_err robots_cache_scan(const char *path, robots_cache_fn fn, void *arg)
+{
+	struct recfile_reader *r;
+	struct robots_cache_entry c;
+	enum cr_err e;
+
+	if (!fs_exists(path))
+		return CR_OK;
+	e = recfile_reader_open(path, REC_KIND_ROBOTS, &r);
+	if (e == CR_ERR_FORMAT) {
+		log_warn("robots", "damaged robots cache '%s' ignored", path);
+		return CR_OK;
+	}
+	if (e)
+		return e;
+	while ((e = recfile_reader_next(r, &c.data, &c.n)) == CR_OK) {
+		e = robots_cache_unpack(c.data, c.n, c.origin, sizeof(c.origin), &c.fetched_at,
+					&c.http_status, &c.body, &c.body_len, &c.times);
+		if (!e)
+			e = fn(arg, &c);
+		if (e)
+			break;
+	}
+	recfile_reader_free(&r);
+	if (e == CR_ERR_FORMAT) {
+		log_warn("robots", "damaged robots cache '%s': its later entries dropped", path);
+		return CR_OK;
+	}
+	return e == CR_EOF ? CR_OK : e;
 }

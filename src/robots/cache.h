@@ -3,7 +3,8 @@
  * origin ("scheme://host[:port]"), fetch time (µs), HTTP status (0: no
  * answer) and the body as fetched (at most robots.max_bytes). The fetcher
  * reads and writes them; generate reads the Crawl-delay of each origin to
- * size fetch lists that politeness can finish.
+ * size fetch lists that politeness can finish; both read it through
+ * robots_cache_scan.
  */
 #ifndef CR_ROBOTS_CACHE_H
 #define CR_ROBOTS_CACHE_H
@@ -31,5 +32,28 @@ CR_WUR enum cr_err robots_cache_unpack(const void *data, size_t n, char *key, si
 				       int64_t *fetched_at, int *http_status,
 				       const char **body, size_t *body_len,
 				       struct robots_cache_times *t);
+
+/* One record of a cache file, unpacked (body borrowed from the record). */
+struct robots_cache_entry {
+	const void *data;         /* the packed record */
+	size_t n;
+	char origin[600];
+	int64_t fetched_at;
+	int http_status;
+	const char *body;
+	size_t body_len;
+	struct robots_cache_times times;
+};
+
+typedef enum cr_err (*robots_cache_fn)(void *arg, const struct robots_cache_entry *e);
+
+/*
+ * Calls fn for each record of the cache file at path (none if it does not
+ * exist). The cache only saves requests: a damaged file is reported and its
+ * remaining entries dropped, never an error - otherwise every retry of a
+ * phase would fail on it again. fn returns CR_OK to go on; another value
+ * ends the scan and is returned.
+ */
+CR_WUR enum cr_err robots_cache_scan(const char *path, robots_cache_fn fn, void *arg);
 
 #endif

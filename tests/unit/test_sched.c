@@ -6,7 +6,8 @@
 
 int main(void)
 {
-	struct sched_policy one = { 1000, 1 }, two = { 1000, 2 };
+	struct sched_policy one = { .delay_us = 1000, .max_in_flight = 1 };
+	struct sched_policy two = { .delay_us = 1000, .max_in_flight = 2 };
 	struct sched_host h, hs[100];
 	struct sched_heap q;
 	int i;

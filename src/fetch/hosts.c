@@ -1,0 +1,220 @@
+#include "fetch/hosts.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Hosts that share one politeness budget (politeness.by = domain or ip). */
+struct host_group {
+	struct sched_host gate;   /* timing of the group's requests (not in the heap) */
+	struct host **members;
+	size_t n, cap;
+};
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n, size);
+
+	if (!p) {
+		fputs("mpicrawl: out of memory\n", stderr);
+		abort();
+	}
+	return p;
+}
+
+static void *xrealloc(void *p, size_t size)
+{
+	p = realloc(p, size);
+	if (!p) {
+		fputs("mpicrawl: out of memory\n", stderr);
+		abort();
+	}
+	return p;
+}
+
+static char *xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	return memcpy(xcalloc(1, n), s, n);
+}
+
+void hosts_init(struct host_table *t, const struct sched_policy *pol)
+{
+	memset(t, 0, sizeof(*t));
+	hmap_init(&t->hosts);
+	hmap_init(&t->groups);
+	sched_heap_init(&t->heap);
+	t->pol = *pol;
+}
+
+void hosts_release(struct host_table *t)
+{
+	struct hmap_slot *s;
+	size_t i = 0, k;
+
+	while ((s = hmap_next(&t->hosts, &i)) != NULL) {
+		struct host *h = s->val;
+
+		for (k = 0; k < h->n; k++) {
+			free(h->items[k]->url);
+			free(h->items[k]);
+		}
+		free(h->items);
+		free(h->name);
+		free(h);
+	}
+	hmap_release(&t->hosts);
+	i = 0;
+	while ((s = hmap_next(&t->groups, &i)) != NULL) {
+		struct host_group *g = s->val;
+
+		free(g->members);
+		free(g);
+	}
+	hmap_release(&t->groups);
+	sched_heap_release(&t->heap);
+}
+
+struct host *hosts_get(struct host_table *t, const char *name)
+{
+	struct host **slot = (struct host **)hmap_put(&t->hosts, name, strlen(name));
+	struct host *h = *slot;
+
+	if (h)
+		return h;
+	h = xcalloc(1, sizeof(*h));
+	sched_host_init(&h->s);
+	h->gate = &h->s;
+	h->pol = t->pol;
+	h->name = xstrdup(name);
+	h->state = HOST_NEW;
+	*slot = h;
+	t->left++;
+	/* Hosts start in name order, spread by the heap from there. */
+	sched_heap_set(&t->heap, &h->s, 0);
+	return h;
+}
+
+struct host_item *hosts_add(struct host *h, const char *url, const struct crawl_record *rec,
+			    uint32_t part, struct origin *origin)
+{
+	struct host_item *it = xcalloc(1, sizeof(*it));
+
+	if (h->n == h->cap) {
+		h->cap = h->cap ? h->cap * 2 : 8;
+		h->items = xrealloc(h->items, h->cap * sizeof(*h->items));
+	}
+	it->url = xstrdup(url);
+	it->rec = *rec;
+	it->rec.url = it->url;
+	it->rec.url_len = strlen(it->url);
+	it->part = part;
+	it->origin = origin;
+	h->items[h->n++] = it;
+	return it;
+}
+
+void hosts_join(struct host_table *t, struct host *h, const char *key)
+{
+	struct host_group **slot = (struct host_group **)hmap_put(&t->groups, key, strlen(key));
+	struct host_group *g = *slot;
+
+	if (!g) {
+		g = xcalloc(1, sizeof(*g));
+		sched_host_init(&g->gate);
+		*slot = g;
+	}
+	if (g->n == g->cap) {
+		g->cap = g->cap ? g->cap * 2 : 4;
+		g->members = xrealloc(g->members, g->cap * sizeof(*g->members));
+	}
+	g->members[g->n++] = h;
+	/* What the host carried from the previous phase binds the group too. */
+	sched_gate_join(&g->gate, &h->s);
+	h->group = g;
+	h->gate = &g->gate;
+}
+
+/* The state h belongs in now: the one pure decision of a host's life. */
+static enum host_state settled(const struct host *h, int stopping)
+{
+	if (h->state == HOST_DONE)
+		return HOST_DONE;
+	if (h->next >= h->n || stopping)
+		return h->s.in_flight > 0 ? HOST_DRAINING : HOST_DONE;
+	if (h->state == HOST_DRAINING)
+		return HOST_READY;
+	return h->state;
+}
+
+/* Every change of a host's state goes through here: the heap follows. */
+static void set_state(struct host_table *t, struct host *h, enum host_state s)
+{
+	int64_t at;
+
+	if (h->state != HOST_DONE && s == HOST_DONE)
+		t->left--;
+	h->state = s;
+	switch (s) {
+	case HOST_NEW:
+		sched_heap_set(&t->heap, &h->s, 0);
+		break;
+	case HOST_READY:
+		at = sched_next_start(h->gate, &h->pol);
+		if (at == INT64_MAX)
+			sched_heap_remove(&t->heap, &h->s);   /* back when a request ends */
+		else
+			sched_heap_set(&t->heap, &h->s, at);
+		break;
+	default:
+		sched_heap_remove(&t->heap, &h->s);
+		break;
+	}
+}
+
+void hosts_settle(struct host_table *t, struct host *h, int stopping)
+{
+	set_state(t, h, settled(h, stopping));
+}
+
+void hosts_set(struct host_table *t, struct host *h, enum host_state s)
+{
+	if (h->state == HOST_DONE)
+		return;
+	h->state = s;
+	hosts_settle(t, h, 0);
+}
+
+void hosts_settle_group(struct host_table *t, struct host *h, int stopping)
+{
+	size_t k;
+
+	hosts_settle(t, h, stopping);
+	/* A request of the group ended: members waiting for room may go. */
+	for (k = 0; h->group && k < h->group->n; k++)
+		if (h->group->members[k] != h)
+			hosts_settle(t, h->group->members[k], stopping);
+}
+
+struct host *hosts_due(struct host_table *t, int64_t now)
+{
+	struct sched_host *top = sched_heap_top(&t->heap);
+
+	return top && top->heap_key <= now ? (struct host *)top : NULL;
+}
+
+int64_t hosts_next_time(const struct host_table *t)
+{
+	struct sched_host *top = sched_heap_top(&t->heap);
+
+	return top ? top->heap_key : INT64_MAX;
+}
+
+const char *hosts_state_name(enum host_state s)
+{
+	static const char *const names[] = { "new", "resolving", "ready", "robots", "draining",
+					     "done" };
+
+	return s <= HOST_DONE ? names[s] : "?";
+}

@@ -1,0 +1,103 @@
+/*
+ * hosts.h - the host queues of a fetch phase: each host's URLs (in fetch
+ * list order), its politeness timing, its group, and its life in the phase
+ * as one state machine whose every change goes through hosts_settle.
+ *
+ *   NEW ------turn-----> RESOLVING --answer--> READY <-----> ROBOTS
+ *    (in the heap at 0)                       (in the heap    (its next URL
+ *                                              at its next     waits for a
+ *                                              start)          robots.txt)
+ *   any state, when nothing is left to start (or the phase stops):
+ *     DRAINING while requests are in flight, then DONE.
+ *
+ * The heap orders hosts by the time politeness (sched.h) lets them start
+ * next; only NEW and READY hosts are in it. A host of a group (politeness.by
+ * = domain or ip) starts its requests by the group's gate, so members share
+ * one budget; when a member's request ends, every member is settled again.
+ *
+ * Nothing here does I/O or reads the clock.
+ */
+#ifndef CR_FETCH_HOSTS_H
+#define CR_FETCH_HOSTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "crawldb/crawl_record.h"
+#include "fetch/sched.h"
+#include "robots/origin.h"
+#include "util/hmap.h"
+
+enum host_state {
+	HOST_NEW,         /* not resolved: its first turn asks DNS */
+	HOST_RESOLVING,   /* DNS in flight */
+	HOST_READY,       /* resolved: in the heap while politeness lets it start */
+	HOST_ROBOTS,      /* its next URL waits for its origin's robots.txt */
+	HOST_DRAINING,    /* nothing left to start; requests in flight */
+	HOST_DONE,
+};
+
+/* One URL of a fetch list. */
+struct host_item {
+	char *url;
+	struct crawl_record rec;  /* its CrawlDb record (strings: url) */
+	uint32_t part;
+	struct origin *origin;    /* of its scheme and authority (not owned) */
+};
+
+struct host_group;
+
+struct host {
+	struct sched_host s;      /* first: the heap hands back &host->s */
+	struct sched_host *gate;  /* whose timing applies: &s, or the group's */
+	struct host_group *group; /* NULL when politeness is per host */
+	struct sched_policy pol;  /* the phase's, raised by the host's Crawl-delay */
+	enum host_state state;
+	char *name;
+	char addr[64];            /* resolved */
+	struct host_item **items;
+	size_t n, next;           /* items, and the next one to start */
+	size_t cap;
+	struct origin *waiting;   /* ROBOTS: the origin whose robots.txt it waits for */
+	int failures;             /* failed requests in a row (sched_on_outcome) */
+	void *ctx;                /* the fetcher's, for callbacks (not owned) */
+};
+
+struct host_table {
+	struct hmap hosts;        /* name -> struct host */
+	struct hmap groups;       /* domain or address -> struct host_group */
+	struct sched_heap heap;
+	struct sched_policy pol;  /* the phase's */
+	size_t left;              /* hosts not DONE */
+};
+
+void hosts_init(struct host_table *t, const struct sched_policy *pol);
+void hosts_release(struct host_table *t);
+
+/* The host called name, created (NEW, in the heap at 0) on first use. */
+struct host *hosts_get(struct host_table *t, const char *name);
+/* Appends a URL to h's queue; url copied, rec's strings borrowed until the
+ * call returns (rec.url is pointed at the copy). */
+struct host_item *hosts_add(struct host *h, const char *url,
+			    const struct crawl_record *rec, uint32_t part,
+			    struct origin *origin);
+/* Puts h into the group of key (a registrable domain or an address),
+ * created on first use; h's timing joins the group's gate. */
+void hosts_join(struct host_table *t, struct host *h, const char *key);
+
+/* Moves h to state s (RESOLVING, READY or ROBOTS) and settles it. */
+void hosts_set(struct host_table *t, struct host *h, enum host_state s);
+/* Puts h where its queue and timing say: DRAINING or DONE when nothing is
+ * left to start (or stopping), else its heap position for READY. */
+void hosts_settle(struct host_table *t, struct host *h, int stopping);
+/* hosts_settle for h and, in a group, every other member. */
+void hosts_settle_group(struct host_table *t, struct host *h, int stopping);
+
+/* The host whose turn comes first, if it may start by now; else NULL. */
+struct host *hosts_due(struct host_table *t, int64_t now);
+/* When the first host may start (INT64_MAX: none in the heap). */
+int64_t hosts_next_time(const struct host_table *t);
+
+const char *hosts_state_name(enum host_state s);
+
+#endif

@@ -1,0 +1,407 @@
+/*
+ * http.c - http.h over libcurl: easy handles in one multi handle, their
+ * callbacks, and the translation of libcurl's results into ours.
+ */
+#include "fetch/http.h"
+#include "url/url.h"
+#include "util/buf.h"
+#include "util/clock.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <curl/curl.h>
+
+/* The request head we keep for the WARC (ours: a few hundred bytes). */
+#define REQ_HEAD_MAX (256u << 10)
+/* Bodies larger than this are not kept in a spare transfer's buffer. */
+#define SPARE_BODY_MAX (1u << 20)
+#define EXTRA_FDS_MAX 16
+
+struct xfer {
+	CURL *easy;
+	struct http_client *c;
+	struct http_result res;
+	struct buf req, head, body;
+	char *url;
+	int cut, head_too_big, addr_refused;
+	char errbuf[CURL_ERROR_SIZE];
+	struct curl_slist *resolve;
+	struct xfer *prev, *next;   /* open transfers, or the spares */
+};
+
+struct http_client {
+	struct http_opts o;
+	CURLM *multi;
+	struct xfer *open;          /* started, not finished */
+	struct xfer *spare;         /* released, kept for reuse */
+	int active;                 /* started and not handed back */
+};
+
+static void unlink_open(struct http_client *c, struct xfer *x)
+{
+	if (x->prev)
+		x->prev->next = x->next;
+	else
+		c->open = x->next;
+	if (x->next)
+		x->next->prev = x->prev;
+	x->prev = x->next = NULL;
+}
+
+/* ---- callbacks ---- */
+
+static size_t on_body(char *data, size_t size, size_t nmemb, void *arg)
+{
+	struct xfer *x = arg;
+	size_t n = size * nmemb, max = (size_t)x->c->o.max_body_bytes;
+
+	if (x->body.len + n > max) {
+		buf_add(&x->body, data, max - x->body.len);
+		x->cut = 1;
+		return 0;   /* ends the transfer: the cap is a status, not an error */
+	}
+	buf_add(&x->body, data, n);
+	return n;
+}
+
+static size_t on_header(char *data, size_t size, size_t nmemb, void *arg)
+{
+	struct xfer *x = arg;
+	size_t n = size * nmemb;
+
+	/* A new status line starts a new response (after 1xx). */
+	if (n >= 5 && !memcmp(data, "HTTP/", 5))
+		x->head.len = 0;
+	if (x->head.len + n > (size_t)x->c->o.max_header_bytes) {
+		x->head_too_big = 1;
+		return 0;
+	}
+	buf_add(&x->head, data, n);
+	return n;
+}
+
+static int on_debug(CURL *easy, curl_infotype type, char *data, size_t n, void *arg)
+{
+	struct xfer *x = arg;
+
+	(void)easy;
+	if (type == CURLINFO_HEADER_OUT) {
+		x->req.len = 0;
+		buf_add(&x->req, data, n < REQ_HEAD_MAX ? n : REQ_HEAD_MAX);
+	}
+	return 0;
+}
+
+/* The address actually connected to is checked here, after any DNS. */
+static curl_socket_t on_opensocket(void *arg, curlsocktype purpose, struct curl_sockaddr *a)
+{
+	struct xfer *x = arg;
+	const struct http_opts *o = &x->c->o;
+
+	(void)purpose;
+	if (!o->allow_private && !addr_is_public(&a->addr) &&
+	    !(o->allow && addr_list_has(o->allow, &a->addr))) {
+		x->addr_refused = 1;
+		return CURL_SOCKET_BAD;
+	}
+	return socket(a->family, a->socktype, a->protocol);
+}
+
+/* ---- transfers ---- */
+
+static struct xfer *xfer_get(struct http_client *c)
+{
+	struct xfer *x = c->spare;
+
+	if (x) {
+		c->spare = x->next;
+		curl_easy_reset(x->easy);
+		x->req.len = x->head.len = x->body.len = 0;
+		x->cut = x->head_too_big = x->addr_refused = 0;
+		x->errbuf[0] = '\0';
+		x->prev = x->next = NULL;
+		return x;
+	}
+	x = calloc(1, sizeof(*x));
+	if (!x)
+		return NULL;
+	x->easy = curl_easy_init();
+	if (!x->easy) {
+		free(x);
+		return NULL;
+	}
+	x->c = c;
+	buf_init(&x->req);
+	buf_init(&x->head);
+	buf_init(&x->body);
+	return x;
+}
+
+static void xfer_destroy(struct xfer *x)
+{
+	curl_easy_cleanup(x->easy);
+	curl_slist_free_all(x->resolve);
+	buf_release(&x->req);
+	buf_release(&x->head);
+	buf_release(&x->body);
+	free(x->url);
+	free(x);
+}
+
+/* Back to the spares: the easy handle and buffers are reused. */
+static void xfer_put(struct http_client *c, struct xfer *x)
+{
+	curl_slist_free_all(x->resolve);
+	x->resolve = NULL;
+	free(x->url);
+	x->url = NULL;
+	if (x->body.cap > SPARE_BODY_MAX)
+		buf_release(&x->body);
+	x->next = c->spare;
+	c->spare = x;
+}
+
+/* "host:port:addr" entries for CURLOPT_RESOLVE: the URL's port, and the
+ * other of 80 and 443, so that a robots.txt hop from http to https on the
+ * same host (a request of its own) also uses our address. */
+static struct curl_slist *resolve_list(const char *url, const char *host, const char *addr)
+{
+	char entry[URL_HOST_MAX + 96], auth[URL_HOST_MAX + 8];
+	struct curl_slist *l, *l2;
+	const char *lb = strchr(addr, ':') ? "[" : "", *rb = *lb ? "]" : "", *colon;
+	long p = !strncmp(url, "https:", 6) ? 443 : 80;
+
+	if (url_authority(url, auth, sizeof(auth)) == CR_OK &&
+	    (colon = strrchr(auth, ':')) != NULL && !strchr(colon, ']'))
+		p = strtol(colon + 1, NULL, 10);
+	snprintf(entry, sizeof(entry), "%s:%ld:%s%s%s", host, p, lb, addr, rb);
+	l = curl_slist_append(NULL, entry);
+	if (!l)
+		return NULL;
+	snprintf(entry, sizeof(entry), "%s:%d:%s%s%s", host, p == 443 ? 80 : 443, lb, addr, rb);
+	l2 = curl_slist_append(l, entry);
+	if (!l2)
+		curl_slist_free_all(l);
+	return l2;
+}
+
+static void set_options(struct xfer *x, const struct http_request *rq)
+{
+	const struct http_opts *o = &x->c->o;
+	CURL *e = x->easy;
+
+	curl_easy_setopt(e, CURLOPT_URL, rq->url);
+	curl_easy_setopt(e, CURLOPT_RESOLVE, x->resolve);
+	curl_easy_setopt(e, CURLOPT_PRIVATE, x);
+	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(e, CURLOPT_USERAGENT, o->user_agent);
+	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT, o->connect_timeout_s);
+	curl_easy_setopt(e, CURLOPT_TIMEOUT, o->timeout_s);
+	curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, o->low_speed_bytes);
+	curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, o->low_speed_time_s);
+	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(e, CURLOPT_WRITEDATA, x);
+	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(e, CURLOPT_HEADERDATA, x);
+	curl_easy_setopt(e, CURLOPT_DEBUGFUNCTION, on_debug);
+	curl_easy_setopt(e, CURLOPT_DEBUGDATA, x);
+	curl_easy_setopt(e, CURLOPT_VERBOSE, 1L);
+	curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, on_opensocket);
+	curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, x);
+	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, x->errbuf);
+	curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+	if (rq->if_modified_since_s > 0) {
+		curl_easy_setopt(e, CURLOPT_TIMECONDITION, (long)CURL_TIMECOND_IFMODSINCE);
+		curl_easy_setopt(e, CURLOPT_TIMEVALUE_LARGE, (curl_off_t)rq->if_modified_since_s);
+	}
+}
+
+enum cr_err http_start(struct http_client *c, const struct http_request *rq)
+{
+	struct xfer *x = xfer_get(c);
+
+	if (!x)
+		return CR_ERR_NOMEM;
+	x->url = strdup(rq->url);
+	x->resolve = resolve_list(rq->url, rq->host, rq->addr);
+	if (!x->url || !x->resolve) {
+		xfer_put(c, x);
+		return CR_ERR_NOMEM;
+	}
+	memset(&x->res, 0, sizeof(x->res));
+	x->res.user = rq->user;
+	x->res.kind = rq->kind;
+	set_options(x, rq);
+	x->res.start_wall_us = clock_now_us();
+	x->res.start_mono_us = clock_mono_us();
+	if (curl_multi_add_handle(c->multi, x->easy) != CURLM_OK) {
+		xfer_put(c, x);
+		return CR_ERR_LIB;
+	}
+	c->active++;
+	x->next = c->open;
+	if (c->open)
+		c->open->prev = x;
+	c->open = x;
+	return CR_OK;
+}
+
+int http_active(const struct http_client *c)
+{
+	return c->active;
+}
+
+/* libcurl's result of a finished transfer, in our words. */
+static void fill_result(struct xfer *x, CURLcode rc)
+{
+	struct http_result *r = &x->res;
+	char *ip = NULL;
+
+	r->end_mono_us = clock_mono_us();
+	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &r->status);
+	if (curl_easy_getinfo(x->easy, CURLINFO_PRIMARY_IP, &ip) != CURLE_OK || !ip)
+		ip = "";
+	r->ip = ip;
+	r->url = x->url;
+	r->error = "";
+	if (x->cut)
+		r->transport = HTTP_CUT;
+	else if (x->addr_refused)
+		r->transport = HTTP_ADDR_REFUSED;
+	else if (x->head_too_big || rc == CURLE_OUT_OF_MEMORY)
+		r->transport = HTTP_HEAD_TOO_LARGE;
+	else if (rc == CURLE_OK)
+		r->transport = HTTP_DONE;
+	else if (rc == CURLE_OPERATION_TIMEDOUT)
+		r->transport = HTTP_TIMEOUT;
+	else
+		r->transport = HTTP_FAILED;
+	if (rc != CURLE_OK && r->transport != HTTP_CUT)
+		r->error = x->errbuf[0] ? x->errbuf : curl_easy_strerror(rc);
+	r->req = x->req.p;
+	r->req_len = x->req.len;
+	r->head = x->head.p;
+	r->head_len = x->head.len;
+	r->body = x->body.p;
+	r->body_len = x->body.len;
+}
+
+const struct http_result *http_next_done(struct http_client *c)
+{
+	CURLMsg *m;
+	int left;
+
+	while ((m = curl_multi_info_read(c->multi, &left)) != NULL) {
+		struct xfer *x = NULL;
+
+		if (m->msg != CURLMSG_DONE)
+			continue;
+		curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&x);
+		fill_result(x, m->data.result);
+		curl_multi_remove_handle(c->multi, x->easy);
+		unlink_open(c, x);
+		c->active--;
+		return &x->res;
+	}
+	return NULL;
+}
+
+void http_release(struct http_client *c, const struct http_result *r)
+{
+	struct xfer *x = (struct xfer *)((char *)r - offsetof(struct xfer, res));
+
+	xfer_put(c, x);
+}
+
+void http_abandon_all(struct http_client *c, void (*fn)(void *arg, void *user, int kind),
+		      void *arg)
+{
+	while (c->open) {
+		struct xfer *x = c->open;
+
+		if (fn)
+			fn(arg, x->res.user, x->res.kind);
+		curl_multi_remove_handle(c->multi, x->easy);
+		unlink_open(c, x);
+		c->active--;
+		xfer_put(c, x);
+	}
+}
+
+void http_poll(struct http_client *c, struct pollfd *extra, unsigned n, int timeout_ms)
+{
+	struct curl_waitfd w[EXTRA_FDS_MAX];
+	unsigned i;
+
+	if (n > EXTRA_FDS_MAX)
+		n = EXTRA_FDS_MAX;
+	for (i = 0; i < n; i++) {
+		w[i].fd = extra[i].fd;
+		w[i].events = (short)(((extra[i].events & POLLIN) ? CURL_WAIT_POLLIN : 0) |
+				      ((extra[i].events & POLLOUT) ? CURL_WAIT_POLLOUT : 0));
+		w[i].revents = 0;
+	}
+	curl_multi_poll(c->multi, w, n, timeout_ms, NULL);
+	for (i = 0; i < n; i++)
+		extra[i].revents = (short)(((w[i].revents & CURL_WAIT_POLLIN) ? POLLIN : 0) |
+					   ((w[i].revents & CURL_WAIT_POLLPRI) ? POLLPRI : 0) |
+					   ((w[i].revents & CURL_WAIT_POLLOUT) ? POLLOUT : 0));
+}
+
+void http_run(struct http_client *c)
+{
+	int running;
+
+	curl_multi_perform(c->multi, &running);
+}
+
+/* ---- the client ---- */
+
+enum cr_err http_client_new(const struct http_opts *o, struct http_client **out)
+{
+	struct http_client *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return CR_ERR_NOMEM;
+	c->o = *o;
+	c->multi = curl_multi_init();
+	if (!c->multi) {
+		free(c);
+		return CR_ERR_LIB;
+	}
+	curl_multi_setopt(c->multi, CURLMOPT_MAX_HOST_CONNECTIONS, o->max_host_connections);
+	curl_multi_setopt(c->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, o->max_connections);
+	*out = c;
+	return CR_OK;
+}
+
+void http_client_free(struct http_client **cp)
+{
+	struct http_client *c = *cp;
+
+	if (!c)
+		return;
+	http_abandon_all(c, NULL, NULL);
+	while (c->spare) {
+		struct xfer *x = c->spare;
+
+		c->spare = x->next;
+		xfer_destroy(x);
+	}
+	curl_multi_cleanup(c->multi);
+	free(c);
+	*cp = NULL;
+}
+
+int64_t http_date(const char *s)
+{
+	time_t t = curl_getdate(s, NULL);
+
+	return t <= 0 ? -1 : (int64_t)t;
+}

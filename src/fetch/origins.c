@@ -1,0 +1,198 @@
+#include "fetch/origins.h"
+#include "robots/cache.h"
+#include "store/recfile.h"
+#include "util/fs.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void origins_init(struct origin_table *t, const struct job *j)
+{
+	memset(t, 0, sizeof(*t));
+	t->j = j;
+	t->pol.agent = j->cfg.robots_agent;
+	t->pol.ttl_us = (int64_t)j->cfg.robots_ttl_s * 1000000;
+	t->pol.retry_us = (int64_t)j->cfg.retry_interval_s * 1000000;
+	t->pol.max_bytes = (size_t)j->cfg.robots_max_bytes;
+	hmap_init(&t->map);
+	t->cache_ver = layout_robots_last(&j->dir);
+}
+
+void origins_release(struct origin_table *t)
+{
+	struct hmap_slot *s;
+	size_t i = 0;
+
+	while ((s = hmap_next(&t->map, &i)) != NULL) {
+		origin_release(s->val);
+		free(s->val);
+	}
+	hmap_release(&t->map);
+}
+
+struct origin *origins_get(struct origin_table *t, const char *key, uint32_t part)
+{
+	struct origin **slot = (struct origin **)hmap_put(&t->map, key, strlen(key));
+
+	if (!*slot) {
+		struct origin *o = malloc(sizeof(*o));
+
+		if (!o) {
+			fputs("mpicrawl: out of memory\n", stderr);
+			abort();
+		}
+		origin_init(o, key, part);
+		*slot = o;
+	}
+	return *slot;
+}
+
+void origins_each(struct origin_table *t, void (*fn)(void *arg, struct origin *o), void *arg)
+{
+	struct hmap_slot *s;
+	size_t i = 0;
+
+	while ((s = hmap_next(&t->map, &i)) != NULL)
+		fn(arg, s->val);
+}
+
+struct load_ctx {
+	struct origin_table *t;
+	int64_t now;
+};
+
+static enum cr_err load_one(void *arg, const struct robots_cache_entry *e)
+{
+	struct load_ctx *c = arg;
+	struct origin *o = hmap_get(&c->t->map, e->origin, strlen(e->origin));
+
+	if (!o)
+		return CR_OK;   /* not needed this phase: carried at the end */
+	origin_on_cache(o, &c->t->pol, e->fetched_at, e->http_status, e->body, e->body_len,
+			c->now);
+	o->last_end = e->times.last_end;
+	o->hold_until = e->times.hold_until;
+	return CR_OK;
+}
+
+enum cr_err origins_load(struct origin_table *t, uint32_t p, int64_t now)
+{
+	struct load_ctx c = { t, now };
+	char path[PATH_MAX];
+
+	if (t->cache_ver == 0)
+		return CR_OK;
+	layout_robots_part(&t->j->dir, t->cache_ver, p, path, sizeof(path));
+	return robots_cache_scan(path, load_one, &c);
+}
+
+struct carry_ctx {
+	struct origin_table *t;
+	struct recfile_writer *w;
+	int64_t now;
+};
+
+/* An entry of the old cache this phase did not load: copied as it is. */
+static enum cr_err carry_one(void *arg, const struct robots_cache_entry *e)
+{
+	struct carry_ctx *c = arg;
+	int64_t keep = c->t->pol.ttl_us * ORIGINS_KEEP_TTLS;
+
+	if (hmap_get(&c->t->map, e->origin, strlen(e->origin)) || c->now - e->fetched_at > keep)
+		return CR_OK;
+	return recfile_writer_add(c->w, e->data, e->n);
+}
+
+/* Partition p of the new cache: this phase's origins of p (os[0..n)),
+ * then the carried. */
+static enum cr_err write_part(struct origin_table *t, uint32_t p, struct origin **os,
+			      size_t n, struct recfile_writer *w, int64_t now)
+{
+	struct carry_ctx c = { t, w, now };
+	struct buf b;
+	char path[PATH_MAX];
+	size_t i;
+	enum cr_err e = CR_OK;
+
+	buf_init(&b);
+	for (i = 0; !e && i < n; i++) {
+		struct origin *o = os[i];
+		struct robots_cache_times tm = { o->last_end, o->hold_until };
+
+		/* Loaded but expired entries are written back, as the old file
+		 * had them; unavailable ones too, so the next phase knows when
+		 * the robots.txt failed. */
+		if (o->fetched_at == 0)
+			continue;
+		b.len = 0;
+		robots_cache_pack(&b, o->key, o->fetched_at, o->http_status, o->body.p,
+				  o->body.len, &tm);
+		e = recfile_writer_add(w, b.p, b.len);
+	}
+	buf_release(&b);
+	if (!e && t->cache_ver > 0) {
+		layout_robots_part(&t->j->dir, t->cache_ver, p, path, sizeof(path));
+		e = robots_cache_scan(path, carry_one, &c);
+	}
+	return e;
+}
+
+static int by_part(const void *a, const void *b)
+{
+	const struct origin *x = *(struct origin *const *)a, *y = *(struct origin *const *)b;
+
+	return x->part < y->part ? -1 : x->part > y->part;
+}
+
+/* The origins, ordered by partition; *n gets how many. */
+static struct origin **sorted_origins(struct origin_table *t, size_t *n)
+{
+	struct origin **os = malloc((t->map.count + 1) * sizeof(*os));
+	struct hmap_slot *s;
+	size_t i = 0;
+
+	*n = 0;
+	if (!os)
+		return NULL;
+	while ((s = hmap_next(&t->map, &i)) != NULL)
+		os[(*n)++] = s->val;
+	qsort(os, *n, sizeof(*os), by_part);
+	return os;
+}
+
+enum cr_err origins_write(struct origin_table *t, int seg, int64_t now)
+{
+	const struct job *j = t->j;
+	char path[PATH_MAX];
+	size_t n, at = 0, end;
+	struct origin **os = sorted_origins(t, &n);
+	uint32_t p;
+	enum cr_err e = os ? CR_OK : CR_ERR_NOMEM;
+
+	layout_robots_dir(&j->dir, seg, path, sizeof(path));
+	if (!e)
+		e = fs_mkdirs(path);
+	for (p = 0; !e && p < j->dir.partitions; p++) {
+		struct recfile_writer *w;
+
+		while (at < n && os[at]->part < p)
+			at++;
+		for (end = at; end < n && os[end]->part == p; end++)
+			;
+		if (!layout_owns(p, j->rank, j->nranks))
+			continue;
+		layout_robots_part(&j->dir, seg, p, path, sizeof(path));
+		e = recfile_writer_open(path, REC_KIND_ROBOTS, (int)j->cfg.zstd_level, &w);
+		if (e)
+			break;
+		e = write_part(t, p, os + at, end - at, w, now);
+		if (e)
+			recfile_writer_abort(&w);
+		else
+			e = recfile_writer_commit(&w);
+	}
+	free(os);
+	return e;
+}

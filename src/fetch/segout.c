@@ -1,0 +1,340 @@
+#include "fetch/segout.h"
+#include "crawldb/parse_record.h"
+#include "fetch/journal.h"
+#include "store/recfile.h"
+#include "util/fs.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WARC_SOFTWARE "mpicrawl/0.1"
+
+/* The outputs of one partition. */
+struct part {
+	struct recfile_writer *fetch;
+	struct recfile_writer *parse;     /* with parse records */
+	struct warc_writer *warc[3];      /* by enum segout_series */
+	char prefix[64];                  /* of its WARC files (journal_warc_prefix) */
+	struct journal *jn;               /* finished URLs, made durable in batches */
+	int attempt;                      /* of this fetch of the segment */
+};
+
+struct segout {
+	const struct job *j;
+	int seg;
+	int with_parse;
+	struct part *parts;               /* per partition; owned ones used */
+	struct buf scratch;
+	enum cr_err failed;               /* the first write error: kept */
+	uint32_t resume_part;
+	segout_kept_fn kept;
+	void *kept_arg;
+};
+
+static const char *const series_suffix[] = { "", "-robots", "-diagnostics" };
+
+static enum cr_err fail(struct segout *s, enum cr_err e)
+{
+	if (e && !s->failed)
+		s->failed = e;
+	return s->failed;
+}
+
+enum cr_err segout_open(const struct job *j, int seg, int with_parse, struct segout **out)
+{
+	struct segout *s = calloc(1, sizeof(*s));
+	static const char *const dirs[] = { "fetch", "warc", "parse" };
+	enum cr_err e = CR_OK;
+	size_t i;
+
+	if (!s)
+		return CR_ERR_NOMEM;
+	s->j = j;
+	s->seg = seg;
+	s->with_parse = with_parse;
+	buf_init(&s->scratch);
+	s->parts = calloc(j->dir.partitions, sizeof(*s->parts));
+	if (!s->parts)
+		e = CR_ERR_NOMEM;
+	for (i = 0; !e && i < 3; i++) {
+		char dir[PATH_MAX];
+
+		if (i == 2 && !with_parse)
+			break;
+		layout_segment_sub(&j->dir, seg, dirs[i], dir, sizeof(dir));
+		e = fs_mkdirs(dir);
+	}
+	if (e) {
+		segout_free(&s);
+		return e;
+	}
+	*out = s;
+	return CR_OK;
+}
+
+void segout_free(struct segout **sp)
+{
+	struct segout *s = *sp;
+	uint32_t p;
+	int k;
+
+	if (!s)
+		return;
+	for (p = 0; s->parts && p < s->j->dir.partitions; p++) {
+		struct part *o = &s->parts[p];
+
+		recfile_writer_abort(&o->fetch);
+		recfile_writer_abort(&o->parse);
+		journal_close(&o->jn, 0);
+		/* Not committed: what they hold is journaled or redone. */
+		for (k = 0; k < 3; k++)
+			if (warc_writer_close(&o->warc[k]) != CR_OK)
+				continue;
+	}
+	free(s->parts);
+	buf_release(&s->scratch);
+	free(s);
+	*sp = NULL;
+}
+
+/* Partition p's record files, opened on first use. */
+static struct part *part_of(struct segout *s, uint32_t p)
+{
+	struct part *o = &s->parts[p];
+	char path[PATH_MAX];
+	int level = (int)s->j->cfg.zstd_level;
+
+	if (o->fetch || s->failed)
+		return o;
+	layout_segment_part(&s->j->dir, s->seg, "fetch", p, path, sizeof(path));
+	if (fail(s, recfile_writer_open(path, REC_KIND_FETCH, level, &o->fetch)))
+		return o;
+	if (s->with_parse) {
+		layout_segment_part(&s->j->dir, s->seg, "parse", p, path, sizeof(path));
+		fail(s, recfile_writer_open(path, REC_KIND_PARSE, level, &o->parse));
+	}
+	return o;
+}
+
+/* Series k of partition p, opened on first use (NULL after a failure). */
+static struct warc_writer *series(struct segout *s, uint32_t p, enum segout_series k)
+{
+	struct part *o = part_of(s, p);
+	const struct config *c = &s->j->cfg;
+	struct warc_writer_opts wo = {
+		c->warc_compression,
+		(int)(c->warc_compression ? c->warc_zstd_level : c->warc_gzip_level),
+		(uint64_t)c->warc_max_bytes, NULL, 0,
+		c->warc_zstd_dict[0] ? c->warc_zstd_dict : NULL,
+	};
+	char dir[PATH_MAX];
+
+	if (o->warc[k] || s->failed)
+		return o->warc[k];
+	journal_warc_prefix(s->seg, p, o->attempt, o->prefix, sizeof(o->prefix));
+	layout_segment_sub(&s->j->dir, s->seg, "warc", dir, sizeof(dir));
+	fail(s, warc_writer_open_series(dir, o->prefix, series_suffix[k], WARC_SOFTWARE, &wo,
+					&o->warc[k]));
+	return o->warc[k];
+}
+
+/* An outcome an earlier attempt committed: kept as it is. */
+static enum cr_err keep_done(void *arg, const void *fetch, size_t fetch_len,
+			     const void *parse, size_t parse_len)
+{
+	struct segout *s = arg;
+	struct part *o = part_of(s, s->resume_part);
+	struct fetch_record fr;
+
+	if (s->failed)
+		return s->failed;
+	if (fetch) {
+		if (fetch_record_unpack(fetch, fetch_len, &fr) != CR_OK)
+			return CR_ERR_FORMAT;
+		if (recfile_writer_add(o->fetch, fetch, fetch_len) != CR_OK)
+			return CR_ERR_IO;
+		s->kept(s->kept_arg, &fr);
+	}
+	if (parse && o->parse && recfile_writer_add(o->parse, parse, parse_len) != CR_OK)
+		return CR_ERR_IO;
+	return CR_OK;
+}
+
+enum cr_err segout_resume(struct segout *s, uint32_t p, segout_kept_fn kept, void *arg,
+			  uint64_t *kept_n, uint64_t *cut)
+{
+	struct journal_resume r;
+	enum cr_err e;
+
+	s->resume_part = p;
+	s->kept = kept;
+	s->kept_arg = arg;
+	e = journal_resume_part(s->j, s->seg, p, s->with_parse, keep_done, s, &r);
+	if (e)
+		return fail(s, e);
+	s->parts[p].jn = r.jn;
+	s->parts[p].attempt = r.attempt;
+	*kept_n += r.kept;
+	*cut += r.warc_cut;
+	return s->failed;
+}
+
+enum cr_err segout_archive(struct segout *s, uint32_t p, enum segout_series k,
+			   const struct warc_exchange *x, const char **name, uint64_t *off)
+{
+	struct warc_writer *w = series(s, p, k);
+	uint64_t len;
+
+	*name = "";
+	*off = 0;
+	if (!w)
+		return s->failed;
+	if (fail(s, warc_write_exchange(w, x, off, &len) != CR_OK ? CR_ERR_IO : CR_OK))
+		return s->failed;
+	/* The writer's name follows its rotations: read after the write. */
+	*name = warc_writer_name(w);
+	return CR_OK;
+}
+
+/* The metadata block: application/warc-fields lines. */
+static void meta_block(const struct segout_meta *m, struct buf *block)
+{
+	struct parse_record pr;
+	size_t pos = 0;
+	const char *u;
+	size_t n;
+
+	buf_addf(block, "fetchTimeMs: %lld\r\n", (long long)m->fetch_ms);
+	buf_addf(block, "robots: allowed; crawl-delay-ms=%ld\r\n", m->crawl_delay_ms);
+	if (!m->parse || !m->parse_len ||
+	    parse_record_unpack(m->parse, m->parse_len, &pr) != CR_OK)
+		return;
+	while (parse_record_link(&pr, &pos, &u, &n) == CR_OK)
+		buf_addf(block, "outlink: %.*s\r\n", (int)n, u);
+}
+
+enum cr_err segout_metadata(struct segout *s, uint32_t p, enum segout_series k,
+			    const struct segout_meta *m)
+{
+	struct warc_writer *w = s->parts[p].warc[k];
+	const char *id = w ? warc_writer_last_id(w) : NULL;
+	struct warc_record_out r;
+	struct buf fields, block;
+
+	if (!s->j->cfg.warc_metadata || !id || s->failed)
+		return s->failed;
+	buf_init(&fields);
+	buf_init(&block);
+	buf_addf(&fields, "WARC-Concurrent-To: %s\r\n", id);
+	meta_block(m, &block);
+	memset(&r, 0, sizeof(r));
+	r.type = "metadata";
+	r.target_uri = m->url;
+	r.date_us = m->date_us;
+	r.fields = (const char *)buf_cstr(&fields);
+	r.content_type = "application/warc-fields";
+	r.block = block.p;
+	r.block_len = block.len;
+	fail(s, warc_write_record(w, &r, NULL, NULL) != CR_OK ? CR_ERR_IO : CR_OK);
+	buf_release(&fields);
+	buf_release(&block);
+	return s->failed;
+}
+
+enum cr_err segout_outcome(struct segout *s, uint32_t p, const struct fetch_record *fr,
+			   const void *parse, size_t parse_len, enum segout_series k)
+{
+	struct part *o = part_of(s, p);
+	struct warc_writer *w = k == SEGOUT_NONE ? NULL : o->warc[k];
+	struct journal_entry je;
+
+	if (s->failed)
+		return s->failed;
+	s->scratch.len = 0;
+	fetch_record_pack(fr, &s->scratch);
+	if (fail(s, recfile_writer_add(o->fetch, s->scratch.p, s->scratch.len)))
+		return s->failed;
+	if (parse && o->parse && fail(s, recfile_writer_add(o->parse, parse, parse_len)))
+		return s->failed;
+	if (!o->jn)
+		return CR_OK;
+	memset(&je, 0, sizeof(je));
+	je.kind = JOURNAL_OUTCOME;
+	je.warc = w ? warc_writer_name(w) : "";
+	je.warc_len = strlen(je.warc);
+	je.warc_end = w ? warc_writer_offset(w) : 0;
+	je.fetch = s->scratch.p;
+	je.fetch_len = s->scratch.len;
+	je.parse = o->parse ? parse : NULL;
+	je.parse_len = o->parse && parse ? parse_len : 0;
+	journal_add(o->jn, &je);
+	return CR_OK;
+}
+
+void segout_robots_done(struct segout *s, uint32_t p)
+{
+	struct part *o = &s->parts[p];
+	struct warc_writer *w = o->warc[SEGOUT_ROBOTS];
+	struct journal_entry je;
+
+	if (!o->jn || !w)
+		return;
+	memset(&je, 0, sizeof(je));
+	je.kind = JOURNAL_WARC;
+	je.warc = warc_writer_name(w);
+	je.warc_len = strlen(je.warc);
+	je.warc_end = warc_writer_offset(w);
+	journal_add(o->jn, &je);
+}
+
+enum cr_err segout_sync(struct segout *s)
+{
+	uint32_t p;
+	int k;
+
+	for (p = 0; p < s->j->dir.partitions && !s->failed; p++) {
+		struct part *o = &s->parts[p];
+
+		if (!journal_pending(o->jn))
+			continue;
+		for (k = 0; k < 3; k++)
+			if (fail(s, warc_writer_sync(o->warc[k]) != CR_OK ? CR_ERR_IO : CR_OK))
+				return s->failed;
+		fail(s, journal_sync(o->jn));
+	}
+	return s->failed;
+}
+
+/* Commits partition p: WARC files closed, the record files renamed into
+ * place, then the journal removed (it holds all the part files do). */
+static enum cr_err commit_part(struct segout *s, uint32_t p)
+{
+	struct part *o = part_of(s, p);
+	enum cr_err e = s->failed;
+	int k;
+
+	for (k = 0; !e && k < 3; k++)
+		if (warc_writer_close(&o->warc[k]) != CR_OK)
+			e = CR_ERR_IO;
+	if (!e)
+		e = journal_sync(o->jn);
+	if (!e && o->fetch)
+		e = recfile_writer_commit(&o->fetch);
+	if (!e && o->parse)
+		e = recfile_writer_commit(&o->parse);
+	if (!e)
+		journal_close(&o->jn, 1);
+	return fail(s, e);
+}
+
+enum cr_err segout_commit(struct segout *s)
+{
+	uint32_t p;
+
+	for (p = 0; p < s->j->dir.partitions && !s->failed; p++)
+		if (layout_owns(p, s->j->rank, s->j->nranks))
+			commit_part(s, p);
+	return s->failed;
+}

@@ -1,0 +1,94 @@
+/*
+ * segout.h - what a fetch phase writes for its segment, per owned
+ * partition: three WARC series (pages: 2xx and 304; robots.txt;
+ * diagnostics: 3xx, 4xx, 5xx, as Common Crawl keeps them apart), the fetch
+ * records, with fetch.parse the parse records, a metadata record after each
+ * page (warc.metadata), and the journal that lets a killed fetch resume
+ * where it was (journal.h).
+ *
+ * The fetcher hands finished things in; nothing here decides what they
+ * mean. Life: segout_open, then per owned partition segout_resume (takes
+ * over what earlier attempts at the segment committed), then archive,
+ * metadata and outcome calls in the order things finish, segout_sync every
+ * fetch.sync_interval_ms (WARC bytes fsynced before the journal entries
+ * that name them), and at the end segout_commit (record files renamed
+ * into place, journals removed) or nothing (a stopped fetch: the journals
+ * keep what finished). segout_free in every case.
+ *
+ * Files are opened when first written; a failed write makes the phase
+ * fail (the error is kept and returned by every later call). Nothing here
+ * is collective.
+ */
+#ifndef CR_FETCH_SEGOUT_H
+#define CR_FETCH_SEGOUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "crawldb/fetch_record.h"
+#include "crawldb/job.h"
+#include "util/error.h"
+#include "warc/warc.h"
+
+enum segout_series { SEGOUT_NONE = -1, SEGOUT_PAGES, SEGOUT_ROBOTS, SEGOUT_DIAGNOSTICS };
+
+struct segout;
+
+/* with_parse: parse records are written (fetch.parse). */
+CR_WUR enum cr_err segout_open(const struct job *j, int seg, int with_parse,
+			       struct segout **out);
+/* Commits nothing; closes and frees *s; accepts NULL. */
+void segout_free(struct segout **s);
+
+/*
+ * Takes over partition p from earlier attempts at the segment (journal.h):
+ * their committed outcomes are kept, and each is passed to kept (the
+ * record borrowed during the call) so that its URL is not fetched again.
+ * *kept_n and *cut get how many outcomes were kept and how many WARC bytes
+ * cut.
+ */
+typedef void (*segout_kept_fn)(void *arg, const struct fetch_record *fr);
+CR_WUR enum cr_err segout_resume(struct segout *s, uint32_t p, segout_kept_fn kept,
+				 void *arg, uint64_t *kept_n, uint64_t *cut);
+
+/* Archives an exchange in series k of partition p; *name (borrowed until
+ * the next call) and *off get the WARC file and the response record's
+ * offset. */
+CR_WUR enum cr_err segout_archive(struct segout *s, uint32_t p, enum segout_series k,
+				  const struct warc_exchange *x, const char **name,
+				  uint64_t *off);
+
+/* A page's metadata record, after its exchange in series k (warc.metadata):
+ * how long the fetch took, the crawl delay robots.txt set, and the outlinks
+ * of its parse record (or none). */
+struct segout_meta {
+	const char *url;
+	int64_t date_us;          /* of the exchange */
+	int64_t fetch_ms;
+	long crawl_delay_ms;
+	const void *parse;        /* packed parse record, or NULL */
+	size_t parse_len;
+};
+CR_WUR enum cr_err segout_metadata(struct segout *s, uint32_t p, enum segout_series k,
+				   const struct segout_meta *m);
+
+/*
+ * The outcome of one URL of partition p: its fetch record, its parse record
+ * (or NULL), and the series its exchange (and metadata) went to, or
+ * SEGOUT_NONE. Written to the part files and journaled; the journal entry
+ * names the end of what series k holds now.
+ */
+CR_WUR enum cr_err segout_outcome(struct segout *s, uint32_t p, const struct fetch_record *fr,
+				  const void *parse, size_t parse_len, enum segout_series k);
+/* A robots.txt exchange archived in p's robots series: journaled, so that
+ * a resumed fetch keeps its bytes. */
+void segout_robots_done(struct segout *s, uint32_t p);
+
+/* Makes the journaled outcomes durable: the WARC bytes first, then the
+ * journal entries that name them. */
+CR_WUR enum cr_err segout_sync(struct segout *s);
+/* Commits every owned partition (an empty fetch file where a partition had
+ * nothing to fetch: update reads one per partition). */
+CR_WUR enum cr_err segout_commit(struct segout *s);
+
+#endif
