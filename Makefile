@@ -46,7 +46,7 @@ FUZZ_TARGETS ?= $(FUZZ_SRC:tests/fuzz/%.c=%)
 FUZZ_MAIN ?= tests/fuzz/replay.c
 
 .PHONY: all test demo bench deps clean lint fuzz fuzz-bins unit
-all: bin/mpicrawl bin/simweb $(UNIT_BIN)
+all: bin/mpicrawl bin/simweb $(UNIT_BIN) $(B)/bin/mpicrawl-test
 # The unit test programs alone, e.g. make B=build-san SANITIZE=address,undefined unit
 unit: $(UNIT_BIN)
 
@@ -71,6 +71,13 @@ bin/mpicrawl: $(CLI_OBJ) $(MPI_OBJ) $(B)/libcore.a
 $(B)/bin/mpicrawl: $(CLI_OBJ) $(MPI_OBJ) $(B)/libcore.a
 	@mkdir -p $(dir $@)
 	$(MPICC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(MPI_OBJ) $(B)/libcore.a $(LIBS)
+
+# The crawler with the crash tests' kill hook (tests/hooks/kill.c), for
+# tests/e2e/resume.sh: the hook is never part of bin/mpicrawl.
+$(B)/bin/mpicrawl-test: $(CLI_OBJ) $(MPI_OBJ) $(B)/libcore.a tests/hooks/kill.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) $(PKG_CFLAGS) $(LDFLAGS) -o $@ tests/hooks/kill.c $(CLI_OBJ) \
+		$(MPI_OBJ) $(B)/libcore.a $(LIBS) -lpthread
 
 bin/simweb: $(SIMWEB_SRC) $(wildcard tests/simweb/*.h)
 	@mkdir -p bin
@@ -110,7 +117,7 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	@bash bench/run.sh
 
-lint:
+lint: all
 	@bash scripts/lint.sh
 
 # The core built again with clang for libFuzzer, ASan and UBSan; then each

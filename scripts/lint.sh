@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Source checks in the spirit of curl's checksrc: banned functions, MPI only
-# in src/comm/, line length, tabs. Prints each finding as FILE:LINE: what,
-# and ends with the result line tests/run.sh reads.
+# in src/comm/, line length; then the shape of src/ (scripts/lint_shape.py):
+# functions of at most 100 lines, each third-party library included by its
+# one wrapper file, the fetch event loop under 700 lines, exported symbols
+# named after their module. Prints each finding as FILE:LINE: what, and ends
+# with the result line tests/run.sh reads.
 set -u
 cd "$(dirname "$0")/.."
 findings=0
@@ -21,6 +24,9 @@ done < <(grep -ln '<mpi.h>' $files /dev/null | grep -v '^src/comm/')
 while IFS= read -r hit; do
 	report "$hit: line longer than 100 columns"
 done < <(awk '{ gsub(/\t/, "        "); if (length($0) > 100) print FILENAME ":" FNR }' $(echo "$files" | grep '^src/'))
+while IFS= read -r hit; do
+	report "$hit"
+done < <(python3 scripts/lint_shape.py | grep -v '^lint: ')
 if [ "$findings" -eq 0 ]; then
 	echo "result: 1 passed, 0 failed"
 else

@@ -4,7 +4,9 @@
  * segment, e.g. with another text.format.
  */
 #include "cli/cmds.h"
-#include "cli/runner.h"
+#include "cli/cli.h"
+#include "round/round.h"
+#include "util/log.h"
 #include "comm/comm.h"
 
 #include <stdio.h>
@@ -30,12 +32,12 @@ int cmd_index(int argc, char **argv)
 	}
 	comm_bcast(v, sizeof(v), 0);
 	if (v[0] == 0) {
-		cli_error("no segment to index in '%s'", j.dir.root);
+		log_user("no segment to index in '%s'", j.dir.root);
 		return cli_job_end(1);
 	}
 	if (v[0] < 0) {
-		cli_error("segment %d has not been fetched", -v[0]);
+		log_user("segment %d has not been fetched", -v[0]);
 		return cli_job_end(1);
 	}
-	return cli_job_end(runner_index(&j, v[0], v[1]));
+	return cli_job_end(round_index(&j, v[0], v[1]));
 }

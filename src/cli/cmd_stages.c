@@ -3,7 +3,9 @@
  * crawl, inject, generate, fetch, parse, update.
  */
 #include "cli/cmds.h"
-#include "cli/runner.h"
+#include "cli/cli.h"
+#include "round/round.h"
+#include "util/log.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -21,7 +23,7 @@ static int seeds_readable(const char *path)
 		return 1;
 	fp = fopen(path, "r");
 	if (!fp) {
-		cli_error("cannot read seed file '%s': %s", path, strerror(errno));
+		log_user("cannot read seed file '%s': %s", path, strerror(errno));
 		return 0;
 	}
 	fclose(fp);
@@ -41,7 +43,7 @@ int cmd_crawl(int argc, char **argv)
 		return 2;
 	rc = cli_job_start(&j, &o, 1);
 	if (!rc)
-		rc = runner_crawl(&j, o.seeds, o.rounds);
+		rc = round_crawl(&j, o.seeds, o.rounds);
 	return cli_job_end(rc);
 }
 
@@ -54,14 +56,14 @@ int cmd_inject(int argc, char **argv)
 
 	cli_parse(argc, argv, "inject", "dscS", usage, &o);
 	if (!o.seeds) {
-		cli_error("--seeds is required\nusage: %s", usage);
+		log_user("--seeds is required\nusage: %s", usage);
 		return 2;
 	}
 	if (!seeds_readable(o.seeds))
 		return 2;
 	rc = cli_job_start(&j, &o, 1);
 	if (!rc)
-		rc = runner_inject(&j, o.seeds);
+		rc = round_inject(&j, o.seeds);
 	return cli_job_end(rc);
 }
 
@@ -76,7 +78,7 @@ int cmd_generate(int argc, char **argv)
 	cli_parse(argc, argv, "generate", "dcS", usage, &o);
 	rc = cli_job_start(&j, &o, 0);
 	if (!rc)
-		rc = runner_generate(&j, &seg, &selected);
+		rc = round_generate(&j, &seg, &selected);
 	if (!rc && j.rank == 0)
 		printf("segment %d: %llu URLs\n", seg, (unsigned long long)selected);
 	return cli_job_end(rc);
@@ -96,20 +98,25 @@ static int one_phase(int argc, char **argv, const char *name, const char *usage,
 	return cli_job_end(rc);
 }
 
+static int fetch_segment(struct job *j, int seg)
+{
+	return round_fetch(j, seg, NULL);
+}
+
 int cmd_fetch(int argc, char **argv)
 {
 	return one_phase(argc, argv, "fetch",
-			 "mpicrawl fetch --dir DIR [--segment N] " COMMON, runner_fetch);
+			 "mpicrawl fetch --dir DIR [--segment N] " COMMON, fetch_segment);
 }
 
 int cmd_parse(int argc, char **argv)
 {
 	return one_phase(argc, argv, "parse",
-			 "mpicrawl parse --dir DIR [--segment N] " COMMON, runner_parse);
+			 "mpicrawl parse --dir DIR [--segment N] " COMMON, round_parse);
 }
 
 int cmd_update(int argc, char **argv)
 {
 	return one_phase(argc, argv, "update",
-			 "mpicrawl update --dir DIR [--segment N] " COMMON, runner_update);
+			 "mpicrawl update --dir DIR [--segment N] " COMMON, round_update);
 }

@@ -10,6 +10,7 @@
 #include "crawldb/fetch_record.h"
 #include "fetch/addr.h"
 #include "fetch/dns.h"
+#include "fetch/fetchlist.h"
 #include "fetch/hosts.h"
 #include "fetch/http.h"
 #include "fetch/origins.h"
@@ -18,7 +19,6 @@
 #include "fetch/segout.h"
 #include "parse/parse.h"
 #include "robots/robots.h"
-#include "store/recfile.h"
 #include "url/url.h"
 #include "util/clock.h"
 #include "util/hmap.h"
@@ -28,7 +28,6 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <libpsl.h>
 
 #define EXTRA_FDS 16
 /* The loop looks at the clock, the stop flag and the progress file at
@@ -136,73 +135,6 @@ static void on_kept(void *arg, const struct fetch_record *fr)
 	count_outcome(f, fr->rec.status);
 }
 
-/* One URL of a fetch list into its host's queue. */
-static void load_url(struct fetcher *f, const struct crawl_record *rec, uint32_t p)
-{
-	char url[URL_MAX_LEN + 1], name[URL_HOST_MAX], key[URL_HOST_MAX + 16];
-	size_t before = f->hosts.hosts.count, kl;
-	struct host *h;
-	struct origin *o;
-
-	if (f->done.count && hmap_get(&f->done, rec->url, rec->url_len)) {
-		f->c[FC_URLS]++;   /* an earlier attempt finished it */
-		return;
-	}
-	memcpy(url, rec->url, rec->url_len);
-	url[rec->url_len] = '\0';
-	if (url_host(url, name, sizeof(name)) != CR_OK)
-		return;
-	f->c[FC_URLS]++;
-	h = hosts_get(&f->hosts, name);
-	if (f->hosts.hosts.count != before) {
-		const char *reg;
-
-		h->ctx = f;
-		f->c[FC_HOSTS]++;
-		if (f->j->cfg.politeness_by == POLITE_BY_DOMAIN) {
-			reg = psl_registrable_domain(psl_builtin(), name);
-			hosts_join(&f->hosts, h, reg ? reg : name);
-		}
-	}
-	kl = (size_t)(url_path(url) - url);
-	if (kl >= sizeof(key))
-		kl = sizeof(key) - 1;
-	memcpy(key, url, kl);
-	key[kl] = '\0';
-	o = origins_get(&f->origins, key, p);
-	o->host = h;
-	hosts_add(h, url, rec, p, o);
-}
-
-static enum cr_err load_fetchlist(struct fetcher *f, uint32_t p)
-{
-	char path[PATH_MAX];
-	struct recfile_reader *r;
-	const void *data;
-	size_t n;
-	enum cr_err e;
-
-	layout_segment_part(&f->j->dir, f->seg, "fetchlist", p, path, sizeof(path));
-	e = recfile_reader_open(path, REC_KIND_FETCHLIST, &r);
-	if (e) {
-		log_err("fetch", "cannot read fetch list '%s'", path);
-		return e;
-	}
-	while ((e = recfile_reader_next(r, &data, &n)) == CR_OK) {
-		struct crawl_record rec;
-
-		if (crawl_record_unpack(data, n, &rec) || rec.url_len > URL_MAX_LEN) {
-			e = CR_ERR_FORMAT;
-			break;
-		}
-		load_url(f, &rec, p);
-	}
-	recfile_reader_free(&r);
-	if (e == CR_ERR_FORMAT)
-		log_err("fetch", "damaged fetch list '%s'", path);
-	return e == CR_EOF ? CR_OK : e;
-}
-
 /* Politeness does not restart with the phase: the host's last request and
  * any hold of the previous phase, and the Crawl-delay of its cached
  * robots.txt, bind its first request of this one. */
@@ -234,6 +166,7 @@ static void carry_out(void *arg, struct origin *o)
  * earlier attempts at the segment finished. */
 static enum cr_err load(struct fetcher *f, int64_t now)
 {
+	struct fetchlist_load l = { f->j, f->seg, &f->hosts, &f->origins, &f->done, f, 0, 0 };
 	uint32_t p;
 	enum cr_err e = CR_OK;
 
@@ -242,10 +175,12 @@ static enum cr_err load(struct fetcher *f, int64_t now)
 			continue;
 		e = segout_resume(f->out, p, on_kept, f, &f->kept, &f->warc_cut);
 		if (!e)
-			e = load_fetchlist(f, p);
+			e = fetchlist_read(&l, p);
 		if (!e)
 			e = origins_load(&f->origins, p, now);
 	}
+	f->c[FC_URLS] += l.urls;
+	f->c[FC_HOSTS] += l.new_hosts;
 	if (!e && (f->kept || f->warc_cut))
 		log_info("fetch", "segment %d: resuming an interrupted fetch: %llu finished URLs "
 			 "kept, %llu uncommitted WARC bytes cut", f->seg,

@@ -54,51 +54,185 @@ void merge_apply(const struct crawl_record *old, const struct fetch_record *f,
 	}
 }
 
+enum merge_verdict merge_decide(const struct merge_in *in, const struct config *cfg,
+				struct crawl_record *out)
+{
+	const struct link_record *l = in->link;
+
+	if (in->fetch) {
+		merge_apply(in->old, in->fetch, cfg, out);
+		if (in->dup_of && (out->status == ST_FETCHED || out->status == ST_TRUNCATED ||
+				   out->status == ST_TOO_LARGE)) {
+			out->status = ST_DUPLICATE;
+			out->dup_of = in->dup_of;
+			out->dup_of_len = strlen(in->dup_of);
+		}
+	} else if (in->old) {
+		*out = *in->old;
+	} else {
+		/* A new URL, from a link. */
+		if (cfg->max_depth > 0 && l->depth > (uint32_t)cfg->max_depth)
+			return MERGE_TOO_DEEP;
+		memset(out, 0, sizeof(*out));
+		out->url = l->url;
+		out->url_len = l->url_len;
+		out->depth = l->depth;
+		out->hops = l->hops;
+		out->status = ST_UNFETCHED;
+		out->dup_of = "";
+		if (l->hops > cfg->max_redirects || (in->trapped && in->trapped(in->trap_arg, l))) {
+			out->status = ST_TRAP;
+			out->next_fetch = INT64_MAX;
+			return MERGE_TRAP;
+		}
+		return MERGE_ADDED;
+	}
+	/* A known URL linked again from closer keeps the smaller depth. */
+	if (l && l->depth < out->depth)
+		out->depth = l->depth;
+	return in->fetch ? MERGE_UPDATED : MERGE_KEPT;
+}
+
+/* One sorted stream of packed records, and its current record. */
 struct stream {
 	const void *p;
 	size_t n;
 	int live;
+	struct recfile_reader *r;   /* or */
+	struct xsort *x;
 };
 
-static int url_cmp(const struct stream *a, const struct stream *b)
-{
-	return crawl_record_cmp(a->p, a->n, b->p, b->n);
-}
-
-static enum cr_err next_rec(struct recfile_reader *r, struct stream *s)
+static enum cr_err advance(struct stream *s)
 {
 	enum cr_err e;
 
-	if (!r) {
-		s->live = 0;
-		return CR_OK;
-	}
-	e = recfile_reader_next(r, &s->p, &s->n);
+	if (s->r)
+		e = recfile_reader_next(s->r, &s->p, &s->n);
+	else if (s->x)
+		e = xsort_next(s->x, &s->p, &s->n);
+	else
+		e = CR_EOF;
 	s->live = e == CR_OK;
 	return e == CR_EOF ? CR_OK : e;
 }
 
-static enum cr_err next_sorted(struct xsort *x, struct stream *s)
+/* 1 if s holds the URL of the packed record at p. */
+static int at_url(const struct stream *s, const void *p, size_t n)
 {
-	enum cr_err e;
-
-	if (!x) {
-		s->live = 0;
-		return CR_OK;
-	}
-	e = xsort_next(x, &s->p, &s->n);
-	s->live = e == CR_OK;
-	return e == CR_EOF ? CR_OK : e;
+	return s->live && crawl_record_cmp(s->p, s->n, p, n) == 0;
 }
+
+/* The three streams of one partition's merge and the URL they are at. */
+struct merge_streams {
+	struct stream old, fetch, links;
+	struct buf old_b, fetch_b, link_b;   /* this URL's records, copied */
+	struct crawl_record old_rec;
+	struct fetch_record fetch_rec;
+	struct link_record link_rec;
+};
 
 /*
- * Copies the current stream record (its bytes are borrowed until the stream
- * advances) so that the streams can move while the result is built.
+ * Gathers what the streams hold of their smallest URL into in (its
+ * records copied, since the streams move on), and advances past it; the
+ * links of the same URL from other pages are skipped (the first has the
+ * smallest depth). CR_EOF when every stream is done.
  */
-static void hold(struct buf *b, const struct stream *s)
+static enum cr_err gather(struct merge_streams *m, struct merge_in *in)
 {
-	b->len = 0;
-	buf_add(b, s->p, s->n);
+	const struct stream *min = NULL;
+	struct stream *all[3] = { &m->old, &m->fetch, &m->links };
+	struct buf *copy[3] = { &m->old_b, &m->fetch_b, &m->link_b };
+	int take[3], i;
+	enum cr_err e = CR_OK;
+
+	for (i = 0; i < 3; i++)
+		if (all[i]->live && (!min || crawl_record_cmp(all[i]->p, all[i]->n, min->p,
+							      min->n) < 0))
+			min = all[i];
+	if (!min)
+		return CR_EOF;
+	/* Which streams hold this URL - decided before any advances. */
+	for (i = 0; i < 3; i++)
+		take[i] = all[i] == min || at_url(all[i], min->p, min->n);
+	memset(in, 0, sizeof(*in));
+	for (i = 0; i < 3 && !e; i++) {
+		if (!take[i])
+			continue;
+		copy[i]->len = 0;
+		buf_add(copy[i], all[i]->p, all[i]->n);
+		do
+			e = advance(all[i]);
+		while (!e && i == 2 && at_url(all[i], copy[i]->p, copy[i]->len));
+	}
+	if (!e && take[0] && !(e = crawl_record_unpack(m->old_b.p, m->old_b.len, &m->old_rec)))
+		in->old = &m->old_rec;
+	if (!e && take[1] &&
+	    !(e = fetch_record_unpack(m->fetch_b.p, m->fetch_b.len, &m->fetch_rec)))
+		in->fetch = &m->fetch_rec;
+	if (!e && take[2] && !(e = link_record_unpack(m->link_b.p, m->link_b.len, &m->link_rec)))
+		in->link = &m->link_rec;
+	return e;
+}
+
+struct trap_query {
+	const struct trap_state *trap;
+	const struct config *cfg;
+};
+
+static int trapped(void *arg, const struct link_record *l)
+{
+	const struct trap_query *q = arg;
+
+	return trap_check(q->trap, l->url, l->url_len, q->cfg) != NULL;
+}
+
+/* Merges the streams into w. */
+static enum cr_err merge_streams(struct merge_streams *m, struct recfile_writer *w,
+				 const struct config *cfg, struct merge_stats *st,
+				 struct buf *seen, const struct dedup_result *dups,
+				 struct trap_state *trap)
+{
+	struct trap_query q = { trap, cfg };
+	struct buf out;
+	struct merge_in in;
+	struct crawl_record rec;
+	enum cr_err e;
+
+	buf_init(&out);
+	while ((e = gather(m, &in)) == CR_OK) {
+		in.dup_of = dups && in.fetch ? dedup_rep(dups, in.fetch->rec.url,
+							 in.fetch->rec.url_len) : NULL;
+		in.trapped = trapped;
+		in.trap_arg = &q;
+		switch (merge_decide(&in, cfg, &rec)) {
+		case MERGE_TOO_DEEP:
+			st->too_deep++;
+			continue;
+		case MERGE_TRAP:
+			st->traps++;
+			/* fall through */
+		case MERGE_ADDED:
+			st->added++;
+			break;
+		case MERGE_UPDATED:
+			st->updated++;
+			break;
+		case MERGE_KEPT:
+			break;
+		}
+		trap_note(trap, rec.url, rec.url_len);
+		out.len = 0;
+		crawl_record_pack(&rec, &out);
+		e = recfile_writer_add(w, out.p, out.len);
+		if (e)
+			break;
+		if (seen)
+			seen_note(seen, rec.url, rec.url_len);
+		st->records++;
+		st->by_status[rec.status]++;
+	}
+	buf_release(&out);
+	return e == CR_EOF ? CR_OK : e;
 }
 
 enum cr_err merge_partition(const struct crawl_dir *d, const struct config *cfg,
@@ -107,164 +241,46 @@ enum cr_err merge_partition(const struct crawl_dir *d, const struct config *cfg,
 			    struct merge_stats *st, struct buf *seen,
 			    const struct dedup_result *dups)
 {
-	char in_path[PATH_MAX], out_path[PATH_MAX];
-	struct recfile_reader *rd = NULL;
+	char in_path[PATH_MAX] = "", out_path[PATH_MAX];
 	struct recfile_writer *w = NULL;
-	struct stream so = { 0 }, sf = { 0 }, sl = { 0 };
-	struct buf old_b, fetch_b, link_b, out;
+	struct merge_streams m;
 	struct trap_state *trap = malloc(sizeof(*trap));
-	enum cr_err e;
+	enum cr_err e = trap ? CR_OK : CR_ERR_NOMEM;
 
-	if (!trap)
-		return CR_ERR_NOMEM;
-	trap_reset(trap);
-	if (old_version > 0) {
+	memset(&m, 0, sizeof(m));
+	m.fetch.x = fetch;
+	m.links.x = links;
+	if (!e && old_version > 0) {
 		layout_crawldb_part(d, old_version, p, in_path, sizeof(in_path));
-		e = recfile_reader_open(in_path, REC_KIND_CRAWLDB, &rd);
+		e = recfile_reader_open(in_path, REC_KIND_CRAWLDB, &m.old.r);
 		if (e) {
 			log_err("update", "cannot read CrawlDb part '%s'", in_path);
-			free(trap);
-			return e == CR_ERR_IO ? CR_ERR_STATE : e;
+			e = e == CR_ERR_IO ? CR_ERR_STATE : e;
 		}
 	}
 	layout_crawldb_part(d, new_version, p, out_path, sizeof(out_path));
-	e = recfile_writer_open(out_path, REC_KIND_CRAWLDB, (int)cfg->zstd_level, &w);
-	if (e) {
-		recfile_reader_free(&rd);
-		free(trap);
-		return e;
-	}
-	buf_init(&old_b);
-	buf_init(&fetch_b);
-	buf_init(&link_b);
-	buf_init(&out);
-	e = next_rec(rd, &so);
 	if (!e)
-		e = next_sorted(fetch, &sf);
-	if (!e)
-		e = next_sorted(links, &sl);
-	while (!e && (so.live || sf.live || sl.live)) {
-		const struct stream *min = NULL;
-		struct crawl_record old, rec;
-		int have_old = 0, have_fetch = 0, have_link = 0;
-		uint32_t link_depth = 0;
-
-		if (so.live)
-			min = &so;
-		if (sf.live && (!min || url_cmp(&sf, min) < 0))
-			min = &sf;
-		if (sl.live && (!min || url_cmp(&sl, min) < 0))
-			min = &sl;
-		/* Which streams hold this URL - decided before any advances. */
-		int take_o = so.live && (min == &so || url_cmp(&so, min) == 0);
-		int take_f = sf.live && (min == &sf || url_cmp(&sf, min) == 0);
-		int take_l = sl.live && (min == &sl || url_cmp(&sl, min) == 0);
-
-		if (take_o) {
-			hold(&old_b, &so);
-			have_old = 1;
-		}
-		if (take_f) {
-			hold(&fetch_b, &sf);
-			have_fetch = 1;
-		}
-		if (have_old) {
-			e = crawl_record_unpack(old_b.p, old_b.len, &old);
-			if (e) {
-				log_err("update", "damaged record in '%s'", in_path);
-				break;
-			}
-			e = next_rec(rd, &so);
-			if (e)
-				break;
-		}
-		if (take_l) {
-			struct link_record l;
-
-			e = link_record_unpack(sl.p, sl.n, &l);
-			if (e)
-				break;
-			link_depth = l.depth;
-			have_link = 1;
-			/* Skip the same URL from other pages: the first has the
-			 * smallest depth. */
-			if (!have_old && !have_fetch)
-				hold(&old_b, &sl);
-			hold(&link_b, &sl);
-			for (;;) {
-				struct stream prev = { link_b.p, link_b.len, 1 };
-
-				e = next_sorted(links, &sl);
-				if (e || !sl.live || url_cmp(&sl, &prev) != 0)
-					break;
-			}
-			if (e)
-				break;
-		}
-		if (have_fetch) {
-			struct fetch_record f;
-
-			e = fetch_record_unpack(fetch_b.p, fetch_b.len, &f);
-			if (e)
-				break;
-			merge_apply(have_old ? &old : NULL, &f, cfg, &rec);
-			if (dups && (rec.status == ST_FETCHED || rec.status == ST_TRUNCATED ||
-				     rec.status == ST_TOO_LARGE)) {
-				const char *rep = dedup_rep(dups, rec.url, rec.url_len);
-
-				if (rep) {
-					rec.status = ST_DUPLICATE;
-					rec.dup_of = rep;
-					rec.dup_of_len = strlen(rep);
-				}
-			}
-			e = next_sorted(fetch, &sf);
-			if (e)
-				break;
-			st->updated++;
-		} else if (have_old) {
-			rec = old;
-		} else {
-			struct link_record l;
-
-			if (cfg->max_depth > 0 && link_depth > (uint32_t)cfg->max_depth) {
-				st->too_deep++;
-				continue;
-			}
-			e = link_record_unpack(old_b.p, old_b.len, &l);
-			if (e)
-				break;
-			memset(&rec, 0, sizeof(rec));
-			rec.url = l.url;
-			rec.url_len = l.url_len;
-			rec.depth = l.depth;
-			rec.hops = l.hops;
-			rec.status = ST_UNFETCHED;
-			if (l.hops > cfg->max_redirects ||
-			    trap_check(trap, l.url, l.url_len, cfg)) {
-				rec.status = ST_TRAP;
-				rec.next_fetch = INT64_MAX;
-				st->traps++;
-			}
-			st->added++;
-		}
-		if (have_link && (have_old || have_fetch) && link_depth < rec.depth)
-			rec.depth = link_depth;
-		trap_note(trap, rec.url, rec.url_len);
-		out.len = 0;
-		crawl_record_pack(&rec, &out);
-		e = recfile_writer_add(w, out.p, out.len);
-		if (seen)
-			seen_note(seen, rec.url, rec.url_len);
-		st->records++;
-		st->by_status[rec.status]++;
+		e = recfile_writer_open(out_path, REC_KIND_CRAWLDB, (int)cfg->zstd_level, &w);
+	if (!e) {
+		trap_reset(trap);
+		buf_init(&m.old_b);
+		buf_init(&m.fetch_b);
+		buf_init(&m.link_b);
+		e = advance(&m.old);
+		if (!e)
+			e = advance(&m.fetch);
+		if (!e)
+			e = advance(&m.links);
+		if (!e)
+			e = merge_streams(&m, w, cfg, st, seen, dups, trap);
+		if (e == CR_ERR_FORMAT)
+			log_err("update", "damaged record merging into '%s'", out_path);
+		buf_release(&m.old_b);
+		buf_release(&m.fetch_b);
+		buf_release(&m.link_b);
 	}
-	recfile_reader_free(&rd);
+	recfile_reader_free(&m.old.r);
 	free(trap);
-	buf_release(&old_b);
-	buf_release(&fetch_b);
-	buf_release(&link_b);
-	buf_release(&out);
 	if (e) {
 		recfile_writer_abort(&w);
 		return e;

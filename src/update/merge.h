@@ -3,9 +3,11 @@
  *
  * Three sorted streams meet: the committed CrawlDb part, the fetch outcomes
  * of the round and the routed links. The result is the next version of the
- * part, sorted by URL, each URL once. merge_apply is the pure decision for
- * one URL: what its record becomes after a fetch (status, retries, when it is
- * due again).
+ * part, sorted by URL, each URL once. merge_decide is the pure decision for
+ * one URL: what its record becomes from what the streams hold of it - its
+ * old record, its fetch outcome (merge_apply: status, retries, when it is due
+ * again), a link to it (admitted, too deep, or a trap), the near-duplicate
+ * verdict. merge_partition only reads the streams and writes the result.
  */
 #ifndef CR_UPDATE_MERGE_H
 #define CR_UPDATE_MERGE_H
@@ -33,6 +35,30 @@ struct merge_stats {
 /* Pure: the record of a URL after the fetch outcome f (old may be NULL). */
 void merge_apply(const struct crawl_record *old, const struct fetch_record *f,
 		 const struct config *cfg, struct crawl_record *out);
+
+/* What the merge knows of one URL; any may be NULL, not all. */
+struct merge_in {
+	const struct crawl_record *old;     /* its record in the CrawlDb */
+	const struct fetch_record *fetch;   /* its fetch outcome this round */
+	const struct link_record *link;     /* the link to it of smallest depth */
+	const char *dup_of;                 /* dedup's representative, if a near-duplicate */
+	/* Whether a new URL breaks a trap rule (trap.h); NULL: none does. */
+	int (*trapped)(void *arg, const struct link_record *l);
+	void *trap_arg;
+};
+
+enum merge_verdict {
+	MERGE_KEPT,       /* unchanged (its depth may have shrunk) */
+	MERGE_UPDATED,    /* a fetch outcome applied */
+	MERGE_ADDED,      /* a new URL from a link */
+	MERGE_TRAP,       /* a new URL, given status trap: never fetched */
+	MERGE_TOO_DEEP,   /* a new URL past crawl.max_depth: not written */
+};
+
+/* Pure (but for the trapped callback): out gets the URL's new record,
+ * strings borrowed from in. */
+enum merge_verdict merge_decide(const struct merge_in *in, const struct config *cfg,
+				struct crawl_record *out);
 
 /*
  * Writes crawldb version new_version of partition p from version

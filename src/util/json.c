@@ -1,5 +1,8 @@
 #include "util/json.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 void json_counters(const struct json_counter *c, size_t n, struct buf *out)
 {
 	size_t i;
@@ -71,4 +74,140 @@ void json_str(struct buf *out, const char *s, size_t n)
 		}
 	}
 	buf_addc(out, '"');
+}
+
+/* ---- reading ---- */
+
+struct json_rd {
+	const char *p, *end;
+	int depth;
+};
+
+#define JSON_DEPTH_MAX 64
+
+static void skip_ws(struct json_rd *r)
+{
+	while (r->p < r->end && (*r->p == ' ' || *r->p == '\t' || *r->p == '\n' || *r->p == '\r'))
+		r->p++;
+}
+
+/* A string at r->p: *s and *len its raw bytes between the quotes. */
+static int read_string(struct json_rd *r, const char **s, size_t *len)
+{
+	if (r->p >= r->end || *r->p != '"')
+		return -1;
+	*s = ++r->p;
+	while (r->p < r->end && *r->p != '"') {
+		if (*r->p == '\\' && ++r->p >= r->end)
+			return -1;
+		r->p++;
+	}
+	if (r->p >= r->end)
+		return -1;
+	*len = (size_t)(r->p++ - *s);
+	return 0;
+}
+
+static int skip_value(struct json_rd *r);
+
+/* The rest of an object or array after its opening bracket. */
+static int skip_members(struct json_rd *r, char close, int keyed)
+{
+	const char *s;
+	size_t n;
+
+	skip_ws(r);
+	if (r->p < r->end && *r->p == close) {
+		r->p++;
+		return 0;
+	}
+	for (;;) {
+		skip_ws(r);
+		if (keyed && (read_string(r, &s, &n) || (skip_ws(r), r->p >= r->end) ||
+			      *r->p++ != ':'))
+			return -1;
+		if (skip_value(r))
+			return -1;
+		skip_ws(r);
+		if (r->p >= r->end)
+			return -1;
+		if (*r->p++ == close)
+			return 0;
+		if (r->p[-1] != ',')
+			return -1;
+	}
+}
+
+static int skip_value(struct json_rd *r)
+{
+	const char *s;
+	size_t n;
+	int rc;
+
+	skip_ws(r);
+	if (r->p >= r->end)
+		return -1;
+	if (*r->p == '"')
+		return read_string(r, &s, &n);
+	if (*r->p == '{' || *r->p == '[') {
+		char c = *r->p++;
+
+		if (++r->depth > JSON_DEPTH_MAX)
+			return -1;
+		rc = skip_members(r, c == '{' ? '}' : ']', c == '{');
+		r->depth--;
+		return rc;
+	}
+	/* A number, true, false or null: up to the next delimiter. */
+	s = r->p;
+	while (r->p < r->end && !strchr(",}] \t\r\n", *r->p))
+		r->p++;
+	return r->p > s ? 0 : -1;
+}
+
+enum cr_err json_get_int(const char *text, size_t n, const char *key, int64_t *out)
+{
+	struct json_rd r = { text, text + n, 0 };
+	size_t kl = strlen(key);
+
+	skip_ws(&r);
+	if (r.p >= r.end || *r.p++ != '{')
+		return CR_ERR_FORMAT;
+	skip_ws(&r);
+	if (r.p < r.end && *r.p == '}')
+		return CR_EOF;
+	for (;;) {
+		const char *k, *v;
+		size_t klen;
+
+		skip_ws(&r);
+		if (read_string(&r, &k, &klen) || (skip_ws(&r), r.p >= r.end) || *r.p++ != ':')
+			return CR_ERR_FORMAT;
+		skip_ws(&r);
+		v = r.p;
+		if (skip_value(&r))
+			return CR_ERR_FORMAT;
+		if (klen == kl && !memcmp(k, key, kl)) {
+			char num[32], *end;
+			size_t vl = (size_t)(r.p - v);
+			long long x;
+
+			if (vl == 0 || vl >= sizeof(num))
+				return CR_ERR_FORMAT;
+			memcpy(num, v, vl);
+			num[vl] = '\0';
+			x = strtoll(num, &end, 10);
+			if (*end)
+				return CR_ERR_FORMAT;
+			*out = x;
+			return CR_OK;
+		}
+		skip_ws(&r);
+		if (r.p >= r.end)
+			return CR_ERR_FORMAT;
+		if (*r.p == '}')
+			return CR_EOF;
+		if (*r.p++ != ',')
+			return CR_ERR_FORMAT;
+	}
 }

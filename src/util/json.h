@@ -21,4 +21,12 @@ void json_counters(const struct json_counter *c, size_t n, struct buf *out);
 /* Appends s as a JSON string (quoted, escaped; invalid UTF-8 bytes become U+FFFD). */
 void json_str(struct buf *out, const char *s, size_t n);
 
+/*
+ * The integer value of member key of the JSON object text[0..n) - a member
+ * of the object itself, not of one nested in it. CR_OK and *out set;
+ * CR_EOF when there is no such member; CR_ERR_FORMAT when the text is not
+ * an object this reader can walk, or the value is not an integer.
+ */
+CR_WUR enum cr_err json_get_int(const char *text, size_t n, const char *key, int64_t *out);
+
 #endif

@@ -49,3 +49,31 @@ void log_msg(char level, const char *stage, const char *fmt, ...)
 		return;
 }
 
+
+int log_launcher_rank(void)
+{
+	static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK",
+					    "PMI_RANK", "SLURM_PROCID" };
+	size_t i;
+
+	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *v = getenv(vars[i]);
+
+		if (v)
+			return (int)strtol(v, NULL, 10);
+	}
+	return 0;
+}
+
+void log_user(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (log_launcher_rank() != 0)
+		return;
+	fputs("mpicrawl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}

@@ -19,4 +19,10 @@ void log_msg(char level, const char *stage, const char *fmt, ...)
 #define log_info(stage, ...) log_msg('I', stage, __VA_ARGS__)
 #define log_debug(stage, ...) log_msg('D', stage, __VA_ARGS__)
 
+/* One line for the user, "mpicrawl: ...", on stderr from rank 0 only. */
+void log_user(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* This process's rank as the launcher's environment says (OpenMPI, PMIx,
+ * PMI, Slurm), so that it is known before MPI starts; 0 when run alone. */
+int log_launcher_rank(void);
+
 #endif

@@ -6,7 +6,7 @@
  * OpenMPI's mpirun forwards SIGUSR1 (and SIGTERM, shortly before SIGKILL) to
  * every rank. The handler only sets a flag: the fetch loop reads it and ends
  * its phase within fetch.stop_grace_s, other phases stop at their next safe
- * point, and the driver exits with CLI_EXIT_STOPPED. Telling the other ranks
+ * point, and the driver exits with ROUND_EXIT_STOPPED (75). Telling the other ranks
  * is the driver's business (comm.h), not this module's.
  *
  * Nothing here is collective; nothing touches MPI.

@@ -1025,29 +1025,30 @@ enum cr_err warc_writer_sync(struct warc_writer *w)
 	return e;
 }
 
-enum cr_err warc_write_exchange(struct warc_writer *w, const struct warc_exchange *x,
-				uint64_t *resp_offset, uint64_t *resp_length)
+/* The revisit fields of a response record's header. */
+static void w_revisit_fields(struct buf *rec, const struct warc_exchange *x)
 {
-	char resp_id[48], req_id[48], date[80], bd[33], pd[33];
+	char rd[80];
+
+	buf_addf(rec, "WARC-Profile: %s\r\n", x->revisit_profile);
+	if (x->refers_to_uri && x->refers_to_uri[0]) {
+		buf_adds(rec, "WARC-Refers-To-Target-URI: ");
+		w_add_uri(rec, x->refers_to_uri);
+		buf_adds(rec, "\r\n");
+	}
+	if (x->refers_to_date_us > 0) {
+		w_date(x->refers_to_date_us, rd);
+		buf_addf(rec, "WARC-Refers-To-Date: %s\r\n", rd);
+	}
+}
+
+/* The response (or revisit: its block is the head alone) of an exchange. */
+static enum cr_err w_response(struct warc_writer *w, const struct warc_exchange *x,
+			      const char *id, const char *date, uint64_t *off, uint64_t *len)
+{
+	char bd[33], pd[33];
 	struct part p[3];
-	uint64_t ro, rl, qo, ql;
-	size_t qhl = 0;
-	int qst, have_qpd;
-	enum cr_err e;
 
-	if (!w || !x || !x->target_uri || !x->target_uri[0] ||
-	    (!x->request && x->request_len) || (!x->resp_head && x->resp_head_len) ||
-	    (!x->body && x->body_len))
-		return CR_ERR_ARG;
-	if (w->err != CR_OK)
-		return w->err;
-	if ((e = w_rotate(w)) != CR_OK)
-		return e;
-	if ((e = w_uuid(w, resp_id)) != CR_OK || (e = w_uuid(w, req_id)) != CR_OK)
-		return e;
-	w_date(x->date_us, date);
-
-	/* response, or a revisit: its block is the head alone */
 	buf_reset(&w->http);
 	w_store_head(&w->http, x->resp_head, x->resp_head_len);
 	p[0].p = w->http.p;
@@ -1063,28 +1064,16 @@ enum cr_err warc_write_exchange(struct warc_writer *w, const struct warc_exchang
 	buf_reset(&w->rec);
 	buf_addf(&w->rec, "WARC/1.1\r\nWARC-Type: %s\r\nWARC-Record-ID: %s\r\n"
 		 "WARC-Date: %s\r\nWARC-Target-URI: ",
-		 x->revisit_profile ? "revisit" : "response", resp_id, date);
+		 x->revisit_profile ? "revisit" : "response", id, date);
 	w_add_uri(&w->rec, x->target_uri);
 	buf_adds(&w->rec, "\r\n");
 	if (x->ip && w_token_ok(x->ip))
 		buf_addf(&w->rec, "WARC-IP-Address: %s\r\n", x->ip);
 	buf_addf(&w->rec, "WARC-Warcinfo-ID: %s\r\n", w->warcinfo_id);
-	if (x->revisit_profile) {
-		char rd[80];
-
-		buf_addf(&w->rec, "WARC-Profile: %s\r\n", x->revisit_profile);
-		if (x->refers_to_uri && x->refers_to_uri[0]) {
-			buf_adds(&w->rec, "WARC-Refers-To-Target-URI: ");
-			w_add_uri(&w->rec, x->refers_to_uri);
-			buf_adds(&w->rec, "\r\n");
-		}
-		if (x->refers_to_date_us > 0) {
-			w_date(x->refers_to_date_us, rd);
-			buf_addf(&w->rec, "WARC-Refers-To-Date: %s\r\n", rd);
-		}
-	} else if (x->truncated && w_token_ok(x->truncated)) {
+	if (x->revisit_profile)
+		w_revisit_fields(&w->rec, x);
+	else if (x->truncated && w_token_ok(x->truncated))
 		buf_addf(&w->rec, "WARC-Truncated: %s\r\n", x->truncated);
-	}
 	buf_addf(&w->rec, "WARC-Block-Digest: sha1:%s\r\n", bd);
 	/* A 304 has no payload; an identical-payload revisit names the
 	 * payload it did not store. */
@@ -1096,17 +1085,26 @@ enum cr_err warc_write_exchange(struct warc_writer *w, const struct warc_exchang
 	p[1] = p[0];
 	p[0].p = w->rec.p;
 	p[0].n = w->rec.len;
-	if ((e = w_member(w, p, 3, &ro, &rl)) != CR_OK)
-		return e;
+	return w_member(w, p, 3, off, len);
+}
 
-	/* request */
+/* The request of an exchange, concurrent to its response resp_id. */
+static enum cr_err w_request(struct warc_writer *w, const struct warc_exchange *x,
+			     const char *id, const char *resp_id, const char *date)
+{
+	char bd[33], pd[33];
+	struct part p[2];
+	uint64_t off, len;
+	size_t qhl = 0;
+	int qst, have_pd;
+
 	p[0].p = x->request;
 	p[0].n = x->request_len;
 	if (!sha1_parts(p, 1, bd))
 		return w_fail(w, "sha1 for", CR_ERR_LIB);
-	have_qpd = x->request_len &&
-		   warc_http_split(x->request, x->request_len, &qst, &qhl) == CR_OK;
-	if (have_qpd) {
+	have_pd = x->request_len &&
+		  warc_http_split(x->request, x->request_len, &qst, &qhl) == CR_OK;
+	if (have_pd) {
 		p[1].p = (const unsigned char *)x->request + qhl;
 		p[1].n = x->request_len - qhl;
 		if (!sha1_parts(p + 1, 1, pd))
@@ -1114,11 +1112,11 @@ enum cr_err warc_write_exchange(struct warc_writer *w, const struct warc_exchang
 	}
 	buf_reset(&w->rec);
 	buf_addf(&w->rec, "WARC/1.1\r\nWARC-Type: request\r\nWARC-Record-ID: %s\r\n"
-		 "WARC-Date: %s\r\nWARC-Target-URI: ", req_id, date);
+		 "WARC-Date: %s\r\nWARC-Target-URI: ", id, date);
 	w_add_uri(&w->rec, x->target_uri);
 	buf_addf(&w->rec, "\r\nWARC-Concurrent-To: %s\r\nWARC-Warcinfo-ID: %s\r\n"
 		 "WARC-Block-Digest: sha1:%s\r\n", resp_id, w->warcinfo_id, bd);
-	if (have_qpd)
+	if (have_pd)
 		buf_addf(&w->rec, "WARC-Payload-Digest: sha1:%s\r\n", pd);
 	buf_addf(&w->rec, "Content-Type: application/http;msgtype=request\r\n"
 		 "Content-Length: %zu\r\n\r\n", x->request_len);
@@ -1126,7 +1124,29 @@ enum cr_err warc_write_exchange(struct warc_writer *w, const struct warc_exchang
 	p[1].n = x->request_len;
 	p[0].p = w->rec.p;
 	p[0].n = w->rec.len;
-	if ((e = w_member(w, p, 2, &qo, &ql)) != CR_OK)
+	return w_member(w, p, 2, &off, &len);
+}
+
+enum cr_err warc_write_exchange(struct warc_writer *w, const struct warc_exchange *x,
+				uint64_t *resp_offset, uint64_t *resp_length)
+{
+	char resp_id[48], req_id[48], date[80];
+	uint64_t ro, rl;
+	enum cr_err e;
+
+	if (!w || !x || !x->target_uri || !x->target_uri[0] ||
+	    (!x->request && x->request_len) || (!x->resp_head && x->resp_head_len) ||
+	    (!x->body && x->body_len))
+		return CR_ERR_ARG;
+	if (w->err != CR_OK)
+		return w->err;
+	if ((e = w_rotate(w)) != CR_OK)
+		return e;
+	if ((e = w_uuid(w, resp_id)) != CR_OK || (e = w_uuid(w, req_id)) != CR_OK)
+		return e;
+	w_date(x->date_us, date);
+	if ((e = w_response(w, x, resp_id, date, &ro, &rl)) != CR_OK ||
+	    (e = w_request(w, x, req_id, resp_id, date)) != CR_OK)
 		return e;
 	memcpy(w->last_id, resp_id, sizeof(w->last_id));
 	if (resp_offset)
@@ -1482,12 +1502,82 @@ static int version_ok(const unsigned char *p, size_t n)
 	return d1 && d2 && i + 1 < n && p[i] == '\r' && p[i + 1] == '\n';
 }
 
-enum cr_err warc_reader_next(struct warc_reader *r, struct warc_record *rec)
+/* Reads the WARC head at the window's position, up to its blank line:
+ * *hl its length, *clen the Content-Length of its block. */
+static enum cr_err r_head(struct warc_reader *r, size_t *hl, uint64_t *clen)
 {
-	size_t scan = 0, hl = 0, need;
-	uint64_t clen, start, length;
+	size_t scan = 0;
 	const unsigned char *p, *end;
 	char val[32];
+	enum cr_err e;
+
+	for (;;) {
+		size_t a = r_avail(r), from = scan > 3 ? scan - 3 : 0;
+
+		p = r->win.p + r->pos;
+		if (memcmp(p, "WARC/", a < 5 ? a : 5) != 0)
+			return r_format(r, "no WARC/ version line");
+		end = memmem(p + from, a - from, "\r\n\r\n", 4);
+		if (end) {
+			*hl = (size_t)(end - p) + 4;
+			break;
+		}
+		if (a >= WARC_HEAD_MAX)
+			return r_limit(r, "WARC head over WARC_HEAD_MAX");
+		scan = a;
+		if ((e = pull(r, a + 1, 1)) != CR_OK)
+			return r_fail(r, e);
+		if (r_avail(r) == a)
+			return r_format(r, "file ends inside a WARC head");
+	}
+	if (*hl > WARC_HEAD_MAX)
+		return r_limit(r, "WARC head over WARC_HEAD_MAX");
+	if (!version_ok(p, *hl))
+		return r_format(r, "bad WARC version line");
+	if (!head_field((const char *)p, *hl, "Content-Length", val, sizeof(val)) ||
+	    !parse_u64(val, clen))
+		return r_format(r, "missing or bad Content-Length");
+	if (*clen > r->max_block || *clen > SIZE_MAX - *hl - 4) {
+		snprintf(r->whybuf, sizeof(r->whybuf), "block of %llu bytes over the cap of %zu",
+			 (unsigned long long)*clen, r->max_block);
+		return r_limit(r, r->whybuf);
+	}
+	return CR_OK;
+}
+
+/* *length: the length of a compressed record's member or frame, read to
+ * its end (0 when the member holds more records). */
+static enum cr_err r_unit_length(struct warc_reader *r, uint64_t start, int in_shared,
+				 uint64_t *length)
+{
+	enum cr_err e;
+
+	/* Finish the member: its trailer (gzip CRC) belongs to this record. */
+	if (r_avail(r) == 0 && r->in_unit && (e = pull(r, 1, 0)) != CR_OK)
+		return r_fail(r, e);
+	if (r_avail(r) > 0 || in_shared) {
+		if (!r->shared_warned) {
+			const char *unit = r->comp == WARC_GZIP ? "gzip member" : "zstd frame";
+
+			log_warn("warc", "%s: %s at offset %llu holds more than one record; "
+				 "records report that %s's offset", r->path, unit,
+				 (unsigned long long)start, unit);
+			r->shared_warned = 1;
+		}
+		r->shared = 1;
+		/* Peek for the member's end, to report its length. */
+		if (r->in_unit && (e = pull(r, WARC_PEEK_MAX, 0)) != CR_OK)
+			r->pending = e;   /* reported by the next call */
+	}
+	*length = r->in_unit ? 0 : r->unit_end - start;
+	return CR_OK;
+}
+
+enum cr_err warc_reader_next(struct warc_reader *r, struct warc_record *rec)
+{
+	size_t hl = 0, need;
+	uint64_t clen, start, length;
+	const unsigned char *p;
 	int in_shared;
 	enum cr_err e;
 
@@ -1514,38 +1604,8 @@ enum cr_err warc_reader_next(struct warc_reader *r, struct warc_record *rec)
 	if (r->comp != WARC_PLAIN && !in_shared)
 		r->rec_off = start = r->unit_start;
 
-	/* the WARC head, up to its blank line */
-	for (;;) {
-		size_t a = r_avail(r), from = scan > 3 ? scan - 3 : 0;
-		p = r->win.p + r->pos;
-		if (memcmp(p, "WARC/", a < 5 ? a : 5) != 0)
-			return r_format(r, "no WARC/ version line");
-		end = memmem(p + from, a - from, "\r\n\r\n", 4);
-		if (end) {
-			hl = (size_t)(end - p) + 4;
-			break;
-		}
-		if (a >= WARC_HEAD_MAX)
-			return r_limit(r, "WARC head over WARC_HEAD_MAX");
-		scan = a;
-		if ((e = pull(r, a + 1, 1)) != CR_OK)
-			return r_fail(r, e);
-		if (r_avail(r) == a)
-			return r_format(r, "file ends inside a WARC head");
-	}
-	if (hl > WARC_HEAD_MAX)
-		return r_limit(r, "WARC head over WARC_HEAD_MAX");
-	if (!version_ok(p, hl))
-		return r_format(r, "bad WARC version line");
-	if (!head_field((const char *)p, hl, "Content-Length", val, sizeof(val)) ||
-	    !parse_u64(val, &clen))
-		return r_format(r, "missing or bad Content-Length");
-	if (clen > r->max_block || clen > SIZE_MAX - hl - 4) {
-		snprintf(r->whybuf, sizeof(r->whybuf),
-			 "block of %llu bytes over the cap of %zu",
-			 (unsigned long long)clen, r->max_block);
-		return r_limit(r, r->whybuf);
-	}
+	if ((e = r_head(r, &hl, &clen)) != CR_OK)
+		return e;
 
 	/* the block and the record end */
 	need = hl + (size_t)clen + 4;
@@ -1558,28 +1618,9 @@ enum cr_err warc_reader_next(struct warc_reader *r, struct warc_record *rec)
 		return r_format(r, "no CRLF CRLF after the block");
 	r->pos += need;
 
-	if (r->comp == WARC_PLAIN) {
-		length = need - 4;
-	} else {
-		/* Finish the member: its trailer (gzip CRC) belongs to this record. */
-		if (r_avail(r) == 0 && r->in_unit && (e = pull(r, 1, 0)) != CR_OK)
-			return r_fail(r, e);
-		if (r_avail(r) > 0 || in_shared) {
-			if (!r->shared_warned) {
-				const char *unit = r->comp == WARC_GZIP ? "gzip member"
-									: "zstd frame";
-				log_warn("warc", "%s: %s at offset %llu holds more than "
-					 "one record; records report that %s's offset",
-					 r->path, unit, (unsigned long long)start, unit);
-				r->shared_warned = 1;
-			}
-			r->shared = 1;
-			/* Peek for the member's end, to report its length. */
-			if (r->in_unit && (e = pull(r, WARC_PEEK_MAX, 0)) != CR_OK)
-				r->pending = e;   /* reported by the next call */
-		}
-		length = r->in_unit ? 0 : r->unit_end - start;
-	}
+	length = need - 4;
+	if (r->comp != WARC_PLAIN && (e = r_unit_length(r, start, in_shared, &length)) != CR_OK)
+		return e;
 	p = r->win.p + r->pos - need;
 	rec->offset = start;
 	rec->length = length;

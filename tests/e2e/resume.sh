@@ -13,13 +13,17 @@
 # - the server log shows no request, after the kill, for a URL whose response
 #   was already committed (its surviving WARC record is dated before the
 #   resumed run started).
-# Kill points come from MPICRAWL_TEST_KILL (src/cli/runner.c) with random
-# delays. The trials are seeded: RESUME_SEED=N replays a run, RESUME_TRIALS=N
-# changes their number (20 by default).
+# Kill points come from MPICRAWL_TEST_KILL with random delays: the crawler
+# under test is build/bin/mpicrawl-test, bin/mpicrawl with the kill hook of
+# tests/hooks/kill.c, which the crawler itself does not contain. The trials
+# are seeded: RESUME_SEED=N replays a run, RESUME_TRIALS=N changes their
+# number (20 by default).
 # Also: the directory lock (a second job is refused, naming the holder;
 # `mpicrawl unlock` refuses a live holder and clears a stale one) and an
 # external SIGTERM of a running crawl (exit 75, lock released).
 . "$(dirname "$0")/lib.sh"
+MPICRAWL=$ROOT/build/bin/mpicrawl-test
+[ -x "$MPICRAWL" ] || { echo "not ok: $MPICRAWL missing (make all builds it)"; finish; exit 1; }
 
 HOSTS=20
 PAGES=20

@@ -2,6 +2,75 @@
 #include "test.h"
 #include "update/merge.h"
 
+/* generate_select over a table: each rule on its own, and their order. */
+static void select_table(void)
+{
+	static const struct {
+		const char *name;
+		uint32_t depth;
+		int status;
+		int64_t next_fetch;
+		uint64_t selected, pages, dups;
+		long crawl_delay_ms;
+		long max_depth, max_per_host, time_limit_s;
+		int want;
+	} rows[] = {
+		{ "due", 0, ST_UNFETCHED, 0, 0, 0, 0, -1, 0, 0, 0, GEN_SELECT },
+		{ "not due yet", 0, ST_FETCHED, 2000, 0, 0, 0, -1, 0, 0, 0, GEN_NOT_DUE },
+		{ "a trap is never due", 0, ST_TRAP, 0, 0, 0, 0, -1, 0, 0, 0, GEN_NOT_DUE },
+		{ "too deep", 4, ST_UNFETCHED, 0, 0, 0, 0, -1, 3, 0, 0, GEN_TOO_DEEP },
+		{ "too deep before not due", 4, ST_FETCHED, 2000, 0, 0, 0, -1, 3, 0, 0,
+		  GEN_TOO_DEEP },
+		{ "at max_depth", 3, ST_UNFETCHED, 0, 0, 0, 0, -1, 3, 0, 0, GEN_SELECT },
+		{ "host cap", 0, ST_UNFETCHED, 0, 5, 0, 0, -1, 0, 5, 0, GEN_HOST_CAPPED },
+		{ "under the host cap", 0, ST_UNFETCHED, 0, 4, 0, 0, -1, 0, 5, 0, GEN_SELECT },
+		{ "demoted host, after its few", 0, ST_UNFETCHED, 0, 2, 20, 15, -1, 0, 0, 0,
+		  GEN_DEMOTED },
+		{ "demoted host, its few per round", 0, ST_UNFETCHED, 0, 1, 20, 15, -1, 0, 0, 0,
+		  GEN_SELECT },
+		{ "few duplicates: not demoted", 0, ST_UNFETCHED, 0, 2, 20, 5, -1, 0, 0, 0,
+		  GEN_SELECT },
+		{ "demoted before the host cap", 0, ST_UNFETCHED, 0, 5, 20, 15, -1, 0, 5, 0,
+		  GEN_DEMOTED },
+		{ "politeness: 60 s at 1 s is 61", 0, ST_UNFETCHED, 0, 61, 0, 0, -1, 0, 0, 60,
+		  GEN_POLITENESS_CAPPED },
+		{ "politeness: the 61st fits", 0, ST_UNFETCHED, 0, 60, 0, 0, -1, 0, 0, 60,
+		  GEN_SELECT },
+		{ "politeness: Crawl-delay 10 s", 0, ST_UNFETCHED, 0, 7, 0, 0, 10000, 0, 0, 60,
+		  GEN_POLITENESS_CAPPED },
+		{ "politeness: a deferred Crawl-delay counts the phase's", 0, ST_UNFETCHED, 0, 7,
+		  0, 0, 999999, 0, 0, 60, GEN_SELECT },
+		{ "no time limit: no politeness cap", 0, ST_UNFETCHED, 0, 100000, 0, 0, 10000, 0, 0,
+		  0, GEN_SELECT },
+	};
+	struct config cfg;
+	size_t i;
+
+	config_defaults(&cfg);
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct crawl_record r;
+		struct generate_host h = { rows[i].selected, rows[i].pages, rows[i].dups,
+					   rows[i].crawl_delay_ms };
+		struct generate_rules g;
+
+		generate_rules_from(&cfg, &g);
+		g.max_depth = rows[i].max_depth;
+		g.max_per_host = rows[i].max_per_host;
+		g.time_limit_s = rows[i].time_limit_s;
+		g.delay_ms = 1000;
+		g.max_crawl_delay_ms = 30000;
+		g.demote_min_pages = 10;
+		g.demote_share = 0.5;
+		g.demoted_per_round = 2;
+		memset(&r, 0, sizeof(r));
+		r.depth = rows[i].depth;
+		r.status = (uint8_t)rows[i].status;
+		r.next_fetch = rows[i].next_fetch;
+		CHECK((int)generate_select(&r, &h, &g, 1000) == rows[i].want, "%s: verdict %d",
+		      rows[i].name, (int)generate_select(&r, &h, &g, 1000));
+	}
+}
+
 int main(void)
 {
 	struct crawl_record r;
@@ -42,5 +111,6 @@ int main(void)
 	      "deferred: retries %u digest %llu next %lld", out.retries,
 	      (unsigned long long)out.digest, (long long)out.next_fetch);
 	CHECK_STR(crawl_record_status_name(ST_DEFERRED), "deferred");
+	select_table();
 	TEST_DONE();
 }

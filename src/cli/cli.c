@@ -1,0 +1,182 @@
+/*
+ * cli.c - what every command that works on a crawl directory shares: its
+ * options, and starting and ending the job (configuration, MPI, the
+ * directory and its lock). The phases themselves are the round engine's
+ * (round/round.h).
+ */
+#include "cli/cli.h"
+#include "comm/comm.h"
+#include "url/url.h"
+#include "util/fs.h"
+#include "util/lock.h"
+#include "util/log.h"
+#include "util/stop.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void bad_usage(const char *usage, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), noreturn));
+
+static void bad_usage(const char *usage, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (log_launcher_rank() == 0) {
+		fputs("mpicrawl: ", stderr);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		fprintf(stderr, "\nusage: %s\n", usage);
+	}
+	exit(2);
+}
+
+static long parse_long(const char *usage, const char *opt, const char *v, long min, long max)
+{
+	char *end;
+	long x = strtol(v, &end, 10);
+
+	if (end == v || *end || x < min || x > max)
+		bad_usage(usage, "%s: bad value '%s' (%ld to %ld)", opt, v, min, max);
+	return x;
+}
+
+void cli_parse(int argc, char **argv, const char *cmd, const char *allowed,
+	       const char *usage, struct cli_opts *o)
+{
+	static const struct option longs[] = {
+		{ "dir", required_argument, NULL, 'd' },
+		{ "seeds", required_argument, NULL, 's' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "set", required_argument, NULL, 'S' },
+		{ "rounds", required_argument, NULL, 'r' },
+		{ "segment", required_argument, NULL, 'g' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	(void)cmd;
+	memset(o, 0, sizeof(*o));
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":", longs, NULL)) != -1) {
+		if (c == 'h') {
+			if (log_launcher_rank() == 0)
+				printf("usage: %s\n", usage);
+			exit(0);
+		}
+		if (c == '?')
+			bad_usage(usage, "unknown option '%s'", argv[optind - 1]);
+		if (c == ':')
+			bad_usage(usage, "option '%s' needs a value", argv[optind - 1]);
+		if (!strchr(allowed, c))
+			bad_usage(usage, "option '%s' does not apply here", argv[optind - 2]);
+		switch (c) {
+		case 'd': o->dir = optarg; break;
+		case 's': o->seeds = optarg; break;
+		case 'c': o->config = optarg; break;
+		case 'r': o->rounds = parse_long(usage, "--rounds", optarg, 1, 1000000); break;
+		case 'g': o->segment = (int)parse_long(usage, "--segment", optarg, 1, 99999); break;
+		case 'S':
+			if (o->nsets >= (int)(sizeof(o->sets) / sizeof(o->sets[0])))
+				bad_usage(usage, "too many --set options");
+			o->sets[o->nsets++] = optarg;
+			break;
+		}
+	}
+	if (optind < argc)
+		bad_usage(usage, "unexpected argument '%s'", argv[optind]);
+	if (strchr(allowed, 'd') && !o->dir)
+		bad_usage(usage, "--dir is required");
+}
+
+/* The crawl directory's lock, held by rank 0 from cli_job_start to cli_job_end. */
+static struct dir_lock job_lock = { .fd = -1 };
+
+/* Rank 0 takes DIR/lock (ranks may run on several hosts: one holder per
+ * job); every rank learns whether it got it. */
+static int take_lock(struct job *j, const char *dir)
+{
+	enum cr_err e = CR_OK;
+	struct lock_holder h;
+
+	if (j->rank == 0) {
+		char path[PATH_MAX];
+
+		layout_top(dir, "lock", path, sizeof(path));
+		e = fs_mkdirs(dir);
+		if (!e)
+			e = lock_acquire(path, &job_lock, &h);
+		if (e == CR_ERR_STATE) {
+			char who[512];
+
+			lock_holder_str(&h, who, sizeof(who));
+			log_user("crawl directory '%s' is in use by %s; if that job is gone, "
+				  "run 'mpicrawl unlock --dir %s'", dir, who, dir);
+		}
+	}
+	return comm_agree(e == CR_OK);
+}
+
+int cli_job_start(struct job *j, const struct cli_opts *o, int create)
+{
+	int i, ok;
+	enum cr_err e = CR_OK;
+
+	memset(j, 0, sizeof(*j));
+	config_defaults(&j->cfg);
+	/* Configuration errors are found before MPI starts: one line, exit 2. */
+	if (o->config && config_load(&j->cfg, o->config) != CR_OK)
+		return 2;
+	for (i = 0; i < o->nsets; i++)
+		if (config_set_kv(&j->cfg, o->sets[i]) != CR_OK)
+			return 2;
+	url_configure(&j->cfg);
+	if (comm_init(NULL, NULL) != CR_OK) {
+		log_user("cannot start MPI");
+		return 1;
+	}
+	j->rank = comm_rank();
+	j->nranks = comm_size();
+	stop_install();
+	e = layout_open(o->dir, &j->cfg, create, &j->dir);
+	ok = comm_agree(e == CR_OK);
+	if (!ok)
+		return e == CR_ERR_ARG ? 2 : 1;
+	if (!take_lock(j, o->dir))
+		return 1;
+	if (create && j->rank == 0) {
+		char meta[PATH_MAX];
+
+		layout_top(o->dir, "crawl.meta", meta, sizeof(meta));
+		if (!fs_exists(meta))
+			e = layout_write_meta(&j->dir, &j->cfg);
+	}
+	if (!comm_agree(e == CR_OK))
+		return 1;
+	if (j->rank == 0 && (uint32_t)j->nranks > j->dir.partitions)
+		log_warn("job", "%d ranks but %u partitions: ranks %u and up have no work "
+			 "(partition.count is fixed when the crawl directory is created)",
+			 j->nranks, j->dir.partitions, j->dir.partitions);
+	e = job_tmpdir(j);
+	if (!comm_agree(e == CR_OK)) {
+		log_err("job", "cannot create scratch directory under '%s'", o->dir);
+		return 1;
+	}
+	return 0;
+}
+
+int cli_job_end(int code)
+{
+	/* Every rank (they all get here) is done with the directory first. */
+	comm_barrier();
+	lock_release(&job_lock);
+	comm_finalize();
+	return code;
+}

@@ -1,0 +1,74 @@
+#include "fetch/fetchlist.h"
+#include "store/recfile.h"
+#include "url/url.h"
+#include "util/log.h"
+
+#include <limits.h>
+#include <string.h>
+#include <libpsl.h>
+
+/* One URL of a fetch list into its host's queue. */
+static void add_url(struct fetchlist_load *l, const struct crawl_record *rec, uint32_t p)
+{
+	char url[URL_MAX_LEN + 1], name[URL_HOST_MAX], key[URL_HOST_MAX + 16];
+	size_t before = l->hosts->hosts.count, kl;
+	struct host *h;
+	struct origin *o;
+
+	if (l->done->count && hmap_get(l->done, rec->url, rec->url_len)) {
+		l->urls++;   /* an earlier attempt finished it */
+		return;
+	}
+	memcpy(url, rec->url, rec->url_len);
+	url[rec->url_len] = '\0';
+	if (url_host(url, name, sizeof(name)) != CR_OK)
+		return;
+	l->urls++;
+	h = hosts_get(l->hosts, name);
+	if (l->hosts->hosts.count != before) {
+		h->ctx = l->host_ctx;
+		l->new_hosts++;
+		if (l->j->cfg.politeness_by == POLITE_BY_DOMAIN) {
+			const char *reg = psl_registrable_domain(psl_builtin(), name);
+
+			hosts_join(l->hosts, h, reg ? reg : name);
+		}
+	}
+	kl = (size_t)(url_path(url) - url);
+	if (kl >= sizeof(key))
+		kl = sizeof(key) - 1;
+	memcpy(key, url, kl);
+	key[kl] = '\0';
+	o = origins_get(l->origins, key, p);
+	o->host = h;
+	hosts_add(h, url, rec, p, o);
+}
+
+enum cr_err fetchlist_read(struct fetchlist_load *l, uint32_t p)
+{
+	char path[PATH_MAX];
+	struct recfile_reader *r;
+	const void *data;
+	size_t n;
+	enum cr_err e;
+
+	layout_segment_part(&l->j->dir, l->seg, "fetchlist", p, path, sizeof(path));
+	e = recfile_reader_open(path, REC_KIND_FETCHLIST, &r);
+	if (e) {
+		log_err("fetch", "cannot read fetch list '%s'", path);
+		return e;
+	}
+	while ((e = recfile_reader_next(r, &data, &n)) == CR_OK) {
+		struct crawl_record rec;
+
+		if (crawl_record_unpack(data, n, &rec) || rec.url_len > URL_MAX_LEN) {
+			e = CR_ERR_FORMAT;
+			break;
+		}
+		add_url(l, &rec, p);
+	}
+	recfile_reader_free(&r);
+	if (e == CR_ERR_FORMAT)
+		log_err("fetch", "damaged fetch list '%s'", path);
+	return e == CR_EOF ? CR_OK : e;
+}

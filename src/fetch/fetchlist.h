@@ -1,0 +1,32 @@
+/*
+ * fetchlist.h - a partition's fetch list (segments/N/fetchlist/part-P.zst,
+ * written by generate) read into the fetcher's host queues (hosts.h), each
+ * URL tied to the origin whose robots.txt rules it (origins.h). Hosts join
+ * their politeness group by registrable domain here when politeness.by =
+ * domain (by ip, they join when their address is known).
+ */
+#ifndef CR_FETCH_FETCHLIST_H
+#define CR_FETCH_FETCHLIST_H
+
+#include <stdint.h>
+
+#include "crawldb/job.h"
+#include "fetch/hosts.h"
+#include "fetch/origins.h"
+#include "util/hmap.h"
+
+struct fetchlist_load {
+	const struct job *j;
+	int seg;
+	struct host_table *hosts;
+	struct origin_table *origins;
+	const struct hmap *done;  /* URLs an earlier attempt finished: skipped */
+	void *host_ctx;           /* set as each new host's ctx */
+	uint64_t urls;            /* URLs read (the finished ones included) */
+	uint64_t new_hosts;
+};
+
+/* Loads partition p; CR_ERR_FORMAT (logged) for a damaged fetch list. */
+CR_WUR enum cr_err fetchlist_read(struct fetchlist_load *l, uint32_t p);
+
+#endif

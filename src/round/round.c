@@ -1,0 +1,557 @@
+#include "round/round.h"
+#include "comm/comm.h"
+#include "crawldb/crawl_record.h"
+#include "fetch/fetch.h"
+#include "generate/generate.h"
+#include "index/index.h"
+#include "inject/inject.h"
+#include "parse/parse.h"
+#include "round/state.h"
+#include "update/update.h"
+#include "util/clock.h"
+#include "util/fs.h"
+#include "util/json.h"
+#include "util/log.h"
+#include "util/stop.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+void (*round_phase_hook)(const struct job *j, const char *phase, int seg);
+
+#define COUNTERS_MAX 64
+
+static double secs_since(int64_t t0)
+{
+	return (double)(clock_mono_us() - t0) / 1e6;
+}
+
+/* ---- what every phase shares ---- */
+
+/* The directory's state of segment seg (0: the last), read by rank 0 and
+ * broadcast, so that every rank takes the same branch. 0, or 1 when it
+ * cannot be read. */
+static int snapshot(struct job *j, int seg, struct round_snapshot *s)
+{
+	if (j->rank == 0)
+		round_read(&j->dir, seg, s);
+	comm_bcast(s, sizeof(*s), 0);
+	return s->ok ? 0 : 1;
+}
+
+/* Runs a clean-up on rank 0; every rank waits for it. */
+static void clean(struct job *j, const struct round_plan *p)
+{
+	if (j->rank == 0)
+		round_clean(&j->dir, p);
+	comm_barrier();
+}
+
+/* Sums counters over ranks and builds the phase's JSON on rank 0. */
+static void phase_json(struct job *j, const char *const *names, uint64_t *v, size_t n,
+		       double secs, int version, struct buf *out)
+{
+	struct json_counter cs[COUNTERS_MAX];
+	size_t i;
+
+	comm_sum_u64(v, n);
+	for (i = 0; i < n && i < COUNTERS_MAX; i++) {
+		cs[i].name = names[i];
+		cs[i].value = v[i];
+	}
+	buf_addf(out, "{\"seconds\":%.3f,\"ranks\":%d", secs, j->nranks);
+	if (version >= 0)
+		buf_addf(out, ",\"crawldb_version\":%d", version);
+	buf_adds(out, ",\"counters\":");
+	json_counters(cs, n < COUNTERS_MAX ? n : COUNTERS_MAX, out);
+	buf_adds(out, "}\n");
+}
+
+void round_write_stats(struct job *j, int seg)
+{
+	static const char *const phases[] = { "generate", "fetch", "parse", "update", "index" };
+	char path[PATH_MAX];
+	struct buf b, p;
+	size_t i;
+
+	if (j->rank != 0)
+		return;
+	buf_init(&b);
+	buf_init(&p);
+	buf_addf(&b, "{\"segment\":%d", seg);
+	for (i = 0; i < sizeof(phases) / sizeof(phases[0]); i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "_SUCCESS.%s", phases[i]);
+		layout_segment_sub(&j->dir, seg, name, path, sizeof(path));
+		buf_reset(&p);
+		if (fs_read_all(path, 1 << 20, &p) == CR_OK && p.len) {
+			while (p.len && p.p[p.len - 1] == '\n')
+				p.len--;
+			buf_addf(&b, ",\"%s\":", phases[i]);
+			buf_add(&b, p.p, p.len);
+		}
+	}
+	buf_adds(&b, "}\n");
+	layout_segment_sub(&j->dir, seg, "stats.json", path, sizeof(path));
+	if (fs_write_atomic(path, b.p, b.len) != CR_OK)
+		log_warn("crawl", "cannot write '%s'", path);
+	buf_release(&p);
+	buf_release(&b);
+}
+
+/* Marks phase of seg done, with its JSON (rank 0), and rewrites stats.json. */
+static int mark(struct job *j, int seg, const char *phase, struct buf *json)
+{
+	enum cr_err e = CR_OK;
+
+	if (j->rank == 0)
+		e = layout_phase_mark(&j->dir, seg, phase, buf_cstr(json));
+	if (!comm_agree(e == CR_OK))
+		return 1;
+	round_write_stats(j, seg);
+	return 0;
+}
+
+/* Commits CrawlDb version ver (rank 0); every rank learns the outcome. */
+static int commit_version(struct job *j, int ver, const char *origin)
+{
+	enum cr_err e = CR_OK;
+
+	if (j->rank == 0)
+		e = round_commit_version(&j->dir, ver, origin);
+	return comm_agree(e == CR_OK) ? 0 : 1;
+}
+
+/* Segment seg (0: the last) if its phase need is done, else 1. */
+static int ready_segment(struct job *j, int *seg, const char *need, int bit,
+			 struct round_snapshot *s)
+{
+	if (snapshot(j, *seg, s))
+		return 1;
+	if (s->seg == 0 || !(s->phases & bit)) {
+		log_user("segment %d is not ready: its %s phase has not completed", s->seg, need);
+		return 1;
+	}
+	*seg = s->seg;
+	return 0;
+}
+
+/* ---- the phases ---- */
+
+int round_inject(struct job *j, const char *seeds)
+{
+	uint64_t c[IC_COUNT_] = { 0 };
+	struct round_snapshot s;
+	struct round_plan p = { ROUND_INJECT, 0, 0, NULL, 0 };
+	int rc;
+	enum cr_err e;
+	struct buf json;
+	int64_t t0 = clock_mono_us();
+
+	if (snapshot(j, 0, &s))
+		return 1;
+	p.clean_version = s.version + 1;
+	clean(j, &p);
+	e = inject_run(j, seeds, s.version, c);
+	if (!comm_agree(e == CR_OK)) {
+		log_user("inject failed");
+		return e == CR_ERR_ARG ? 2 : 1;
+	}
+	rc = commit_version(j, s.version + 1, "inject\n");
+	buf_init(&json);
+	phase_json(j, inject_counter_names, c, IC_COUNT_, secs_since(t0), s.version + 1, &json);
+	if (!rc && j->rank == 0)
+		log_info("inject", "%llu seeds read, %llu valid, %llu invalid, %llu new; "
+			 "CrawlDb version %d has %llu URLs",
+			 (unsigned long long)c[IC_LINES], (unsigned long long)c[IC_VALID],
+			 (unsigned long long)c[IC_INVALID], (unsigned long long)c[IC_ADDED],
+			 s.version + 1, (unsigned long long)c[IC_RECORDS]);
+	buf_release(&json);
+	return rc;
+}
+
+int round_generate(struct job *j, int *segp, uint64_t *selected)
+{
+	static const char *const fetchlist[] = { "fetchlist", NULL };
+	uint64_t c[GC_COUNT_] = { 0 };
+	struct round_snapshot s;
+	struct round_plan p = { ROUND_GENERATE, 0, 0, NULL, 0 };
+	int redo, rc;
+	enum cr_err e;
+	struct buf json;
+	int64_t t0 = clock_mono_us(), now = clock_now_us();
+
+	if (snapshot(j, 0, &s))
+		return 1;
+	if (s.version == 0) {
+		log_user("the CrawlDb is empty: inject seeds first");
+		return 1;
+	}
+	/* An unfinished generate left its segment: reuse the number. */
+	p.seg = round_generate_target(&s, &redo);
+	p.clean_subdirs = redo ? fetchlist : NULL;
+	clean(j, &p);
+	comm_bcast(&now, sizeof(now), 0);
+	e = generate_run(j, p.seg, s.version, now, c);
+	if (!comm_agree(e == CR_OK)) {
+		log_user("generate failed");
+		return 1;
+	}
+	buf_init(&json);
+	phase_json(j, generate_counter_names, c, GC_COUNT_, secs_since(t0), s.version, &json);
+	rc = mark(j, p.seg, "generate", &json);
+	buf_release(&json);
+	if (!rc && j->rank == 0)
+		log_info("generate", "segment %d: %llu URLs due on %llu hosts "
+			 "(%llu capped per host, %llu not due)", p.seg,
+			 (unsigned long long)c[GC_SELECTED], (unsigned long long)c[GC_HOSTS],
+			 (unsigned long long)c[GC_HOST_CAPPED], (unsigned long long)c[GC_NOT_DUE]);
+	*segp = p.seg;
+	*selected = c[GC_SELECTED];
+	return rc;
+}
+
+/* The fetch phase's summary lines (rank 0). */
+static void fetch_log(int seg, const uint64_t *c, const uint64_t *pc, int parsed, double s)
+{
+	if (parsed)
+		log_info("parse", "segment %d (while fetching): %llu pages, %llu links, "
+			 "%llu failed", seg, (unsigned long long)pc[PC_PAGES],
+			 (unsigned long long)pc[PC_LINKS], (unsigned long long)pc[PC_FAILED]);
+	log_info("fetch", "segment %d: %llu requests in %.1f s (%.1f/s), %llu fetched, "
+		 "%llu redirects, %llu gone, %llu errors, %llu denied by robots.txt, "
+		 "%llu blocked, %.1f MB", seg, (unsigned long long)c[FC_REQUESTS], s,
+		 s > 0 ? (double)c[FC_REQUESTS] / s : 0, (unsigned long long)c[FC_FETCHED],
+		 (unsigned long long)c[FC_REDIRECT], (unsigned long long)c[FC_GONE],
+		 (unsigned long long)c[FC_ERROR], (unsigned long long)c[FC_DENIED],
+		 (unsigned long long)c[FC_BLOCKED], (double)c[FC_BYTES] / 1e6);
+}
+
+/* Marks the fetch (and, with fetch.parse, the parse) of seg done. */
+static int fetch_mark(struct job *j, int seg, uint64_t *c, uint64_t *pc, int64_t t0)
+{
+	struct buf json;
+	int rc;
+
+	buf_init(&json);
+	phase_json(j, fetch_counter_names, c, FC_COUNT_, secs_since(t0), -1, &json);
+	rc = mark(j, seg, "fetch", &json);
+	if (!rc && j->cfg.fetch_parse) {
+		/* The fetcher parsed as it went: the parse phase is complete. */
+		json.len = 0;
+		phase_json(j, parse_counter_names, pc, PC_COUNT_, 0, -1, &json);
+		rc = mark(j, seg, "parse", &json);
+	}
+	buf_release(&json);
+	if (!rc && j->rank == 0)
+		fetch_log(seg, c, pc, j->cfg.fetch_parse, secs_since(t0));
+	return rc;
+}
+
+int round_fetch(struct job *j, int seg, uint64_t *outcomes)
+{
+	static const char *const again[] = { "fetch", "warc", "parse", "progress", NULL };
+	static const char *const progress[] = { "progress", NULL };
+	uint64_t c[FC_COUNT_] = { 0 }, pc[PC_COUNT_] = { 0 };
+	struct round_snapshot s;
+	struct round_plan p = { ROUND_FETCH, 0, 0, NULL, 0 };
+	int64_t t0 = clock_mono_us();
+	enum cr_err e;
+	int stopped;
+
+	if (ready_segment(j, &seg, "generate", ROUND_GENERATED, &s))
+		return 1;
+	/* Fetching a fetched segment again starts afresh; an interrupted
+	 * fetch resumes from its journals (fetch/journal.h), and the robots
+	 * cache it may have half written is not read as this segment's. */
+	p.seg = seg;
+	p.clean_subdirs = s.phases & ROUND_FETCHED ? again : progress;
+	p.clean_robots = !(s.phases & ROUND_FETCHED);
+	clean(j, &p);
+	comm_notice_open();
+	e = fetch_run(j, seg, c, pc);
+	/* Ranks that finished pass a late signal on while they wait. */
+	comm_notice_close(stop_requested);
+	stopped = !comm_agree(e != CR_AGAIN);
+	if (!comm_agree(e == CR_OK || e == CR_AGAIN)) {
+		log_user("fetch of segment %d failed", seg);
+		return 1;
+	}
+	if (stopped) {
+		if (j->rank == 0)
+			log_info("fetch", "segment %d: stopped early on a signal; what was "
+				 "fetched is kept: run the same command again to continue", seg);
+		return ROUND_EXIT_STOPPED;
+	}
+	if (fetch_mark(j, seg, c, pc, t0))
+		return 1;
+	if (outcomes)
+		*outcomes = c[FC_FETCHED] + c[FC_REDIRECT] + c[FC_GONE] + c[FC_ERROR] +
+			    c[FC_DENIED] + c[FC_BLOCKED] + c[FC_DEFERRED];
+	return 0;
+}
+
+int round_parse(struct job *j, int seg)
+{
+	uint64_t c[PC_COUNT_] = { 0 };
+	struct round_snapshot s;
+	enum cr_err e;
+	struct buf json;
+	int rc;
+	int64_t t0 = clock_mono_us();
+
+	if (ready_segment(j, &seg, "fetch", ROUND_FETCHED, &s))
+		return 1;
+	e = parse_run(j, seg, c);
+	if (!comm_agree(e == CR_OK)) {
+		log_user("parse of segment %d failed", seg);
+		return 1;
+	}
+	buf_init(&json);
+	phase_json(j, parse_counter_names, c, PC_COUNT_, secs_since(t0), -1, &json);
+	rc = mark(j, seg, "parse", &json);
+	buf_release(&json);
+	if (!rc && j->rank == 0)
+		log_info("parse", "segment %d: %llu pages, %llu links, %llu failed", seg,
+			 (unsigned long long)c[PC_PAGES], (unsigned long long)c[PC_LINKS],
+			 (unsigned long long)c[PC_FAILED]);
+	return rc;
+}
+
+int round_index(struct job *j, int seg, int crawldb_version)
+{
+	uint64_t c[IX_COUNT_] = { 0 };
+	int64_t t0 = clock_mono_us();
+	struct buf json;
+	enum cr_err e;
+	int rc;
+
+	e = index_segment(j, seg, crawldb_version, c);
+	if (!comm_agree(e == CR_OK)) {
+		log_user("index of segment %d failed", seg);
+		return 1;
+	}
+	buf_init(&json);
+	phase_json(j, index_counter_names, c, IX_COUNT_, secs_since(t0), -1, &json);
+	rc = mark(j, seg, "index", &json);
+	buf_release(&json);
+	if (!rc && j->rank == 0)
+		log_info("index", "segment %d: %llu WARC files, %llu CDXJ lines, %llu texts "
+			 "(%llu duplicates), %llu links", seg,
+			 (unsigned long long)c[IX_WARC_FILES], (unsigned long long)c[IX_CDXJ_LINES],
+			 (unsigned long long)c[IX_TEXT_DOCS],
+			 (unsigned long long)c[IX_TEXT_DUPLICATES], (unsigned long long)c[IX_LINKS]);
+	return rc;
+}
+
+static void update_log(int seg, int ver, const uint64_t *c)
+{
+	log_info("update", "segment %d: %llu links routed, %llu new URLs; CrawlDb "
+		 "version %d: %llu URLs, %llu fetched, %llu unfetched, %llu gone, "
+		 "%llu errors, %llu denied", seg,
+		 (unsigned long long)c[UC_LINKS_SENT], (unsigned long long)c[UC_ADDED], ver,
+		 (unsigned long long)c[UC_RECORDS],
+		 (unsigned long long)c[UC_STATUS_FIRST + ST_FETCHED],
+		 (unsigned long long)c[UC_STATUS_FIRST + ST_UNFETCHED],
+		 (unsigned long long)c[UC_STATUS_FIRST + ST_GONE],
+		 (unsigned long long)c[UC_STATUS_FIRST + ST_ERROR],
+		 (unsigned long long)c[UC_STATUS_FIRST + ST_DENIED]);
+}
+
+int round_update(struct job *j, int seg)
+{
+	uint64_t c[UC_COUNT_] = { 0 };
+	struct round_snapshot s;
+	struct round_plan p = { ROUND_UPDATE, 0, 0, NULL, 0 };
+	char origin[32];
+	struct buf json;
+	int rc;
+	int64_t t0 = clock_mono_us();
+
+	if (ready_segment(j, &seg, "parse", ROUND_PARSED, &s))
+		return 1;
+	buf_init(&json);
+	switch (round_update_step(&s)) {
+	case ROUND_MARK_UPDATE:
+		/* A previous run committed the CrawlDb and stopped before
+		 * marking the phase: only the mark is missing. */
+		buf_adds(&json, "{\"resumed\":true}\n");
+		rc = mark(j, seg, "update", &json);
+		buf_release(&json);
+		return rc;
+	case ROUND_UPDATE:
+		break;
+	default:
+		log_user("segment %d was generated from CrawlDb version %d, which is no longer "
+			 "current (%d): generate a new segment", seg, s.seg_base, s.version);
+		buf_release(&json);
+		return 1;
+	}
+	p.seg = seg;
+	p.clean_version = s.version + 1;
+	clean(j, &p);
+	if (!comm_agree(update_run(j, seg, s.version, c) == CR_OK)) {
+		log_user("update of segment %d failed", seg);
+		buf_release(&json);
+		return 1;
+	}
+	snprintf(origin, sizeof(origin), "segment %d\n", seg);
+	rc = commit_version(j, s.version + 1, origin);
+	phase_json(j, update_counter_names, c, UC_COUNT_, secs_since(t0), s.version + 1, &json);
+	if (!rc)
+		rc = mark(j, seg, "update", &json);
+	buf_release(&json);
+	/* CDXJ, text and links: after the update, which decided the duplicates. */
+	if (!rc && j->cfg.index_enabled)
+		rc = round_index(j, seg, s.version + 1);
+	if (!rc && j->rank == 0)
+		update_log(seg, s.version + 1, c);
+	return rc;
+}
+
+/* ---- the crawl ---- */
+
+/* A safe point of the crawl: 1 on every rank if any rank was asked to
+ * stop (SIGTERM, SIGUSR1). What is committed stays; the next run continues. */
+static int stop_here(struct job *j, const char *before)
+{
+	if (comm_agree(stop_requested() == 0))
+		return 0;
+	if (j->rank == 0)
+		log_info("crawl", "asked to stop: stopping before %s; run the same command "
+			 "again to continue", before);
+	return 1;
+}
+
+static void hook(const struct job *j, const char *phase, int seg)
+{
+	if (round_phase_hook)
+		round_phase_hook(j, phase, seg);
+}
+
+/* Generate a new round's segment; 1 in *complete when nothing is due. */
+static int generate_step(struct job *j, int seg, int *complete)
+{
+	uint64_t selected = 0;
+	int rc;
+
+	hook(j, "generate", seg);
+	rc = round_generate(j, &seg, &selected);
+	if (rc || selected)
+		return rc;
+	if (j->rank == 0) {
+		char dir[PATH_MAX];
+
+		layout_segment_dir(&j->dir, seg, dir, sizeof(dir));
+		if (fs_remove_tree(dir) != CR_OK)
+			log_warn("crawl", "cannot remove empty segment '%s'", dir);
+		log_info("crawl", "nothing is due: the crawl is complete");
+	}
+	comm_barrier();
+	*complete = 1;
+	return 0;
+}
+
+/*
+ * One step of the crawl, as state.h plans it. *round_done is set when an
+ * update finished a round; *complete when nothing is left to do; *outcomes
+ * gets the fetch phase's outcomes (left alone when no fetch ran).
+ */
+static int step(struct job *j, const struct round_plan *p, int *round_done, int *complete,
+		uint64_t *outcomes)
+{
+	const char *phase = p->step >= ROUND_UPDATE ? "update" : round_step_name(p->step);
+
+	if (p->step != ROUND_GENERATE && p->step != ROUND_INJECT) {
+		if (stop_here(j, phase))
+			return ROUND_EXIT_STOPPED;
+		hook(j, phase, p->seg);
+	}
+	switch (p->step) {
+	case ROUND_INJECT:
+		log_user("the CrawlDb is empty: give --seeds");
+		return 2;
+	case ROUND_GENERATE:
+		return generate_step(j, p->seg, complete);
+	case ROUND_FETCH:
+		return round_fetch(j, p->seg, outcomes);
+	case ROUND_PARSE:
+		clean(j, p);
+		return round_parse(j, p->seg);
+	case ROUND_UPDATE:
+	case ROUND_MARK_UPDATE:
+	case ROUND_STALE:
+		*round_done = 1;
+		return round_update(j, p->seg);
+	}
+	return 1;
+}
+
+/* The crawl starts: inject into an empty CrawlDb, clean what a killed job
+ * left under temporary names. */
+static int begin(struct job *j, const char *seeds)
+{
+	struct round_snapshot s;
+
+	if (snapshot(j, 0, &s))
+		return 1;
+	if (j->rank == 0)
+		round_clean_tmp(&j->dir);
+	if (s.version == 0) {
+		if (!seeds) {
+			log_user("the CrawlDb is empty: give --seeds");
+			return 2;
+		}
+		hook(j, "inject", 0);
+		return round_inject(j, seeds);
+	}
+	if (seeds && j->rank == 0)
+		log_info("crawl", "continuing the crawl in '%s'; seeds are injected only "
+			 "into an empty CrawlDb (use 'mpicrawl inject' to add more)", j->dir.root);
+	return 0;
+}
+
+int round_crawl(struct job *j, const char *seeds, long rounds)
+{
+	long max = rounds > 0 ? rounds : j->cfg.max_rounds, round = 1;
+	int64_t t0 = clock_mono_us();
+	uint64_t outcomes = 1;   /* a resumed round fetched before it stopped */
+	int rc = begin(j, seeds), complete = 0, first = 1;
+
+	while (!rc && !complete && round <= max) {
+		struct round_snapshot s;
+		struct round_plan p;
+		int done = 0;
+
+		if (snapshot(j, 0, &s))
+			return 1;
+		round_next(&s, &p);
+		if (p.step == ROUND_GENERATE && stop_here(j, "the next round"))
+			return ROUND_EXIT_STOPPED;
+		if (p.step == ROUND_GENERATE)
+			outcomes = 1;
+		else if (first && j->rank == 0)
+			log_info("crawl", "resuming segment %d", p.seg);
+		first = 0;
+		rc = step(j, &p, &done, &complete, &outcomes);
+		if (rc || !done)
+			continue;
+		if (j->rank == 0)
+			log_info("crawl", "round %ld (segment %d) done in %.1f s", round, p.seg,
+				 secs_since(t0));
+		if (outcomes == 0) {
+			if (j->rank == 0)
+				log_info("crawl", "no URL could be fetched this round (robots.txt "
+					 "unavailable, hosts parked or the time limit): stopping; "
+					 "run again later to continue");
+			return 0;
+		}
+		round++;
+		t0 = clock_mono_us();
+	}
+	if (!rc && !complete && j->rank == 0)
+		log_info("crawl", "stopped after %ld rounds; run again to continue", max);
+	return rc;
+}

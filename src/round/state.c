@@ -1,0 +1,217 @@
+#include "round/state.h"
+#include "util/buf.h"
+#include "util/fs.h"
+#include "util/json.h"
+#include "util/log.h"
+
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const phase_names[] = { "generate", "fetch", "parse", "update", "index" };
+
+/* The CrawlDb version segment seg was generated from, as its
+ * _SUCCESS.generate says; 0 if it does not say. */
+static int base_version(const struct crawl_dir *d, int seg)
+{
+	char path[PATH_MAX];
+	struct buf b;
+	int64_t v = 0;
+
+	layout_segment_sub(d, seg, "_SUCCESS.generate", path, sizeof(path));
+	buf_init(&b);
+	if (fs_read_all(path, 1 << 20, &b) != CR_OK ||
+	    json_get_int((const char *)b.p, b.len, "crawldb_version", &v) != CR_OK ||
+	    v < 0 || v > 99999)
+		v = 0;
+	buf_release(&b);
+	return (int)v;
+}
+
+/* The segment whose update made CrawlDb version ver (its _FROM); 0 for an
+ * inject or when it does not say. */
+static int made_by(const struct crawl_dir *d, int ver)
+{
+	char path[PATH_MAX];
+	struct buf b;
+	int seg = 0;
+
+	layout_crawldb_file(d, ver, "_FROM", path, sizeof(path));
+	buf_init(&b);
+	if (fs_read_all(path, 64, &b) == CR_OK && sscanf(buf_cstr(&b), "segment %d", &seg) != 1)
+		seg = 0;
+	buf_release(&b);
+	return seg;
+}
+
+void round_read(const struct crawl_dir *d, int seg, struct round_snapshot *s)
+{
+	size_t i;
+
+	memset(s, 0, sizeof(*s));
+	s->ok = layout_crawldb_current(d, &s->version) == CR_OK;
+	if (s->ok && s->version > 0)
+		s->version_from = made_by(d, s->version);
+	s->seg = seg ? seg : layout_segment_last(d);
+	if (s->seg == 0)
+		return;
+	for (i = 0; i < sizeof(phase_names) / sizeof(phase_names[0]); i++)
+		if (layout_phase_done(d, s->seg, phase_names[i]))
+			s->phases |= 1 << i;
+	if (s->phases & ROUND_GENERATED)
+		s->seg_base = base_version(d, s->seg);
+}
+
+int round_generate_target(const struct round_snapshot *s, int *redo)
+{
+	*redo = s->seg > 0 && !(s->phases & ROUND_GENERATED);
+	return *redo ? s->seg : s->seg + 1;
+}
+
+enum round_step round_update_step(const struct round_snapshot *s)
+{
+	if (s->seg_base <= 0)
+		return ROUND_STALE;
+	if (s->version == s->seg_base)
+		return ROUND_UPDATE;
+	if (s->version == s->seg_base + 1 && s->version_from == s->seg)
+		return ROUND_MARK_UPDATE;
+	return ROUND_STALE;
+}
+
+void round_next(const struct round_snapshot *s, struct round_plan *p)
+{
+	static const char *const fetchlist[] = { "fetchlist", NULL };
+	static const char *const progress[] = { "progress", NULL };
+	static const char *const parse[] = { "parse", NULL };
+	int redo;
+
+	memset(p, 0, sizeof(*p));
+	p->seg = s->seg;
+	if (s->version == 0) {
+		p->step = ROUND_INJECT;
+		p->clean_version = 1;
+	} else if (s->seg == 0 || (s->phases & (ROUND_UPDATED | ROUND_GENERATED)) != ROUND_GENERATED) {
+		p->step = ROUND_GENERATE;
+		p->seg = round_generate_target(s, &redo);
+		p->clean_subdirs = redo ? fetchlist : NULL;
+	} else if (!(s->phases & ROUND_FETCHED)) {
+		/* Resumed from its journals; the robots cache it may have half
+		 * written is not read as this segment's. */
+		p->step = ROUND_FETCH;
+		p->clean_subdirs = progress;
+		p->clean_robots = 1;
+	} else if (!(s->phases & ROUND_PARSED)) {
+		p->step = ROUND_PARSE;
+		p->clean_subdirs = parse;
+	} else {
+		p->step = round_update_step(s);
+		if (p->step == ROUND_UPDATE)
+			p->clean_version = s->version + 1;
+	}
+}
+
+const char *round_step_name(enum round_step s)
+{
+	static const char *const names[] = { "inject", "generate", "fetch", "parse", "update",
+					     "mark update", "stale" };
+
+	return s <= ROUND_STALE ? names[s] : "?";
+}
+
+/* ---- commits and clean-ups ---- */
+
+void round_clean_subdirs(const struct crawl_dir *d, int seg, const char *const *subdirs)
+{
+	char path[PATH_MAX];
+	size_t i;
+
+	for (i = 0; subdirs && subdirs[i]; i++) {
+		layout_segment_sub(d, seg, subdirs[i], path, sizeof(path));
+		if (fs_remove_tree(path) != CR_OK)
+			log_warn("crawl", "cannot remove '%s'", path);
+	}
+}
+
+void round_clean_version(const struct crawl_dir *d, int ver)
+{
+	char dir[PATH_MAX];
+
+	layout_crawldb_dir(d, ver, dir, sizeof(dir));
+	if (fs_exists(dir) && fs_remove_tree(dir) != CR_OK)
+		log_warn("crawl", "cannot remove uncommitted CrawlDb version '%s'", dir);
+}
+
+void round_clean(const struct crawl_dir *d, const struct round_plan *p)
+{
+	char dir[PATH_MAX];
+
+	if (p->clean_version)
+		round_clean_version(d, p->clean_version);
+	round_clean_subdirs(d, p->seg, p->clean_subdirs);
+	if (p->clean_robots) {
+		layout_robots_dir(d, p->seg, dir, sizeof(dir));
+		if (fs_exists(dir) && fs_remove_tree(dir) != CR_OK)
+			log_warn("crawl", "cannot remove '%s'", dir);
+	}
+}
+
+/* Removes the temporary files (NAME.tmp.PID) in dir and, with depth 1, in
+ * its subdirectories: files written under a temporary name and never
+ * renamed into place. */
+static void clean_tmp(const char *dir, int depth)
+{
+	DIR *dh = opendir(dir);
+	struct dirent *de;
+
+	if (!dh)
+		return;
+	while ((de = readdir(dh)) != NULL) {
+		char path[PATH_MAX + 256];
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (depth > 0 && de->d_type == DT_DIR)
+			clean_tmp(path, depth - 1);
+		if (!strstr(de->d_name, ".tmp."))
+			continue;
+		if (unlink(path) != 0)
+			log_warn("crawl", "cannot remove '%s'", path);
+	}
+	closedir(dh);
+}
+
+void round_clean_tmp(const struct crawl_dir *d)
+{
+	char dir[PATH_MAX];
+	int last = layout_segment_last(d);
+
+	layout_top(d->root, "crawldb", dir, sizeof(dir));
+	clean_tmp(dir, 0);
+	if (last > 0) {
+		layout_segment_dir(d, last, dir, sizeof(dir));
+		clean_tmp(dir, 1);
+	}
+}
+
+enum cr_err round_commit_version(const struct crawl_dir *d, int ver, const char *origin)
+{
+	char path[PATH_MAX];
+	enum cr_err e;
+
+	layout_crawldb_file(d, ver, "_FROM", path, sizeof(path));
+	e = fs_write_atomic(path, origin, strlen(origin));
+	if (!e)
+		e = layout_crawldb_commit(d, ver);
+	if (!e && ver >= 3) {
+		/* Two versions are kept: the new one and the one before. */
+		layout_crawldb_dir(d, ver - 2, path, sizeof(path));
+		if (fs_exists(path) && fs_remove_tree(path) != CR_OK)
+			log_warn("crawl", "cannot remove old CrawlDb version '%s'", path);
+	}
+	return e;
+}

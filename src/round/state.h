@@ -1,0 +1,101 @@
+/*
+ * state.h - the state of a crawl directory, for the round engine
+ * (round.h): which phase of the crawl runs (or is redone) next, and the
+ * commits that move the directory from one state to the next.
+ *
+ * The directory's state is read into one struct round_snapshot by rank 0
+ * (round_read) and broadcast by the driver, so that every rank decides
+ * alike even when a shared filesystem shows them different views. What to
+ * do next is a pure function of that snapshot (round_next):
+ *
+ *   no CrawlDb version                  inject
+ *   no segment, or the last one updated generate a new segment
+ *   the last segment's generate unfinished    generate it again (same number)
+ *   fetch unfinished                    fetch (resuming from its journals)
+ *   parse unfinished                    parse
+ *   update unfinished:
+ *     generated from the current version          update
+ *     current version made by this segment's update   mark the update done
+ *     generated from an older version                 stale: generate anew
+ *
+ * Before a phase is redone, what an interrupted attempt left is removed
+ * (struct round_plan says what): the fetch list of an unfinished generate,
+ * the parse data of an unfinished parse, the uncommitted CrawlDb version of
+ * an unfinished update or inject; an unfinished fetch keeps its journals.
+ *
+ * Commits (rank 0 only; the driver agrees before and after): a phase ends
+ * with segments/N/_SUCCESS.<phase>; the CrawlDb moves to version V+1 by
+ * writing crawldb/V+1/_FROM, then replacing crawldb/CURRENT, then removing
+ * version V-1 (two versions are kept).
+ */
+#ifndef CR_ROUND_STATE_H
+#define CR_ROUND_STATE_H
+
+#include "crawldb/layout.h"
+#include "util/error.h"
+
+enum round_phase {
+	ROUND_GENERATED = 1, ROUND_FETCHED = 2, ROUND_PARSED = 4, ROUND_UPDATED = 8,
+	ROUND_INDEXED = 16,
+};
+
+/* What the crawl directory says, as plain ints (broadcast as bytes). */
+struct round_snapshot {
+	int version;          /* crawldb/CURRENT; 0: empty */
+	int version_from;     /* the segment whose update made it; 0: inject or none */
+	int seg;              /* the last segment; 0: none */
+	int phases;           /* enum round_phase bits done for seg */
+	int seg_base;         /* the version seg was generated from; 0: unknown */
+	int ok;               /* 0: the snapshot could not be read (logged) */
+};
+
+enum round_step {
+	ROUND_INJECT,         /* the CrawlDb is empty: inject the seeds */
+	ROUND_GENERATE,       /* generate segment plan.seg */
+	ROUND_FETCH,
+	ROUND_PARSE,
+	ROUND_UPDATE,
+	ROUND_MARK_UPDATE,    /* the update committed; only its mark is missing */
+	ROUND_STALE,          /* seg was generated from a version no longer current */
+};
+
+struct round_plan {
+	enum round_step step;
+	int seg;              /* the segment the step works on */
+	int clean_version;    /* an uncommitted CrawlDb version to remove first; 0: none */
+	const char *const *clean_subdirs;   /* segment folders to remove first; NULL: none */
+	int clean_robots;     /* remove robots/SEG (a fetch's half-written cache) */
+};
+
+/* Reads the snapshot (rank 0) of segment seg, or of the last one when seg
+ * is 0. */
+void round_read(const struct crawl_dir *d, int seg, struct round_snapshot *s);
+/* What the crawl does next, from the snapshot of the last segment. Pure. */
+void round_next(const struct round_snapshot *s, struct round_plan *out);
+/* The segment a generate writes: the next number, or the snapshot's when
+ * its generate did not finish (*redo set: its fetch list is removed
+ * first). Pure. */
+int round_generate_target(const struct round_snapshot *s, int *redo);
+/* What an update of the snapshot's segment (parsed) does: ROUND_UPDATE,
+ * ROUND_MARK_UPDATE or ROUND_STALE. Pure. */
+enum round_step round_update_step(const struct round_snapshot *s);
+
+const char *round_step_name(enum round_step s);
+
+/* ---- commits and clean-ups (rank 0) ---- */
+
+/* Removes what plan says an interrupted attempt left. */
+void round_clean(const struct crawl_dir *d, const struct round_plan *p);
+/* Removes segment folders (NULL-terminated names) of seg. */
+void round_clean_subdirs(const struct crawl_dir *d, int seg, const char *const *subdirs);
+/* Removes CrawlDb version ver, not committed (CURRENT is older). */
+void round_clean_version(const struct crawl_dir *d, int ver);
+/* Removes the files a killed job left under temporary names (NAME.tmp.PID)
+ * in crawldb/ and in the last segment. */
+void round_clean_tmp(const struct crawl_dir *d);
+/* Commits CrawlDb version ver, made by origin ("inject\n" or "segment N\n"),
+ * and drops version ver - 2. */
+CR_WUR enum cr_err round_commit_version(const struct crawl_dir *d, int ver,
+					const char *origin);
+
+#endif

@@ -1,0 +1,153 @@
+/*
+ * test_hosts.c - a host's life in the fetch phase (fetch/hosts.h): scripts
+ * of the fetcher's moves - resolve, start, end, wait for robots.txt, stop -
+ * with the state and heap position each leaves. Then groups: one member's
+ * request holds the others back. No network, no clock.
+ */
+#include "fetch/hosts.h"
+#include "test.h"
+
+enum op { END, SET_RESOLVING, SET_READY, SET_ROBOTS, START, FINISH, TAKE, SETTLE, STOP };
+
+struct step {
+	enum op op;
+	int64_t t;               /* START, FINISH: when */
+	enum host_state state;   /* after the step */
+	int64_t heap_key;        /* -1: not in the heap */
+};
+
+struct script {
+	const char *name;
+	int urls;
+	struct step steps[12];
+};
+
+static const struct script scripts[] = {
+	{ "a host's round", 2, {
+		{ SETTLE, 0, HOST_NEW, 0 },
+		{ SET_RESOLVING, 0, HOST_RESOLVING, -1 },
+		{ SET_READY, 0, HOST_READY, 0 },
+		{ START, 100, HOST_READY, -1 },          /* one in flight: out of the heap */
+		{ FINISH, 300, HOST_READY, 1300 },        /* back at end + delay */
+		{ START, 1300, HOST_DRAINING, -1 },       /* the last URL started */
+		{ FINISH, 1400, HOST_DONE, -1 } } },
+	{ "waiting for robots.txt", 1, {
+		{ SET_RESOLVING, 0, HOST_RESOLVING, -1 },
+		{ SET_READY, 0, HOST_READY, 0 },
+		{ SET_ROBOTS, 0, HOST_ROBOTS, -1 },
+		{ SET_READY, 0, HOST_READY, 0 },
+		{ START, 10, HOST_DRAINING, -1 },
+		{ FINISH, 20, HOST_DONE, -1 } } },
+	{ "stopped with a request in flight", 3, {
+		{ SET_RESOLVING, 0, HOST_RESOLVING, -1 },
+		{ SET_READY, 0, HOST_READY, 0 },
+		{ START, 10, HOST_READY, -1 },
+		{ STOP, 0, HOST_DRAINING, -1 },           /* the rest left due */
+		{ FINISH, 50, HOST_DONE, -1 } } },
+	{ "its DNS failed: nothing left", 2, {
+		{ SET_RESOLVING, 0, HOST_RESOLVING, -1 },
+		{ TAKE, 0, HOST_RESOLVING, -1 },
+		{ SET_READY, 0, HOST_DONE, -1 } } },
+	{ "a DONE host stays done", 1, {
+		{ TAKE, 0, HOST_NEW, 0 },
+		{ SETTLE, 0, HOST_DONE, -1 },
+		{ SET_READY, 0, HOST_DONE, -1 } } },
+};
+
+static void run_script(const struct script *s)
+{
+	struct sched_policy pol = { .delay_us = 1000, .max_in_flight = 1 };
+	struct host_table t;
+	struct host *h;
+	struct crawl_record rec;
+	size_t i;
+	int k;
+
+	hosts_init(&t, &pol);
+	h = hosts_get(&t, "a.test");
+	memset(&rec, 0, sizeof(rec));
+	for (k = 0; k < s->urls; k++)
+		hosts_add(h, "http://a.test/", &rec, 0, NULL);
+	for (i = 0; i < 12 && s->steps[i].op != END; i++) {
+		const struct step *st = &s->steps[i];
+
+		switch (st->op) {
+		case SET_RESOLVING: hosts_set(&t, h, HOST_RESOLVING); break;
+		case SET_READY: hosts_set(&t, h, HOST_READY); break;
+		case SET_ROBOTS: hosts_set(&t, h, HOST_ROBOTS); break;
+		case START:
+			h->next++;
+			sched_on_start(&h->s, st->t);
+			hosts_settle(&t, h, 0);
+			break;
+		case FINISH:
+			sched_on_end(&h->s, st->t);
+			hosts_settle(&t, h, 0);
+			break;
+		case TAKE: h->next = h->n; break;
+		case SETTLE: hosts_settle(&t, h, 0); break;
+		case STOP:
+			h->next = h->n;
+			hosts_settle(&t, h, 1);
+			break;
+		case END: break;
+		}
+		CHECK(h->state == st->state, "%s, step %zu: %s, want %s", s->name, i,
+		      hosts_state_name(h->state), hosts_state_name(st->state));
+		if (st->heap_key == -1)
+			CHECK(h->s.heap_pos == SIZE_MAX, "%s, step %zu: in the heap", s->name, i);
+		else
+			CHECK(h->s.heap_pos != SIZE_MAX && h->s.heap_key == st->heap_key,
+			      "%s, step %zu: heap key %lld, want %lld", s->name, i,
+			      (long long)h->s.heap_key, (long long)st->heap_key);
+	}
+	CHECK(t.left == (h->state == HOST_DONE ? 0u : 1u), "%s: hosts left %zu", s->name,
+	      t.left);
+	hosts_release(&t);
+}
+
+/* Two hosts of a group: the first's request holds the second back until
+ * it ends and the delay passes. */
+static void groups(void)
+{
+	struct sched_policy pol = { .delay_us = 1000, .max_in_flight = 1 };
+	struct host_table t;
+	struct host *a, *b;
+	struct crawl_record rec;
+
+	hosts_init(&t, &pol);
+	memset(&rec, 0, sizeof(rec));
+	a = hosts_get(&t, "a.example.test");
+	b = hosts_get(&t, "b.example.test");
+	hosts_add(a, "http://a.example.test/", &rec, 0, NULL);
+	hosts_add(b, "http://b.example.test/", &rec, 0, NULL);
+	hosts_join(&t, a, "example.test");
+	hosts_join(&t, b, "example.test");
+	CHECK(a->gate == b->gate && a->gate != &a->s, "one gate for the group");
+	hosts_set(&t, a, HOST_READY);
+	hosts_set(&t, b, HOST_READY);
+	a->next++;
+	sched_on_start(&a->s, 100);
+	sched_on_start(a->gate, 100);
+	hosts_settle_group(&t, a, 0);
+	CHECK(b->s.heap_pos == SIZE_MAX, "a member's request holds the others");
+	CHECK(hosts_due(&t, 100) == NULL, "no host due while the group's request runs");
+	sched_on_end(&a->s, 400);
+	sched_on_end(a->gate, 400);
+	hosts_settle_group(&t, a, 0);
+	CHECK(a->state == HOST_DONE && b->state == HOST_READY && b->s.heap_key == 1400,
+	      "after it ends, the next member waits the delay: %lld", (long long)b->s.heap_key);
+	CHECK(hosts_due(&t, 1399) == NULL && hosts_due(&t, 1400) == b, "b due at 1400");
+	CHECK(hosts_next_time(&t) == 1400, "next time 1400");
+	hosts_release(&t);
+}
+
+int main(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(scripts) / sizeof(scripts[0]); i++)
+		run_script(&scripts[i]);
+	groups();
+	TEST_DONE();
+}

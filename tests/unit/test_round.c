@@ -1,0 +1,142 @@
+/*
+ * test_round.c - the round engine's decision (round/state.h): from a table
+ * of directory snapshots - fresh, between phases, killed in each phase,
+ * committed but not marked, stale - the step it takes, the segment, and
+ * what it removes first. Then round_read on a real directory, and the JSON
+ * reader it uses. No MPI.
+ */
+#include "round/state.h"
+#include "test.h"
+#include "util/json.h"
+
+#include <stdlib.h>
+
+#define G ROUND_GENERATED
+#define F ROUND_FETCHED
+#define P ROUND_PARSED
+#define U ROUND_UPDATED
+
+static const struct {
+	const char *name;
+	struct round_snapshot s;     /* version, version_from, seg, phases, seg_base, ok */
+	enum round_step step;
+	int seg, clean_version;
+	const char *clean;           /* the first folder removed, or "" */
+	int clean_robots;
+} rows[] = {
+	{ "empty directory", { 0, 0, 0, 0, 0, 1 }, ROUND_INJECT, 0, 1, "", 0 },
+	{ "inject killed: its version is removed", { 0, 0, 0, 0, 0, 1 }, ROUND_INJECT, 0, 1, "",
+	  0 },
+	{ "injected, no segment", { 1, 0, 0, 0, 0, 1 }, ROUND_GENERATE, 1, 0, "", 0 },
+	{ "generate killed", { 1, 0, 1, 0, 0, 1 }, ROUND_GENERATE, 1, 0, "fetchlist", 0 },
+	{ "generated", { 1, 0, 1, G, 1, 1 }, ROUND_FETCH, 1, 0, "progress", 1 },
+	{ "fetch killed: resumed", { 1, 0, 1, G, 1, 1 }, ROUND_FETCH, 1, 0, "progress", 1 },
+	{ "fetched", { 1, 0, 1, G | F, 1, 1 }, ROUND_PARSE, 1, 0, "parse", 0 },
+	{ "parsed while fetching", { 1, 0, 1, G | F | P, 1, 1 }, ROUND_UPDATE, 1, 2, "", 0 },
+	{ "update killed before commit", { 4, 3, 4, G | F | P, 4, 1 }, ROUND_UPDATE, 4, 5, "",
+	  0 },
+	{ "update committed, not marked", { 5, 4, 4, G | F | P, 4, 1 }, ROUND_MARK_UPDATE, 4, 0,
+	  "", 0 },
+	{ "a version made by another segment", { 5, 3, 4, G | F | P, 4, 1 }, ROUND_STALE, 4, 0,
+	  "", 0 },
+	{ "generated from an old version", { 7, 6, 4, G | F | P, 4, 1 }, ROUND_STALE, 4, 0, "",
+	  0 },
+	{ "no base version known", { 2, 1, 2, G | F | P, 0, 1 }, ROUND_STALE, 2, 0, "", 0 },
+	{ "round done: the next segment", { 2, 1, 1, G | F | P | U, 1, 1 }, ROUND_GENERATE, 2,
+	  0, "", 0 },
+	{ "updated and indexed", { 9, 8, 8, G | F | P | U | ROUND_INDEXED, 8, 1 },
+	  ROUND_GENERATE, 9, 0, "", 0 },
+	{ "an update mark without a generate mark: generated again", { 2, 1, 2, U, 0, 1 },
+	  ROUND_GENERATE, 2, 0, "fetchlist", 0 },
+};
+
+static void decisions(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct round_plan p;
+		const char *first;
+
+		round_next(&rows[i].s, &p);
+		first = p.clean_subdirs ? p.clean_subdirs[0] : "";
+		CHECK(p.step == rows[i].step && p.seg == rows[i].seg &&
+		      p.clean_version == rows[i].clean_version && !strcmp(first, rows[i].clean) &&
+		      p.clean_robots == rows[i].clean_robots,
+		      "%s: %s seg %d clean v%d '%s' robots %d", rows[i].name,
+		      round_step_name(p.step), p.seg, p.clean_version, first, p.clean_robots);
+	}
+}
+
+/* round_read over a directory laid out by hand. */
+static void reading(void)
+{
+	char root[] = "/tmp/test_round.XXXXXX", path[PATH_MAX];
+	struct crawl_dir d;
+	struct round_snapshot s;
+	const char *gen = "{\"seconds\":0.1,\"ranks\":2,\"crawldb_version\":3,"
+			  "\"counters\":{\"crawldb_version\":99,\"selected\":5}}\n";
+
+	CHECK(mkdtemp(root) != NULL, "scratch directory");
+	memset(&d, 0, sizeof(d));
+	snprintf(d.root, sizeof(d.root), "%s", root);
+	d.partitions = 4;
+	round_read(&d, 0, &s);
+	CHECK(s.ok && s.version == 0 && s.seg == 0, "empty: version %d seg %d", s.version, s.seg);
+	layout_crawldb_dir(&d, 3, path, sizeof(path));
+	CHECK(fs_mkdirs(path) == CR_OK, "mkdir");
+	CHECK(round_commit_version(&d, 3, "segment 2\n") == CR_OK, "commit");
+	layout_segment_dir(&d, 3, path, sizeof(path));
+	CHECK(fs_mkdirs(path) == CR_OK && layout_phase_mark(&d, 3, "generate", gen) == CR_OK &&
+	      layout_phase_mark(&d, 3, "fetch", "{}") == CR_OK, "marks");
+	round_read(&d, 0, &s);
+	CHECK(s.ok && s.version == 3 && s.version_from == 2 && s.seg == 3 &&
+	      s.phases == (G | F) && s.seg_base == 3,
+	      "read: version %d from %d seg %d phases %d base %d", s.version, s.version_from,
+	      s.seg, s.phases, s.seg_base);
+	layout_top(root, "crawldb/CURRENT", path, sizeof(path));
+	CHECK(test_spit(path, "garbage", 7) == 0, "damage CURRENT");
+	round_read(&d, 0, &s);
+	CHECK(!s.ok, "a damaged CURRENT: not ok");
+	CHECK(fs_remove_tree(root) == CR_OK, "cleanup");
+}
+
+static void json(void)
+{
+	static const struct {
+		const char *text, *key;
+		enum cr_err e;
+		int64_t v;
+	} jrows[] = {
+		{ "{\"a\":1,\"b\":-22}", "b", CR_OK, -22 },
+		{ " { \"a\" : 7 } ", "a", CR_OK, 7 },
+		{ "{\"x\":{\"a\":1},\"a\":2}", "a", CR_OK, 2 },      /* not the nested one */
+		{ "{\"s\":\"\\\"a\\\":5\",\"a\":3}", "a", CR_OK, 3 },  /* not inside a string */
+		{ "{\"arr\":[1,{\"a\":9}],\"a\":4}", "a", CR_OK, 4 },
+		{ "{\"a\":1}", "b", CR_EOF, 0 },
+		{ "{}", "a", CR_EOF, 0 },
+		{ "{\"a\":\"1\"}", "a", CR_ERR_FORMAT, 0 },
+		{ "{\"a\":1.5}", "a", CR_ERR_FORMAT, 0 },
+		{ "[1,2]", "a", CR_ERR_FORMAT, 0 },
+		{ "{\"a\":1", "b", CR_ERR_FORMAT, 0 },
+		{ "{\"a\":", "a", CR_ERR_FORMAT, 0 },
+		{ "", "a", CR_ERR_FORMAT, 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(jrows) / sizeof(jrows[0]); i++) {
+		int64_t v = 0;
+		enum cr_err e = json_get_int(jrows[i].text, strlen(jrows[i].text), jrows[i].key, &v);
+
+		CHECK(e == jrows[i].e && (e != CR_OK || v == jrows[i].v), "json row %zu: %s %lld",
+		      i, error_str(e), (long long)v);
+	}
+}
+
+int main(void)
+{
+	decisions();
+	reading();
+	json();
+	TEST_DONE();
+}
