@@ -25,6 +25,8 @@
 #
 # Knobs (environment): BENCH_ONLY=A|B|C|D, BENCH_A_RUNS=2, BENCH_A_HOSTS=200,
 # BENCH_A_PAGES=250, BENCH_A_IN_FLIGHT=4, BENCH_A_THREADS=16,
+# BENCH_A_BASELINE=PATH (A also runs this mpicrawl binary - an earlier
+# commit's build - interleaved with the others, for a before/after),
 # BENCH_B_HOSTS=100000, BENCH_B_PATHS=100, BENCH_B_LINKS=10,
 # BENCH_B_BUDGET_MB=256, BENCH_B_PARTITIONS=64, BENCH_B_MAX_PER_HOST=0,
 # BENCH_C_HOSTS=100, BENCH_C_PAGES=30, BENCH_C_SCRAPY=1, BENCH_C_EFFICIENCY=0.95,
@@ -45,6 +47,7 @@ A_PAGES=${BENCH_A_PAGES:-250}
 A_IN_FLIGHT=${BENCH_A_IN_FLIGHT:-4}
 A_THREADS=${BENCH_A_THREADS:-16}
 A_RUNS=${BENCH_A_RUNS:-2}
+A_BASELINE=${BENCH_A_BASELINE:-}
 B_HOSTS=${BENCH_B_HOSTS:-100000}
 B_PATHS=${BENCH_B_PATHS:-100}
 B_LINKS=${BENCH_B_LINKS:-10}
@@ -442,6 +445,13 @@ bench_a() {
 					"$WORK/mpicrawl.$run.log" "$scpu" \
 					"delay_ms=0, max_in_flight=$A_IN_FLIGHT, dns.servers=dnsmasq; the rest default (fetch.max_connections=256, partition.count=16, warc.gzip_level=6, fetch.parse=true)"
 		fi
+		if [ -n "$A_BASELINE" ] && [ "$(left_s)" -gt 60 ]; then
+			say "A: run $run: the baseline mpicrawl $A_BASELINE on $RANKS ranks"
+			MPICRAWL=$A_BASELINE run_mpicrawl mpicrawl-baseline "$run" &&
+				a_row mpicrawl-baseline "$run" "mpicrawl baseline, $RANKS ranks" \
+					"$wall" "$cpu" "$rss" "$WORK/mpicrawl-baseline.$run.log" "$scpu" \
+					"as mpicrawl above, the binary $A_BASELINE"
+		fi
 		if [ "$(left_s)" -gt 60 ]; then
 			say "A: run $run: mpicrawl with warc.gzip_level=1"
 			run_mpicrawl mpicrawl-gz1 "$run" --set warc.gzip_level=1 &&
@@ -465,7 +475,7 @@ bench_a() {
 	md ""
 	md "| run | wall s | requests | req/s | CPU s | CPU ms/req | peak RSS MiB | server CPU s | truth URLs fetched | 2xx / 3xx / 4xx | robots.txt | repeated | not in truth | settings | wall s, all runs |"
 	md "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
-	for k in wget2 mpicrawl mpicrawl-gz1 wget2-norobots; do
+	for k in wget2 mpicrawl mpicrawl-baseline mpicrawl-gz1 wget2-norobots; do
 		a_best "$k" || continue
 		md "${A_ROW[$k.$BEST_RUN]/@WALL@/${A_WALL[$k.$BEST_RUN]}} $ALL_WALLS |"
 		[ -n "${A_PHASES[$k.$BEST_RUN]:-}" ] && A_PHASES[$k]=${A_PHASES[$k.$BEST_RUN]}
@@ -473,11 +483,13 @@ bench_a() {
 		declare -g "A_BEST_PPS_${k//-/_}=${A_PPS[$k.$BEST_RUN]}"
 	done
 	md ""
-	for k in mpicrawl mpicrawl-gz1; do
+	for k in mpicrawl mpicrawl-baseline mpicrawl-gz1; do
 		[ -n "${A_PHASES[$k]:-}" ] && md "- $k (fastest run): ${A_PHASES[$k]}."
 	done
 	local w_wall=${A_BEST_WALL_wget2:-} m_wall=${A_BEST_WALL_mpicrawl:-}
-	local d_wall=${A_BEST_WALL_mpicrawl_gz1:-}
+	local d_wall=${A_BEST_WALL_mpicrawl_gz1:-} b_wall=${A_BEST_WALL_mpicrawl_baseline:-}
+	[ -n "$b_wall" ] && [ -n "$m_wall" ] &&
+		md "- Wall time mpicrawl / the baseline binary: **$(awk -v m="$m_wall" -v b="$b_wall" 'BEGIN { printf "%.2f", (b > 0 ? m / b : 0) }')x** ($m_wall s against $b_wall s, fastest runs of each)."
 	if [ -n "$w_wall" ] && [ -n "$m_wall" ]; then
 		local ratio pratio verdict
 		ratio=$(awk -v m="$m_wall" -v w="$w_wall" 'BEGIN { printf "%.2f", (w > 0 ? m / w : 0) }')

@@ -342,7 +342,8 @@ int round_index(struct job *j, int seg, int crawldb_version)
 			 "(%llu duplicates), %llu links", seg,
 			 (unsigned long long)c[IX_WARC_FILES], (unsigned long long)c[IX_CDXJ_LINES],
 			 (unsigned long long)c[IX_TEXT_DOCS],
-			 (unsigned long long)c[IX_TEXT_DUPLICATES], (unsigned long long)c[IX_LINKS]);
+			 (unsigned long long)c[IX_TEXT_DUPLICATES],
+			 (unsigned long long)c[IX_LINKS]);
 	return rc;
 }
 

@@ -94,7 +94,8 @@ void round_next(const struct round_snapshot *s, struct round_plan *p)
 	if (s->version == 0) {
 		p->step = ROUND_INJECT;
 		p->clean_version = 1;
-	} else if (s->seg == 0 || (s->phases & (ROUND_UPDATED | ROUND_GENERATED)) != ROUND_GENERATED) {
+	} else if (s->seg == 0 ||
+		   (s->phases & (ROUND_UPDATED | ROUND_GENERATED)) != ROUND_GENERATED) {
 		p->step = ROUND_GENERATE;
 		p->seg = round_generate_target(s, &redo);
 		p->clean_subdirs = redo ? fetchlist : NULL;
