@@ -12,6 +12,7 @@ if [ -z "${CONFORMANCE_DIR:-}" ] && [ -d ../shared/conformance ]; then
 fi
 passed=0
 failed=0
+skipped=0
 failed_names=()
 
 run_one() {
@@ -23,17 +24,21 @@ run_one() {
 	local rc=$?
 	local line
 	line=$(grep -E '^result: [0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
-	local p=0 f=0
+	local p=0 f=0 s=0
 	if [ -n "$line" ]; then
 		p=$(echo "$line" | sed -E 's/^result: ([0-9]+) passed, ([0-9]+) failed.*/\1/')
 		f=$(echo "$line" | sed -E 's/^result: ([0-9]+) passed, ([0-9]+) failed.*/\2/')
+		s=$(echo "$line" | sed -nE 's/.*, ([0-9]+) skipped.*/\1/p')
+		s=${s:-0}
 	fi
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		f=1
 	fi
 	passed=$((passed + p))
 	failed=$((failed + f))
-	printf '%-40s %5d passed %3d failed  %4ds\n' "$name" "$p" "$f" $((SECONDS - start))
+	skipped=$((skipped + s))
+	printf '%-40s %5d passed %3d failed  %4ds%s\n' "$name" "$p" "$f" $((SECONDS - start)) \
+		"$([ "$s" -gt 0 ] && echo "  ($s skipped)")"
 	if [ "$f" -ne 0 ]; then
 		failed_names+=("$name")
 		grep -E '^not ok' "$log" | head -n 20
@@ -99,5 +104,12 @@ done
 if [ ${#failed_names[@]} -gt 0 ]; then
 	echo "failed: ${failed_names[*]}"
 fi
-echo "$passed passed, $failed failed"
+if [ "$skipped" -gt 0 ]; then
+	echo "$skipped checks skipped: the public conformance suites (robots.txt, URL, WARC)" \
+		"were not found at ${CONFORMANCE_DIR:-../shared/conformance}; to run them, set" \
+		"CONFORMANCE_DIR to the folder that holds them and run make test again"
+	echo "$passed passed, $failed failed, $skipped skipped"
+else
+	echo "$passed passed, $failed failed"
+fi
 [ "$failed" -eq 0 ]

@@ -6,6 +6,7 @@
  */
 #include "cli/cli.h"
 #include "comm/comm.h"
+#include "inject/inject.h"
 #include "url/url.h"
 #include "util/fs.h"
 #include "util/lock.h"
@@ -46,6 +47,45 @@ static long parse_long(const char *usage, const char *opt, const char *v, long m
 	return x;
 }
 
+/* --help: the usage, the options this command takes, exit codes, and the
+ * keys a first crawl most often needs. */
+static void help(const char *usage, const char *allowed)
+{
+	static const struct {
+		char letter;
+		const char *text;
+	} opts[] = {
+		{ 'd', "--dir DIR        the crawl directory (created by crawl and inject)" },
+		{ 's', "--seeds FILE     seed URLs, one per line (# comments); on a crawl that\n"
+		       "                   goes on, added before its next round" },
+		{ 'r', "--rounds N       at most N rounds (default: until nothing is due,\n"
+		       "                   at most crawl.max_rounds)" },
+		{ 'g', "--segment N      the segment to work on (default: the last)" },
+		{ 'c', "--config FILE    configuration file: 'key = value' lines" },
+		{ 'S', "--set KEY=VALUE  one configuration key, after the file (repeatable)" },
+	};
+	size_t i;
+
+	if (log_launcher_rank() != 0)
+		return;
+	printf("usage: %s\n\noptions:\n", usage);
+	for (i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+		if (strchr(allowed, opts[i].letter))
+			printf("  %s\n", opts[i].text);
+	printf("  --help           this text\n\n"
+	       "exit codes: 0 done; 1 failed (the reason is logged); 2 bad usage, bad\n"
+	       "configuration or bad seeds (nothing was changed); 75 stopped on a signal\n"
+	       "(SIGTERM, SIGUSR1): what was done is kept, run the same command again\n\n"
+	       "keys most often needed (docs/CONFIG.md lists them all):\n"
+	       "  politeness.delay_ms=1000     ms between requests to one host\n"
+	       "  dns.servers=IP[:PORT],...    DNS servers (default: /etc/resolv.conf)\n"
+	       "  fetch.allow_private=false    true to crawl loopback or a private network\n"
+	       "  fetch.time_limit_s=0         end each fetch phase after this long\n"
+	       "  robots.agent=mpicrawl        the token robots.txt rules are read for\n"
+	       "  http.user_agent=mpicrawl/0.1 the User-Agent header\n"
+	       "  partition.count=16           fixed when the crawl directory is created\n");
+}
+
 void cli_parse(int argc, char **argv, const char *cmd, const char *allowed,
 	       const char *usage, struct cli_opts *o)
 {
@@ -67,8 +107,7 @@ void cli_parse(int argc, char **argv, const char *cmd, const char *allowed,
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":", longs, NULL)) != -1) {
 		if (c == 'h') {
-			if (log_launcher_rank() == 0)
-				printf("usage: %s\n", usage);
+			help(usage, allowed);
 			exit(0);
 		}
 		if (c == '?')
@@ -124,6 +163,26 @@ static int take_lock(struct job *j, const char *dir)
 	return comm_agree(e == CR_OK);
 }
 
+/* A seed file without one valid seed is bad input: said before anything
+ * is created or changed (rank 0 reads, every rank learns). Returns an exit
+ * code. */
+static int check_seeds(const struct job *j, const char *path)
+{
+	uint64_t v[3] = { 0, 0, 0 };
+
+	if (j->rank == 0)
+		v[0] = (uint64_t)inject_check(path, &v[1], &v[2]);
+	comm_bcast(v, sizeof(v), 0);
+	if (v[0] == CR_OK)
+		return 0;
+	if (v[0] == CR_EOF)
+		log_user("no valid seed in '%s' (%llu lines, %llu invalid URLs): nothing was "
+			 "done", path, (unsigned long long)v[1], (unsigned long long)v[2]);
+	else
+		log_user("cannot read seed file '%s'", path);
+	return 2;
+}
+
 int cli_job_start(struct job *j, const struct cli_opts *o, int create)
 {
 	int i, ok;
@@ -131,12 +190,15 @@ int cli_job_start(struct job *j, const struct cli_opts *o, int create)
 
 	memset(j, 0, sizeof(*j));
 	config_defaults(&j->cfg);
-	/* Configuration errors are found before MPI starts: one line, exit 2. */
+	/* Configuration errors are found before MPI starts: one line (from the
+	 * first rank; every rank reads the same), exit 2. */
+	log_set_quiet(log_launcher_rank() != 0);
 	if (o->config && config_load(&j->cfg, o->config) != CR_OK)
 		return 2;
 	for (i = 0; i < o->nsets; i++)
 		if (config_set_kv(&j->cfg, o->sets[i]) != CR_OK)
 			return 2;
+	log_set_quiet(0);
 	url_configure(&j->cfg);
 	if (comm_init(NULL, NULL) != CR_OK) {
 		log_user("cannot start MPI");
@@ -145,6 +207,8 @@ int cli_job_start(struct job *j, const struct cli_opts *o, int create)
 	j->rank = comm_rank();
 	j->nranks = comm_size();
 	stop_install();
+	if (o->seeds && (i = check_seeds(j, o->seeds)) != 0)
+		return i;
 	e = layout_open(o->dir, &j->cfg, create, &j->dir);
 	ok = comm_agree(e == CR_OK);
 	if (!ok)

@@ -26,6 +26,10 @@ static void dump_one(const struct crawl_record *r, struct buf *b)
 		 crawl_record_status_name(r->status), r->http_status, r->depth, r->retries,
 		 (long long)(r->fetched_at / 1000000), (long long)(r->next_fetch / 1000000),
 		 (unsigned long long)r->digest);
+	if (r->reason_len) {
+		buf_adds(b, ",\"reason\":");
+		json_str(b, r->reason, r->reason_len);
+	}
 	if (r->dup_of_len) {
 		buf_adds(b, ",\"dup_of\":");
 		json_str(b, r->dup_of, r->dup_of_len);
@@ -59,7 +63,17 @@ int cmd_readdb(int argc, char **argv)
 		case 'd': dir = optarg; break;
 		case 's': mode = 's'; break;
 		case 'D': mode = 'D'; break;
-		case 'h': printf("usage: %s\n", usage); return 0;
+		case 'h':
+			printf("usage: %s\n\n"
+			       "  --dir DIR  the crawl directory\n"
+			       "  --stats    its current CrawlDb's URLs by status\n"
+			       "  --dump     every URL as a JSON line: url, status,\n"
+			       "             http_status, depth, retries, fetched_at,\n"
+			       "             next_fetch (seconds), digest, reason (why its\n"
+			       "             last fetch failed), dup_of\n\n"
+			       "exit codes: 0 done; 1 not a crawl directory, or a damaged file\n"
+			       "(named); 2 bad usage\n", usage);
+			return 0;
 		default:
 			fprintf(stderr, "mpicrawl: bad option '%s'\nusage: %s\n",
 				argv[optind - 1], usage);

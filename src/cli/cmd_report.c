@@ -379,7 +379,11 @@ int cmd_report(int argc, char **argv)
 			outp = argv[++i];
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			puts("usage: mpicrawl report --dir DIR [--out FILE]"
-			     "  (default DIR/report.html)");
+			     "  (default DIR/report.html)\n\n"
+			     "  one HTML page of charts: pages, bytes and duplicates per round,\n"
+			     "  the status mix, top hosts, latencies, politeness, errors\n\n"
+			     "exit codes: 0 written; 1 not a crawl directory, or cannot write;\n"
+			     "2 bad usage");
 			return 0;
 		} else {
 			fprintf(stderr, "mpicrawl report: bad argument '%s'\n"

@@ -17,7 +17,8 @@ static const char robots_usage[] =
 	"usage: mpicrawl robots [--agent NAME] FILE URL...\n"
 	"  Prints allow<TAB>URL or deny<TAB>URL for each URL, as the robots.txt\n"
 	"  in FILE (\"-\" for stdin) says for the product token NAME\n"
-	"  (default mpicrawl). At most 500 KiB of FILE are read.\n";
+	"  (default mpicrawl). At most 500 KiB of FILE are read.\n"
+	"exit codes: 0 done; 1 FILE cannot be read; 2 bad usage\n";
 
 static int robots_bad_usage(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));

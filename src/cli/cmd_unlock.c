@@ -36,7 +36,14 @@ int cmd_unlock(int argc, char **argv)
 		switch (c) {
 		case 'd': dir = optarg; break;
 		case 'f': force = 1; break;
-		case 'h': printf("usage: %s\n", unlock_usage); return 0;
+		case 'h':
+			printf("usage: %s\n\n"
+			       "  removes the lock of a crawl directory whose job is gone; a lock\n"
+			       "  held by a live process of this host is never removed, one held\n"
+			       "  from another host only with --force\n\n"
+			       "exit codes: 0 removed or not locked; 1 held (named) or cannot be\n"
+			       "removed; 2 bad usage\n", unlock_usage);
+			return 0;
 		default:
 			fprintf(stderr, "mpicrawl: bad option '%s'\nusage: %s\n", argv[optind - 1],
 				unlock_usage);

@@ -63,7 +63,15 @@ int cmd_url(int argc, char **argv)
 			if (config_set_kv(&cfg, argv[++i]) != CR_OK)
 				return 2;
 		} else if (!strcmp(argv[i], "--help")) {
-			printf("usage: %s\n", usage);
+			printf("usage: %s\n\n"
+			       "  prints each HREF's canonical form (resolved against BASE), or\n"
+			       "  invalid<TAB>why; the url.* keys of the configuration apply\n"
+			       "  --resolve-only  resolve as a browser does, without the\n"
+			       "                  canonical rules\n"
+			       "  --hex           each HREF (and BASE) is given as hex\n\n"
+			       "exit codes: 0 done (invalid URLs are output, not errors);\n"
+			       "2 bad usage\n",
+			       usage);
 			return 0;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "mpicrawl: unknown option '%s'\nusage: %s\n", argv[i],

@@ -33,7 +33,9 @@ static void warc_usage(FILE *f)
 	      "  prints OFFSET<TAB>LENGTH<TAB>WARC-Type<TAB>Target-URI per record\n"
 	      "  and 'records: N' per file (.warc, .warc.gz, .warc.zst)\n"
 	      "  --check  verify block and payload digests: <TAB>ok or <TAB>bad-digest\n"
-	      "  --text   URL<TAB>words of the title and text, per 2xx HTML response\n",
+	      "  --text   URL<TAB>words of the title and text, per 2xx HTML response\n"
+	      "exit codes: 0 every file read whole (and, with --check, every digest\n"
+	      "good); 1 a file unreadable, damaged or with a bad digest; 2 bad usage\n",
 	      f);
 }
 

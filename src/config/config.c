@@ -1,8 +1,10 @@
 #include "config/config.h"
+#include "fetch/addr.h"
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/log.h"
 
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stddef.h>
@@ -21,23 +23,126 @@ struct key {
 	const char *def;
 	const char *doc;
 	const char *const *choices;   /* K_CHOICE: the words, NULL-terminated */
+	/* K_STR: NULL if the value is good, else what is wrong with it. */
+	const char *(*check)(const char *v);
 };
 
 #define L(name, field, min, max, def, doc) \
-	{ name, K_LONG, offsetof(struct config, field), 0, min, max, def, doc, NULL }
+	{ name, K_LONG, offsetof(struct config, field), 0, min, max, def, doc, NULL, NULL }
 #define B(name, field, def, doc) \
-	{ name, K_BOOL, offsetof(struct config, field), 0, 0, 1, def, doc, NULL }
+	{ name, K_BOOL, offsetof(struct config, field), 0, 0, 1, def, doc, NULL, NULL }
 #define S(name, field, def, doc) \
 	{ name, K_STR, offsetof(struct config, field), \
-	  sizeof(((struct config *)0)->field), 0, 0, def, doc, NULL }
+	  sizeof(((struct config *)0)->field), 0, 0, def, doc, NULL, NULL }
+/* A string whose value check() validates. */
+#define SC(name, field, def, check, doc) \
+	{ name, K_STR, offsetof(struct config, field), \
+	  sizeof(((struct config *)0)->field), 0, 0, def, doc, NULL, check }
 /* One of a list of words, stored as its index (an int). */
 #define C(name, field, choices, def, doc) \
-	{ name, K_CHOICE, offsetof(struct config, field), 0, 0, 0, def, doc, choices }
+	{ name, K_CHOICE, offsetof(struct config, field), 0, 0, 0, def, doc, choices, NULL }
 /* A real number in [min/1e9, max/1e9]. */
 #define D(name, field, min, max, def, doc) \
-	{ name, K_DBL, offsetof(struct config, field), 0, min, max, def, doc, NULL }
+	{ name, K_DBL, offsetof(struct config, field), 0, min, max, def, doc, NULL, NULL }
 
 static const char *const warc_compressions[] = { "gzip", "zstd", NULL };
+
+/* dns.servers: "ip", "ip:port" or "[ipv6]:port" items, comma-separated. */
+static const char *check_servers(const char *v)
+{
+	char item[128];
+
+	while (*v) {
+		size_t n = strcspn(v, ","), k;
+		char *port = NULL, *host = item;
+		unsigned char bin[16];
+		long pn = 53;
+
+		while (n && isspace((unsigned char)*v))
+			v++, n--;
+		if (n == 0 || n >= sizeof(item))
+			return "an empty or overlong item (ip or ip:port, comma-separated)";
+		memcpy(item, v, n);
+		item[n] = '\0';
+		for (k = n; k > 0 && isspace((unsigned char)item[k - 1]); k--)
+			item[k - 1] = '\0';
+		if (item[0] == '[') {
+			char *rb = strchr(item, ']');
+
+			if (!rb || (rb[1] && rb[1] != ':'))
+				return "a bracketed address without its ']' or ':port'";
+			*rb = '\0';
+			host = item + 1;
+			port = rb[1] ? rb + 2 : NULL;
+		} else if (strchr(item, ':') == strrchr(item, ':') && strchr(item, ':')) {
+			port = strchr(item, ':');
+			*port++ = '\0';
+		}
+		if (port) {
+			char *end;
+
+			pn = strtol(port, &end, 10);
+			if (end == port || *end)
+				pn = 0;
+		}
+		if ((inet_pton(AF_INET, host, bin) != 1 && inet_pton(AF_INET6, host, bin) != 1) ||
+		    pn < 1 || pn > 65535)
+			return "not a numeric address with an optional port (ip or ip:port)";
+		v += n;
+		if (*v == ',')
+			v++;
+	}
+	return NULL;
+}
+
+/* fetch.allow_addresses: addresses and CIDR ranges (fetch/addr.h). */
+static const char *check_addresses(const char *v)
+{
+	struct addr_list l;
+	char bad[64];
+
+	return addr_list_parse(v, &l, bad) ? "a bad address or range" : NULL;
+}
+
+/* robots.agent: an RFC 9309 product token. */
+static const char *check_agent(const char *v)
+{
+	if (!*v || strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_-") !=
+	    strlen(v))
+		return "a product token of letters, '_' and '-' (RFC 9309 2.2.1)";
+	return NULL;
+}
+
+/* http.user_agent: one header value. */
+static const char *check_header(const char *v)
+{
+	const unsigned char *p;
+
+	if (!*v)
+		return "empty";
+	for (p = (const unsigned char *)v; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return "holds a control character";
+	return NULL;
+}
+
+/* warc.zstd_dictionary: "" or a readable zstd dictionary (zstd --train). */
+static const char *check_dictionary(const char *v)
+{
+	static const unsigned char magic[4] = { 0x37, 0xa4, 0x30, 0xec };
+	unsigned char head[4];
+	FILE *fp;
+	size_t n;
+
+	if (!*v)
+		return NULL;
+	fp = fopen(v, "rb");
+	if (!fp)
+		return "cannot be read";
+	n = fread(head, 1, 4, fp);
+	fclose(fp);
+	return n == 4 && !memcmp(head, magic, 4) ? NULL : "not a zstd dictionary";
+}
 static const char *const text_formats[] = { "wet", "jsonl", "none", NULL };
 
 static const struct key keys[] = {
@@ -46,7 +151,7 @@ static const struct key keys[] = {
 	L("politeness.max_in_flight", max_in_flight, 1, 64, "1",
 	  "most requests open at once to one host"),
 	{ "politeness.by", K_ENUM_POLITENESS, offsetof(struct config, politeness_by), 0, 0, 2,
-	  "host", "what the delay and max_in_flight apply to: host, domain or ip", NULL },
+	  "host", "what the delay and max_in_flight apply to: host, domain or ip", NULL, NULL },
 	L("politeness.max_crawl_delay_ms", max_crawl_delay_ms, 0, 86400000, "30000",
 	  "a host whose robots.txt asks for a longer Crawl-delay is deferred (ms)"),
 	L("politeness.max_host_failures", max_host_failures, 1, 1000, "5",
@@ -69,7 +174,7 @@ static const struct key keys[] = {
 	  "body bytes kept per response; the rest is cut and the record marked truncated"),
 	L("fetch.max_redirects", max_redirects, 0, 100, "5",
 	  "redirects in a row followed from a link; the target after more is a trap"),
-	S("fetch.allow_addresses", allow_addresses, "",
+	SC("fetch.allow_addresses", allow_addresses, "", check_addresses,
 	  "comma-separated addresses or CIDR ranges fetched although not public"),
 	L("fetch.max_header_bytes", max_header_bytes, 4096, 16L << 20, "262144",
 	  "bytes of response head read; a longer head makes the page too_large"),
@@ -83,7 +188,7 @@ static const struct key keys[] = {
 	  "on SIGTERM/SIGUSR1, time open requests get to finish before they are abandoned (s)"),
 	L("fetch.sync_interval_ms", sync_interval_ms, 10, 3600000, "1000",
 	  "how often finished URLs are made durable in the fetch journal (ms)"),
-	S("dns.servers", dns_servers, "",
+	SC("dns.servers", dns_servers, "", check_servers,
 	  "comma-separated DNS servers (ip or ip:port); empty: resolv.conf and /etc/hosts"),
 	L("dns.timeout_ms", dns_timeout_ms, 100, 600000, "1000",
 	  "timeout of the first DNS query try; each of the 3 tries doubles it (ms)"),
@@ -91,13 +196,13 @@ static const struct key keys[] = {
 	  "how long a resolved address is reused (s)"),
 	L("dns.negative_ttl_s", dns_negative_ttl_s, 0, 86400, "300",
 	  "how long a failed lookup is remembered (s)"),
-	S("robots.agent", robots_agent, "mpicrawl",
+	SC("robots.agent", robots_agent, "mpicrawl", check_agent,
 	  "product token matched against robots.txt user-agent lines"),
 	L("robots.cache_ttl_s", robots_ttl_s, 0, 86400 * 365, "86400",
 	  "how long a fetched robots.txt is used before it is fetched again (s)"),
 	L("robots.max_bytes", robots_max_bytes, 1024, 16L << 20, "512000",
 	  "bytes of a robots.txt that are read"),
-	S("http.user_agent", user_agent, "mpicrawl/0.1",
+	SC("http.user_agent", user_agent, "mpicrawl/0.1", check_header,
 	  "User-Agent header sent with every request"),
 	B("url.drop_fragment", url_drop_fragment, "true",
 	  "canonical URLs drop the fragment (#...)"),
@@ -139,7 +244,7 @@ static const struct key keys[] = {
 	L("partition.count", partitions, 1, 65536, "16",
 	  "number of partitions; fixed when the crawl directory is created"),
 	{ "partition.by", K_ENUM_PARTITION, offsetof(struct config, partition_by), 0, 0, 1,
-	  "host", "partition key: host, or domain (registrable domain, via libpsl)", NULL },
+	  "host", "partition key: host, or domain (registrable domain, via libpsl)", NULL, NULL },
 	L("memory.budget_mb", memory_budget_mb, 16, 1L << 20, "256",
 	  "memory per rank for sorting and merging (MiB)"),
 	L("store.zstd_level", zstd_level, 1, 19, "3",
@@ -150,7 +255,7 @@ static const struct key keys[] = {
 	  "WARC files as gzip (.warc.gz) or zstd (.warc.zst), one member/frame per record"),
 	L("warc.zstd_level", warc_zstd_level, 1, 19, "3",
 	  "zstd level of .warc.zst files"),
-	S("warc.zstd_dictionary", warc_zstd_dict, "",
+	SC("warc.zstd_dictionary", warc_zstd_dict, "", check_dictionary,
 	  "a zstd dictionary file (zstd --train) for .warc.zst; empty: none"),
 	B("warc.revisits", warc_revisits, "true",
 	  "a page fetched again: If-Modified-Since, and revisit records for 304 or the same body"),
@@ -200,7 +305,7 @@ static const struct key keys[] = {
 	  "bytes one rank sends to all others in one link exchange step (KiB)"),
 	L("progress.interval_ms", progress_ms, 100, 3600000, "1000",
 	  "how often rank 0 prints the progress line (ms)"),
-	{ NULL, K_LONG, 0, 0, 0, 0, NULL, NULL, NULL },
+	{ NULL, K_LONG, 0, 0, 0, 0, NULL, NULL, NULL, NULL },
 };
 
 void config_key(size_t i, const char **name, const char **def, const char **doc)
@@ -258,14 +363,21 @@ static enum cr_err set_key(struct config *c, const struct key *k, const char *v)
 			return CR_ERR_ARG;
 		}
 		return CR_OK;
-	case K_STR:
+	case K_STR: {
+		const char *why = k->check ? k->check(v) : NULL;
+
 		if (strlen(v) >= k->size) {
 			log_err("config", "%s: value longer than %zu bytes", k->name,
 				k->size - 1);
 			return CR_ERR_ARG;
 		}
+		if (why) {
+			log_err("config", "%s: bad value '%.200s': %s", k->name, v, why);
+			return CR_ERR_ARG;
+		}
 		memcpy(p, v, strlen(v) + 1);
 		return CR_OK;
+	}
 	case K_ENUM_POLITENESS:
 		if (!strcmp(v, "host")) {
 			*(int *)p = POLITE_BY_HOST;
@@ -365,34 +477,73 @@ enum cr_err config_set_kv(struct config *c, const char *kv)
 	return config_set(c, trim(tmp), trim(eq + 1));
 }
 
+/* The longest line of a config file. */
+#define CONFIG_LINE_MAX 4096
+
+static int key_index(const char *name)
+{
+	int i;
+
+	for (i = 0; keys[i].name; i++)
+		if (!strcmp(keys[i].name, name))
+			return i;
+	return -1;
+}
+
+/* One line of a config file (comment already cut, trimmed, not empty). */
+static enum cr_err load_line(struct config *c, const char *path, int lineno, char *t,
+			     int *first_line)
+{
+	char *eq = strchr(t, '=');
+	int k;
+
+	if (!eq) {
+		log_err("config", "%s:%d: expected 'key = value'", path, lineno);
+		return CR_ERR_ARG;
+	}
+	*eq = '\0';
+	k = key_index(trim(t));
+	if (k >= 0 && first_line[k]) {
+		log_err("config", "%s:%d: '%s' is set again (first at line %d)", path, lineno,
+			keys[k].name, first_line[k]);
+		return CR_ERR_ARG;
+	}
+	if (config_set(c, trim(t), trim(eq + 1)) != CR_OK) {
+		log_err("config", "%s:%d: bad setting", path, lineno);
+		return CR_ERR_ARG;
+	}
+	first_line[k] = lineno;
+	return CR_OK;
+}
+
 enum cr_err config_load(struct config *c, const char *path)
 {
-	struct buf b;
-	char *line, *save = NULL;
+	FILE *fp = fopen(path, "r");
+	int first_line[sizeof(keys) / sizeof(keys[0])] = { 0 };
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
 	int lineno = 0;
-	enum cr_err e;
+	enum cr_err e = CR_OK;
 
-	buf_init(&b);
-	e = fs_read_all(path, 1 << 20, &b);
-	if (e) {
-		log_err("config", "cannot read config file '%s'", path);
-		buf_release(&b);
+	if (!fp) {
+		log_err("config", "cannot read config file '%s': %s", path, strerror(errno));
 		return CR_ERR_ARG;
 	}
-	buf_cstr(&b);
-	if (memchr(b.p, '\0', b.len)) {
-		log_err("config", "%s: not a text file", path);
-		buf_release(&b);
-		return CR_ERR_ARG;
-	}
-	for (line = (char *)b.p; line; line = save) {
-		char *nl = strchr(line, '\n');
+	while (!e && (n = getline(&line, &cap, fp)) >= 0) {
 		char *t;
 
-		save = nl ? nl + 1 : NULL;
-		if (nl)
-			*nl = '\0';
 		lineno++;
+		if (n > CONFIG_LINE_MAX) {
+			log_err("config", "%s:%d: line too long (over %d bytes)", path, lineno,
+				CONFIG_LINE_MAX);
+			e = CR_ERR_ARG;
+		} else if (memchr(line, '\0', (size_t)n)) {
+			log_err("config", "%s:%d: not a text file", path, lineno);
+			e = CR_ERR_ARG;
+		}
+		if (e)
+			break;
 		/* '#' starts a comment at the start of a line or after a blank,
 		 * so a value such as a URL with a fragment keeps its '#'. */
 		for (t = line; *t; t++)
@@ -401,21 +552,16 @@ enum cr_err config_load(struct config *c, const char *path)
 				break;
 			}
 		t = trim(line);
-		if (!*t)
-			continue;
-		if (!strchr(t, '=')) {
-			log_err("config", "%s:%d: expected 'key = value'", path, lineno);
-			buf_release(&b);
-			return CR_ERR_ARG;
-		}
-		if (config_set_kv(c, t) != CR_OK) {
-			log_err("config", "%s:%d: bad setting", path, lineno);
-			buf_release(&b);
-			return CR_ERR_ARG;
-		}
+		if (*t)
+			e = load_line(c, path, lineno, t, first_line);
 	}
-	buf_release(&b);
-	return CR_OK;
+	if (!e && ferror(fp)) {
+		log_err("config", "cannot read config file '%s'", path);
+		e = CR_ERR_ARG;
+	}
+	free(line);
+	fclose(fp);
+	return e;
 }
 
 void config_write(const struct config *c, char *out, size_t cap)

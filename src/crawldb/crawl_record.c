@@ -5,6 +5,7 @@
 #define CRAWL_RECORD_V1 1
 #define CRAWL_RECORD_V2 2   /* V1 and dup_of at the end */
 #define CRAWL_RECORD_V3 3   /* V1, hops (u8), dup_of */
+#define CRAWL_RECORD_V4 4   /* V3 and the last failure's reason at the end */
 
 static const char *const status_names[ST_COUNT_] = {
 	"unfetched", "fetched", "redirect", "gone", "error", "denied", "blocked", "deferred",
@@ -48,10 +49,11 @@ enum cr_err crawl_record_get(struct buf_reader *rd, struct crawl_record *r)
 
 void crawl_record_pack(const struct crawl_record *r, struct buf *out)
 {
-	buf_put_u8(out, CRAWL_RECORD_V3);
+	buf_put_u8(out, CRAWL_RECORD_V4);
 	crawl_record_put(r, out);
 	buf_put_u8(out, r->hops);
 	buf_put_str(out, r->dup_of, r->dup_of_len);
+	buf_put_str(out, r->reason, r->reason_len);
 }
 
 enum cr_err crawl_record_unpack(const void *p, size_t n, struct crawl_record *r)
@@ -61,15 +63,17 @@ enum cr_err crawl_record_unpack(const void *p, size_t n, struct crawl_record *r)
 	struct crawl_record t;
 
 	buf_reader_init(&rd, p, n);
-	if (buf_get_u8(&rd, &v) || v < CRAWL_RECORD_V1 || v > CRAWL_RECORD_V3 ||
+	if (buf_get_u8(&rd, &v) || v < CRAWL_RECORD_V1 || v > CRAWL_RECORD_V4 ||
 	    crawl_record_get(&rd, &t))
 		return CR_ERR_FORMAT;
-	t.dup_of = "";
-	t.dup_of_len = 0;
+	t.dup_of = t.reason = "";
+	t.dup_of_len = t.reason_len = 0;
 	t.hops = 0;
-	if (v == CRAWL_RECORD_V3 && buf_get_u8(&rd, &t.hops))
+	if (v >= CRAWL_RECORD_V3 && buf_get_u8(&rd, &t.hops))
 		return CR_ERR_FORMAT;
 	if (v >= CRAWL_RECORD_V2 && buf_get_str(&rd, &t.dup_of, &t.dup_of_len))
+		return CR_ERR_FORMAT;
+	if (v >= CRAWL_RECORD_V4 && buf_get_str(&rd, &t.reason, &t.reason_len))
 		return CR_ERR_FORMAT;
 	if (rd.off != rd.len)
 		return CR_ERR_FORMAT;

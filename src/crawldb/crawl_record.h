@@ -55,6 +55,9 @@ struct crawl_record {
 	const char *dup_of;   /* ST_DUPLICATE: the representative's URL, else "" */
 	size_t dup_of_len;    /* (stored in the CrawlDb, not in fetch records) */
 	uint8_t hops;         /* redirects that led here from a link (0: a link itself) */
+	const char *reason;   /* why its last fetch failed ("dns: nxdomain",
+				 "robots.txt", ...), else "" (CrawlDb only) */
+	size_t reason_len;
 };
 
 void crawl_record_pack(const struct crawl_record *r, struct buf *out);

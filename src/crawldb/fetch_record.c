@@ -37,8 +37,8 @@ enum cr_err fetch_record_unpack(const void *p, size_t n, struct fetch_record *f)
 	t.rec.hops = 0;
 	if ((v == FETCH_RECORD_V2 && buf_get_u8(&rd, &t.rec.hops)) || rd.off != rd.len)
 		return CR_ERR_FORMAT;
-	t.rec.dup_of = "";
-	t.rec.dup_of_len = 0;
+	t.rec.dup_of = t.rec.reason = "";
+	t.rec.dup_of_len = t.rec.reason_len = 0;
 	*f = t;
 	return CR_OK;
 }

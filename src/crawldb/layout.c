@@ -37,6 +37,27 @@ static enum cr_err meta_value(const char *text, const char *key, char *out, size
 	return CR_ERR_FORMAT;
 }
 
+/* The committed CrawlDb has the parts crawl.meta says: the last one, and
+ * none after it (a crawl.meta of another crawl would hide parts). */
+static enum cr_err parts_agree(const struct crawl_dir *d)
+{
+	char path[PATH_MAX];
+	int ver;
+
+	if (layout_crawldb_current(d, &ver) != CR_OK || ver == 0)
+		return CR_OK;   /* a damaged CURRENT is reported where it is read */
+	layout_crawldb_part(d, ver, d->partitions - 1, path, sizeof(path));
+	if (fs_exists(path)) {
+		layout_crawldb_part(d, ver, d->partitions, path, sizeof(path));
+		if (!fs_exists(path))
+			return CR_OK;
+	}
+	log_user("'%s': crawl.meta says %u partitions, but CrawlDb version %d does not "
+		 "have them: crawl.meta belongs to another crawl; restore this crawl's",
+		 d->root, d->partitions, ver);
+	return CR_ERR_STATE;
+}
+
 enum cr_err layout_open(const char *root, struct config *cfg, int create,
 			struct crawl_dir *d)
 {
@@ -55,6 +76,15 @@ enum cr_err layout_open(const char *root, struct config *cfg, int create,
 		buf_release(&b);
 		if (!create) {
 			log_err("layout", "'%s' is not a crawl directory (no crawl.meta)", root);
+			return CR_ERR_STATE;
+		}
+		/* Never re-initialised: another partition count would hide most
+		 * of the CrawlDb. */
+		layout_top(root, "crawldb", path, sizeof(path));
+		if (fs_exists(path)) {
+			log_user("'%s' has a CrawlDb but no crawl.meta: refusing to start a new "
+				 "crawl over it (restore crawl.meta, or crawl into an empty "
+				 "directory)", root);
 			return CR_ERR_STATE;
 		}
 		d->partitions = (uint32_t)cfg->partitions;
@@ -83,7 +113,7 @@ enum cr_err layout_open(const char *root, struct config *cfg, int create,
 	}
 	cfg->partitions = P;
 	cfg->partition_by = d->partition_by;
-	return CR_OK;
+	return parts_agree(d);
 }
 
 enum cr_err layout_write_meta(const struct crawl_dir *d, const struct config *cfg)

@@ -385,6 +385,8 @@ static void page_done(struct fetcher *f, struct host_item *it, const struct http
 
 	outcome_input(f, r, &in);
 	outcome_classify(&in, &oc);
+	if (r->detail[0])
+		log_debug("fetch", "%s: %s", it->url, r->detail);
 	memset(&fr, 0, sizeof(fr));
 	record_of(it, &fr);
 	fr.rec.status = oc.status;

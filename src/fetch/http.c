@@ -282,8 +282,14 @@ static void fill_result(struct xfer *x, CURLcode rc)
 		r->transport = HTTP_TIMEOUT;
 	else
 		r->transport = HTTP_FAILED;
-	if (rc != CURLE_OK && r->transport != HTTP_CUT)
-		r->error = x->errbuf[0] ? x->errbuf : curl_easy_strerror(rc);
+	/* The reason a page keeps is libcurl's name of the failure, the same
+	 * on every run; its message (with times and ports) is detail. */
+	if (rc != CURLE_OK && r->transport != HTTP_CUT) {
+		r->error = curl_easy_strerror(rc);
+		r->detail = x->errbuf[0] ? x->errbuf : r->error;
+	} else {
+		r->detail = "";
+	}
 	r->req = x->req.p;
 	r->req_len = x->req.len;
 	r->head = x->head.p;

@@ -71,7 +71,8 @@ struct http_result {
 	size_t head_len;
 	const unsigned char *body; /* as sent (no Content-Encoding undone) */
 	size_t body_len;
-	const char *error;         /* why it failed, or "" */
+	const char *error;         /* why it failed, or "": the same on every run */
+	const char *detail;        /* the same with its particulars (times, ports), or "" */
 	const char *ip;            /* the address that answered, or "" */
 	const char *url;           /* the URL asked */
 	int64_t start_wall_us, start_mono_us, end_mono_us;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #define INJECT_LOG_MAX 10
+#define UTF8_BOM "\xef\xbb\xbf"
 
 const char *const inject_counter_names[IC_COUNT_] = {
 	"lines", "valid", "invalid", "added", "records",
@@ -42,6 +43,8 @@ static int produce_seeds(void *arg, struct route *r)
 		if ((s->lineno++ % (uint64_t)s->nranks) != (uint64_t)s->rank)
 			continue;
 		t = s->line;
+		if (s->lineno == 1 && n >= 3 && !memcmp(t, UTF8_BOM, 3))
+			t += 3;   /* a byte order mark is not part of the first URL */
 		while (*t == ' ' || *t == '\t')
 			t++;
 		t[strcspn(t, "\r\n")] = '\0';
@@ -116,5 +119,42 @@ enum cr_err inject_run(struct job *j, const char *seeds, int ver, uint64_t *c)
 	}
 	route_release(&rt);
 	buf_release(&seen);
+	return e;
+}
+
+enum cr_err inject_check(const char *path, uint64_t *lines, uint64_t *invalid)
+{
+	FILE *fp = fopen(path, "r");
+	char *line = NULL, url[URL_MAX_LEN + 1];
+	size_t cap = 0;
+	ssize_t n;
+	enum cr_err e = CR_EOF;
+
+	*lines = *invalid = 0;
+	if (!fp)
+		return CR_ERR_IO;
+	while (e == CR_EOF && (n = getline(&line, &cap, fp)) >= 0) {
+		char *t = line;
+		const char *why;
+
+		if (*lines == 0 && n >= 3 && !memcmp(t, UTF8_BOM, 3))
+			t += 3;
+		while (*t == ' ' || *t == '\t')
+			t++;
+		t[strcspn(t, "\r\n")] = '\0';
+		if (!*t || *t == '#') {
+			(*lines)++;
+			continue;
+		}
+		(*lines)++;
+		if (url_canon(NULL, t, url, sizeof(url), &why) == CR_OK)
+			e = CR_OK;
+		else
+			(*invalid)++;
+	}
+	if (e == CR_EOF && ferror(fp))
+		e = CR_ERR_IO;
+	free(line);
+	fclose(fp);
 	return e;
 }

@@ -1,11 +1,12 @@
 /*
  * inject.h - adding seed URLs to the CrawlDb.
  *
- * A seed file has one URL per line; blank lines and lines starting with '#'
- * are skipped. Rank r canonicalises the lines i with i % n == r and routes
- * them to their owners (route.h); each owner merges them into its CrawlDb
- * parts as a new version. Invalid lines are counted, and the first few are
- * logged with their line number; they never stop the inject.
+ * A seed file has one URL per line (UTF-8; a byte order mark at its start
+ * is skipped); blank lines and lines starting with '#' are skipped. Rank r
+ * canonicalises the lines i with i % n == r and routes them to their owners
+ * (route.h); each owner merges them into its CrawlDb parts as a new
+ * version. Invalid lines are counted, and the first few are logged with
+ * their line number; they never stop the inject.
  *
  * inject_run is collective. The caller commits the new version (CURRENT)
  * once all ranks agree.
@@ -29,6 +30,13 @@ enum inject_counter {
 };
 
 extern const char *const inject_counter_names[IC_COUNT_];
+
+/*
+ * Whether the seed file at path holds a valid seed: reads up to the first
+ * one (CR_OK) or to the end (CR_EOF: none). *lines and *invalid count what
+ * was read. CR_ERR_IO if it cannot be read. Not collective.
+ */
+CR_WUR enum cr_err inject_check(const char *path, uint64_t *lines, uint64_t *invalid);
 
 /* Writes CrawlDb version ver + 1 of this rank's partitions. */
 CR_WUR enum cr_err inject_run(struct job *j, const char *seeds, int ver, uint64_t *counters);

@@ -1,5 +1,7 @@
 #include "round/round.h"
 #include "comm/comm.h"
+#include "store/recfile.h"
+#include "util/hmap.h"
 #include "crawldb/crawl_record.h"
 #include "fetch/fetch.h"
 #include "generate/generate.h"
@@ -15,7 +17,9 @@
 #include "util/stop.h"
 
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void (*round_phase_hook)(const struct job *j, const char *phase, int seg);
@@ -432,6 +436,113 @@ static void hook(const struct job *j, const char *phase, int seg)
 		round_phase_hook(j, phase, seg);
 }
 
+/* ---- a crawl that fetched nothing says why ---- */
+
+/* Records read at most when counting why nothing was fetched. */
+#define EXPLAIN_MAX_RECORDS 1000000
+#define EXPLAIN_TOP 8
+
+struct why {
+	const char *key;      /* "status\treason", in the hmap */
+	uint64_t n;
+};
+
+static int by_count(const void *a, const void *b)
+{
+	const struct why *x = a, *y = b;
+
+	return x->n < y->n ? 1 : x->n > y->n ? -1 : strcmp(x->key, y->key);
+}
+
+/* What a user does about a reason. */
+static const char *hint(const char *status, const char *reason)
+{
+	if (!strcmp(status, "blocked") && strstr(reason, "non-public"))
+		return " (a private or loopback address: set fetch.allow_private=true, or list "
+		       "it in fetch.allow_addresses, to crawl it)";
+	if (!strncmp(reason, "dns:", 4))
+		return " (the name did not resolve: check it, and dns.servers)";
+	if (!strcmp(status, "denied"))
+		return " (robots.txt disallows them for robots.agent)";
+	if (!strcmp(status, "unfetched"))
+		return " (no outcome yet: their host's robots.txt did not answer, or the "
+		       "time limit came first; they are tried again in a later round)";
+	return "";
+}
+
+/* Counts the current CrawlDb's URLs by status and reason (rank 0). */
+static uint64_t count_why(struct job *j, struct hmap *m, uint64_t *with_content)
+{
+	char path[PATH_MAX];
+	uint64_t seen = 0;
+	uint32_t p;
+	int ver;
+
+	if (layout_crawldb_current(&j->dir, &ver) != CR_OK || ver == 0)
+		return 0;
+	for (p = 0; p < j->dir.partitions && seen < EXPLAIN_MAX_RECORDS; p++) {
+		struct recfile_reader *r;
+		const void *data;
+		size_t n;
+
+		layout_crawldb_part(&j->dir, ver, p, path, sizeof(path));
+		if (recfile_reader_open(path, REC_KIND_CRAWLDB, &r) != CR_OK)
+			continue;
+		while (seen < EXPLAIN_MAX_RECORDS && recfile_reader_next(r, &data, &n) == CR_OK) {
+			struct crawl_record c;
+			char key[320];
+			int k;
+
+			if (crawl_record_unpack(data, n, &c) != CR_OK)
+				break;
+			seen++;
+			*with_content += c.status == ST_FETCHED || c.status == ST_DUPLICATE ||
+					 c.status == ST_TRUNCATED || c.status == ST_TOO_LARGE;
+			k = snprintf(key, sizeof(key), "%s\t%.*s",
+				     crawl_record_status_name(c.status),
+				     (int)(c.reason_len < 256 ? c.reason_len : 256), c.reason);
+			(*(uintptr_t *)hmap_put(m, key, (size_t)k))++;
+		}
+		recfile_reader_free(&r);
+	}
+	return seen;
+}
+
+/* When the crawl has no page with content, one line per reason why. */
+static void explain_nothing_fetched(struct job *j)
+{
+	struct hmap m;
+	struct hmap_slot *s;
+	struct why *w;
+	uint64_t content = 0, seen;
+	size_t i = 0, n = 0, k;
+
+	if (j->rank != 0)
+		return;
+	hmap_init(&m);
+	seen = count_why(j, &m, &content);
+	w = content || !seen ? NULL : calloc(m.count + 1, sizeof(*w));
+	while (w && (s = hmap_next(&m, &i)) != NULL) {
+		w[n].key = s->key;
+		w[n++].n = (uintptr_t)s->val;
+	}
+	if (w) {
+		qsort(w, n, sizeof(*w), by_count);
+		log_info("crawl", "nothing was fetched: the CrawlDb's %llu URLs are",
+			 (unsigned long long)seen);
+		for (k = 0; k < n && k < EXPLAIN_TOP; k++) {
+			char status[32];
+			const char *tab = strchr(w[k].key, '\t');
+
+			snprintf(status, sizeof(status), "%.*s", (int)(tab - w[k].key), w[k].key);
+			log_info("crawl", "  %llu %s%s%s%s", (unsigned long long)w[k].n, status,
+				 tab[1] ? ": " : "", tab + 1, hint(status, tab + 1));
+		}
+	}
+	free(w);
+	hmap_release(&m);
+}
+
 /* Generate a new round's segment; 1 in *complete when nothing is due. */
 static int generate_step(struct job *j, int seg, int *complete)
 {
@@ -450,6 +561,7 @@ static int generate_step(struct job *j, int seg, int *complete)
 			log_warn("crawl", "cannot remove empty segment '%s'", dir);
 		log_info("crawl", "nothing is due: the crawl is complete");
 	}
+	explain_nothing_fetched(j);
 	comm_barrier();
 	*complete = 1;
 	return 0;
@@ -491,11 +603,13 @@ static int step(struct job *j, const struct round_plan *p, int *round_done, int 
 }
 
 /* The crawl starts: inject into an empty CrawlDb, clean what a killed job
- * left under temporary names. */
-static int begin(struct job *j, const char *seeds)
+ * left under temporary names. *pending is set when seeds are to be added
+ * to a crawl that goes on: at its next round boundary. */
+static int begin(struct job *j, const char *seeds, int *pending)
 {
 	struct round_snapshot s;
 
+	*pending = 0;
 	if (snapshot(j, 0, &s))
 		return 1;
 	if (j->rank == 0)
@@ -508,9 +622,10 @@ static int begin(struct job *j, const char *seeds)
 		hook(j, "inject", 0);
 		return round_inject(j, seeds);
 	}
+	*pending = seeds != NULL;
 	if (seeds && j->rank == 0)
-		log_info("crawl", "continuing the crawl in '%s'; seeds are injected only "
-			 "into an empty CrawlDb (use 'mpicrawl inject' to add more)", j->dir.root);
+		log_info("crawl", "continuing the crawl in '%s'; the seeds are added to its "
+			 "CrawlDb before its next round", j->dir.root);
 	return 0;
 }
 
@@ -519,7 +634,7 @@ int round_crawl(struct job *j, const char *seeds, long rounds)
 	long max = rounds > 0 ? rounds : j->cfg.max_rounds, round = 1;
 	int64_t t0 = clock_mono_us();
 	uint64_t outcomes = 1;   /* a resumed round fetched before it stopped */
-	int rc = begin(j, seeds), complete = 0, first = 1;
+	int pending, rc = begin(j, seeds, &pending), complete = 0, first = 1;
 
 	while (!rc && !complete && round <= max) {
 		struct round_snapshot s;
@@ -531,6 +646,14 @@ int round_crawl(struct job *j, const char *seeds, long rounds)
 		round_next(&s, &p);
 		if (p.step == ROUND_GENERATE && stop_here(j, "the next round"))
 			return ROUND_EXIT_STOPPED;
+		if (p.step == ROUND_GENERATE && pending) {
+			/* Between rounds, as Nutch's inject: known URLs keep
+			 * their records, new ones are due at once. */
+			pending = 0;
+			hook(j, "inject", s.version);
+			rc = round_inject(j, seeds);
+			continue;
+		}
 		if (p.step == ROUND_GENERATE)
 			outcomes = 1;
 		else if (first && j->rank == 0)
@@ -547,6 +670,7 @@ int round_crawl(struct job *j, const char *seeds, long rounds)
 				log_info("crawl", "no URL could be fetched this round (robots.txt "
 					 "unavailable, hosts parked or the time limit): stopping; "
 					 "run again later to continue");
+			explain_nothing_fetched(j);
 			return 0;
 		}
 		round++;

@@ -14,6 +14,9 @@ void merge_apply(const struct crawl_record *old, const struct fetch_record *f,
 	int64_t t = f->rec.fetched_at;
 
 	*out = f->rec;
+	/* The last fetch's reason: "" once a fetch succeeds. */
+	out->reason = f->reason ? f->reason : "";
+	out->reason_len = f->reason ? f->reason_len : 0;
 	if (old) {
 		out->url = old->url;
 		out->url_len = old->url_len;
@@ -79,7 +82,7 @@ enum merge_verdict merge_decide(const struct merge_in *in, const struct config *
 		out->depth = l->depth;
 		out->hops = l->hops;
 		out->status = ST_UNFETCHED;
-		out->dup_of = "";
+		out->dup_of = out->reason = "";
 		if (l->hops > cfg->max_redirects || (in->trapped && in->trapped(in->trap_arg, l))) {
 			out->status = ST_TRAP;
 			out->next_fetch = INT64_MAX;

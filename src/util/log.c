@@ -2,6 +2,7 @@
 #include "util/error.h"
 
 #include <stdarg.h>
+#include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -9,6 +10,37 @@
 
 static int log_rank;
 static int log_debug_on = -1;
+static int log_quiet;
+
+void log_set_quiet(int quiet)
+{
+	log_quiet = quiet;
+}
+
+/*
+ * Text from outside (a seed, a URL, a header) may hold terminal control
+ * sequences: every control byte of a line but its end is written as \xNN,
+ * so a log line never moves the cursor, sets a title or rings a bell.
+ */
+static int escape_controls(char *line, int n, int cap)
+{
+	char out[2048];
+	int i, m = 0;
+
+	for (i = 0; i < n && m < (int)sizeof(out) - 4; i++) {
+		unsigned char ch = (unsigned char)line[i];
+
+		if (ch < 0x20 || ch == 0x7f) {
+			m += snprintf(out + m, sizeof(out) - (size_t)m, "\\x%02x", ch);
+			continue;
+		}
+		out[m++] = (char)ch;
+	}
+	if (m > cap)
+		m = cap;
+	memcpy(line, out, (size_t)m);
+	return m;
+}
 
 void log_set_rank(int rank)
 {
@@ -36,12 +68,16 @@ void log_msg(char level, const char *stage, const char *fmt, ...)
 		     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
 		     tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000, log_rank, stage,
 		     level);
+	if (log_quiet && level != 'D')
+		return;
 	va_start(ap, fmt);
 	m = vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
 	va_end(ap);
 	if (m < 0)
 		m = 0;
-	n += m;
+	if (m > (int)sizeof(line) - n - 2)
+		m = (int)sizeof(line) - n - 2;
+	n += escape_controls(line + n, m, (int)sizeof(line) - n - 2);
 	if (n > (int)sizeof(line) - 2)
 		n = (int)sizeof(line) - 2;
 	line[n++] = '\n';
@@ -69,11 +105,18 @@ void log_user(const char *fmt, ...)
 {
 	va_list ap;
 
+	char line[1024];
+	int n;
+
 	if (log_launcher_rank() != 0)
 		return;
-	fputs("mpicrawl: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	if (n < 0)
+		n = 0;
+	if (n > (int)sizeof(line) - 1)
+		n = (int)sizeof(line) - 1;
+	n = escape_controls(line, n, (int)sizeof(line) - 1);
+	fprintf(stderr, "mpicrawl: %.*s\n", n, line);
 }

@@ -4,18 +4,6 @@
 # crawl directory, never a crash; and the url and robots tools.
 . "$(dirname "$0")/lib.sh"
 
-# expect CODE PATTERN cmd...: exit code CODE and stderr matching PATTERN.
-expect() {
-	local code=$1 pat=$2 rc
-	shift 2
-	"$@" >"$SCRATCH/out" 2>"$SCRATCH/err"
-	rc=$?
-	if [ "$rc" -ne "$code" ] || ! grep -qE -- "$pat" "$SCRATCH/err"; then
-		echo "got exit $rc (want $code), stderr: $(head -c 300 "$SCRATCH/err")"
-		return 1
-	fi
-}
-
 check "no command" expect 2 'missing command' "$MPICRAWL"
 check "unknown command" expect 2 "unknown command 'frobnicate'" "$MPICRAWL" frobnicate
 check "unknown option" expect 2 "unknown option '--bogus'" "$MPICRAWL" crawl --dir "$SCRATCH/c" --bogus

@@ -23,7 +23,8 @@ static int same_crawl(const struct crawl_record *a, const struct crawl_record *b
 	       a->http_status == b->http_status && a->depth == b->depth &&
 	       a->retries == b->retries && a->fetched_at == b->fetched_at &&
 	       a->next_fetch == b->next_fetch && a->digest == b->digest &&
-	       SAME_STR(a->dup_of, a->dup_of_len, b->dup_of, b->dup_of_len);
+	       SAME_STR(a->dup_of, a->dup_of_len, b->dup_of, b->dup_of_len) &&
+	       SAME_STR(a->reason, a->reason_len, b->reason, b->reason_len);
 }
 
 static void try_crawl(const uint8_t *data, size_t size, struct buf *b)

@@ -1,7 +1,9 @@
 /*
  * test.h - the unit tests' few macros. A test program checks many cases and
- * ends with the line "result: P passed, F failed"; tests/run.sh adds up those
- * lines. A failing case prints one line saying where and why.
+ * ends with the line "result: P passed, F failed" (", S skipped" when a
+ * group of checks could not run: the public conformance suites are not
+ * there); tests/run.sh adds up those lines. A failing case prints one line
+ * saying where and why, a skipped group one line saying why.
  */
 #ifndef CR_TEST_H
 #define CR_TEST_H
@@ -15,7 +17,7 @@
 #include "util/buf.h"
 #include "util/fs.h"
 
-static int t_passed, t_failed;
+static int t_passed, t_failed, t_skipped;
 
 #define CHECK(cond, ...)                                                    \
 	do {                                                                \
@@ -81,9 +83,23 @@ static inline void test_quiet_off(int saved)
 	}
 }
 
+/* n checks not run, and why (one line). */
+#define SKIP(n, ...)                                                        \
+	do {                                                                \
+		t_skipped += (n);                                           \
+		printf("skip: ");                                           \
+		printf(__VA_ARGS__);                                        \
+		printf("\n");                                               \
+	} while (0)
+
 #define TEST_DONE()                                                         \
 	do {                                                                \
-		printf("result: %d passed, %d failed\n", t_passed, t_failed); \
+		if (t_skipped)                                              \
+			printf("result: %d passed, %d failed, %d skipped\n", \
+			       t_passed, t_failed, t_skipped);              \
+		else                                                        \
+			printf("result: %d passed, %d failed\n", t_passed,   \
+			       t_failed);                                   \
 		return t_failed ? 1 : 0;                                    \
 	} while (0)
 

@@ -2,9 +2,10 @@
  * test_record.c - the packed records of the crawl directory
  * (crawldb/crawl_record.h, fetch_record.h, parse_record.h, link_record.h):
  * round trips of crawl, fetch, parse (with its links) and link records over
- * tables of values, including the extremes of every field; the CrawlDb and link orders; every truncation of a packed record
- * and a few thousand random byte strings unpack to CR_ERR_FORMAT (or CR_OK
- * for the whole record only), never a crash.
+ * tables of values, including the extremes of every field; the CrawlDb and
+ * link orders; every truncation of a packed record and a few thousand
+ * random byte strings unpack to CR_ERR_FORMAT (or CR_OK for the whole record
+ * only), never a crash.
  */
 #include "crawldb/crawl_record.h"
 #include "crawldb/fetch_record.h"
@@ -41,7 +42,9 @@ static int crawl_equal(const struct crawl_record *a, const struct crawl_record *
 	       a->retries == b->retries && a->fetched_at == b->fetched_at &&
 	       a->next_fetch == b->next_fetch && a->digest == b->digest &&
 	       same(a->dup_of ? a->dup_of : "", a->dup_of_len,
-		    b->dup_of ? b->dup_of : "", b->dup_of_len) && a->hops == b->hops;
+		    b->dup_of ? b->dup_of : "", b->dup_of_len) && a->hops == b->hops &&
+	       same(a->reason ? a->reason : "", a->reason_len,
+		    b->reason ? b->reason : "", b->reason_len);
 }
 
 /*
@@ -105,19 +108,19 @@ static enum cr_err link_unpack_v(const void *p, size_t n, void *out)
 }
 
 static const struct crawl_record crawl_cases[] = {
-	{ S("http://a.example/"), ST_UNFETCHED, 0, 0, 0, 0, 0, 0, S(""), 0 },
+	{ S("http://a.example/"), ST_UNFETCHED, 0, 0, 0, 0, 0, 0, S(""), 0, S("") },
 	{ S("http://a.example/x?q=1"), ST_FETCHED, 200, 3, 0, 1700000000000000LL,
-	  1702592000000000LL, 0x0123456789abcdefULL, S(""), 0 },
-	{ S("https://b.example:8443/p%20q#"), ST_REDIRECT, 301, 1, 0, 1, 2, 1, S(""), 0 },
-	{ S("http://c.example/gone"), ST_GONE, 404, 7, 2, -1, -2, UINT64_MAX, S(""), 0 },
+	  1702592000000000LL, 0x0123456789abcdefULL, S(""), 0, S("") },
+	{ S("https://b.example:8443/p%20q#"), ST_REDIRECT, 301, 1, 0, 1, 2, 1, S(""), 0, S("") },
+	{ S("http://c.example/gone"), ST_GONE, 404, 7, 2, -1, -2, UINT64_MAX, S(""), 0, S("") },
 	{ S("http://c.example/err"), ST_ERROR, 503, UINT32_MAX, 255, INT64_MAX, INT64_MIN, 42,
-	  S(""), 0 },
-	{ S("http://d.example/robots"), ST_DENIED, 999, 12, 0, INT64_MIN, INT64_MAX, 0, S(""), 0 },
-	{ S("http://10.0.0.1/"), ST_BLOCKED, 0, 0, 0, 0, 0, 0, S(""), 0 },
-	{ S("x"), ST_FETCHED, 304, 127, 128, 127, 128, 1ULL << 63, S(""), 0 },
+	  S(""), 0, S("dns: nxdomain") },
+	{ S("http://d.example/robots"), ST_DENIED, 999, 12, 0, INT64_MIN, INT64_MAX, 0, S(""), 0, S("") },
+	{ S("http://10.0.0.1/"), ST_BLOCKED, 0, 0, 0, 0, 0, 0, S(""), 0, S("") },
+	{ S("x"), ST_FETCHED, 304, 127, 128, 127, 128, 1ULL << 63, S(""), 0, S("") },
 	{ S("http://e.example/copy"), ST_DUPLICATE, 200, 2, 0, 5, 6, 7,
-	  S("http://f.example/original"), 0 },
-	{ S("http://g.example/after-redirects"), ST_UNFETCHED, 0, 3, 0, 0, 0, 0, S(""), 5 },
+	  S("http://f.example/original"), 0, S("") },
+	{ S("http://g.example/after-redirects"), ST_UNFETCHED, 0, 3, 0, 0, 0, 0, S(""), 5, S("") },
 };
 
 static void test_crawl(void)
@@ -145,10 +148,10 @@ static void test_crawl(void)
 	/* Values the packer can write but the reader must refuse. */
 	{
 		static const struct crawl_record bad[] = {
-			{ "", 0, ST_FETCHED, 200, 0, 0, 0, 0, 0, S(""), 0 },       /* empty URL */
-			{ S("http://a/"), ST_COUNT_, 200, 0, 0, 0, 0, 0, S(""), 0 }, /* status */
-			{ S("http://a/"), 200, 200, 0, 0, 0, 0, 0, S(""), 0 },       /* status */
-			{ S("http://a/"), ST_FETCHED, 1000, 0, 0, 0, 0, 0, S(""), 0 }, /* http */
+			{ "", 0, ST_FETCHED, 200, 0, 0, 0, 0, 0, S(""), 0, S("") },       /* empty URL */
+			{ S("http://a/"), ST_COUNT_, 200, 0, 0, 0, 0, 0, S(""), 0, S("") }, /* status */
+			{ S("http://a/"), 200, 200, 0, 0, 0, 0, 0, S(""), 0, S("") },       /* status */
+			{ S("http://a/"), ST_FETCHED, 1000, 0, 0, 0, 0, 0, S(""), 0, S("") }, /* http */
 		};
 		struct crawl_record r, keep;
 
@@ -161,13 +164,18 @@ static void test_crawl(void)
 			      "crawl bad %zu refused", i);
 			CHECK(!memcmp(&r, &keep, sizeof(r)), "crawl bad %zu: out untouched", i);
 		}
-		/* A version byte other than 1, 2 and 3. */
+		/* A version byte other than 1 to 4. */
 		buf_reset(&b);
 		crawl_record_pack(&crawl_cases[1], &b);
-		b.p[0] = 4;
-		CHECK(crawl_record_unpack(b.p, b.len, &r) == CR_ERR_FORMAT, "crawl version 4");
-		/* Version 2 (no hops) and 1 (no dup_of either) are still read:
-		 * drop the hops byte, then the empty dup_of too. */
+		b.p[0] = 5;
+		CHECK(crawl_record_unpack(b.p, b.len, &r) == CR_ERR_FORMAT, "crawl version 5");
+		/* Version 3 (no reason), 2 (no hops) and 1 (no dup_of either)
+		 * are still read: drop the empty reason, the hops byte, then the
+		 * empty dup_of too. */
+		b.p[0] = 3;
+		b.len--;
+		CHECK(crawl_record_unpack(b.p, b.len, &r) == CR_OK && r.reason_len == 0 &&
+		      crawl_equal(&r, &crawl_cases[1]), "crawl version 3 read");
 		b.p[0] = 2;
 		memmove(b.p + b.len - 2, b.p + b.len - 1, 1);
 		CHECK(crawl_record_unpack(b.p, b.len - 1, &r) == CR_OK && r.hops == 0 &&
@@ -231,6 +239,8 @@ static void test_fetch(void)
 
 		memset(&f, 0, sizeof(f));
 		f.rec = crawl_cases[cases[i].rec];
+		f.rec.reason = "";   /* a fetch record has its own reason */
+		f.rec.reason_len = 0;
 		f.reason = cases[i].reason;
 		f.reason_len = strlen(f.reason);
 		f.location = cases[i].location;

@@ -840,6 +840,16 @@ static void test_conformance(void)
 	}
 	if (!dir || !*dir)
 		dir = "../shared/conformance";
+	{
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s/robots_cases.jsonl", dir);
+		if (access(path, R_OK) != 0) {
+			SKIP(2, "the robots.txt conformance suite is not at %s: set "
+			     "CONFORMANCE_DIR to its folder to run it", dir);
+			return;
+		}
+	}
 	if (for_each_line(dir, "robots_cases.jsonl", run_allow_case, &cs) == 0) {
 		CHECK(cs.cases > 0 && cs.plain > 0 && cs.bad == 0,
 		      "robots_cases: %d cases read", cs.cases);
