@@ -951,3 +951,26 @@ enum cr_err dedup_run(struct job *j, int seg, int ver, struct dedup_result *res,
 	buf_release(&d.post);
 	return e;
 }
+
+enum cr_err dedup_carry(const struct job *j, int ver)
+{
+	static const char *const kinds[] = { "lsh", "sig" };
+	char from[PATH_MAX], to[PATH_MAX];
+	enum cr_err e = CR_OK;
+	uint32_t p;
+	size_t k;
+
+	for (p = 0; !e && ver > 0 && p < j->dir.partitions; p++) {
+		if (!layout_owns(p, j->rank, j->nranks))
+			continue;
+		for (k = 0; !e && k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+			layout_crawldb_store(&j->dir, ver, kinds[k], p, from, sizeof(from));
+			layout_crawldb_store(&j->dir, ver + 1, kinds[k], p, to, sizeof(to));
+			if (fs_exists(from))
+				e = fs_link_or_copy(from, to);
+			if (e)
+				log_err("inject", "cannot carry '%s' into the new version", from);
+		}
+	}
+	return e;
+}

@@ -23,6 +23,9 @@
  * partitions and sorted streams, so the answer does not depend on the
  * number of ranks.
  *
+ * A CrawlDb version made by inject keeps the stores of the version before
+ * it (dedup_carry): they describe the pages, and inject adds none.
+ *
  * dedup_run is collective. Its result says which of this rank's pages of the
  * round are duplicates and of what; merge then gives them status duplicate.
  */
@@ -59,6 +62,9 @@ uint64_t dedup_id(const char *url, size_t len);
  * index, writes version ver + 1's index, fills res. */
 CR_WUR enum cr_err dedup_run(struct job *j, int seg, int ver, struct dedup_result *res,
 			     uint64_t *counters);
+/* The band index and signature store of this rank's partitions in CrawlDb
+ * version ver, linked into version ver + 1 (not collective). */
+CR_WUR enum cr_err dedup_carry(const struct job *j, int ver);
 
 /* The representative of url if it is a duplicate, else NULL. */
 const char *dedup_rep(const struct dedup_result *res, const char *url, size_t len);

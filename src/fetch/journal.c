@@ -1,5 +1,7 @@
 #include "fetch/journal.h"
+#include "crawldb/fetch_record.h"
 #include "store/recfile.h"
+#include "util/hmap.h"
 #include "util/log.h"
 
 #include <dirent.h>
@@ -158,6 +160,7 @@ struct warc_file {
 	int attempt;
 	uint64_t size, end;   /* end: of the last journaled exchange */
 	int named;            /* a kept entry names it */
+	int short_warned;
 };
 
 struct resume_ctx {
@@ -166,6 +169,7 @@ struct resume_ctx {
 	uint32_t p;
 	struct warc_file *files;
 	size_t nfiles;
+	int missing_warned;
 };
 
 /* The attempt of a WARC file name of partition p, or -1 if it is not one. */
@@ -257,31 +261,49 @@ static void remove_tmp(struct resume_ctx *c, const char *kind)
 	closedir(dh);
 }
 
-static enum cr_err note_warc(struct resume_ctx *c, const char *name, size_t n, uint64_t end,
-			     const char *jpath)
+/*
+ * Whether the WARC bytes an entry names are there: its file is present and
+ * holds the entry's exchange whole (an entry without a WARC file always
+ * is). A file that is missing or short is reported once; the URLs of the
+ * entries it fails are fetched again.
+ */
+static int entry_whole(struct resume_ctx *c, const struct journal_entry *je)
 {
 	size_t i;
 
-	if (!n)
-		return CR_OK;
+	if (!je->warc_len)
+		return 1;
 	for (i = 0; i < c->nfiles; i++) {
 		struct warc_file *w = &c->files[i];
 
-		if (strlen(w->name) == n && !memcmp(w->name, name, n)) {
-			w->named = 1;
-			if (end > w->end)
-				w->end = end;
-			return CR_OK;
+		if (strlen(w->name) != je->warc_len || memcmp(w->name, je->warc, je->warc_len))
+			continue;
+		if (je->warc_end > w->size) {
+			if (!w->short_warned)
+				log_warn("fetch", "WARC file '%s' is shorter (%llu bytes) than its "
+					 "journal says: the URLs archived past its end are fetched "
+					 "again", w->name, (unsigned long long)w->size);
+			w->short_warned = 1;
+			return 0;
 		}
+		w->named = 1;
+		if (je->warc_end > w->end)
+			w->end = je->warc_end;
+		return 1;
 	}
-	log_err("fetch", "journal '%s' names WARC file '%.*s', which is missing", jpath,
-		(int)(n < 64 ? n : 64), name);
-	return CR_ERR_FORMAT;
+	if (c->missing_warned < 8)
+		log_warn("fetch", "journal of partition %u names WARC file '%.*s', which is "
+			 "missing: its URLs are fetched again", c->p,
+			 (int)(je->warc_len < 64 ? je->warc_len : 64), je->warc);
+	c->missing_warned++;
+	return 0;
 }
 
-/* Reads the journal at path: keeps its whole entries, *valid its length. */
-static enum cr_err read_journal(struct resume_ctx *c, const char *path, journal_keep_fn keep,
-				void *arg, uint64_t *valid, uint64_t *kept)
+/* Calls fn for each whole entry of the journal at path; *valid gets the
+ * length of its whole entries. */
+static enum cr_err scan_journal(const char *path, uint64_t *valid,
+				enum cr_err (*fn)(void *arg, const struct journal_entry *je),
+				void *arg)
 {
 	FILE *fp = fopen(path, "rb");
 	unsigned char head[JOURNAL_HEAD];
@@ -320,13 +342,7 @@ static enum cr_err read_journal(struct resume_ctx *c, const char *path, journal_
 		b.len += len;
 		if (journal_entry_unpack(b.p, b.len, &je, &used) != CR_OK)
 			break;
-		e = note_warc(c, je.warc, je.warc_len, je.warc_end, path);
-		if (!e && je.kind == JOURNAL_OUTCOME) {
-			e = keep(arg, je.fetch_len ? je.fetch : NULL, je.fetch_len,
-				 je.parse_len ? je.parse : NULL, je.parse_len);
-			(*kept)++;
-		}
-		if (e)
+		if ((e = fn(arg, &je)) != CR_OK)
 			break;
 		off += used;
 	}
@@ -336,9 +352,125 @@ static enum cr_err read_journal(struct resume_ctx *c, const char *path, journal_
 	return e;
 }
 
-/* Keeps the records of a committed part file, journaling them again. */
-static enum cr_err read_part(const char *path, enum rec_kind kind, journal_keep_fn keep,
-			     void *arg, struct journal *jn, uint64_t *kept)
+struct keep_ctx {
+	struct resume_ctx *c;
+	journal_keep_fn keep;
+	void *arg;
+	uint64_t kept, dropped;
+};
+
+/* First read: the whole entries' outcomes are kept. */
+static enum cr_err keep_entry(void *arg, const struct journal_entry *je)
+{
+	struct keep_ctx *k = arg;
+
+	if (!entry_whole(k->c, je)) {
+		k->dropped++;
+		return CR_OK;
+	}
+	if (je->kind != JOURNAL_OUTCOME)
+		return CR_OK;
+	k->kept++;
+	return k->keep(k->arg, je->fetch_len ? je->fetch : NULL, je->fetch_len,
+		       je->parse_len ? je->parse : NULL, je->parse_len);
+}
+
+struct copy_ctx {
+	struct resume_ctx *c;
+	struct journal *jn;
+};
+
+/* Second read, when entries were dropped: the whole ones are copied into
+ * the new journal. */
+static enum cr_err copy_entry(void *arg, const struct journal_entry *je)
+{
+	struct copy_ctx *k = arg;
+
+	if (!entry_whole(k->c, je))
+		return CR_OK;
+	journal_add(k->jn, je);
+	/* Written as it goes: the pending batch stays small. */
+	return k->jn->pending.len > (4u << 20) ? journal_sync(k->jn) : CR_OK;
+}
+
+static enum cr_err journal_open(const char *path, uint64_t valid, struct journal **out);
+
+/*
+ * Keeps the whole entries of the journal at path and opens it for this
+ * attempt: appending after them, or - when some entry's WARC bytes are
+ * gone - as a new journal of the whole ones only (the old one renamed to
+ * PATH.old while it is copied, and taken up again if that is interrupted).
+ */
+static enum cr_err resume_journal(struct resume_ctx *c, const char *path, journal_keep_fn keep,
+				  void *arg, struct journal **jn, uint64_t *kept)
+{
+	struct keep_ctx k = { c, keep, arg, 0, 0 };
+	char old[PATH_MAX + 8];
+	uint64_t valid = 0;
+	enum cr_err e;
+	size_t i;
+
+	snprintf(old, sizeof(old), "%s.old", path);
+	if (access(old, F_OK) == 0 && rename(old, path) != 0)
+		return CR_ERR_IO;
+	e = scan_journal(path, &valid, keep_entry, &k);
+	*kept = k.kept;
+	if (e || !k.dropped)
+		return e ? e : journal_open(path, valid, jn);
+	if (rename(path, old) != 0)
+		return CR_ERR_IO;
+	e = journal_open(path, 0, jn);
+	for (i = 0; i < c->nfiles; i++)
+		c->files[i].short_warned = 1;   /* said once already */
+	c->missing_warned = 8;
+	if (!e) {
+		struct copy_ctx cc = { c, *jn };
+
+		e = scan_journal(old, &valid, copy_entry, &cc);
+	}
+	if (!e)
+		e = journal_sync(*jn);
+	if (!e && unlink(old) != 0)
+		e = CR_ERR_IO;
+	return e;
+}
+
+/* 1 if the response a committed fetch record names is in its WARC file
+ * (a record without one always is). */
+static int record_whole(struct resume_ctx *c, const void *data, size_t n)
+{
+	struct fetch_record fr;
+	struct journal_entry je;
+
+	if (fetch_record_unpack(data, n, &fr) != CR_OK)
+		return 0;
+	memset(&je, 0, sizeof(je));
+	je.warc = fr.warc;
+	je.warc_len = fr.warc_len;
+	je.warc_end = fr.warc_len ? fr.warc_offset + 1 : 0;
+	return entry_whole(c, &je);
+}
+
+/* The URL of a packed fetch or parse record (both start with a version
+ * byte and the URL). */
+static int record_url(const void *data, size_t n, const char **url, size_t *len)
+{
+	struct buf_reader rd;
+	uint8_t v;
+
+	buf_reader_init(&rd, data, n);
+	return buf_get_u8(&rd, &v) || buf_get_str(&rd, url, len) ? -1 : 0;
+}
+
+/*
+ * Keeps the records of a committed part file, journaling them again. A
+ * fetch record whose response is not in its WARC file is dropped (its URL
+ * goes into dropped, and is fetched again), and so is the parse record of
+ * a dropped URL.
+ */
+static enum cr_err read_part(struct resume_ctx *c, const char *path, enum rec_kind kind,
+			     journal_keep_fn keep, void *arg, struct journal *jn,
+			     struct hmap *dropped, uint64_t *kept)
 {
 	struct recfile_reader *r;
 	const void *data;
@@ -351,15 +483,27 @@ static enum cr_err read_part(const char *path, enum rec_kind kind, journal_keep_
 	}
 	while ((e = recfile_reader_next(r, &data, &n)) == CR_OK) {
 		struct journal_entry je;
+		const char *url;
+		size_t ul;
 
+		if (record_url(data, n, &url, &ul) != 0) {
+			e = CR_ERR_FORMAT;
+			break;
+		}
 		memset(&je, 0, sizeof(je));
 		je.kind = JOURNAL_OUTCOME;
 		je.warc = "";
+		if (kind == REC_KIND_FETCH && !record_whole(c, data, n)) {
+			*hmap_put(dropped, url, ul) = dropped;
+			continue;
+		}
 		if (kind == REC_KIND_FETCH) {
 			je.fetch = data;
 			je.fetch_len = n;
 			e = keep(arg, data, n, NULL, 0);
 			(*kept)++;
+		} else if (dropped->count && hmap_get(dropped, url, ul)) {
+			continue;
 		} else {
 			je.parse = data;
 			je.parse_len = n;
@@ -403,9 +547,8 @@ enum cr_err journal_resume_part(const struct job *j, int seg, uint32_t p, int wi
 				journal_keep_fn keep, void *arg, struct journal_resume *out)
 {
 	struct resume_ctx c;
-	char jpath[PATH_MAX], fpath[PATH_MAX], ppath[PATH_MAX];
+	char jpath[PATH_MAX], fpath[PATH_MAX], ppath[PATH_MAX], old[PATH_MAX + 8];
 	enum cr_err e;
-	uint64_t valid = 0;
 	size_t i;
 	int from_parts = 0, have_journal;
 
@@ -423,20 +566,27 @@ enum cr_err journal_resume_part(const struct job *j, int seg, uint32_t p, int wi
 	layout_segment_part(&j->dir, seg, "fetch", p, fpath, sizeof(fpath));
 	layout_segment_part(&j->dir, seg, "parse", p, ppath, sizeof(ppath));
 	e = list_warcs(&c);
-	have_journal = access(jpath, F_OK) == 0;
+	snprintf(old, sizeof(old), "%s.old", jpath);
+	have_journal = access(jpath, F_OK) == 0 || access(old, F_OK) == 0;
 	if (!e && have_journal) {
-		e = read_journal(&c, jpath, keep, arg, &valid, &out->kept);
+		e = resume_journal(&c, jpath, keep, arg, &out->jn, &out->kept);
 	} else if (!e && access(fpath, F_OK) == 0 && (!with_parse || access(ppath, F_OK) == 0)) {
 		/* An attempt committed this partition, then the phase failed
 		 * elsewhere: its files are whole and stay as they are. */
 		from_parts = 1;
 	}
-	if (!e)
-		e = journal_open(jpath, valid, &out->jn);
+	if (!e && !have_journal)
+		e = journal_open(jpath, 0, &out->jn);
 	if (!e && from_parts) {
-		e = read_part(fpath, REC_KIND_FETCH, keep, arg, out->jn, &out->kept);
+		struct hmap dropped;
+
+		hmap_init(&dropped);
+		e = read_part(&c, fpath, REC_KIND_FETCH, keep, arg, out->jn, &dropped,
+			      &out->kept);
 		if (!e && with_parse)
-			e = read_part(ppath, REC_KIND_PARSE, keep, arg, out->jn, &out->kept);
+			e = read_part(&c, ppath, REC_KIND_PARSE, keep, arg, out->jn, &dropped,
+				      &out->kept);
+		hmap_release(&dropped);
 		for (i = 0; !e && i < c.nfiles; i++) {
 			struct journal_entry je;
 
@@ -463,11 +613,6 @@ enum cr_err journal_resume_part(const struct job *j, int seg, uint32_t p, int wi
 			}
 			out->warc_removed++;
 			w->attempt = -1;
-		} else if (w->size < w->end) {
-			log_err("fetch", "WARC file '%s' is shorter (%llu bytes) than its journal "
-				"says (%llu)", path, (unsigned long long)w->size,
-				(unsigned long long)w->end);
-			e = CR_ERR_FORMAT;
 		} else if (w->size > w->end) {
 			if (truncate(path, (off_t)w->end) != 0) {
 				log_err("fetch", "cannot cut '%s': %s", path, strerror(errno));

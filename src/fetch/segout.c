@@ -3,13 +3,21 @@
 #include "fetch/journal.h"
 #include "store/recfile.h"
 #include "util/fs.h"
+#include "util/log.h"
 
 #include <limits.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define WARC_SOFTWARE "mpicrawl/0.1"
+
+/* A WARC file a partition wrote, and how far. */
+struct written {
+	char name[128];
+	uint64_t end;
+};
 
 /* The outputs of one partition. */
 struct part {
@@ -19,6 +27,8 @@ struct part {
 	char prefix[64];                  /* of its WARC files (journal_warc_prefix) */
 	struct journal *jn;               /* finished URLs, made durable in batches */
 	int attempt;                      /* of this fetch of the segment */
+	struct written *files;            /* checked before the partition commits */
+	size_t nfiles, cap;
 };
 
 struct segout {
@@ -92,6 +102,7 @@ void segout_free(struct segout **sp)
 		for (k = 0; k < 3; k++)
 			if (warc_writer_close(&o->warc[k]) != CR_OK)
 				continue;
+		free(o->files);
 	}
 	free(s->parts);
 	buf_release(&s->scratch);
@@ -243,6 +254,34 @@ enum cr_err segout_metadata(struct segout *s, uint32_t p, enum segout_series k,
 	return s->failed;
 }
 
+/* Notes that w's current file holds what was written to it so far. */
+static void note_written(struct part *o, struct warc_writer *w)
+{
+	const char *name = warc_writer_name(w);
+	struct written *f = o->nfiles ? &o->files[o->nfiles - 1] : NULL;
+
+	if (!f || strcmp(f->name, name)) {
+		size_t i;
+
+		for (i = 0, f = NULL; i < o->nfiles && !f; i++)
+			if (!strcmp(o->files[i].name, name))
+				f = &o->files[i];
+	}
+	if (!f) {
+		if (o->nfiles == o->cap) {
+			o->cap = o->cap ? o->cap * 2 : 8;
+			o->files = realloc(o->files, o->cap * sizeof(*o->files));
+			if (!o->files) {
+				fputs("mpicrawl: out of memory\n", stderr);
+				abort();
+			}
+		}
+		f = &o->files[o->nfiles++];
+		snprintf(f->name, sizeof(f->name), "%s", name);
+	}
+	f->end = warc_writer_offset(w);
+}
+
 enum cr_err segout_outcome(struct segout *s, uint32_t p, const struct fetch_record *fr,
 			   const void *parse, size_t parse_len, enum segout_series k)
 {
@@ -265,6 +304,8 @@ enum cr_err segout_outcome(struct segout *s, uint32_t p, const struct fetch_reco
 	je.warc = w ? warc_writer_name(w) : "";
 	je.warc_len = strlen(je.warc);
 	je.warc_end = w ? warc_writer_offset(w) : 0;
+	if (w)
+		note_written(o, w);
 	je.fetch = s->scratch.p;
 	je.fetch_len = s->scratch.len;
 	je.parse = o->parse ? parse : NULL;
@@ -287,6 +328,7 @@ void segout_robots_done(struct segout *s, uint32_t p)
 	je.warc_len = strlen(je.warc);
 	je.warc_end = warc_writer_offset(w);
 	journal_add(o->jn, &je);
+	note_written(o, w);
 }
 
 enum cr_err segout_sync(struct segout *s)
@@ -307,8 +349,36 @@ enum cr_err segout_sync(struct segout *s)
 	return s->failed;
 }
 
-/* Commits partition p: WARC files closed, the record files renamed into
- * place, then the journal removed (it holds all the part files do). */
+/*
+ * A URL is committed as fetched only when the WARC bytes its outcome names
+ * are there: every file the partition wrote must still hold what was
+ * written (a directory removed under a running fetch leaves the files
+ * written to nowhere). Otherwise nothing of the partition is committed and
+ * the next fetch of the segment fetches those URLs again.
+ */
+static enum cr_err check_written(struct segout *s, uint32_t p)
+{
+	struct part *o = &s->parts[p];
+	char path[PATH_MAX];
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < o->nfiles; i++) {
+		layout_segment_file(&s->j->dir, s->seg, "warc", o->files[i].name, path,
+				    sizeof(path));
+		if (stat(path, &st) == 0 && (uint64_t)st.st_size >= o->files[i].end)
+			continue;
+		log_err("fetch", "WARC file '%s' is missing or shorter than what was written "
+			"to it: partition %u of segment %d is not committed; fetch the segment "
+			"again (its URLs archived there are fetched again)", path, p, s->seg);
+		return CR_ERR_IO;
+	}
+	return CR_OK;
+}
+
+/* Commits partition p: WARC files closed and checked, the record files
+ * renamed into place, then the journal removed (it holds all the part
+ * files do). */
 static enum cr_err commit_part(struct segout *s, uint32_t p)
 {
 	struct part *o = part_of(s, p);
@@ -318,6 +388,8 @@ static enum cr_err commit_part(struct segout *s, uint32_t p)
 	for (k = 0; !e && k < 3; k++)
 		if (warc_writer_close(&o->warc[k]) != CR_OK)
 			e = CR_ERR_IO;
+	if (!e)
+		e = check_written(s, p);
 	if (!e)
 		e = journal_sync(o->jn);
 	if (!e && o->fetch)

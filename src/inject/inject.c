@@ -1,5 +1,6 @@
 #include "inject/inject.h"
 #include "comm/comm.h"
+#include "dedup/dedup.h"
 #include "seen/seen.h"
 #include "update/route.h"
 #include "url/url.h"
@@ -117,6 +118,9 @@ enum cr_err inject_run(struct job *j, const char *seeds, int ver, uint64_t *c)
 		c[IC_ADDED] += st.added;
 		c[IC_RECORDS] += st.records;
 	}
+	/* Inject adds no page: the near-duplicate stores go on unchanged. */
+	if (!e)
+		e = dedup_carry(j, ver);
 	route_release(&rt);
 	buf_release(&seen);
 	return e;

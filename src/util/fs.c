@@ -174,3 +174,20 @@ enum cr_err fs_remove_tree(const char *path)
 		e = CR_ERR_IO;
 	return e;
 }
+
+enum cr_err fs_link_or_copy(const char *src, const char *dst)
+{
+	struct buf b;
+	enum cr_err e;
+
+	if (link(src, dst) == 0)
+		return CR_OK;
+	if (errno != EXDEV && errno != EPERM && errno != EMLINK)
+		return CR_ERR_IO;
+	buf_init(&b);
+	e = fs_read_all(src, SIZE_MAX, &b);
+	if (!e)
+		e = fs_write_atomic(dst, b.p, b.len);
+	buf_release(&b);
+	return e;
+}

@@ -226,4 +226,47 @@ for ((i = 0; i < TRIALS; i++)); do
 	[ -n "${KEEP_SCRATCH:-}" ] || rm -rf "$dir"
 done
 echo "trials: $TRIALS ($killed killed, $stopped stopped early), $((SECONDS - T_START)) s in all"
+
+# ---- damage between the kill and the resume ----
+# Each trial kills a 2-rank crawl inside the fetch of segment 2 (SIGKILL of
+# every rank), damages one file, and resumes. It must end with the
+# reference's CrawlDb (what was lost is fetched again), or with a refusal
+# that names the damaged file - never exit 0 with less.
+damage() {
+	local kind=$1 dir=$2 f
+	case $kind in
+	warc-gone) rm -rf "$dir/segments/00002/warc"; echo "segments/00002/warc" ;;
+	warc-cut)
+		f=$(ls -S "$dir"/segments/00002/warc/*.warc.gz 2>/dev/null | grep -v robots | head -1)
+		[ -n "$f" ] && truncate -s $(($(stat -c %s "$f") / 2)) "$f"
+		basename "${f:-none}" ;;
+	journal-gone) rm -f "$dir"/segments/00002/fetch/*.journal; echo "journal" ;;
+	seen-damaged)
+		for f in "$dir"/crawldb/0000*/seen-*.bloom; do echo garbage >"$f"; done
+		echo "seen" ;;
+	lsh-damaged)
+		for f in "$dir"/crawldb/0000*/lsh-*.zst; do echo garbage >"$f"; done
+		echo "lsh-" ;;
+	meta-gone) rm -f "$dir/crawl.meta"; echo "crawl.meta" ;;
+	esac
+}
+for kind in warc-gone warc-cut journal-gone seen-damaged lsh-damaged meta-gone; do
+	dir=$SCRATCH/d-$kind
+	MPICRAWL_TEST_KILL="fetch 2 300 -1 9" run_ranks 2 crawl --dir "$dir" \
+		--seeds "$SCRATCH/seeds" "${opts[@]}" --set politeness.delay_ms=50 \
+		>"$dir.out1" 2>&1
+	check "damage $kind: the kill came inside the fetch" test ! -e "$dir/segments/00002/_SUCCESS.fetch"
+	named=$(damage "$kind" "$dir")
+	run_ranks 2 crawl --dir "$dir" --seeds "$SCRATCH/seeds" "${opts[@]}" >"$dir.out2" 2>&1
+	rc=$?
+	if [ "$rc" -eq 0 ]; then
+		db_lines "$dir" >"$dir.db"
+		check "damage $kind: resumed with the reference's CrawlDb" cmp -s "$SCRATCH/ref.db" "$dir.db"
+		check "damage $kind: WARC files whole" warc_whole "$dir"
+	else
+		check "damage $kind: refused (exit $rc), naming $named" grep -q -- "$named" "$dir.out2"
+	fi
+	echo "damage $kind: resumed with exit $rc"
+	[ -n "${KEEP_SCRATCH:-}" ] || rm -rf "$dir" "$dir".*
+done
 finish
