@@ -186,6 +186,8 @@ static const struct key keys[] = {
 	  "end a fetch phase after this many seconds, leaving the rest due (0: no limit)"),
 	L("fetch.stop_grace_s", stop_grace_s, 0, 3600, "10",
 	  "on SIGTERM/SIGUSR1, time open requests get to finish before they are abandoned (s)"),
+	L("fetch.max_hold_s", max_hold_s, 0, 86400, "30",
+	  "a host whose next request may start only later than this leaves the round (s)"),
 	L("fetch.sync_interval_ms", sync_interval_ms, 10, 3600000, "1000",
 	  "how often finished URLs are made durable in the fetch journal (ms)"),
 	SC("dns.servers", dns_servers, "", check_servers,

@@ -38,6 +38,7 @@ struct config {
 	long time_limit_s;
 	long stop_grace_s;          /* fetch.stop_grace_s: SIGTERM/SIGUSR1 */
 	long sync_interval_ms;      /* fetch.sync_interval_ms: journal batches */
+	long max_hold_s;            /* fetch.max_hold_s: longer holds leave the round */
 	char dns_servers[512];
 	long dns_timeout_ms;
 	long dns_cache_ttl_s;

@@ -41,7 +41,7 @@ const char *const fetch_counter_names[FC_COUNT_] = {
 	"redirect", "gone", "error", "denied", "blocked", "deferred", "truncated",
 	"not_reached", "robots_unavailable", "robots_wait", "backoffs", "parked",
 	"bytes", "dns_queries", "dns_failed", "hosts", "latency_us_sum", "too_large", "timeout",
-	"revisits",
+	"revisits", "held",
 };
 
 struct fetcher {
@@ -567,6 +567,7 @@ static void fetch_loop(struct fetcher *f)
 
 		if (check_limits(f, now, limit))
 			break;
+		hosts_tick(&f->hosts, now);
 		if (now >= f->next_sync) {
 			fail(f, segout_sync(f->out));
 			f->next_sync = now + (int64_t)cfg->sync_interval_ms * 1000;
@@ -613,6 +614,7 @@ static enum cr_err fetcher_init(struct fetcher *f, struct job *j, int seg)
 	 * has none: revisit records only when the fetcher parses. */
 	f->revisits = cfg->warc_revisits && cfg->fetch_parse;
 	hosts_init(&f->hosts, &pol);
+	f->hosts.max_hold_us = (int64_t)cfg->max_hold_s * 1000000;
 	origins_init(&f->origins, j);
 	hmap_init(&f->done);
 	buf_init(&f->parsed);
@@ -660,6 +662,13 @@ static enum cr_err finish(struct fetcher *f)
 	}
 	dns_counters(f->dns, &q, &hits);
 	f->c[FC_DNS_QUERIES] = q;
+	f->c[FC_HELD] = f->hosts.released;
+	f->c[FC_NOT_REACHED] += f->hosts.released_urls;
+	if (f->hosts.released)
+		log_info("fetch", "%llu hosts asked for a pause over fetch.max_hold_s: their %llu "
+			 "URLs left the round and wait for it",
+			 (unsigned long long)f->hosts.released,
+			 (unsigned long long)f->hosts.released_urls);
 	return e;
 }
 

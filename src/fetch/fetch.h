@@ -43,6 +43,7 @@ enum fetch_counter {
 	FC_TOO_LARGE,     /* bodies that decode to more than fetch.max_decoded_bytes */
 	FC_TIMEOUT,       /* no whole answer within the time limits */
 	FC_REVISITS,      /* exchanges archived as revisit records */
+	FC_HELD,          /* hosts that left the round for a hold over fetch.max_hold_s */
 	FC_COUNT_
 };
 

@@ -136,12 +136,26 @@ void hosts_join(struct host_table *t, struct host *h, const char *key)
 	h->gate = &g->gate;
 }
 
-/* The state h belongs in now: the one pure decision of a host's life. */
-static enum host_state settled(const struct host *h, int stopping)
+/* 1 if a ready host's next start lies beyond the hold limit. */
+static int held_too_long(const struct host_table *t, const struct host *h)
 {
+	int64_t at;
+
+	if (t->max_hold_us <= 0 || h->state != HOST_READY || h->next >= h->n)
+		return 0;
+	at = sched_next_start(h->gate, &h->pol);
+	return at != INT64_MAX && at > t->now + t->max_hold_us;
+}
+
+/* The state h belongs in now: the one pure decision of a host's life
+ * (*release: it leaves the round for a long hold). */
+static enum host_state settled(const struct host_table *t, const struct host *h,
+			       int stopping, int *release)
+{
+	*release = 0;
 	if (h->state == HOST_DONE)
 		return HOST_DONE;
-	if (h->next >= h->n || stopping)
+	if (h->next >= h->n || stopping || (*release = held_too_long(t, h)))
 		return h->s.in_flight > 0 ? HOST_DRAINING : HOST_DONE;
 	if (h->state == HOST_DRAINING)
 		return HOST_READY;
@@ -173,9 +187,25 @@ static void set_state(struct host_table *t, struct host *h, enum host_state s)
 	}
 }
 
+/* A host whose next start is too far ahead leaves the round: its
+ * remaining URLs stay due, and its gate holds until that start, which the
+ * robots cache carries to the next phases. */
+static void release(struct host_table *t, struct host *h)
+{
+	sched_hold(h->gate, sched_next_start(h->gate, &h->pol));
+	t->released++;
+	t->released_urls += h->n - h->next;
+	h->next = h->n;
+}
+
 void hosts_settle(struct host_table *t, struct host *h, int stopping)
 {
-	set_state(t, h, settled(h, stopping));
+	int rel;
+	enum host_state s = settled(t, h, stopping, &rel);
+
+	if (rel)
+		release(t, h);
+	set_state(t, h, s);
 }
 
 void hosts_set(struct host_table *t, struct host *h, enum host_state s)
@@ -195,6 +225,11 @@ void hosts_settle_group(struct host_table *t, struct host *h, int stopping)
 	for (k = 0; h->group && k < h->group->n; k++)
 		if (h->group->members[k] != h)
 			hosts_settle(t, h->group->members[k], stopping);
+}
+
+void hosts_tick(struct host_table *t, int64_t now)
+{
+	t->now = now;
 }
 
 struct host *hosts_due(struct host_table *t, int64_t now)

@@ -9,6 +9,10 @@
  *                                              start)          robots.txt)
  *   any state, when nothing is left to start (or the phase stops):
  *     DRAINING while requests are in flight, then DONE.
+ *   READY, when its next start lies more than max_hold ahead (a Retry-After,
+ *     a back-off, a long Crawl-delay): released - its remaining URLs leave
+ *     the round with no outcome, and its gate keeps the hold (it is carried
+ *     to later phases) - then DRAINING or DONE.
  *
  * The heap orders hosts by the time politeness (sched.h) lets them start
  * next; only NEW and READY hosts are in it. A host of a group (politeness.by
@@ -69,6 +73,10 @@ struct host_table {
 	struct sched_heap heap;
 	struct sched_policy pol;  /* the phase's */
 	size_t left;              /* hosts not DONE */
+	int64_t max_hold_us;      /* fetch.max_hold_s; 0: no limit */
+	int64_t now;              /* the loop's clock (hosts_tick) */
+	uint64_t released;        /* hosts released for a long hold */
+	uint64_t released_urls;   /* ... and the URLs that left the round with them */
 };
 
 void hosts_init(struct host_table *t, const struct sched_policy *pol);
@@ -92,6 +100,9 @@ void hosts_set(struct host_table *t, struct host *h, enum host_state s);
 void hosts_settle(struct host_table *t, struct host *h, int stopping);
 /* hosts_settle for h and, in a group, every other member. */
 void hosts_settle_group(struct host_table *t, struct host *h, int stopping);
+
+/* The loop's clock, for the hold limit. */
+void hosts_tick(struct host_table *t, int64_t now);
 
 /* The host whose turn comes first, if it may start by now; else NULL. */
 struct host *hosts_due(struct host_table *t, int64_t now);

@@ -15,7 +15,7 @@
 const char *const generate_counter_names[GC_COUNT_] = {
 	"records", "selected", "not_due", "host_capped", "politeness_capped", "too_deep",
 	"hosts",
-	"demoted", "demoted_hosts",
+	"demoted", "demoted_hosts", "held",
 };
 
 int64_t generate_feasible(long time_limit_s, long delay_ms)
@@ -77,6 +77,8 @@ enum generate_verdict generate_select(const struct crawl_record *r,
 		return GEN_TOO_DEEP;
 	if (!generate_due(r, now, 0))
 		return GEN_NOT_DUE;
+	if (h->hold_until > now)
+		return GEN_HELD;
 	if (h->selected >= (uint64_t)g->demoted_per_round && generate_demoted(g, h))
 		return GEN_DEMOTED;
 	if (g->max_per_host > 0 && h->selected >= (uint64_t)g->max_per_host)
@@ -130,6 +132,7 @@ struct gen_part {
 	uint64_t *c;
 	struct hmap per_host;     /* host -> URLs selected (uintptr_t) */
 	struct hmap delays;       /* origin -> cached Crawl-delay ms (uintptr_t) */
+	struct hmap holds;        /* origin -> hold until, µs (uintptr_t), when ahead */
 	struct hmap dups;         /* host -> pages | duplicates << 32 (count_duplicates) */
 };
 
@@ -139,7 +142,10 @@ static enum cr_err note_delay(void *arg, const struct robots_cache_entry *e)
 	struct robots *rules;
 	long cd;
 
-	if (e->http_status < 200 || e->http_status >= 300 ||
+	if (e->times.hold_until > g->now)
+		*hmap_put(&g->holds, e->origin, strlen(e->origin)) =
+			(void *)(uintptr_t)e->times.hold_until;
+	if (g->rules.time_limit_s <= 0 || e->http_status < 200 || e->http_status >= 300 ||
 	    robots_parse(e->body, e->body_len, g->j->cfg.robots_agent, &rules) != CR_OK)
 		return CR_OK;
 	cd = robots_crawl_delay_ms(rules);
@@ -150,16 +156,16 @@ static enum cr_err note_delay(void *arg, const struct robots_cache_entry *e)
 }
 
 /*
- * The Crawl-delay of each origin of partition p known to the robots.txt
- * cache. Only needed, and only loaded, when fetch.time_limit_s bounds the
- * fetch phase.
+ * What the robots.txt cache knows of the origins of partition p: holds a
+ * host asked for that have not ended, and - only when fetch.time_limit_s
+ * bounds the fetch phase - each origin's Crawl-delay.
  */
 static void load_crawl_delays(struct gen_part *g, uint32_t p)
 {
 	int ver = layout_robots_last(&g->j->dir);
 	char path[PATH_MAX];
 
-	if (ver == 0 || g->rules.time_limit_s <= 0)
+	if (ver == 0)
 		return;
 	layout_robots_part(&g->j->dir, ver, p, path, sizeof(path));
 	if (robots_cache_scan(path, note_delay, g) != CR_OK)
@@ -179,12 +185,13 @@ static void host_of(const struct gen_part *g, char *url, const char *host,
 	h->duplicates = v >> 32;
 	cd = g->rules.time_limit_s > 0 ? hmap_get(&g->delays, url, ol) : NULL;
 	h->crawl_delay_ms = cd ? (long)(uintptr_t)cd : -1;
+	h->hold_until = g->holds.count ? (int64_t)(uintptr_t)hmap_get(&g->holds, url, ol) : 0;
 }
 
 static const int verdict_counter[] = {
 	[GEN_SELECT] = GC_SELECTED, [GEN_TOO_DEEP] = GC_TOO_DEEP, [GEN_NOT_DUE] = GC_NOT_DUE,
 	[GEN_DEMOTED] = GC_DEMOTED, [GEN_HOST_CAPPED] = GC_HOST_CAPPED,
-	[GEN_POLITENESS_CAPPED] = GC_POLITENESS_CAPPED,
+	[GEN_POLITENESS_CAPPED] = GC_POLITENESS_CAPPED, [GEN_HELD] = GC_HELD,
 };
 
 /* One CrawlDb record: selected (1) or not (0); -1 if damaged. */
@@ -207,7 +214,7 @@ static int consider(struct gen_part *g, const void *data, size_t n)
 	else
 		host_of(g, url, host, &h);
 	v = generate_select(&rec, &h, &g->rules, g->now);
-	if (v != GEN_TOO_DEEP && v != GEN_NOT_DUE) {
+	if (v != GEN_TOO_DEEP && v != GEN_NOT_DUE && v != GEN_HELD) {
 		if (!host[0])
 			return 0;
 		slot = hmap_put(&g->per_host, host, strlen(host));
@@ -253,6 +260,7 @@ static enum cr_err generate_partition(struct job *j, int seg, int ver, uint32_t 
 	generate_rules_from(&j->cfg, &g.rules);
 	hmap_init(&g.per_host);
 	hmap_init(&g.delays);
+	hmap_init(&g.holds);
 	hmap_init(&g.dups);
 	load_crawl_delays(&g, p);
 	if (r && j->cfg.demote_min_pages > 0 && count_duplicates(in, &g.dups) != CR_OK)
@@ -271,6 +279,7 @@ static enum cr_err generate_partition(struct job *j, int seg, int ver, uint32_t 
 	}
 	hmap_release(&g.per_host);
 	hmap_release(&g.delays);
+	hmap_release(&g.holds);
 	hmap_release(&g.dups);
 	recfile_reader_free(&r);
 	if (e != CR_EOF) {

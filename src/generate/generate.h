@@ -30,6 +30,7 @@ enum generate_counter {
 	GC_HOSTS,
 	GC_DEMOTED,      /* due, held back: the host's pages are mostly duplicates */
 	GC_DEMOTED_HOSTS,
+	GC_HELD,         /* due, but their host asked for a pause that has not ended */
 	GC_COUNT_
 };
 
@@ -63,6 +64,7 @@ struct generate_host {
 	uint64_t pages;              /* its pages with content in the CrawlDb */
 	uint64_t duplicates;         /* ... of which near-duplicates */
 	long crawl_delay_ms;         /* its origin's cached robots.txt Crawl-delay; -1: none */
+	int64_t hold_until;          /* its origin's hold (robots cache), µs; 0: none */
 };
 
 enum generate_verdict {
@@ -72,6 +74,7 @@ enum generate_verdict {
 	GEN_DEMOTED,                 /* the host is mostly duplicates: a few per round */
 	GEN_HOST_CAPPED,             /* max_per_host reached */
 	GEN_POLITENESS_CAPPED,       /* more than politeness lets the fetch phase fetch */
+	GEN_HELD,                    /* its host asked for a pause (fetch.max_hold_s) */
 };
 
 /* 1 if the host's pages are mostly near-duplicates (trap.demote_*). */

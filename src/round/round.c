@@ -176,7 +176,7 @@ int round_inject(struct job *j, const char *seeds)
 	return rc;
 }
 
-int round_generate(struct job *j, int *segp, uint64_t *selected)
+int round_generate(struct job *j, int *segp, uint64_t *selected, uint64_t *held)
 {
 	static const char *const fetchlist[] = { "fetchlist", NULL };
 	uint64_t c[GC_COUNT_] = { 0 };
@@ -209,11 +209,14 @@ int round_generate(struct job *j, int *segp, uint64_t *selected)
 	buf_release(&json);
 	if (!rc && j->rank == 0)
 		log_info("generate", "segment %d: %llu URLs due on %llu hosts "
-			 "(%llu capped per host, %llu not due)", p.seg,
+			 "(%llu capped per host, %llu not due, %llu held)", p.seg,
 			 (unsigned long long)c[GC_SELECTED], (unsigned long long)c[GC_HOSTS],
-			 (unsigned long long)c[GC_HOST_CAPPED], (unsigned long long)c[GC_NOT_DUE]);
+			 (unsigned long long)c[GC_HOST_CAPPED], (unsigned long long)c[GC_NOT_DUE],
+			 (unsigned long long)c[GC_HELD]);
 	*segp = p.seg;
 	*selected = c[GC_SELECTED];
+	if (held)
+		*held = c[GC_HELD];
 	return rc;
 }
 
@@ -546,11 +549,11 @@ static void explain_nothing_fetched(struct job *j)
 /* Generate a new round's segment; 1 in *complete when nothing is due. */
 static int generate_step(struct job *j, int seg, int *complete)
 {
-	uint64_t selected = 0;
+	uint64_t selected = 0, held = 0;
 	int rc;
 
 	hook(j, "generate", seg);
-	rc = round_generate(j, &seg, &selected);
+	rc = round_generate(j, &seg, &selected, &held);
 	if (rc || selected)
 		return rc;
 	if (j->rank == 0) {
@@ -559,7 +562,12 @@ static int generate_step(struct job *j, int seg, int *complete)
 		layout_segment_dir(&j->dir, seg, dir, sizeof(dir));
 		if (fs_remove_tree(dir) != CR_OK)
 			log_warn("crawl", "cannot remove empty segment '%s'", dir);
-		log_info("crawl", "nothing is due: the crawl is complete");
+		if (held)
+			log_info("crawl", "nothing can be fetched now: %llu URLs wait for hosts "
+				 "that asked for a pause; run again later to continue",
+				 (unsigned long long)held);
+		else
+			log_info("crawl", "nothing is due: the crawl is complete");
 	}
 	explain_nothing_fetched(j);
 	comm_barrier();

@@ -25,8 +25,9 @@
 #define ROUND_EXIT_STOPPED 75
 
 int round_inject(struct job *j, const char *seeds);
-/* *seg receives the new segment; *selected the URLs selected (all ranks). */
-int round_generate(struct job *j, int *seg, uint64_t *selected);
+/* *seg receives the new segment; *selected the URLs selected and *held
+ * (may be NULL) the due URLs of hosts that asked for a pause (all ranks). */
+int round_generate(struct job *j, int *seg, uint64_t *selected, uint64_t *held);
 /* seg 0: the last segment. A fetched segment is fetched again afresh; an
  * interrupted fetch resumes. *outcomes (may be NULL) gets how many URLs got
  * an outcome, over all ranks. */

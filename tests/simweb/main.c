@@ -19,6 +19,7 @@ static const char simweb_usage[] =
 	"usage: simweb --hosts N --pages M [--seed S] [--domain D] [--port P] [--bind ADDR]\n"
 	"              [--port-file FILE] [--log FILE] [--agent A] [--latency-ms L]\n"
 	"              [--politeness [--max-crawl-delay-ms C]] [--dupes F] [--hostile]\n"
+	"              [--retry-after S]\n"
 	"       simweb --truth --hosts N --pages M [--seed S] [--domain D] --port P [--agent A]\n"
 	"              [--politeness [--max-crawl-delay-ms C]] [--dupes F]\n"
 	"              [--hostile [--max-redirects R]]\n"
@@ -55,7 +56,7 @@ int main(int argc, char **argv)
 	enum { OPT_HOSTS = 256, OPT_PAGES, OPT_SEED, OPT_DOMAIN, OPT_PORT, OPT_BIND,
 	       OPT_PORT_FILE, OPT_LOG, OPT_AGENT, OPT_TRUTH, OPT_SEEDS, OPT_HELP,
 	       OPT_POLITENESS, OPT_LATENCY, OPT_MAX_DELAY, OPT_HOSTINFO, OPT_DUPES,
-	       OPT_PAIRS, OPT_HOSTILE, OPT_MAX_REDIRECTS };
+	       OPT_PAIRS, OPT_HOSTILE, OPT_MAX_REDIRECTS, OPT_RETRY_AFTER };
 	static const struct option opts[] = {
 		{ "hosts", required_argument, NULL, OPT_HOSTS },
 		{ "pages", required_argument, NULL, OPT_PAGES },
@@ -77,10 +78,11 @@ int main(int argc, char **argv)
 		{ "pairs", no_argument, NULL, OPT_PAIRS },
 		{ "hostile", no_argument, NULL, OPT_HOSTILE },
 		{ "max-redirects", required_argument, NULL, OPT_MAX_REDIRECTS },
+		{ "retry-after", required_argument, NULL, OPT_RETRY_AFTER },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct web w = { .seed = 1, .domain = "sim.test", .agent = "mpicrawl",
-			 .max_crawl_delay_ms = 30000, .max_redirects = 5 };
+			 .max_crawl_delay_ms = 30000, .max_redirects = 5, .retry_after_s = 1 };
 	struct srv_opts so = { .bind = "127.0.0.1" };
 	unsigned long long v;
 	int mode = 0, have_hosts = 0, have_pages = 0, have_port = 0, opt;
@@ -135,6 +137,11 @@ int main(int argc, char **argv)
 			break;
 		case OPT_HOSTILE:
 			w.hostile = 1;
+			break;
+		case OPT_RETRY_AFTER:
+			if (simweb_number(optarg, 86400, &v) < 0 || v < 1)
+				return simweb_fail("bad --retry-after", optarg);
+			w.retry_after_s = (unsigned)v;
 			break;
 		case OPT_MAX_REDIRECTS:
 			if (simweb_number(optarg, HOSTILE_REDIRECTS_MAX, &v) < 0 || v < 1)

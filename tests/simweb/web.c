@@ -1204,14 +1204,14 @@ static void web_robots_respond(const struct web *w, unsigned h, const struct web
 		web_failure(r, sb, 500, 0);
 		return;
 	case WV_R503:
-		web_failure(r, sb, 503, 1);
+		web_failure(r, sb, 503, w->retry_after_s);
 		return;
 	case WV_R429:
-		web_failure(r, sb, 429, 1);
+		web_failure(r, sb, 429, w->retry_after_s);
 		return;
 	case WV_RFAIL1:
 		if (attempt == 0) {
-			web_failure(r, sb, 503, 1);
+			web_failure(r, sb, 503, w->retry_after_s);
 			return;
 		}
 		break;
@@ -1257,7 +1257,7 @@ static void web_robots_respond(const struct web *w, unsigned h, const struct web
 	case WV_HUGE:
 		buf = malloc(WEB_HUGE_CAP);
 		if (!buf) {
-			web_failure(r, sb, 503, 1);
+			web_failure(r, sb, 503, w->retry_after_s);
 			return;
 		}
 		{
@@ -1281,7 +1281,7 @@ static void web_dup_respond(const struct web *w, unsigned k, struct web_response
 	struct web_sb big = { malloc(WEB_DUP_BODY_MAX), 0, WEB_DUP_BODY_MAX };
 
 	if (!big.p) {
-		web_failure(r, sb, 503, 1);
+		web_failure(r, sb, 503, w->retry_after_s);
 		return;
 	}
 	web_dup_render(w, k / WEB_DUP_VARIANTS, k % WEB_DUP_VARIANTS, &big);
@@ -1325,7 +1325,7 @@ void web_respond(const struct web *w, const char *host, const char *path,
 		r->type = "text/plain; charset=utf-8";
 		web_robots_txt(w, h, &sb);
 	} else if (d && attempt == 0 && web_once(d, kind, k)) {
-		web_failure(r, &sb, d->v == WV_PAGE429 ? 429 : 503, 1);
+		web_failure(r, &sb, d->v == WV_PAGE429 ? 429 : 503, w->retry_after_s);
 	} else if (kind == WEB_GO) {
 		/* Location spelled absolute, root-relative or relative (RFC 9110 allows all). */
 		web_rng_init(&rng, w, TAG_GO, h, WEB_GO, k);

@@ -53,6 +53,7 @@ struct web {
 	unsigned dupes;                    /* --dupes: near-duplicate families; 0: none */
 	int hostile;                       /* --hostile: the quarter of hostile.h */
 	unsigned max_redirects;            /* --max-redirects: the crawler's cap (truth) */
+	unsigned retry_after_s;            /* --retry-after: of every 429 and 503 (default 1) */
 	unsigned dup_nhosts;               /* set by web_check: the hosts that may carry */
 	uint16_t dup_hosts[WEB_HOSTS_MAX]; /* family pages (/dup/ allowed), ascending */
 };

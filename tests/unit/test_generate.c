@@ -14,34 +14,40 @@ static void select_table(void)
 		long crawl_delay_ms;
 		long max_depth, max_per_host, time_limit_s;
 		int want;
+		int64_t hold_until;
 	} rows[] = {
-		{ "due", 0, ST_UNFETCHED, 0, 0, 0, 0, -1, 0, 0, 0, GEN_SELECT },
-		{ "not due yet", 0, ST_FETCHED, 2000, 0, 0, 0, -1, 0, 0, 0, GEN_NOT_DUE },
-		{ "a trap is never due", 0, ST_TRAP, 0, 0, 0, 0, -1, 0, 0, 0, GEN_NOT_DUE },
-		{ "too deep", 4, ST_UNFETCHED, 0, 0, 0, 0, -1, 3, 0, 0, GEN_TOO_DEEP },
+		{ "due", 0, ST_UNFETCHED, 0, 0, 0, 0, -1, 0, 0, 0, GEN_SELECT, 0 },
+		{ "not due yet", 0, ST_FETCHED, 2000, 0, 0, 0, -1, 0, 0, 0, GEN_NOT_DUE, 0 },
+		{ "a trap is never due", 0, ST_TRAP, 0, 0, 0, 0, -1, 0, 0, 0, GEN_NOT_DUE, 0 },
+		{ "too deep", 4, ST_UNFETCHED, 0, 0, 0, 0, -1, 3, 0, 0, GEN_TOO_DEEP, 0 },
 		{ "too deep before not due", 4, ST_FETCHED, 2000, 0, 0, 0, -1, 3, 0, 0,
-		  GEN_TOO_DEEP },
-		{ "at max_depth", 3, ST_UNFETCHED, 0, 0, 0, 0, -1, 3, 0, 0, GEN_SELECT },
-		{ "host cap", 0, ST_UNFETCHED, 0, 5, 0, 0, -1, 0, 5, 0, GEN_HOST_CAPPED },
-		{ "under the host cap", 0, ST_UNFETCHED, 0, 4, 0, 0, -1, 0, 5, 0, GEN_SELECT },
+		  GEN_TOO_DEEP, 0 },
+		{ "at max_depth", 3, ST_UNFETCHED, 0, 0, 0, 0, -1, 3, 0, 0, GEN_SELECT, 0 },
+		{ "host cap", 0, ST_UNFETCHED, 0, 5, 0, 0, -1, 0, 5, 0, GEN_HOST_CAPPED, 0 },
+		{ "under the host cap", 0, ST_UNFETCHED, 0, 4, 0, 0, -1, 0, 5, 0, GEN_SELECT, 0 },
 		{ "demoted host, after its few", 0, ST_UNFETCHED, 0, 2, 20, 15, -1, 0, 0, 0,
-		  GEN_DEMOTED },
+		  GEN_DEMOTED, 0 },
 		{ "demoted host, its few per round", 0, ST_UNFETCHED, 0, 1, 20, 15, -1, 0, 0, 0,
-		  GEN_SELECT },
+		  GEN_SELECT, 0 },
 		{ "few duplicates: not demoted", 0, ST_UNFETCHED, 0, 2, 20, 5, -1, 0, 0, 0,
-		  GEN_SELECT },
+		  GEN_SELECT, 0 },
 		{ "demoted before the host cap", 0, ST_UNFETCHED, 0, 5, 20, 15, -1, 0, 5, 0,
-		  GEN_DEMOTED },
+		  GEN_DEMOTED, 0 },
 		{ "politeness: 60 s at 1 s is 61", 0, ST_UNFETCHED, 0, 61, 0, 0, -1, 0, 0, 60,
-		  GEN_POLITENESS_CAPPED },
+		  GEN_POLITENESS_CAPPED, 0 },
 		{ "politeness: the 61st fits", 0, ST_UNFETCHED, 0, 60, 0, 0, -1, 0, 0, 60,
-		  GEN_SELECT },
+		  GEN_SELECT, 0 },
 		{ "politeness: Crawl-delay 10 s", 0, ST_UNFETCHED, 0, 7, 0, 0, 10000, 0, 0, 60,
-		  GEN_POLITENESS_CAPPED },
+		  GEN_POLITENESS_CAPPED, 0 },
 		{ "politeness: a deferred Crawl-delay counts the phase's", 0, ST_UNFETCHED, 0, 7,
-		  0, 0, 999999, 0, 0, 60, GEN_SELECT },
+		  0, 0, 999999, 0, 0, 60, GEN_SELECT, 0 },
 		{ "no time limit: no politeness cap", 0, ST_UNFETCHED, 0, 100000, 0, 0, 10000, 0, 0,
-		  0, GEN_SELECT },
+		  0, GEN_SELECT, 0 },
+		{ "a host's pause not ended: held", 0, ST_UNFETCHED, 0, 0, 0, 0, -1, 0, 0, 0,
+		  GEN_HELD, 5000 },
+		{ "a pause that ended", 0, ST_UNFETCHED, 0, 0, 0, 0, -1, 0, 0, 0, GEN_SELECT, 1000 },
+		{ "not due before held", 0, ST_FETCHED, 2000, 0, 0, 0, -1, 0, 0, 0, GEN_NOT_DUE,
+		  5000 },
 	};
 	struct config cfg;
 	size_t i;
@@ -50,7 +56,7 @@ static void select_table(void)
 	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		struct crawl_record r;
 		struct generate_host h = { rows[i].selected, rows[i].pages, rows[i].dups,
-					   rows[i].crawl_delay_ms };
+					   rows[i].crawl_delay_ms, rows[i].hold_until };
 		struct generate_rules g;
 
 		generate_rules_from(&cfg, &g);

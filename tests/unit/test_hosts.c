@@ -142,6 +142,43 @@ static void groups(void)
 	hosts_release(&t);
 }
 
+/* A host whose next start lies beyond max_hold leaves the round, keeping
+ * the hold; one just under it waits. */
+static void holds(void)
+{
+	struct sched_policy pol = { .delay_us = 1000, .max_in_flight = 1 };
+	struct host_table t;
+	struct host *a, *b;
+	struct crawl_record rec;
+	int k;
+
+	hosts_init(&t, &pol);
+	t.max_hold_us = 30000;
+	hosts_tick(&t, 100000);
+	memset(&rec, 0, sizeof(rec));
+	a = hosts_get(&t, "a.test");
+	b = hosts_get(&t, "b.test");
+	for (k = 0; k < 3; k++) {
+		hosts_add(a, "http://a.test/", &rec, 0, NULL);
+		hosts_add(b, "http://b.test/", &rec, 0, NULL);
+	}
+	a->next = 1;
+	sched_hold(a->gate, 100000 + 30001);   /* a Retry-After past the limit */
+	sched_hold(b->gate, 100000 + 30000);   /* one at the limit */
+	hosts_set(&t, a, HOST_READY);
+	hosts_set(&t, b, HOST_READY);
+	CHECK(a->state == HOST_DONE && a->next == a->n && t.released == 1 &&
+	      t.released_urls == 2, "released: %s, %llu URLs", hosts_state_name(a->state),
+	      (unsigned long long)t.released_urls);
+	CHECK(a->gate->not_before_us == 130001, "the released host keeps its hold");
+	CHECK(b->state == HOST_READY && b->s.heap_key == 130000, "one at the limit waits");
+	t.max_hold_us = 0;
+	sched_hold(b->gate, 100000 + 3600000000LL);
+	hosts_settle(&t, b, 0);
+	CHECK(b->state == HOST_READY, "no limit: any hold is waited for");
+	hosts_release(&t);
+}
+
 int main(void)
 {
 	size_t i;
@@ -149,5 +186,6 @@ int main(void)
 	for (i = 0; i < sizeof(scripts) / sizeof(scripts[0]); i++)
 		run_script(&scripts[i]);
 	groups();
+	holds();
 	TEST_DONE();
 }
