@@ -20,5 +20,6 @@ int cmd_warc(int argc, char **argv);
 int cmd_index(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_unlock(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 
 #endif

@@ -24,6 +24,7 @@ static const struct {
 	{ "index", cmd_index, "write a segment's CDXJ, text and link graph again" },
 	{ "report", cmd_report, "write DIR/report.html: charts of the crawl" },
 	{ "unlock", cmd_unlock, "clear the stale lock of a crawl directory" },
+	{ "check", cmd_check, "verify a crawl directory's files; --repair what is safe" },
 };
 
 static void usage(FILE *to)

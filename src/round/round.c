@@ -176,6 +176,44 @@ int round_inject(struct job *j, const char *seeds)
 	return rc;
 }
 
+/*
+ * Before a round spends work: a quick look (recfile_probe) at the files of
+ * CrawlDb version ver this rank's partitions will read - its parts and its
+ * near-duplicate stores. 0 on every rank when all look whole; else 1 on
+ * every rank, each damaged file named once, with the command that repairs.
+ */
+static int verify_version(struct job *j, int ver)
+{
+	static const char *const stores[] = { "lsh", "sig" };
+	char path[PATH_MAX];
+	const char *why;
+	uint32_t p;
+	size_t k;
+	int bad = 0;
+
+	for (p = 0; ver > 0 && p < j->dir.partitions; p++) {
+		if (!layout_owns(p, j->rank, j->nranks))
+			continue;
+		layout_crawldb_part(&j->dir, ver, p, path, sizeof(path));
+		if (recfile_probe(path, REC_KIND_CRAWLDB, &why) != CR_OK) {
+			log_err("crawl", "damaged file '%s': %s", path, why);
+			bad = 1;
+		}
+		for (k = 0; k < sizeof(stores) / sizeof(stores[0]); k++) {
+			layout_crawldb_store(&j->dir, ver, stores[k], p, path, sizeof(path));
+			if (recfile_probe(path, REC_KIND_SORT, &why) == CR_ERR_FORMAT) {
+				log_err("crawl", "damaged file '%s': %s", path, why);
+				bad = 1;
+			}
+		}
+	}
+	if (comm_agree(!bad))
+		return 0;
+	log_user("a file of CrawlDb version %d is damaged (named above): nothing was done; run "
+		 "'mpicrawl check --dir %s --repair' to repair what can be", ver, j->dir.root);
+	return 1;
+}
+
 int round_generate(struct job *j, int *segp, uint64_t *selected, uint64_t *held)
 {
 	static const char *const fetchlist[] = { "fetchlist", NULL };
@@ -193,6 +231,8 @@ int round_generate(struct job *j, int *segp, uint64_t *selected, uint64_t *held)
 		log_user("the CrawlDb is empty: inject seeds first");
 		return 1;
 	}
+	if (verify_version(j, s.version))
+		return 1;
 	/* An unfinished generate left its segment: reuse the number. */
 	p.seg = round_generate_target(&s, &redo);
 	p.clean_subdirs = redo ? fetchlist : NULL;
@@ -662,6 +702,11 @@ int round_crawl(struct job *j, const char *seeds, long rounds)
 			rc = round_inject(j, seeds);
 			continue;
 		}
+		/* A resumed round checks what its update will read before it
+		 * fetches on (generate checks for a new one). */
+		if (first && p.step >= ROUND_FETCH && p.step <= ROUND_UPDATE &&
+		    verify_version(j, s.version))
+			return 1;
 		if (p.step == ROUND_GENERATE)
 			outcomes = 1;
 		else if (first && j->rank == 0)

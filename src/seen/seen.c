@@ -1,10 +1,13 @@
 #include "seen/seen.h"
+#include "crawldb/crawl_record.h"
+#include "store/recfile.h"
 #include "util/log.h"
 
 #include <limits.h>
 #include <string.h>
 
-int seen_load(const struct crawl_dir *d, int ver, uint32_t p, struct bloom *out)
+int seen_load(const struct crawl_dir *d, const struct config *cfg, int ver, uint32_t p,
+	      struct bloom *out)
 {
 	char path[PATH_MAX];
 	enum cr_err e;
@@ -16,13 +19,49 @@ int seen_load(const struct crawl_dir *d, int ver, uint32_t p, struct bloom *out)
 	e = bloom_load(out, path);
 	if (e == CR_OK)
 		return 1;
-	if (e == CR_ERR_IO)
+	if (e == CR_ERR_IO) {
 		log_info("update", "no seen-set '%s': every link of partition %u is sorted",
 			 path, p);
-	else
-		log_warn("update", "seen-set '%s' is damaged (%s): ignored, every link of "
-			 "partition %u is sorted", path, error_str(e), p);
-	return 0;
+		return 0;
+	}
+	log_warn("update", "seen-set '%s' is damaged (%s): rebuilt from its CrawlDb part", path,
+		 error_str(e));
+	if (seen_rebuild(d, cfg, ver, p) != CR_OK || bloom_load(out, path) != CR_OK) {
+		log_warn("update", "seen-set '%s' could not be rebuilt: every link of partition "
+			 "%u is sorted", path, p);
+		memset(out, 0, sizeof(*out));
+		return 0;
+	}
+	return 1;
+}
+
+enum cr_err seen_rebuild(const struct crawl_dir *d, const struct config *cfg, int ver,
+			 uint32_t p)
+{
+	char path[PATH_MAX];
+	struct recfile_reader *r;
+	struct buf hashes;
+	const void *data;
+	size_t n;
+	enum cr_err e;
+
+	layout_crawldb_part(d, ver, p, path, sizeof(path));
+	e = recfile_reader_open(path, REC_KIND_CRAWLDB, &r);
+	if (e)
+		return e;
+	buf_init(&hashes);
+	while ((e = recfile_reader_next(r, &data, &n)) == CR_OK) {
+		struct crawl_record c;
+
+		if ((e = crawl_record_unpack(data, n, &c)) != CR_OK)
+			break;
+		seen_note(&hashes, c.url, c.url_len);
+	}
+	recfile_reader_free(&r);
+	if (e == CR_EOF)
+		e = seen_write(d, cfg, ver, p, &hashes);
+	buf_release(&hashes);
+	return e;
 }
 
 void seen_note(struct buf *hashes, const char *url, size_t len)

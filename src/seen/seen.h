@@ -5,8 +5,9 @@
  * that version: it is rebuilt by each merge from the URLs it writes, sized
  * for max(seen.expected_urls / partitions, URLs written) at seen.fp_rate.
  *
- * A missing or damaged filter is never fatal: the update then routes every
- * link to the sort as if the filter were empty (a warning says so).
+ * A damaged filter is rebuilt from the part it derives from (seen_load
+ * says so); a missing one is never fatal: the update then routes every link
+ * to the sort as if the filter were empty.
  */
 #ifndef CR_SEEN_SEEN_H
 #define CR_SEEN_SEEN_H
@@ -19,9 +20,14 @@
 #include "util/buf.h"
 #include "util/error.h"
 
-/* Loads the filter of partition p of CrawlDb version ver. Returns 1 when
- * loaded, 0 when there is none to use (logged if damaged). */
-int seen_load(const struct crawl_dir *d, int ver, uint32_t p, struct bloom *out);
+/* Loads the filter of partition p of CrawlDb version ver, rebuilding a
+ * damaged one first. Returns 1 when loaded, 0 when there is none to use. */
+int seen_load(const struct crawl_dir *d, const struct config *cfg, int ver, uint32_t p,
+	      struct bloom *out);
+/* Writes the filter of partition p of version ver anew from its CrawlDb
+ * part. */
+CR_WUR enum cr_err seen_rebuild(const struct crawl_dir *d, const struct config *cfg, int ver,
+				uint32_t p);
 
 /* Appends the 16-byte key hash of url to hashes (bloom_hash). */
 void seen_note(struct buf *hashes, const char *url, size_t len);

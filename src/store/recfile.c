@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
 #include <zstd.h>
@@ -385,4 +387,39 @@ void recfile_reader_free(struct recfile_reader **rp)
 	buf_release(&r->win);
 	free(r);
 	*rp = NULL;
+}
+
+enum cr_err recfile_probe(const char *path, enum rec_kind kind, const char **why)
+{
+	unsigned char hdr[REC_HEADER];
+	struct stat st;
+	void *map;
+	size_t size, frame;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	*why = "missing";
+	if (fd < 0)
+		return CR_ERR_IO;
+	*why = "bad header";
+	if (fstat(fd, &st) != 0 || read(fd, hdr, sizeof(hdr)) != (ssize_t)sizeof(hdr) ||
+	    memcmp(hdr, REC_MAGIC, 8) != 0 || hdr[8] != (unsigned char)kind) {
+		close(fd);
+		return CR_ERR_FORMAT;
+	}
+	size = (size_t)st.st_size;
+	*why = "no compressed records";
+	if (size <= REC_HEADER) {
+		close(fd);
+		return CR_ERR_FORMAT;
+	}
+	map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	*why = "cannot be read";
+	if (map == MAP_FAILED)
+		return CR_ERR_FORMAT;
+	frame = ZSTD_findFrameCompressedSize((const char *)map + REC_HEADER, size - REC_HEADER);
+	munmap(map, size);
+	*why = ZSTD_isError(frame) ? "truncated or overwritten" :
+	       frame != size - REC_HEADER ? "bytes after the end" : NULL;
+	return *why ? CR_ERR_FORMAT : CR_OK;
 }

@@ -56,4 +56,14 @@ CR_WUR enum cr_err recfile_reader_open(const char *path, enum rec_kind kind,
 CR_WUR enum cr_err recfile_reader_next(struct recfile_reader *r, const void **data, size_t *n);
 void recfile_reader_free(struct recfile_reader **r);
 
+/*
+ * A quick look at a committed file, without reading its records: the header
+ * of kind, then exactly one zstd frame to the end of the file (its block
+ * headers walked, not its data). Catches a file cut short, overwritten or
+ * with bytes after its end; a flipped bit inside is found by a full read.
+ * CR_OK, CR_ERR_IO (cannot be opened: *why "missing"), or CR_ERR_FORMAT
+ * (*why says what is wrong). Logs nothing.
+ */
+CR_WUR enum cr_err recfile_probe(const char *path, enum rec_kind kind, const char **why);
+
 #endif

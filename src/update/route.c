@@ -30,7 +30,7 @@ enum cr_err route_init(struct route *r, const struct crawl_dir *d,
 		if (!layout_owns(p, rank, nranks))
 			continue;
 		owned++;
-		if (cfg->seen_enabled && seen_load(d, seen_version, p, &r->seen[p]))
+		if (cfg->seen_enabled && seen_load(d, cfg, seen_version, p, &r->seen[p]))
 			filters += bloom_bytes(&r->seen[p]);
 	}
 	/* Half the budget, less the filters, for the sorts (at least a

@@ -165,7 +165,9 @@ static int skip_value(struct json_rd *r)
 	return r->p > s ? 0 : -1;
 }
 
-enum cr_err json_get_int(const char *text, size_t n, const char *key, int64_t *out)
+/* The span [*v, *end) of member key's value in the object text[0..n). */
+static enum cr_err find_member(const char *text, size_t n, const char *key, const char **v,
+			       const char **end)
 {
 	struct json_rd r = { text, text + n, 0 };
 	size_t kl = strlen(key);
@@ -177,29 +179,18 @@ enum cr_err json_get_int(const char *text, size_t n, const char *key, int64_t *o
 	if (r.p < r.end && *r.p == '}')
 		return CR_EOF;
 	for (;;) {
-		const char *k, *v;
+		const char *k;
 		size_t klen;
 
 		skip_ws(&r);
 		if (read_string(&r, &k, &klen) || (skip_ws(&r), r.p >= r.end) || *r.p++ != ':')
 			return CR_ERR_FORMAT;
 		skip_ws(&r);
-		v = r.p;
+		*v = r.p;
 		if (skip_value(&r))
 			return CR_ERR_FORMAT;
 		if (klen == kl && !memcmp(k, key, kl)) {
-			char num[32], *end;
-			size_t vl = (size_t)(r.p - v);
-			long long x;
-
-			if (vl == 0 || vl >= sizeof(num))
-				return CR_ERR_FORMAT;
-			memcpy(num, v, vl);
-			num[vl] = '\0';
-			x = strtoll(num, &end, 10);
-			if (*end)
-				return CR_ERR_FORMAT;
-			*out = x;
+			*end = r.p;
 			return CR_OK;
 		}
 		skip_ws(&r);
@@ -210,4 +201,77 @@ enum cr_err json_get_int(const char *text, size_t n, const char *key, int64_t *o
 		if (*r.p++ != ',')
 			return CR_ERR_FORMAT;
 	}
+}
+
+enum cr_err json_get_int(const char *text, size_t n, const char *key, int64_t *out)
+{
+	const char *v, *end;
+	char num[32], *stop;
+	long long x;
+	enum cr_err e = find_member(text, n, key, &v, &end);
+
+	if (e)
+		return e;
+	if (end == v || (size_t)(end - v) >= sizeof(num))
+		return CR_ERR_FORMAT;
+	memcpy(num, v, (size_t)(end - v));
+	num[end - v] = '\0';
+	x = strtoll(num, &stop, 10);
+	if (*stop)
+		return CR_ERR_FORMAT;
+	*out = x;
+	return CR_OK;
+}
+
+/* Appends the UTF-8 of code point cp (BMP) to out; the new length. */
+static size_t put_utf8(char *out, size_t o, unsigned cp)
+{
+	if (cp < 0x80) {
+		out[o++] = (char)cp;
+	} else if (cp < 0x800) {
+		out[o++] = (char)(0xc0 | cp >> 6);
+		out[o++] = (char)(0x80 | (cp & 0x3f));
+	} else {
+		out[o++] = (char)(0xe0 | cp >> 12);
+		out[o++] = (char)(0x80 | (cp >> 6 & 0x3f));
+		out[o++] = (char)(0x80 | (cp & 0x3f));
+	}
+	return o;
+}
+
+enum cr_err json_get_str(const char *text, size_t n, const char *key, char *out, size_t cap)
+{
+	const char *v, *end, *p;
+	size_t o = 0;
+	enum cr_err e = find_member(text, n, key, &v, &end);
+
+	if (e)
+		return e;
+	if (end - v < 2 || *v != '"')
+		return CR_ERR_FORMAT;
+	for (p = v + 1; p < end - 1; p++) {
+		char c = *p;
+
+		if (o + 4 >= cap)
+			return CR_ERR_LIMIT;
+		if (c != '\\') {
+			out[o++] = c;
+			continue;
+		}
+		c = *++p;
+		if (c == 'u' && end - 1 - p > 4) {
+			char hex[5] = { p[1], p[2], p[3], p[4], 0 }, *stop;
+			unsigned long cp = strtoul(hex, &stop, 16);
+
+			if (*stop)
+				return CR_ERR_FORMAT;
+			o = put_utf8(out, o, (unsigned)cp);
+			p += 4;
+			continue;
+		}
+		out[o++] = c == 'n' ? '\n' : c == 't' ? '\t' : c == 'r' ? '\r' :
+			   c == 'b' ? '\b' : c == 'f' ? '\f' : c;
+	}
+	out[o] = '\0';
+	return CR_OK;
 }

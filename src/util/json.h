@@ -28,5 +28,9 @@ void json_str(struct buf *out, const char *s, size_t n);
  * an object this reader can walk, or the value is not an integer.
  */
 CR_WUR enum cr_err json_get_int(const char *text, size_t n, const char *key, int64_t *out);
+/* The same for a string member: its value unescaped into out (at most cap
+ * bytes with the NUL; CR_ERR_LIMIT if longer). */
+CR_WUR enum cr_err json_get_str(const char *text, size_t n, const char *key, char *out,
+				size_t cap);
 
 #endif

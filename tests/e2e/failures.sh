@@ -9,7 +9,12 @@
 #    mark; `crawl --seeds` on a crawl that goes on adds the new seeds;
 # 8. a seed line holding a terminal escape sequence is logged escaped;
 # 9. configuration errors found before anything runs: bad dns.servers,
-#    bad fetch.allow_addresses, a key set twice, a 1 MB line.
+#    bad fetch.allow_addresses, a key set twice, a 1 MB line;
+# 6. a damaged near-duplicate store or CrawlDb part is found before a round
+#    spends work (no segment is generated), named with the command that
+#    repairs it; a damaged seen-set is rebuilt;
+# 7. `mpicrawl check` finds each damage, --repair mends what is safe, and
+#    the crawl then goes on.
 . "$(dirname "$0")/lib.sh"
 
 # one_line: stderr of the last expect is one line.
@@ -110,6 +115,46 @@ check "crawl --seeds on a crawl that goes on: new seeds added" expect 0 "2 valid
 check "the new seed is in the CrawlDb" bash -c \
 	"'$MPICRAWL' readdb --dir '$M' --dump | grep -q '/extra/new-seed'"
 
+# ---- 6, 7: damage found before a round, mpicrawl check ----
+K=$SCRATCH/check
+timeout 300 "$MPICRAWL" crawl --dir "$K" --seeds "$SCRATCH/web-seeds" "${opts[@]}" --rounds 3 \
+	>/dev/null 2>&1
+check "check: a whole crawl directory has no problem" \
+	bash -c "'$MPICRAWL' check --dir '$K' >'$SCRATCH/out'"
+check "check: it read the WARC records" grep -qE '[1-9][0-9]* WARC records checked: 0 problems' \
+	"$SCRATCH/out"
+ver=$(cat "$K/crawldb/CURRENT")
+vdir=$K/crawldb/$(printf %05d "$ver")
+segs=$(ls "$K/segments" | wc -l)
+lsh=$(ls "$vdir"/lsh-*.zst | head -1)
+echo garbage >"$lsh"
+check "a damaged store: the round refuses before generating" expect 1 "mpicrawl check --dir .* --repair" \
+	"$MPICRAWL" crawl --dir "$K" "${opts[@]}" --rounds 1
+check "  naming the file" grep -q "damaged file '$lsh'" "$SCRATCH/err"
+check "  and no segment was generated" test "$(ls "$K/segments" | wc -l)" -eq "$segs"
+check "check names the damaged store" expect 1 "damaged near-duplicate store '$lsh'" \
+	"$MPICRAWL" check --dir "$K"
+seen=$(ls "$vdir"/seen-*.bloom | head -1)
+head -c 100 /dev/urandom >"$seen"
+check "check names the damaged seen-set" expect 1 "damaged seen-set '$seen'" \
+	"$MPICRAWL" check --dir "$K"
+check "check --repair mends both" expect 0 "repaired: seen-set .* rebuilt" \
+	"$MPICRAWL" check --dir "$K" --repair
+check "  the stores dropped, said" grep -q "near-duplicate stores of CrawlDb version $ver were dropped" \
+	"$SCRATCH/err"
+check "after the repair, check finds nothing" "$MPICRAWL" check --dir "$K"
+part=$(ls "$vdir"/part-*.zst | head -1)
+truncate -s 20 "$part"
+check "a damaged CrawlDb part: the round refuses" expect 1 "damaged file '$part'" \
+	"$MPICRAWL" crawl --dir "$K" "${opts[@]}" --rounds 1
+check "check --repair goes back a version" expect 0 "back to version $((ver - 1))" \
+	"$MPICRAWL" check --dir "$K" --repair
+check "the crawl goes on after the repair" expect 0 "" \
+	timeout 300 "$MPICRAWL" crawl --dir "$K" "${opts[@]}" --rounds 2
+check "and its CrawlDb reads whole" "$MPICRAWL" check --dir "$K"
+rm -f "$K"/segments/00001/warc/*-00000.warc.gz
+check "check names WARC files gone" expect 1 "WARC file .* is missing" "$MPICRAWL" check --dir "$K"
+
 # ---- 10: a crawl that fetches nothing says why; --help ----
 printf 'http://a.nx.sim.test:%s/\nhttp://127.0.0.1:%s/\n' "$SIMWEB_PORT" "$SIMWEB_PORT" >"$SCRATCH/dead.txt"
 N=$SCRATCH/nothing
@@ -123,7 +168,7 @@ check "nothing fetched: the DNS failure" grep -q '1 error: dns: nxdomain (the na
 	"$SCRATCH/nothing.err"
 check "readdb --dump carries the reason" bash -c \
 	"'$MPICRAWL' readdb --dir '$N' --dump | grep -q '\"reason\":\"dns: nxdomain\"'"
-for cmd in crawl inject generate fetch parse update index readdb url robots warc report unlock; do
+for cmd in crawl inject generate fetch parse update index readdb url robots warc report unlock check; do
 	check "$cmd --help lists exit codes" bash -c "'$MPICRAWL' $cmd --help | grep -q 'exit codes'"
 done
 check "crawl --help names the keys most needed" bash -c \

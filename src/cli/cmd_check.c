@@ -1,0 +1,91 @@
+/*
+ * cmd_check.c - `mpicrawl check --dir DIR [--repair]`: fsck for a crawl
+ * directory (round/check.h). One process; it holds the directory's lock
+ * while it works, so no crawl runs meanwhile.
+ */
+#include "cli/cmds.h"
+#include "config/config.h"
+#include "crawldb/layout.h"
+#include "round/check.h"
+#include "util/lock.h"
+#include "util/log.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char check_usage[] = "mpicrawl check --dir DIR [--repair]";
+
+static void check_help(void)
+{
+	printf("usage: %s\n\n"
+	       "  reads every committed file of the crawl directory whole - CrawlDb parts,\n"
+	       "  seen-sets, near-duplicate stores, fetch lists, fetch outcomes, parse\n"
+	       "  data, the robots cache - and every WARC record a fetch outcome or a\n"
+	       "  CDXJ line names; prints each problem on one line\n"
+	       "  --repair  also does what is safe: rebuilds seen-sets, drops damaged\n"
+	       "            near-duplicate stores, goes back to the CrawlDb version before\n"
+	       "            a damaged one (its update is redone), removes a damaged robots\n"
+	       "            cache and leftovers\n\n"
+	       "exit codes: 0 no problem is left; 1 a problem is left (named), or the\n"
+	       "directory is not a crawl directory or is in use; 2 bad usage\n", check_usage);
+}
+
+int cmd_check(int argc, char **argv)
+{
+	static const struct option longs[] = {
+		{ "dir", required_argument, NULL, 'd' },
+		{ "repair", no_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *dir = NULL;
+	int repair = 0, c;
+	struct config cfg;
+	struct crawl_dir d;
+	struct dir_lock lk = { .fd = -1 };
+	struct lock_holder h;
+	struct check_report r;
+	char path[PATH_MAX], who[512];
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":", longs, NULL)) != -1) {
+		switch (c) {
+		case 'd': dir = optarg; break;
+		case 'r': repair = 1; break;
+		case 'h': check_help(); return 0;
+		default:
+			fprintf(stderr, "mpicrawl: bad option '%s'\nusage: %s\n", argv[optind - 1],
+				check_usage);
+			return 2;
+		}
+	}
+	if (!dir || optind < argc) {
+		fprintf(stderr, "mpicrawl: %s\nusage: %s\n",
+			dir ? "unexpected argument" : "--dir is required", check_usage);
+		return 2;
+	}
+	config_defaults(&cfg);
+	if (layout_open(dir, &cfg, 0, &d) != CR_OK)
+		return 1;
+	layout_top(dir, "lock", path, sizeof(path));
+	if (lock_acquire(path, &lk, &h) != CR_OK) {
+		lock_holder_str(&h, who, sizeof(who));
+		fprintf(stderr, "mpicrawl: crawl directory '%s' is in use by %s\n", dir, who);
+		return 1;
+	}
+	if (check_run(&d, &cfg, repair, &r) != CR_OK) {
+		lock_release(&lk);
+		return 1;
+	}
+	lock_release(&lk);
+	printf("%llu files and %llu WARC records checked: %llu problems left%s\n",
+	       (unsigned long long)r.files, (unsigned long long)r.records,
+	       (unsigned long long)r.problems,
+	       r.repaired ? "" : (repair ? "" : " (--repair does what is safe)"));
+	if (r.repaired)
+		printf("%llu repaired\n", (unsigned long long)r.repaired);
+	return r.problems ? 1 : 0;
+}

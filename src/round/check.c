@@ -1,0 +1,420 @@
+#include "round/check.h"
+#include "crawldb/crawl_record.h"
+#include "crawldb/fetch_record.h"
+#include "round/state.h"
+#include "seen/bloom.h"
+#include "seen/seen.h"
+#include "store/recfile.h"
+#include "url/url.h"
+#include "util/buf.h"
+#include "util/fs.h"
+#include "util/hmap.h"
+#include "util/json.h"
+#include "warc/warc.h"
+
+#include <dirent.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The largest WARC block read while checking (a page and its head). */
+#define CHECK_MAX_BLOCK ((size_t)1 << 31)
+
+struct ck {
+	const struct crawl_dir *d;
+	const struct config *cfg;
+	int repair;
+	struct check_report *r;
+};
+
+static void say(struct ck *c, int fixed, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* One line per problem (or repair), on stderr. */
+static void say(struct ck *c, int fixed, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (fixed)
+		c->r->repaired++;
+	else
+		c->r->problems++;
+	fputs(fixed ? "mpicrawl check: repaired: " : "mpicrawl check: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* Reads a record file whole; fn (may be NULL) gets each record. CR_OK,
+ * CR_ERR_IO (missing) or CR_ERR_FORMAT (damaged). */
+static enum cr_err read_whole(struct ck *c, const char *path, enum rec_kind kind,
+			      void (*fn)(void *arg, const void *rec, size_t n), void *arg)
+{
+	struct recfile_reader *r;
+	const void *data;
+	size_t n;
+	enum cr_err e;
+
+	if (!fs_exists(path))
+		return CR_ERR_IO;
+	c->r->files++;
+	e = recfile_reader_open(path, kind, &r);
+	if (e)
+		return e == CR_ERR_IO ? CR_ERR_FORMAT : e;
+	while ((e = recfile_reader_next(r, &data, &n)) == CR_OK)
+		if (fn)
+			fn(arg, data, n);
+	recfile_reader_free(&r);
+	return e == CR_EOF ? CR_OK : CR_ERR_FORMAT;
+}
+
+/* ---- the CrawlDb ---- */
+
+/* Version ver's stores, of every partition, removed. */
+static void drop_stores(struct ck *c, int ver)
+{
+	static const char *const kinds[] = { "lsh", "sig" };
+	char path[PATH_MAX];
+	uint32_t p;
+	size_t k;
+
+	for (p = 0; p < c->d->partitions; p++)
+		for (k = 0; k < 2; k++) {
+			layout_crawldb_store(c->d, ver, kinds[k], p, path, sizeof(path));
+			if (fs_exists(path) && unlink(path) != 0)
+				say(c, 0, "cannot remove '%s'", path);
+		}
+	say(c, 1, "the near-duplicate stores of CrawlDb version %d were dropped: the crawl "
+	    "goes on, near-duplicates of pages fetched before are no longer recognised", ver);
+}
+
+/* 1 if every part of version ver reads whole. */
+static int parts_whole(struct ck *c, int ver)
+{
+	char path[PATH_MAX];
+	uint32_t p;
+
+	for (p = 0; p < c->d->partitions; p++) {
+		layout_crawldb_part(c->d, ver, p, path, sizeof(path));
+		if (read_whole(c, path, REC_KIND_CRAWLDB, NULL, NULL) != CR_OK)
+			return 0;
+	}
+	return 1;
+}
+
+/* A damaged version ver goes back to ver - 1, and the update that made it
+ * is redone: only when ver - 1 is whole and no segment came after. 1 when
+ * done. */
+static int roll_back(struct ck *c, const struct round_snapshot *s)
+{
+	char path[PATH_MAX];
+	int ver = s->version;
+
+	if (ver < 2 || !s->version_from || s->seg != s->version_from || !parts_whole(c, ver - 1)) {
+		say(c, 0, "CrawlDb version %d cannot be repaired here (no whole version before "
+		    "it, or a segment was generated from it): restore it from a backup", ver);
+		return 0;
+	}
+	layout_segment_sub(c->d, s->seg, "_SUCCESS.update", path, sizeof(path));
+	if (fs_exists(path) && unlink(path) != 0) {
+		say(c, 0, "cannot remove '%s'", path);
+		return 0;
+	}
+	layout_segment_sub(c->d, s->seg, "_SUCCESS.index", path, sizeof(path));
+	if (fs_exists(path) && unlink(path) != 0) {
+		say(c, 0, "cannot remove '%s'", path);
+		return 0;
+	}
+	if (layout_crawldb_commit(c->d, ver - 1) != CR_OK) {
+		say(c, 0, "cannot move CURRENT back to version %d", ver - 1);
+		return 0;
+	}
+	round_clean_version(c->d, ver);
+	say(c, 1, "CrawlDb version %d was damaged: back to version %d; the next crawl redoes "
+	    "the update of segment %d", ver, ver - 1, s->seg);
+	return 1;
+}
+
+static void check_crawldb(struct ck *c, const struct round_snapshot *s)
+{
+	static const char *const kinds[] = { "lsh", "sig" };
+	char path[PATH_MAX];
+	uint64_t part_bad = 0, stores_bad = 0;
+	uint32_t p;
+	size_t k;
+
+	for (p = 0; p < c->d->partitions; p++) {
+		struct bloom b;
+		enum cr_err e;
+		int part_ok;
+
+		layout_crawldb_part(c->d, s->version, p, path, sizeof(path));
+		part_ok = read_whole(c, path, REC_KIND_CRAWLDB, NULL, NULL) == CR_OK;
+		if (!part_ok) {
+			say(c, 0, "damaged or missing CrawlDb part '%s'", path);
+			part_bad++;
+		}
+		layout_seen_part(c->d, s->version, p, path, sizeof(path));
+		e = fs_exists(path) ? bloom_load(&b, path) : CR_OK;
+		if (e == CR_OK && fs_exists(path))
+			bloom_release(&b);
+		if (e && c->repair && part_ok && seen_rebuild(c->d, c->cfg, s->version, p) == CR_OK)
+			say(c, 1, "seen-set '%s' rebuilt from its CrawlDb part", path);
+		else if (e)
+			say(c, 0, "damaged seen-set '%s' (%s)", path, error_str(e));
+		for (k = 0; k < 2; k++) {
+			layout_crawldb_store(c->d, s->version, kinds[k], p, path, sizeof(path));
+			if (read_whole(c, path, REC_KIND_SORT, NULL, NULL) == CR_ERR_FORMAT) {
+				say(c, 0, "damaged near-duplicate store '%s'", path);
+				stores_bad++;
+			}
+		}
+	}
+	/* What a repair mends is no longer a problem left. */
+	if (stores_bad && c->repair) {
+		drop_stores(c, s->version);
+		c->r->problems -= stores_bad;
+	}
+	if (part_bad && c->repair && roll_back(c, s))
+		c->r->problems -= part_bad;
+}
+
+/* ---- segments ---- */
+
+/* What a WARC file holds: response and revisit records by offset. */
+struct warc_index {
+	struct hmap at;          /* "offset" -> target URI (malloc'd) */
+	int read;                /* 0: not read yet; 1: read; -1: missing or damaged */
+};
+
+static void index_free(struct hmap *files)
+{
+	struct hmap_slot *s, *t;
+	size_t i = 0, k;
+
+	while ((s = hmap_next(files, &i)) != NULL) {
+		struct warc_index *w = s->val;
+
+		k = 0;
+		while ((t = hmap_next(&w->at, &k)) != NULL)
+			free(t->val);
+		hmap_release(&w->at);
+		free(w);
+	}
+	hmap_release(files);
+}
+
+/* The records of WARC file name of segment seg, read once. */
+static struct warc_index *warc_of(struct ck *c, struct hmap *files, int seg, const char *name)
+{
+	struct warc_index **slot = (struct warc_index **)hmap_put(files, name, strlen(name));
+	struct warc_reader *r;
+	struct warc_record rec;
+	char path[PATH_MAX];
+	enum cr_err e;
+
+	if (*slot)
+		return *slot;
+	*slot = calloc(1, sizeof(**slot));
+	if (!*slot)
+		abort();
+	hmap_init(&(*slot)->at);
+	layout_segment_file(c->d, seg, "warc", name, path, sizeof(path));
+	if (warc_reader_open(path, CHECK_MAX_BLOCK, &r) != CR_OK) {
+		(*slot)->read = -1;
+		say(c, 0, "WARC file '%s' is missing: the responses it held are lost from the "
+		    "archive", path);
+		return *slot;
+	}
+	c->r->files++;
+	while ((e = warc_reader_next(r, &rec)) == CR_OK) {
+		char type[32], uri[URL_MAX_LEN + 64], key[24];
+
+		warc_record_field(&rec, "WARC-Type", type, sizeof(type));
+		if (strcmp(type, "response") && strcmp(type, "revisit"))
+			continue;
+		warc_record_field(&rec, "WARC-Target-URI", uri, sizeof(uri));
+		snprintf(key, sizeof(key), "%llu", (unsigned long long)rec.offset);
+		*hmap_put(&(*slot)->at, key, strlen(key)) = strdup(uri);
+	}
+	warc_reader_free(&r);
+	(*slot)->read = e == CR_EOF ? 1 : -1;
+	if (e != CR_EOF)
+		say(c, 0, "WARC file '%s' is damaged (%s)", path, error_str(e));
+	return *slot;
+}
+
+/* 1 if WARC file name of seg holds a response for url at offset. */
+static int archived(struct ck *c, struct hmap *files, int seg, const char *name,
+		    uint64_t offset, const char *url)
+{
+	struct warc_index *w = warc_of(c, files, seg, name);
+	char key[24];
+	const char *at;
+
+	snprintf(key, sizeof(key), "%llu", (unsigned long long)offset);
+	c->r->records++;
+	at = w->read > 0 ? hmap_get(&w->at, key, strlen(key)) : NULL;
+	return at && !strcmp(at, url);
+}
+
+struct outcomes {
+	struct ck *c;
+	struct hmap *files;
+	int seg;
+	uint64_t missing;
+	char example[URL_MAX_LEN + 1];
+};
+
+/* A fetch outcome that names a WARC record: the record is there. */
+static void check_outcome(void *arg, const void *rec, size_t n)
+{
+	struct outcomes *o = arg;
+	struct fetch_record fr;
+	char name[256], url[URL_MAX_LEN + 1];
+
+	if (fetch_record_unpack(rec, n, &fr) != CR_OK || !fr.warc_len ||
+	    fr.warc_len >= sizeof(name) || fr.rec.url_len > URL_MAX_LEN)
+		return;
+	memcpy(name, fr.warc, fr.warc_len);
+	name[fr.warc_len] = '\0';
+	memcpy(url, fr.rec.url, fr.rec.url_len);
+	url[fr.rec.url_len] = '\0';
+	if (archived(o->c, o->files, o->seg, name, fr.warc_offset, url))
+		return;
+	if (!o->missing++)
+		snprintf(o->example, sizeof(o->example), "%s", url);
+}
+
+/* Every CDXJ line of segment seg names a record that is there. */
+static void check_cdxj(struct ck *c, struct hmap *files, int seg)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 300];
+	struct dirent *de;
+	DIR *dh;
+
+	layout_segment_sub(c->d, seg, "cdxj", dir, sizeof(dir));
+	dh = opendir(dir);
+	while (dh && (de = readdir(dh)) != NULL) {
+		char *line = NULL, url[URL_MAX_LEN + 1], name[256], off[32];
+		size_t cap = 0, bad = 0;
+		FILE *fp;
+
+		if (!strstr(de->d_name, ".cdxj"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		fp = fopen(path, "r");
+		c->r->files += fp != NULL;
+		while (fp && getline(&line, &cap, fp) > 0) {
+			const char *j = strchr(line, '{');
+
+			if (!j || json_get_str(j, strlen(j), "url", url, sizeof(url)) ||
+			    json_get_str(j, strlen(j), "filename", name, sizeof(name)) ||
+			    json_get_str(j, strlen(j), "offset", off, sizeof(off)) ||
+			    !archived(c, files, seg, name, strtoull(off, NULL, 10), url))
+				bad++;
+		}
+		if (bad)
+			say(c, 0, "'%s': %zu lines name no record (index it again: mpicrawl index "
+			    "--dir %s --segment %d)", path, bad, c->d->root, seg);
+		free(line);
+		if (fp)
+			fclose(fp);
+	}
+	if (dh)
+		closedir(dh);
+}
+
+/* A segment's record files as far as its phases went, and its archive. */
+static void check_segment(struct ck *c, int seg)
+{
+	struct round_snapshot s;
+	struct hmap files;
+	struct outcomes o = { c, &files, seg, 0, "" };
+	char path[PATH_MAX];
+	uint32_t p;
+
+	round_read(c->d, seg, &s);
+	hmap_init(&files);
+	for (p = 0; p < c->d->partitions; p++) {
+		if (s.phases & ROUND_GENERATED) {
+			layout_segment_part(c->d, seg, "fetchlist", p, path, sizeof(path));
+			if (read_whole(c, path, REC_KIND_FETCHLIST, NULL, NULL) != CR_OK)
+				say(c, 0, "damaged or missing fetch list '%s'", path);
+		}
+		if (s.phases & ROUND_FETCHED) {
+			layout_segment_part(c->d, seg, "fetch", p, path, sizeof(path));
+			if (read_whole(c, path, REC_KIND_FETCH, check_outcome, &o) != CR_OK)
+				say(c, 0, "damaged or missing fetch outcomes '%s'", path);
+			layout_journal(c->d, seg, p, path, sizeof(path));
+			if (fs_exists(path) && c->repair && unlink(path) == 0)
+				say(c, 1, "'%s' left beside a committed fetch: removed", path);
+			else if (fs_exists(path))
+				say(c, 0, "'%s' left beside a committed fetch", path);
+		}
+		if (s.phases & ROUND_PARSED) {
+			layout_segment_part(c->d, seg, "parse", p, path, sizeof(path));
+			if (read_whole(c, path, REC_KIND_PARSE, NULL, NULL) != CR_OK)
+				say(c, 0, "damaged or missing parse data '%s'", path);
+		}
+	}
+	if (o.missing)
+		say(c, 0, "segment %d: %llu fetched URLs have no response record where their "
+		    "outcome says, e.g. %s", seg, (unsigned long long)o.missing, o.example);
+	if (s.phases & ROUND_INDEXED)
+		check_cdxj(c, &files, seg);
+	index_free(&files);
+}
+
+/* ---- the rest ---- */
+
+static void check_robots(struct ck *c)
+{
+	char path[PATH_MAX];
+	int ver = layout_robots_last(c->d);
+	uint32_t p;
+
+	for (p = 0; ver > 0 && p < c->d->partitions; p++) {
+		layout_robots_part(c->d, ver, p, path, sizeof(path));
+		if (read_whole(c, path, REC_KIND_ROBOTS, NULL, NULL) != CR_ERR_FORMAT)
+			continue;
+		if (c->repair && unlink(path) == 0)
+			say(c, 1, "damaged robots cache '%s' removed: robots.txt is asked again",
+			    path);
+		else
+			say(c, 0, "damaged robots cache '%s'", path);
+	}
+}
+
+enum cr_err check_run(const struct crawl_dir *d, const struct config *cfg, int repair,
+		      struct check_report *r)
+{
+	struct ck c = { d, cfg, repair, r };
+	struct round_snapshot s;
+	int seg;
+
+	memset(r, 0, sizeof(*r));
+	round_read(d, 0, &s);
+	if (!s.ok) {
+		say(&c, 0, "crawldb/CURRENT is damaged: restore it (the number of the last "
+		    "whole CrawlDb version)");
+		return CR_OK;
+	}
+	if (s.version > 0)
+		check_crawldb(&c, &s);
+	for (seg = 1; seg <= s.seg; seg++) {
+		char dir[PATH_MAX];
+
+		layout_segment_dir(d, seg, dir, sizeof(dir));
+		if (fs_exists(dir))
+			check_segment(&c, seg);
+	}
+	check_robots(&c);
+	if (repair)
+		round_clean_tmp(d);
+	return CR_OK;
+}

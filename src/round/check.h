@@ -1,0 +1,47 @@
+/*
+ * check.h - `mpicrawl check`: fsck for a crawl directory.
+ *
+ * Reads every committed file whole: the current CrawlDb version's parts
+ * (record checksums), seen-sets (their checksums), near-duplicate stores;
+ * each segment's fetch lists, fetch outcomes and parse data as far as its
+ * phases went; every WARC file a fetch outcome names, and the response
+ * record at the offset the outcome names, and at the offset each CDXJ line
+ * names; the manifests (_SUCCESS, _FROM, CURRENT) and that they agree; the
+ * latest robots cache. Every problem is one line on stderr.
+ *
+ * With repair, what can be done safely is done and said:
+ * - a damaged or missing seen-set is rebuilt from its CrawlDb part;
+ * - a damaged near-duplicate store drops the version's stores (the crawl
+ *   goes on; near-duplicates of earlier pages are no longer recognised);
+ * - a damaged CrawlDb part goes back to the version before it when that
+ *   one is whole and no later segment was generated from the damaged one:
+ *   the update that made it is redone by the next crawl;
+ * - a damaged robots cache is removed (robots.txt is asked again);
+ * - a journal left beside a committed fetch, and temporary files, are
+ *   removed.
+ * What cannot be repaired (a WARC file gone, a damaged fetch outcome of a
+ * fetched segment) is named with what to do.
+ *
+ * One process (rank 0); nothing is collective.
+ */
+#ifndef CR_ROUND_CHECK_H
+#define CR_ROUND_CHECK_H
+
+#include <stdint.h>
+
+#include "config/config.h"
+#include "crawldb/layout.h"
+#include "util/error.h"
+
+struct check_report {
+	uint64_t files;        /* files read */
+	uint64_t records;      /* WARC records looked up */
+	uint64_t problems;     /* found */
+	uint64_t repaired;     /* of them, repaired */
+};
+
+/* Checks (and with repair, repairs) the crawl directory d. */
+CR_WUR enum cr_err check_run(const struct crawl_dir *d, const struct config *cfg, int repair,
+			     struct check_report *r);
+
+#endif
