@@ -14,7 +14,10 @@
 #    spends work (no segment is generated), named with the command that
 #    repairs it; a damaged seen-set is rebuilt;
 # 7. `mpicrawl check` finds each damage, --repair mends what is safe, and
-#    the crawl then goes on.
+#    the crawl then goes on;
+# 5. Ctrl-C (SIGINT to its process group) and SIGTERM to
+#    scripts/mpicrawl-run stop the crawl within fetch.stop_grace_s + 15 s
+#    with exit 75, and the directory continues.
 . "$(dirname "$0")/lib.sh"
 
 # one_line: stderr of the last expect is one line.
@@ -154,6 +157,37 @@ check "the crawl goes on after the repair" expect 0 "" \
 check "and its CrawlDb reads whole" "$MPICRAWL" check --dir "$K"
 rm -f "$K"/segments/00001/warc/*-00000.warc.gz
 check "check names WARC files gone" expect 1 "WARC file .* is missing" "$MPICRAWL" check --dir "$K"
+
+# ---- 5: stopping a crawl started from a terminal ----
+# stop_run SIGNAL: starts scripts/mpicrawl-run as a process group of its own
+# with SIGINT at its default (as an interactive shell runs a foreground job;
+# a script's background jobs start with SIGINT ignored), signals the group
+# once the second round fetches, and checks the exit code and the time it
+# took.
+stop_run() {
+	local sig=$1 dir=$SCRATCH/run-$1 pid t0 rc i
+	python3 -c 'import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.setsid()
+os.execvp(sys.argv[1], sys.argv[1:])' "$ROOT/scripts/mpicrawl-run" -n 2 crawl --dir "$dir" --seeds "$SCRATCH/web-seeds" \
+		"${opts[@]}" --set politeness.delay_ms=300 --set fetch.stop_grace_s=2 \
+		>"$dir.out" 2>&1 &
+	pid=$!
+	for ((i = 0; i < 240; i++)); do
+		[ -d "$dir/segments/00002/warc" ] && break
+		sleep 0.25
+	done
+	t0=$SECONDS
+	kill -"$sig" -- -"$pid"
+	wait "$pid"
+	rc=$?
+	echo "mpicrawl-run, SIG$sig: exit $rc after $((SECONDS - t0)) s"
+	[ "$rc" -eq 75 ] && [ $((SECONDS - t0)) -le 17 ] &&
+		timeout 300 "$MPICRAWL" crawl --dir "$dir" "${opts[@]}" >/dev/null 2>&1 &&
+		"$MPICRAWL" check --dir "$dir" >/dev/null
+}
+check "Ctrl-C on scripts/mpicrawl-run: exit 75 within the grace, then the crawl continues" stop_run INT
+check "SIGTERM to scripts/mpicrawl-run: the same" stop_run TERM
 
 # ---- 10: a crawl that fetches nothing says why; --help ----
 printf 'http://a.nx.sim.test:%s/\nhttp://127.0.0.1:%s/\n' "$SIMWEB_PORT" "$SIMWEB_PORT" >"$SCRATCH/dead.txt"

@@ -11,7 +11,16 @@
 #   the CrawlDb holds every URL of simweb's truth with its HTTP status;
 # - a second crawl is requeued mid-crawl (`scontrol requeue`): the job stops
 #   early (exit 75 inside), runs again, completes, and its CrawlDb equals the
-#   first one's, with every WARC record whole.
+#   first one's, with every WARC record whole;
+# - a third is cancelled mid-fetch (`scancel`): it ends within
+#   fetch.stop_grace_s + 15 s, the crawl exiting 75, and a new job on the
+#   same directory completes it with the first one's CrawlDb;
+# - a fourth reaches its time limit mid-fetch (--time=1 with
+#   --signal=B:USR1@50): the crawl stops (75) within the grace and the job
+#   requeues itself to continue.
+# And without Slurm: scripts/mpicrawl-run turns a Ctrl-C (SIGINT to its
+# process group) into a stop that exits 75, leaving a directory a second run
+# completes.
 . "$(dirname "$0")/lib.sh"
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -238,6 +247,71 @@ for f in "$SCRATCH"/c2/segments/*/warc/*.warc.gz; do
 done
 check "every WARC file of the requeued crawl is whole" test "$bad" -eq 0
 [ "${st% *}" = "COMPLETED 0:0" ] || tail -n 20 "$SCRATCH/job-$id.log"
+
+# Cancelled mid-fetch (scancel: SIGTERM to every process of the job).
+id=$(submit "$SCRATCH/c3")
+for _ in $(seq 240); do
+	[ -d "$SCRATCH/c3/segments/00002/warc" ] && break
+	sleep 0.25
+done
+check "third crawl is fetching" test -d "$SCRATCH/c3/segments/00002/warc"
+t0=$SECONDS
+scancel "$id"
+# Slurm marks the job cancelled at once; the crawl's end is the script's
+# last line.
+for _ in $(seq 240); do
+	grep -q "mpicrawl exited" "$SCRATCH/job-$id.log" 2>/dev/null && break
+	sleep 0.25
+done
+took=$((SECONDS - t0))
+st=$(wait_job "$id" 60)
+echo "job $id: $st after scancel, $took s"
+check "scancel ends the job within fetch.stop_grace_s + 15 s (took $took s)" test "$took" -le 17
+check "the cancelled crawl stopped early (exit 75)" grep -q "mpicrawl exited 75" "$SCRATCH/job-$id.log"
+id=$(submit "$SCRATCH/c3")
+st=$(wait_job "$id" 90)
+check "a new job completes the cancelled crawl" test "${st% *}" = "COMPLETED 0:0"
+check "its CrawlDb equals the first one's" cmp -s <(dump_db "$SCRATCH/c1") <(dump_db "$SCRATCH/c3")
+
+# The same under mpirun inside the allocation: Slurm's SIGTERM reaches
+# mpirun too, which must not keep the job (or the ranks) alive.
+id=$(MPICRAWL_LAUNCH=mpirun submit "$SCRATCH/c5")
+for _ in $(seq 240); do
+	[ -d "$SCRATCH/c5/segments/00002/warc" ] && break
+	sleep 0.25
+done
+t0=$SECONDS
+scancel "$id"
+for _ in $(seq 240); do
+	grep -q "mpicrawl exited" "$SCRATCH/job-$id.log" 2>/dev/null && break
+	sleep 0.25
+done
+took=$((SECONDS - t0))
+st=$(wait_job "$id" 60)
+echo "job $id (mpirun): $st after scancel, $took s"
+check "under mpirun, scancel ends the job within the grace + 15 s (took $took s)" test "$took" -le 17
+check "under mpirun, the cancelled job exits 75" test "$(echo "$st" | cut -d' ' -f2)" = "75:0"
+id=$(MPICRAWL_LAUNCH=mpirun submit "$SCRATCH/c5")
+st=$(wait_job "$id" 90)
+check "under mpirun, a new job completes the cancelled crawl" test "${st% *}" = "COMPLETED 0:0"
+
+# The time limit, mid-fetch: a slower crawl, a limit of one minute, USR1
+# when at most 50 s are left (Slurm may send it up to a minute early).
+sed 's/^politeness.delay_ms = .*/politeness.delay_ms = 1000/' "$SCRATCH/job.conf" >"$SCRATCH/slow.conf"
+id=$(sbatch --parsable --ntasks=2 --time=1 --signal=B:USR1@50 --chdir="$ROOT" \
+	--output="$SCRATCH/job-%j.log" "$ROOT/slurm/crawl.sbatch" "$SCRATCH/c4" "$SCRATCH/seeds" \
+	"$SCRATCH/slow.conf")
+for _ in $(seq 400); do
+	grep -q "requeued to continue" "$SCRATCH/job-$id.log" 2>/dev/null && break
+	sleep 0.25
+done
+echo "job $id: $(grep -E 'got SIG|exited|requeued' "$SCRATCH/job-$id.log" | head -3 | tr '\n' ';')"
+check "the time limit stops the crawl (USR1)" grep -q "got SIGUSR1" "$SCRATCH/job-$id.log"
+check "the crawl stopped early (exit 75)" grep -q "mpicrawl exited 75" "$SCRATCH/job-$id.log"
+check "the job requeued itself to continue" grep -q "requeued to continue" "$SCRATCH/job-$id.log"
+scancel "$id"
+wait_job "$id" 60 >/dev/null
+check "a stopped crawl's directory reads whole" "$MPICRAWL" check --dir "$SCRATCH/c4"
 echo "slurm test: $((SECONDS - T_START)) s"
 stop_daemons
 finish
