@@ -229,7 +229,8 @@ echo "trials: $TRIALS ($killed killed, $stopped stopped early), $((SECONDS - T_S
 
 # ---- damage between the kill and the resume ----
 # Each trial kills a 2-rank crawl inside the fetch of segment 2 (SIGKILL of
-# every rank), damages one file, and resumes. It must end with the
+# every rank; for a damaged fetch outcome file, in the parse after it),
+# damages one file, and resumes. It must end with the
 # reference's CrawlDb (what was lost is fetched again), or with a refusal
 # that names the damaged file - never exit 0 with less.
 damage() {
@@ -248,16 +249,30 @@ damage() {
 		for f in "$dir"/crawldb/0000*/lsh-*.zst; do echo garbage >"$f"; done
 		echo "lsh-" ;;
 	meta-gone) rm -f "$dir/crawl.meta"; echo "crawl.meta" ;;
+	fetch-part)
+		f=$(ls "$dir"/segments/00002/fetch/part-*.zst | head -1)
+		truncate -s 30 "$f"
+		basename "$f" ;;
 	esac
 }
-for kind in warc-gone warc-cut journal-gone seen-damaged lsh-damaged meta-gone; do
+for kind in warc-gone warc-cut journal-gone seen-damaged lsh-damaged meta-gone fetch-part; do
 	dir=$SCRATCH/d-$kind
-	MPICRAWL_TEST_KILL="fetch 2 300 -1 9" run_ranks 2 crawl --dir "$dir" \
+	# A fetch outcome file is damaged after its fetch committed: the kill
+	# then comes in the parse phase (not inside the fetcher).
+	kill_at="fetch 2 300 -1 9" parse=true
+	[ "$kind" = fetch-part ] && kill_at="parse 2 20 -1 9" parse=false
+	MPICRAWL_TEST_KILL="$kill_at" run_ranks 2 crawl --dir "$dir" \
 		--seeds "$SCRATCH/seeds" "${opts[@]}" --set politeness.delay_ms=50 \
-		>"$dir.out1" 2>&1
-	check "damage $kind: the kill came inside the fetch" test ! -e "$dir/segments/00002/_SUCCESS.fetch"
+		--set fetch.parse=$parse >"$dir.out1" 2>&1
+	if [ "$kind" = fetch-part ]; then
+		check "damage $kind: the kill came after the fetch" test -e "$dir/segments/00002/_SUCCESS.fetch"
+	else
+		check "damage $kind: the kill came inside the fetch" \
+			test ! -e "$dir/segments/00002/_SUCCESS.fetch"
+	fi
 	named=$(damage "$kind" "$dir")
-	run_ranks 2 crawl --dir "$dir" --seeds "$SCRATCH/seeds" "${opts[@]}" >"$dir.out2" 2>&1
+	run_ranks 2 crawl --dir "$dir" --seeds "$SCRATCH/seeds" "${opts[@]}" \
+		--set fetch.parse=$parse >"$dir.out2" 2>&1
 	rc=$?
 	if [ "$rc" -eq 0 ]; then
 		db_lines "$dir" >"$dir.db"
