@@ -5,6 +5,8 @@
 #    report themselves skipped when the suites are absent;
 # 1. a crawl directory whose crawl.meta is gone, or belongs to another
 #    crawl: refused in one line, never re-initialised, the CrawlDb intact;
+# 2. WARC files removed under a running fetch: the fetch is not committed,
+#    and the next run fetches those URLs again;
 # 3. seed files that are empty, all invalid, or start with a byte order
 #    mark; `crawl --seeds` on a crawl that goes on adds the new seeds;
 # 8. a seed line holding a terminal escape sequence is logged escaped;
@@ -188,6 +190,25 @@ os.execvp(sys.argv[1], sys.argv[1:])' "$ROOT/scripts/mpicrawl-run" -n 2 crawl --
 }
 check "Ctrl-C on scripts/mpicrawl-run: exit 75 within the grace, then the crawl continues" stop_run INT
 check "SIGTERM to scripts/mpicrawl-run: the same" stop_run TERM
+
+# ---- 2: WARC files lost under a running fetch ----
+V=$SCRATCH/vanish
+"$MPICRAWL" crawl --dir "$V" --seeds "$SCRATCH/web-seeds" "${opts[@]}" \
+	--set politeness.delay_ms=300 >"$SCRATCH/vanish.out" 2>&1 &
+vpid=$!
+for ((i = 0; i < 240; i++)); do
+	ls "$V"/segments/00002/warc/*.warc.gz >/dev/null 2>&1 && break
+	sleep 0.25
+done
+rm -rf "$V/segments/00002/warc"
+wait "$vpid"
+rc=$?
+check "WARC files removed under a running fetch: not committed (exit $rc)" test "$rc" -eq 1
+check "  naming what is missing" grep -q "segments/00002/warc/" "$SCRATCH/vanish.out"
+check "  and no URL of the segment is committed as fetched" test ! -e "$V/segments/00002/_SUCCESS.fetch"
+check "the next run fetches them again and completes" expect 0 "" \
+	timeout 300 "$MPICRAWL" crawl --dir "$V" "${opts[@]}"
+check "  with every fetched URL's response in the archive" "$MPICRAWL" check --dir "$V"
 
 # ---- 10: a crawl that fetches nothing says why; --help ----
 printf 'http://a.nx.sim.test:%s/\nhttp://127.0.0.1:%s/\n' "$SIMWEB_PORT" "$SIMWEB_PORT" >"$SCRATCH/dead.txt"
