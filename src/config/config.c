@@ -321,6 +321,23 @@ void config_key(size_t i, const char **name, const char **def, const char **doc)
 	*doc = keys[i].doc;
 }
 
+/* A string key: its capacity, then its check. */
+static enum cr_err set_str(const struct key *k, char *p, const char *v)
+{
+	const char *why = k->check ? k->check(v) : NULL;
+
+	if (strlen(v) >= k->size) {
+		log_err("config", "%s: value longer than %zu bytes", k->name, k->size - 1);
+		return CR_ERR_ARG;
+	}
+	if (why) {
+		log_err("config", "%s: bad value '%.200s': %s", k->name, v, why);
+		return CR_ERR_ARG;
+	}
+	memcpy(p, v, strlen(v) + 1);
+	return CR_OK;
+}
+
 static enum cr_err set_key(struct config *c, const struct key *k, const char *v)
 {
 	char *p = (char *)c + k->off;
@@ -365,21 +382,8 @@ static enum cr_err set_key(struct config *c, const struct key *k, const char *v)
 			return CR_ERR_ARG;
 		}
 		return CR_OK;
-	case K_STR: {
-		const char *why = k->check ? k->check(v) : NULL;
-
-		if (strlen(v) >= k->size) {
-			log_err("config", "%s: value longer than %zu bytes", k->name,
-				k->size - 1);
-			return CR_ERR_ARG;
-		}
-		if (why) {
-			log_err("config", "%s: bad value '%.200s': %s", k->name, v, why);
-			return CR_ERR_ARG;
-		}
-		memcpy(p, v, strlen(v) + 1);
-		return CR_OK;
-	}
+	case K_STR:
+		return set_str(k, p, v);
 	case K_ENUM_POLITENESS:
 		if (!strcmp(v, "host")) {
 			*(int *)p = POLITE_BY_HOST;

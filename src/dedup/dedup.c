@@ -14,6 +14,8 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+const char *const dedup_store_kinds[DEDUP_STORES] = { "lsh", "sig" };
+
 const char *const dedup_counter_names[DC_COUNT_] = {
 	"pages", "band_entries", "candidates", "verified", "duplicates", "of_earlier",
 };
@@ -954,7 +956,6 @@ enum cr_err dedup_run(struct job *j, int seg, int ver, struct dedup_result *res,
 
 enum cr_err dedup_carry(const struct job *j, int ver)
 {
-	static const char *const kinds[] = { "lsh", "sig" };
 	char from[PATH_MAX], to[PATH_MAX];
 	enum cr_err e = CR_OK;
 	uint32_t p;
@@ -963,9 +964,11 @@ enum cr_err dedup_carry(const struct job *j, int ver)
 	for (p = 0; !e && ver > 0 && p < j->dir.partitions; p++) {
 		if (!layout_owns(p, j->rank, j->nranks))
 			continue;
-		for (k = 0; !e && k < sizeof(kinds) / sizeof(kinds[0]); k++) {
-			layout_crawldb_store(&j->dir, ver, kinds[k], p, from, sizeof(from));
-			layout_crawldb_store(&j->dir, ver + 1, kinds[k], p, to, sizeof(to));
+		for (k = 0; !e && k < DEDUP_STORES; k++) {
+			const char *kind = dedup_store_kinds[k];
+
+			layout_crawldb_store(&j->dir, ver, kind, p, from, sizeof(from));
+			layout_crawldb_store(&j->dir, ver + 1, kind, p, to, sizeof(to));
 			if (fs_exists(from))
 				e = fs_link_or_copy(from, to);
 			if (e)

@@ -10,7 +10,6 @@
 #ifndef CR_FETCH_PROGRESS_H
 #define CR_FETCH_PROGRESS_H
 
-#include <limits.h>
 #include <stdint.h>
 
 #include "crawldb/job.h"

@@ -126,6 +126,50 @@ static void sign_page(const struct job *j, const struct html_page *page,
 	buf_release(&t);
 }
 
+/* A Content-Encoding is undone, up to fetch.max_decoded_bytes (over the
+ * cap, the decoded part is parsed): *body and *blen then point into dec.
+ * 0 if the body cannot be decoded. */
+static int undo_encoding(const struct job *j, const unsigned char *head, size_t hlen,
+			 const unsigned char **body, size_t *blen, struct buf *dec, uint64_t *c)
+{
+	size_t enclen = 0;
+	const char *enc = http_head_field(head, hlen, "content-encoding", &enclen);
+	size_t max = (size_t)j->cfg.max_decoded_bytes;
+
+	switch (decode_body(enc, enclen, *body, *blen, max, dec)) {
+	case DECODE_IDENTITY:
+		return 1;
+	case DECODE_TOO_LARGE:
+	case DECODE_OK:
+		c[PC_DECODED]++;
+		c[PC_DECODE_CAPPED] += dec->len >= max;
+		*body = dec->p;
+		*blen = dec->len;
+		return 1;
+	case DECODE_BAD:
+	case DECODE_UNSUPPORTED:
+		break;
+	}
+	c[PC_UNDECODABLE]++;
+	return 0;
+}
+
+/* A record must stay under REC_MAX_BYTES: links beyond a byte budget are
+ * dropped like those beyond the count cap. */
+static void keep_link_budget(struct html_page *page)
+{
+	size_t bytes = 0;
+	uint32_t k;
+
+	for (k = 0; k < page->nlinks; k++) {
+		bytes += strlen(page->links[k]) + 4;
+		if (bytes > REC_MAX_BYTES / 2)
+			break;
+	}
+	page->dropped += page->nlinks - k;
+	html_page_keep_links(page, k);
+}
+
 int parse_page(const struct job *j, const struct fetch_record *f,
 	       const unsigned char *head, size_t hlen, const unsigned char *body, size_t blen,
 	       struct buf *out, uint64_t *c)
@@ -135,8 +179,6 @@ int parse_page(const struct job *j, const struct fetch_record *f,
 	struct html_page page;
 	uint32_t sig[MINHASH_MAX];
 	struct buf dec;
-	const char *enc;
-	size_t enclen = 0;
 	enum cr_err e;
 
 	str0(url, sizeof(url), f->rec.url, f->rec.url_len);
@@ -163,23 +205,8 @@ int parse_page(const struct job *j, const struct fetch_record *f,
 		return 0;
 	}
 	str0(charset, sizeof(charset), f->charset, f->charset_len);
-	/* A Content-Encoding is undone here, up to fetch.max_decoded_bytes. */
 	buf_init(&dec);
-	enc = http_head_field(head, hlen, "content-encoding", &enclen);
-	switch (decode_body(enc, enclen, body, blen, (size_t)j->cfg.max_decoded_bytes, &dec)) {
-	case DECODE_IDENTITY:
-		break;
-	case DECODE_TOO_LARGE:
-	case DECODE_OK:
-		/* Over the cap, the decoded part is parsed. */
-		c[PC_DECODED]++;
-		c[PC_DECODE_CAPPED] += dec.len >= (size_t)j->cfg.max_decoded_bytes;
-		body = dec.p;
-		blen = dec.len;
-		break;
-	case DECODE_BAD:
-	case DECODE_UNSUPPORTED:
-		c[PC_UNDECODABLE]++;
+	if (!undo_encoding(j, head, hlen, &body, &blen, &dec, c)) {
 		buf_release(&dec);
 		return 0;
 	}
@@ -201,20 +228,7 @@ int parse_page(const struct job *j, const struct fetch_record *f,
 		html_page_keep_links(&page, 0);
 	}
 	c[PC_NOINDEX] += (pr.flags & PARSE_NOINDEX) != 0;
-	/* A record must stay under REC_MAX_BYTES: links beyond a byte budget
-	 * are dropped like those beyond the count cap. */
-	{
-		size_t bytes = 0;
-		uint32_t k;
-
-		for (k = 0; k < page.nlinks; k++) {
-			bytes += strlen(page.links[k]) + 4;
-			if (bytes > REC_MAX_BYTES / 2)
-				break;
-		}
-		page.dropped += page.nlinks - k;
-		html_page_keep_links(&page, k);
-	}
+	keep_link_budget(&page);
 	if (j->cfg.dedup_enabled)
 		sign_page(j, &page, &pr, sig);
 	pr.title = (const char *)buf_cstr(&page.title);

@@ -1,6 +1,7 @@
 #include "round/check.h"
 #include "crawldb/crawl_record.h"
 #include "crawldb/fetch_record.h"
+#include "dedup/dedup.h"
 #include "round/state.h"
 #include "seen/bloom.h"
 #include "seen/seen.h"
@@ -77,14 +78,14 @@ static enum cr_err read_whole(struct ck *c, const char *path, enum rec_kind kind
 /* Version ver's stores, of every partition, removed. */
 static void drop_stores(struct ck *c, int ver)
 {
-	static const char *const kinds[] = { "lsh", "sig" };
 	char path[PATH_MAX];
 	uint32_t p;
 	size_t k;
 
 	for (p = 0; p < c->d->partitions; p++)
-		for (k = 0; k < 2; k++) {
-			layout_crawldb_store(c->d, ver, kinds[k], p, path, sizeof(path));
+		for (k = 0; k < DEDUP_STORES; k++) {
+			layout_crawldb_store(c->d, ver, dedup_store_kinds[k], p, path,
+					     sizeof(path));
 			if (fs_exists(path) && unlink(path) != 0)
 				say(c, 0, "cannot remove '%s'", path);
 		}
@@ -141,7 +142,6 @@ static int roll_back(struct ck *c, const struct round_snapshot *s)
 
 static void check_crawldb(struct ck *c, const struct round_snapshot *s)
 {
-	static const char *const kinds[] = { "lsh", "sig" };
 	char path[PATH_MAX];
 	uint64_t part_bad = 0, stores_bad = 0;
 	uint32_t p;
@@ -166,8 +166,9 @@ static void check_crawldb(struct ck *c, const struct round_snapshot *s)
 			say(c, 1, "seen-set '%s' rebuilt from its CrawlDb part", path);
 		else if (e)
 			say(c, 0, "damaged seen-set '%s' (%s)", path, error_str(e));
-		for (k = 0; k < 2; k++) {
-			layout_crawldb_store(c->d, s->version, kinds[k], p, path, sizeof(path));
+		for (k = 0; k < DEDUP_STORES; k++) {
+			layout_crawldb_store(c->d, s->version, dedup_store_kinds[k], p, path,
+					     sizeof(path));
 			if (read_whole(c, path, REC_KIND_SORT, NULL, NULL) == CR_ERR_FORMAT) {
 				say(c, 0, "damaged near-duplicate store '%s'", path);
 				stores_bad++;

@@ -3,6 +3,7 @@
 #include "store/recfile.h"
 #include "util/hmap.h"
 #include "crawldb/crawl_record.h"
+#include "dedup/dedup.h"
 #include "fetch/fetch.h"
 #include "generate/generate.h"
 #include "index/index.h"
@@ -118,6 +119,20 @@ static int mark(struct job *j, int seg, const char *phase, struct buf *json)
 	return 0;
 }
 
+/* Sums a phase's counters over ranks and marks it done with them. Collective. */
+static int mark_phase(struct job *j, int seg, const char *phase, const char *const *names,
+		      uint64_t *c, size_t n, double secs, int version)
+{
+	struct buf json;
+	int rc;
+
+	buf_init(&json);
+	phase_json(j, names, c, n, secs, version, &json);
+	rc = mark(j, seg, phase, &json);
+	buf_release(&json);
+	return rc;
+}
+
 /* Commits CrawlDb version ver (rank 0); every rank learns the outcome. */
 static int commit_version(struct job *j, int ver, const char *origin)
 {
@@ -151,8 +166,6 @@ int round_inject(struct job *j, const char *seeds)
 	struct round_plan p = { ROUND_INJECT, 0, 0, NULL, 0 };
 	int rc;
 	enum cr_err e;
-	struct buf json;
-	int64_t t0 = clock_mono_us();
 
 	if (snapshot(j, 0, &s))
 		return 1;
@@ -164,15 +177,13 @@ int round_inject(struct job *j, const char *seeds)
 		return e == CR_ERR_ARG ? 2 : 1;
 	}
 	rc = commit_version(j, s.version + 1, "inject\n");
-	buf_init(&json);
-	phase_json(j, inject_counter_names, c, IC_COUNT_, secs_since(t0), s.version + 1, &json);
+	comm_sum_u64(c, IC_COUNT_);
 	if (!rc && j->rank == 0)
 		log_info("inject", "%llu seeds read, %llu valid, %llu invalid, %llu new; "
 			 "CrawlDb version %d has %llu URLs",
 			 (unsigned long long)c[IC_LINES], (unsigned long long)c[IC_VALID],
 			 (unsigned long long)c[IC_INVALID], (unsigned long long)c[IC_ADDED],
 			 s.version + 1, (unsigned long long)c[IC_RECORDS]);
-	buf_release(&json);
 	return rc;
 }
 
@@ -184,7 +195,6 @@ int round_inject(struct job *j, const char *seeds)
  */
 static int verify_version(struct job *j, int ver)
 {
-	static const char *const stores[] = { "lsh", "sig" };
 	char path[PATH_MAX];
 	const char *why;
 	uint32_t p;
@@ -199,8 +209,9 @@ static int verify_version(struct job *j, int ver)
 			log_err("crawl", "damaged file '%s': %s", path, why);
 			bad = 1;
 		}
-		for (k = 0; k < sizeof(stores) / sizeof(stores[0]); k++) {
-			layout_crawldb_store(&j->dir, ver, stores[k], p, path, sizeof(path));
+		for (k = 0; k < DEDUP_STORES; k++) {
+			layout_crawldb_store(&j->dir, ver, dedup_store_kinds[k], p, path,
+					     sizeof(path));
 			if (recfile_probe(path, REC_KIND_SORT, &why) == CR_ERR_FORMAT) {
 				log_err("crawl", "damaged file '%s': %s", path, why);
 				bad = 1;
@@ -222,7 +233,6 @@ int round_generate(struct job *j, int *segp, uint64_t *selected, uint64_t *held)
 	struct round_plan p = { ROUND_GENERATE, 0, 0, NULL, 0 };
 	int redo, rc;
 	enum cr_err e;
-	struct buf json;
 	int64_t t0 = clock_mono_us(), now = clock_now_us();
 
 	if (snapshot(j, 0, &s))
@@ -243,10 +253,8 @@ int round_generate(struct job *j, int *segp, uint64_t *selected, uint64_t *held)
 		log_user("generate failed");
 		return 1;
 	}
-	buf_init(&json);
-	phase_json(j, generate_counter_names, c, GC_COUNT_, secs_since(t0), s.version, &json);
-	rc = mark(j, p.seg, "generate", &json);
-	buf_release(&json);
+	rc = mark_phase(j, p.seg, "generate", generate_counter_names, c, GC_COUNT_,
+			secs_since(t0), s.version);
 	if (!rc && j->rank == 0)
 		log_info("generate", "segment %d: %llu URLs due on %llu hosts "
 			 "(%llu capped per host, %llu not due, %llu held)", p.seg,
@@ -279,19 +287,12 @@ static void fetch_log(int seg, const uint64_t *c, const uint64_t *pc, int parsed
 /* Marks the fetch (and, with fetch.parse, the parse) of seg done. */
 static int fetch_mark(struct job *j, int seg, uint64_t *c, uint64_t *pc, int64_t t0)
 {
-	struct buf json;
-	int rc;
+	int rc = mark_phase(j, seg, "fetch", fetch_counter_names, c, FC_COUNT_, secs_since(t0),
+			    -1);
 
-	buf_init(&json);
-	phase_json(j, fetch_counter_names, c, FC_COUNT_, secs_since(t0), -1, &json);
-	rc = mark(j, seg, "fetch", &json);
-	if (!rc && j->cfg.fetch_parse) {
-		/* The fetcher parsed as it went: the parse phase is complete. */
-		json.len = 0;
-		phase_json(j, parse_counter_names, pc, PC_COUNT_, 0, -1, &json);
-		rc = mark(j, seg, "parse", &json);
-	}
-	buf_release(&json);
+	/* The fetcher parsed as it went: the parse phase is complete. */
+	if (!rc && j->cfg.fetch_parse)
+		rc = mark_phase(j, seg, "parse", parse_counter_names, pc, PC_COUNT_, 0, -1);
 	if (!rc && j->rank == 0)
 		fetch_log(seg, c, pc, j->cfg.fetch_parse, secs_since(t0));
 	return rc;
@@ -345,7 +346,6 @@ int round_parse(struct job *j, int seg)
 	uint64_t c[PC_COUNT_] = { 0 };
 	struct round_snapshot s;
 	enum cr_err e;
-	struct buf json;
 	int rc;
 	int64_t t0 = clock_mono_us();
 
@@ -356,10 +356,7 @@ int round_parse(struct job *j, int seg)
 		log_user("parse of segment %d failed", seg);
 		return 1;
 	}
-	buf_init(&json);
-	phase_json(j, parse_counter_names, c, PC_COUNT_, secs_since(t0), -1, &json);
-	rc = mark(j, seg, "parse", &json);
-	buf_release(&json);
+	rc = mark_phase(j, seg, "parse", parse_counter_names, c, PC_COUNT_, secs_since(t0), -1);
 	if (!rc && j->rank == 0)
 		log_info("parse", "segment %d: %llu pages, %llu links, %llu failed", seg,
 			 (unsigned long long)c[PC_PAGES], (unsigned long long)c[PC_LINKS],
@@ -371,7 +368,6 @@ int round_index(struct job *j, int seg, int crawldb_version)
 {
 	uint64_t c[IX_COUNT_] = { 0 };
 	int64_t t0 = clock_mono_us();
-	struct buf json;
 	enum cr_err e;
 	int rc;
 
@@ -380,10 +376,7 @@ int round_index(struct job *j, int seg, int crawldb_version)
 		log_user("index of segment %d failed", seg);
 		return 1;
 	}
-	buf_init(&json);
-	phase_json(j, index_counter_names, c, IX_COUNT_, secs_since(t0), -1, &json);
-	rc = mark(j, seg, "index", &json);
-	buf_release(&json);
+	rc = mark_phase(j, seg, "index", index_counter_names, c, IX_COUNT_, secs_since(t0), -1);
 	if (!rc && j->rank == 0)
 		log_info("index", "segment %d: %llu WARC files, %llu CDXJ lines, %llu texts "
 			 "(%llu duplicates), %llu links", seg,
@@ -420,11 +413,11 @@ int round_update(struct job *j, int seg)
 
 	if (ready_segment(j, &seg, "parse", ROUND_PARSED, &s))
 		return 1;
-	buf_init(&json);
 	switch (round_update_step(&s)) {
 	case ROUND_MARK_UPDATE:
 		/* A previous run committed the CrawlDb and stopped before
 		 * marking the phase: only the mark is missing. */
+		buf_init(&json);
 		buf_adds(&json, "{\"resumed\":true}\n");
 		rc = mark(j, seg, "update", &json);
 		buf_release(&json);
@@ -434,7 +427,6 @@ int round_update(struct job *j, int seg)
 	default:
 		log_user("segment %d was generated from CrawlDb version %d, which is no longer "
 			 "current (%d): generate a new segment", seg, s.seg_base, s.version);
-		buf_release(&json);
 		return 1;
 	}
 	p.seg = seg;
@@ -442,15 +434,13 @@ int round_update(struct job *j, int seg)
 	clean(j, &p);
 	if (!comm_agree(update_run(j, seg, s.version, c) == CR_OK)) {
 		log_user("update of segment %d failed", seg);
-		buf_release(&json);
 		return 1;
 	}
 	snprintf(origin, sizeof(origin), "segment %d\n", seg);
 	rc = commit_version(j, s.version + 1, origin);
-	phase_json(j, update_counter_names, c, UC_COUNT_, secs_since(t0), s.version + 1, &json);
 	if (!rc)
-		rc = mark(j, seg, "update", &json);
-	buf_release(&json);
+		rc = mark_phase(j, seg, "update", update_counter_names, c, UC_COUNT_,
+				secs_since(t0), s.version + 1);
 	/* CDXJ, text and links: after the update, which decided the duplicates. */
 	if (!rc && j->cfg.index_enabled)
 		rc = round_index(j, seg, s.version + 1);
@@ -513,8 +503,10 @@ static const char *hint(const char *status, const char *reason)
 	return "";
 }
 
-/* Counts the current CrawlDb's URLs by status and reason (rank 0). */
-static uint64_t count_why(struct job *j, struct hmap *m, uint64_t *with_content)
+/* Counts the current CrawlDb's URLs by status and reason (rank 0), until
+ * the first page with content (*with_content set: there is nothing to
+ * explain). */
+static uint64_t count_why(struct job *j, struct hmap *m, int *with_content)
 {
 	char path[PATH_MAX];
 	uint64_t seen = 0;
@@ -523,7 +515,7 @@ static uint64_t count_why(struct job *j, struct hmap *m, uint64_t *with_content)
 
 	if (layout_crawldb_current(&j->dir, &ver) != CR_OK || ver == 0)
 		return 0;
-	for (p = 0; p < j->dir.partitions && seen < EXPLAIN_MAX_RECORDS; p++) {
+	for (p = 0; p < j->dir.partitions && seen < EXPLAIN_MAX_RECORDS && !*with_content; p++) {
 		struct recfile_reader *r;
 		const void *data;
 		size_t n;
@@ -531,7 +523,8 @@ static uint64_t count_why(struct job *j, struct hmap *m, uint64_t *with_content)
 		layout_crawldb_part(&j->dir, ver, p, path, sizeof(path));
 		if (recfile_reader_open(path, REC_KIND_CRAWLDB, &r) != CR_OK)
 			continue;
-		while (seen < EXPLAIN_MAX_RECORDS && recfile_reader_next(r, &data, &n) == CR_OK) {
+		while (seen < EXPLAIN_MAX_RECORDS && !*with_content &&
+		       recfile_reader_next(r, &data, &n) == CR_OK) {
 			struct crawl_record c;
 			char key[320];
 			int k;
@@ -539,8 +532,8 @@ static uint64_t count_why(struct job *j, struct hmap *m, uint64_t *with_content)
 			if (crawl_record_unpack(data, n, &c) != CR_OK)
 				break;
 			seen++;
-			*with_content += c.status == ST_FETCHED || c.status == ST_DUPLICATE ||
-					 c.status == ST_TRUNCATED || c.status == ST_TOO_LARGE;
+			*with_content = c.status == ST_FETCHED || c.status == ST_DUPLICATE ||
+					c.status == ST_TRUNCATED || c.status == ST_TOO_LARGE;
 			k = snprintf(key, sizeof(key), "%s\t%.*s",
 				     crawl_record_status_name(c.status),
 				     (int)(c.reason_len < 256 ? c.reason_len : 256), c.reason);
@@ -557,7 +550,8 @@ static void explain_nothing_fetched(struct job *j)
 	struct hmap m;
 	struct hmap_slot *s;
 	struct why *w;
-	uint64_t content = 0, seen;
+	uint64_t seen;
+	int content = 0;
 	size_t i = 0, n = 0, k;
 
 	if (j->rank != 0)

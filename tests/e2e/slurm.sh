@@ -248,24 +248,31 @@ done
 check "every WARC file of the requeued crawl is whole" test "$bad" -eq 0
 [ "${st% *}" = "COMPLETED 0:0" ] || tail -n 20 "$SCRATCH/job-$id.log"
 
-# Cancelled mid-fetch (scancel: SIGTERM to every process of the job).
-id=$(submit "$SCRATCH/c3")
-for _ in $(seq 240); do
-	[ -d "$SCRATCH/c3/segments/00002/warc" ] && break
-	sleep 0.25
-done
-check "third crawl is fetching" test -d "$SCRATCH/c3/segments/00002/warc"
-t0=$SECONDS
-scancel "$id"
-# Slurm marks the job cancelled at once; the crawl's end is the script's
-# last line.
-for _ in $(seq 240); do
-	grep -q "mpicrawl exited" "$SCRATCH/job-$id.log" 2>/dev/null && break
-	sleep 0.25
-done
-took=$((SECONDS - t0))
-st=$(wait_job "$id" 60)
-echo "job $id: $st after scancel, $took s"
+# cancel_mid_fetch DIR: submits a crawl of DIR, cancels it (scancel:
+# SIGTERM to every process of the job) once its second round fetches, and
+# sets id, st (the job's final state) and took (seconds from scancel to the
+# crawl's end, the script's last line: Slurm marks the job cancelled at
+# once).
+cancel_mid_fetch() {
+	local t0
+	id=$(submit "$1")
+	for _ in $(seq 240); do
+		[ -d "$1/segments/00002/warc" ] && break
+		sleep 0.25
+	done
+	check "$(basename "$1"): the crawl is fetching" test -d "$1/segments/00002/warc"
+	t0=$SECONDS
+	scancel "$id"
+	for _ in $(seq 240); do
+		grep -q "mpicrawl exited" "$SCRATCH/job-$id.log" 2>/dev/null && break
+		sleep 0.25
+	done
+	took=$((SECONDS - t0))
+	st=$(wait_job "$id" 60)
+	echo "job $id (${MPICRAWL_LAUNCH:-default launcher}): $st after scancel, $took s"
+}
+
+cancel_mid_fetch "$SCRATCH/c3"
 check "scancel ends the job within fetch.stop_grace_s + 15 s (took $took s)" test "$took" -le 17
 check "the cancelled crawl stopped early (exit 75)" grep -q "mpicrawl exited 75" "$SCRATCH/job-$id.log"
 id=$(submit "$SCRATCH/c3")
@@ -275,25 +282,14 @@ check "its CrawlDb equals the first one's" cmp -s <(dump_db "$SCRATCH/c1") <(dum
 
 # The same under mpirun inside the allocation: Slurm's SIGTERM reaches
 # mpirun too, which must not keep the job (or the ranks) alive.
-id=$(MPICRAWL_LAUNCH=mpirun submit "$SCRATCH/c5")
-for _ in $(seq 240); do
-	[ -d "$SCRATCH/c5/segments/00002/warc" ] && break
-	sleep 0.25
-done
-t0=$SECONDS
-scancel "$id"
-for _ in $(seq 240); do
-	grep -q "mpicrawl exited" "$SCRATCH/job-$id.log" 2>/dev/null && break
-	sleep 0.25
-done
-took=$((SECONDS - t0))
-st=$(wait_job "$id" 60)
-echo "job $id (mpirun): $st after scancel, $took s"
+export MPICRAWL_LAUNCH=mpirun
+cancel_mid_fetch "$SCRATCH/c5"
 check "under mpirun, scancel ends the job within the grace + 15 s (took $took s)" test "$took" -le 17
 check "under mpirun, the cancelled job exits 75" test "$(echo "$st" | cut -d' ' -f2)" = "75:0"
-id=$(MPICRAWL_LAUNCH=mpirun submit "$SCRATCH/c5")
+id=$(submit "$SCRATCH/c5")
 st=$(wait_job "$id" 90)
 check "under mpirun, a new job completes the cancelled crawl" test "${st% *}" = "COMPLETED 0:0"
+unset MPICRAWL_LAUNCH
 
 # The time limit, mid-fetch: a slower crawl, a limit of one minute, USR1
 # when at most 50 s are left (Slurm may send it up to a minute early).
