@@ -16,6 +16,7 @@
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/hmap.h"
+#include "util/json.h"
 
 #include <dirent.h>
 #include <limits.h>
@@ -52,21 +53,14 @@ static const char *const lat_names[8] = {
 /* A counter of a phase in a stats.json text; 0 if absent. */
 static double stat(const struct buf *b, const char *phase, const char *name)
 {
-	char key[96];
-	const char *s = (const char *)b->p, *p, *end;
+	const char *ph, *cs;
+	size_t phn, csn;
+	int64_t v;
 
-	if (!s)
+	if (!b->p || json_get_value((const char *)b->p, b->len, phase, &ph, &phn) ||
+	    json_get_value(ph, phn, "counters", &cs, &csn) || json_get_int(cs, csn, name, &v))
 		return 0;
-	snprintf(key, sizeof(key), "\"%s\":{", phase);
-	p = strstr(s, key);
-	if (!p || !(p = strstr(p, "\"counters\":{")))
-		return 0;
-	end = strchr(p + 12, '}');
-	snprintf(key, sizeof(key), "\"%s\":", name);
-	p = strstr(p, key);
-	if (!p || (end && p > end))
-		return 0;
-	return strtod(p + strlen(key), NULL);
+	return (double)v;
 }
 
 static void html_text(struct buf *o, const char *s)

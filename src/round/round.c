@@ -75,7 +75,6 @@ static void phase_json(struct job *j, const char *const *names, uint64_t *v, siz
 
 void round_write_stats(struct job *j, int seg)
 {
-	static const char *const phases[] = { "generate", "fetch", "parse", "update", "index" };
 	char path[PATH_MAX];
 	struct buf b, p;
 	size_t i;
@@ -85,16 +84,16 @@ void round_write_stats(struct job *j, int seg)
 	buf_init(&b);
 	buf_init(&p);
 	buf_addf(&b, "{\"segment\":%d", seg);
-	for (i = 0; i < sizeof(phases) / sizeof(phases[0]); i++) {
+	for (i = 0; i < ROUND_PHASES; i++) {
 		char name[32];
 
-		snprintf(name, sizeof(name), "_SUCCESS.%s", phases[i]);
+		snprintf(name, sizeof(name), "_SUCCESS.%s", round_phase_names[i]);
 		layout_segment_sub(&j->dir, seg, name, path, sizeof(path));
 		buf_reset(&p);
 		if (fs_read_all(path, 1 << 20, &p) == CR_OK && p.len) {
 			while (p.len && p.p[p.len - 1] == '\n')
 				p.len--;
-			buf_addf(&b, ",\"%s\":", phases[i]);
+			buf_addf(&b, ",\"%s\":", round_phase_names[i]);
 			buf_add(&b, p.p, p.len);
 		}
 	}

@@ -11,7 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char *const phase_names[] = { "generate", "fetch", "parse", "update", "index" };
+const char *const round_phase_names[ROUND_PHASES] = { "generate", "fetch", "parse", "update",
+							"index" };
 
 /* The CrawlDb version segment seg was generated from, as its
  * _SUCCESS.generate says; 0 if it does not say. */
@@ -58,8 +59,8 @@ void round_read(const struct crawl_dir *d, int seg, struct round_snapshot *s)
 	s->seg = seg ? seg : layout_segment_last(d);
 	if (s->seg == 0)
 		return;
-	for (i = 0; i < sizeof(phase_names) / sizeof(phase_names[0]); i++)
-		if (layout_phase_done(d, s->seg, phase_names[i]))
+	for (i = 0; i < ROUND_PHASES; i++)
+		if (layout_phase_done(d, s->seg, round_phase_names[i]))
 			s->phases |= 1 << i;
 	if (s->phases & ROUND_GENERATED)
 		s->seg_base = base_version(d, s->seg);

@@ -39,6 +39,11 @@ enum round_phase {
 	ROUND_INDEXED = 16,
 };
 
+/* The phases of a segment in order, as their _SUCCESS.<name> files name
+ * them; bit i of enum round_phase is phase round_phase_names[i]. */
+#define ROUND_PHASES 5
+extern const char *const round_phase_names[ROUND_PHASES];
+
 /* What the crawl directory says, as plain ints (broadcast as bytes). */
 struct round_snapshot {
 	int version;          /* crawldb/CURRENT; 0: empty */

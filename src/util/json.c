@@ -203,6 +203,17 @@ static enum cr_err find_member(const char *text, size_t n, const char *key, cons
 	}
 }
 
+enum cr_err json_get_value(const char *text, size_t n, const char *key, const char **v,
+			   size_t *len)
+{
+	const char *end;
+	enum cr_err e = find_member(text, n, key, v, &end);
+
+	if (e == CR_OK)
+		*len = (size_t)(end - *v);
+	return e;
+}
+
 enum cr_err json_get_int(const char *text, size_t n, const char *key, int64_t *out)
 {
 	const char *v, *end;

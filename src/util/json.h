@@ -1,7 +1,8 @@
 /*
  * json.h - the little JSON the crawler writes: escaped strings and objects
- * of named counters (stats.json, _SUCCESS files, readdb --dump). Appends to
- * a struct buf; nothing here allocates but the buffer.
+ * of named counters (stats.json, _SUCCESS files, readdb --dump), appended
+ * to a struct buf; and reads back the members of such objects (report,
+ * check, the round's snapshot) without allocating.
  */
 #ifndef CR_UTIL_JSON_H
 #define CR_UTIL_JSON_H
@@ -28,6 +29,10 @@ void json_str(struct buf *out, const char *s, size_t n);
  * an object this reader can walk, or the value is not an integer.
  */
 CR_WUR enum cr_err json_get_int(const char *text, size_t n, const char *key, int64_t *out);
+/* The raw text [*v, *v + *len) of member key's value, e.g. a nested
+ * object to look into with these same calls; results as json_get_int. */
+CR_WUR enum cr_err json_get_value(const char *text, size_t n, const char *key, const char **v,
+				  size_t *len);
 /* The same for a string member: its value unescaped into out (at most cap
  * bytes with the NUL; CR_ERR_LIMIT if longer). */
 CR_WUR enum cr_err json_get_str(const char *text, size_t n, const char *key, char *out,

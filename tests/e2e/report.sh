@@ -20,6 +20,9 @@ check "8 SVG charts" test "$(grep -c '<svg ' "$R")" -eq 8
 check "self-contained: no outside resources" bash -c \
 	"! grep -Eq '(src|href)=\"(https?:)?//' '$R'"
 check "pages per round charted" grep -q 'Pages fetched per round' "$R"
+n1=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["fetch"]["counters"]["fetched"])' \
+	"$C/segments/00001/stats.json")
+check "round 1's bar is stats.json's fetched count ($n1)" grep -q "<title>round 1: $n1 pages</title>" "$R"
 check "report of a non-crawl directory fails" bash -c "! '$MPICRAWL' report --dir '$SCRATCH' 2>/dev/null"
 
 if [ -z "$CHROMIUM" ]; then

@@ -101,6 +101,25 @@ static void reading(void)
 	CHECK(fs_remove_tree(root) == CR_OK, "cleanup");
 }
 
+/* A member's raw value, looked into again: how report reads stats.json. */
+static void nested(void)
+{
+	const char *t = "{\"fetch\":{\"seconds\":1.5,\"counters\":{\"fetched\":12}},"
+			"\"parse\":{\"counters\":{\"fetched\":99}}}";
+	const char *f, *c;
+	size_t fn, cn;
+	int64_t v = 0;
+
+	CHECK(json_get_value(t, strlen(t), "fetch", &f, &fn) == CR_OK && *f == '{' &&
+	      f[fn - 1] == '}', "the fetch object's span");
+	CHECK(json_get_value(f, fn, "counters", &c, &cn) == CR_OK &&
+	      json_get_int(c, cn, "fetched", &v) == CR_OK && v == 12,
+	      "fetch's own counter, not parse's: %lld", (long long)v);
+	CHECK(json_get_value(f, fn, "seconds", &c, &cn) == CR_OK && cn == 3 && !memcmp(c, "1.5", 3),
+	      "a number's raw text");
+	CHECK(json_get_value(t, strlen(t), "index", &f, &fn) == CR_EOF, "no such phase");
+}
+
 static void json(void)
 {
 	static const struct {
@@ -131,6 +150,7 @@ static void json(void)
 		CHECK(e == jrows[i].e && (e != CR_OK || v == jrows[i].v), "json row %zu: %s %lld",
 		      i, error_str(e), (long long)v);
 	}
+	nested();
 }
 
 int main(void)
