@@ -1,20 +1,25 @@
 /*
  * cmd_readdb.c - mpicrawl readdb: statistics or a dump of the committed
- * CrawlDb. Reads the files directly (no MPI): any rank count wrote them.
+ * CrawlDb, or a segment's decision log. Reads the files directly (no MPI):
+ * any rank count wrote them.
  */
 #include "cli/cmds.h"
 #include "config/config.h"
 #include "crawldb/crawl_record.h"
 #include "crawldb/job.h"
 #include "crawldb/layout.h"
+#include "scope/decisions.h"
 #include "store/recfile.h"
+#include "util/fs.h"
 #include "util/json.h"
 
 #include <getopt.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
-static const char usage[] = "mpicrawl readdb --dir DIR (--stats | --dump)";
+static const char usage[] =
+	"mpicrawl readdb --dir DIR (--stats | --dump | --decisions --segment N)";
 
 static void dump_one(const struct crawl_record *r, struct buf *b)
 {
@@ -38,67 +43,24 @@ static void dump_one(const struct crawl_record *r, struct buf *b)
 	fwrite(b->p, 1, b->len, stdout);
 }
 
-int cmd_readdb(int argc, char **argv)
+/* Reads every part of CrawlDb version ver: counts by status, and with
+ * dump every record as a JSON line. 0, or 1 with the damaged file named. */
+static int read_crawldb(const struct crawl_dir *d, int ver, int dump, uint64_t *counts,
+			uint64_t *total)
 {
-	static const struct option longs[] = {
-		{ "dir", required_argument, NULL, 'd' },
-		{ "stats", no_argument, NULL, 's' },
-		{ "dump", no_argument, NULL, 'D' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *dir = NULL;
-	int mode = 0, c, ver;
-	struct config cfg;
-	struct crawl_dir d;
-	uint64_t counts[ST_COUNT_] = { 0 }, total = 0;
-	uint32_t p;
 	struct buf b;
+	uint32_t p;
 	int rc = 0;
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":", longs, NULL)) != -1) {
-		switch (c) {
-		case 'd': dir = optarg; break;
-		case 's': mode = 's'; break;
-		case 'D': mode = 'D'; break;
-		case 'h':
-			printf("usage: %s\n\n"
-			       "  --dir DIR  the crawl directory\n"
-			       "  --stats    its current CrawlDb's URLs by status\n"
-			       "  --dump     every URL as a JSON line: url, status,\n"
-			       "             http_status, depth, retries, fetched_at,\n"
-			       "             next_fetch (seconds), digest, reason (why its\n"
-			       "             last fetch failed), dup_of\n\n"
-			       "exit codes: 0 done; 1 not a crawl directory, or a damaged file\n"
-			       "(named); 2 bad usage\n", usage);
-			return 0;
-		default:
-			fprintf(stderr, "mpicrawl: bad option '%s'\nusage: %s\n",
-				argv[optind - 1], usage);
-			return 2;
-		}
-	}
-	if (!dir || !mode || optind < argc) {
-		fprintf(stderr, "mpicrawl: readdb needs --dir and --stats or --dump\nusage: %s\n",
-			usage);
-		return 2;
-	}
-	config_defaults(&cfg);
-	if (layout_open(dir, &cfg, 0, &d) != CR_OK)
-		return 1;
-	if (layout_crawldb_current(&d, &ver) != CR_OK)
-		return 1;
 	buf_init(&b);
-	for (p = 0; ver > 0 && p < d.partitions && !rc; p++) {
+	for (p = 0; ver > 0 && p < d->partitions && !rc; p++) {
 		char path[PATH_MAX];
 		struct recfile_reader *r;
 		const void *data;
 		size_t n;
 		enum cr_err e;
 
-		layout_crawldb_part(&d, ver, p, path, sizeof(path));
+		layout_crawldb_part(d, ver, p, path, sizeof(path));
 		if (recfile_reader_open(path, REC_KIND_CRAWLDB, &r) != CR_OK) {
 			fprintf(stderr, "mpicrawl: cannot read CrawlDb part '%s'\n", path);
 			rc = 1;
@@ -112,8 +74,8 @@ int cmd_readdb(int argc, char **argv)
 				break;
 			}
 			counts[rec.status]++;
-			total++;
-			if (mode == 'D')
+			(*total)++;
+			if (dump)
 				dump_one(&rec, &b);
 		}
 		if (e != CR_EOF) {
@@ -123,6 +85,94 @@ int cmd_readdb(int argc, char **argv)
 		recfile_reader_free(&r);
 	}
 	buf_release(&b);
+	return rc;
+}
+
+/* Prints segment seg's decision log. */
+static int read_decisions(const struct crawl_dir *d, const char *segment)
+{
+	char *end, path[PATH_MAX];
+	long seg = strtol(segment, &end, 10);
+	uint64_t lines;
+	enum cr_err e;
+
+	if (end == segment || *end || seg < 1 || seg > 99999) {
+		fprintf(stderr, "mpicrawl: --segment: bad value '%s' (a segment number)\n",
+			segment);
+		return 2;
+	}
+	layout_segment_dir(d, (int)seg, path, sizeof(path));
+	if (!fs_exists(path)) {
+		fprintf(stderr, "mpicrawl: segment %ld does not exist in '%s'\n", seg, d->root);
+		return 1;
+	}
+	e = decisions_print(d, (int)seg, stdout, &lines);
+	if (e == CR_EOF) {
+		fprintf(stderr, "mpicrawl: segment %ld has no decision log (its update has not "
+			"run, or log.decisions was false)\n", seg);
+		return 1;
+	}
+	return e ? 1 : 0;
+}
+
+int cmd_readdb(int argc, char **argv)
+{
+	static const struct option longs[] = {
+		{ "dir", required_argument, NULL, 'd' },
+		{ "stats", no_argument, NULL, 's' },
+		{ "dump", no_argument, NULL, 'D' },
+		{ "decisions", no_argument, NULL, 'x' },
+		{ "segment", required_argument, NULL, 'g' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *dir = NULL, *segment = NULL;
+	int mode = 0, c, ver, rc;
+	struct config cfg;
+	struct crawl_dir d;
+	uint64_t counts[ST_COUNT_] = { 0 }, total = 0;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":", longs, NULL)) != -1) {
+		switch (c) {
+		case 'd': dir = optarg; break;
+		case 's': mode = 's'; break;
+		case 'D': mode = 'D'; break;
+		case 'x': mode = 'x'; break;
+		case 'g': segment = optarg; break;
+		case 'h':
+			printf("usage: %s\n\n"
+			       "  --dir DIR      the crawl directory\n"
+			       "  --stats        its current CrawlDb's URLs by status\n"
+			       "  --dump         every URL as a JSON line: url, status,\n"
+			       "                 http_status, depth, retries, fetched_at,\n"
+			       "                 next_fetch (seconds), digest, reason (why its\n"
+			       "                 last fetch failed), dup_of\n"
+			       "  --decisions    every URL segment N did not fetch or store, as\n"
+			       "  --segment N    JSON lines: url, reason, from (docs/SCOPE.md)\n\n"
+			       "exit codes: 0 done; 1 not a crawl directory, no such segment or\n"
+			       "log, or a damaged file (named); 2 bad usage\n", usage);
+			return 0;
+		default:
+			fprintf(stderr, "mpicrawl: bad option '%s'\nusage: %s\n",
+				argv[optind - 1], usage);
+			return 2;
+		}
+	}
+	if (!dir || !mode || optind < argc || (mode == 'x') != (segment != NULL)) {
+		fprintf(stderr, "mpicrawl: readdb needs --dir and --stats, --dump or "
+			"--decisions with --segment\nusage: %s\n", usage);
+		return 2;
+	}
+	config_defaults(&cfg);
+	if (layout_open(dir, &cfg, 0, &d) != CR_OK)
+		return 1;
+	if (mode == 'x')
+		return read_decisions(&d, segment);
+	if (layout_crawldb_current(&d, &ver) != CR_OK)
+		return 1;
+	rc = read_crawldb(&d, ver, mode == 'D', counts, &total);
 	if (mode == 's' && !rc) {
 		int s;
 

@@ -1,11 +1,14 @@
 #include "config/config.h"
 #include "fetch/addr.h"
+#include "scope/rules.h"
+#include "scope/scope.h"
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/log.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
+#include <limits.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -25,25 +28,30 @@ struct key {
 	const char *const *choices;   /* K_CHOICE: the words, NULL-terminated */
 	/* K_STR: NULL if the value is good, else what is wrong with it. */
 	const char *(*check)(const char *v);
+	int path;   /* K_STR: a file; relative in a job file: to the file's folder */
 };
 
 #define L(name, field, min, max, def, doc) \
-	{ name, K_LONG, offsetof(struct config, field), 0, min, max, def, doc, NULL, NULL }
+	{ name, K_LONG, offsetof(struct config, field), 0, min, max, def, doc, NULL, NULL, 0 }
 #define B(name, field, def, doc) \
-	{ name, K_BOOL, offsetof(struct config, field), 0, 0, 1, def, doc, NULL, NULL }
+	{ name, K_BOOL, offsetof(struct config, field), 0, 0, 1, def, doc, NULL, NULL, 0 }
 #define S(name, field, def, doc) \
 	{ name, K_STR, offsetof(struct config, field), \
-	  sizeof(((struct config *)0)->field), 0, 0, def, doc, NULL, NULL }
+	  sizeof(((struct config *)0)->field), 0, 0, def, doc, NULL, NULL, 0 }
 /* A string whose value check() validates. */
 #define SC(name, field, def, check, doc) \
 	{ name, K_STR, offsetof(struct config, field), \
-	  sizeof(((struct config *)0)->field), 0, 0, def, doc, NULL, check }
+	  sizeof(((struct config *)0)->field), 0, 0, def, doc, NULL, check, 0 }
+/* A file name check() validates; relative in a job file: to its folder. */
+#define SP(name, field, def, check, doc) \
+	{ name, K_STR, offsetof(struct config, field), \
+	  sizeof(((struct config *)0)->field), 0, 0, def, doc, NULL, check, 1 }
 /* One of a list of words, stored as its index (an int). */
 #define C(name, field, choices, def, doc) \
-	{ name, K_CHOICE, offsetof(struct config, field), 0, 0, 0, def, doc, choices, NULL }
+	{ name, K_CHOICE, offsetof(struct config, field), 0, 0, 0, def, doc, choices, NULL, 0 }
 /* A real number in [min/1e9, max/1e9]. */
 #define D(name, field, min, max, def, doc) \
-	{ name, K_DBL, offsetof(struct config, field), 0, min, max, def, doc, NULL, NULL }
+	{ name, K_DBL, offsetof(struct config, field), 0, min, max, def, doc, NULL, NULL, 0 }
 
 static const char *const warc_compressions[] = { "gzip", "zstd", NULL };
 
@@ -143,6 +151,20 @@ static const char *check_dictionary(const char *v)
 	fclose(fp);
 	return n == 4 && !memcmp(head, magic, 4) ? NULL : "not a zstd dictionary";
 }
+/* scope.rules: "" or a rules file that parses (scope/rules.h). */
+static const char *check_rules(const char *v)
+{
+	static char why[600];
+	struct scope_rules *r = NULL;
+
+	if (!*v)
+		return NULL;
+	why[0] = '\0';
+	if (scope_rules_read(v, &r, why, sizeof(why)) != CR_OK)
+		return why[0] ? why : "cannot be read";
+	scope_rules_free(&r);
+	return NULL;
+}
 static const char *const text_formats[] = { "wet", "jsonl", "none", NULL };
 
 static const struct key keys[] = {
@@ -151,7 +173,7 @@ static const struct key keys[] = {
 	L("politeness.max_in_flight", max_in_flight, 1, 64, "1",
 	  "most requests open at once to one host"),
 	{ "politeness.by", K_ENUM_POLITENESS, offsetof(struct config, politeness_by), 0, 0, 2,
-	  "host", "what the delay and max_in_flight apply to: host, domain or ip", NULL, NULL },
+	  "host", "what the delay and max_in_flight apply to: host, domain or ip", NULL, NULL, 0 },
 	L("politeness.max_crawl_delay_ms", max_crawl_delay_ms, 0, 86400000, "30000",
 	  "a host whose robots.txt asks for a longer Crawl-delay is deferred (ms)"),
 	L("politeness.max_host_failures", max_host_failures, 1, 1000, "5",
@@ -246,7 +268,8 @@ static const struct key keys[] = {
 	L("partition.count", partitions, 1, 65536, "16",
 	  "number of partitions; fixed when the crawl directory is created"),
 	{ "partition.by", K_ENUM_PARTITION, offsetof(struct config, partition_by), 0, 0, 1,
-	  "host", "partition key: host, or domain (registrable domain, via libpsl)", NULL, NULL },
+	  "host", "partition key: host, or domain (registrable domain, via libpsl)", NULL, NULL,
+	  0 },
 	L("memory.budget_mb", memory_budget_mb, 16, 1L << 20, "256",
 	  "memory per rank for sorting and merging (MiB)"),
 	L("store.zstd_level", zstd_level, 1, 19, "3",
@@ -257,7 +280,7 @@ static const struct key keys[] = {
 	  "WARC files as gzip (.warc.gz) or zstd (.warc.zst), one member/frame per record"),
 	L("warc.zstd_level", warc_zstd_level, 1, 19, "3",
 	  "zstd level of .warc.zst files"),
-	SC("warc.zstd_dictionary", warc_zstd_dict, "", check_dictionary,
+	SP("warc.zstd_dictionary", warc_zstd_dict, "", check_dictionary,
 	  "a zstd dictionary file (zstd --train) for .warc.zst; empty: none"),
 	B("warc.revisits", warc_revisits, "true",
 	  "a page fetched again: If-Modified-Since, and revisit records for 304 or the same body"),
@@ -271,6 +294,13 @@ static const struct key keys[] = {
 	  "extracted text as WARC conversion records (wet), JSON lines (jsonl) or none"),
 	L("parse.max_links", max_links, 1, 1000000, "5000",
 	  "outlinks kept per page"),
+	C("scope.mode", scope_mode, scope_mode_names, "seeds-domains",
+	  "URLs that may enter the CrawlDb: of the seeds' registrable domains, the seeds' "
+	  "hosts, or any"),
+	SP("scope.rules", scope_rules, "", check_rules,
+	  "a rules file (SURT prefixes, regexes), consulted before scope.mode (docs/SCOPE.md)"),
+	B("log.decisions", log_decisions, "true",
+	  "write each URL not fetched or not stored, with its reason, to segments/N/decisions/"),
 	L("trap.max_path_segments", trap_max_segments, 0, 256, "64",
 	  "a new URL whose path has more segments is a trap (0: no limit)"),
 	L("trap.max_segment_repeats", trap_max_repeats, 0, 256, "3",
@@ -307,7 +337,7 @@ static const struct key keys[] = {
 	  "bytes one rank sends to all others in one link exchange step (KiB)"),
 	L("progress.interval_ms", progress_ms, 100, 3600000, "1000",
 	  "how often rank 0 prints the progress line (ms)"),
-	{ NULL, K_LONG, 0, 0, 0, 0, NULL, NULL, NULL, NULL },
+	{ NULL, K_LONG, 0, 0, 0, 0, NULL, NULL, NULL, NULL, 0 },
 };
 
 void config_key(size_t i, const char **name, const char **def, const char **doc)
@@ -500,7 +530,7 @@ static int key_index(const char *name)
 static enum cr_err load_line(struct config *c, const char *path, int lineno, char *t,
 			     int *first_line)
 {
-	char *eq = strchr(t, '=');
+	char *eq = strchr(t, '='), *value, joined[CONFIG_LINE_MAX + PATH_MAX];
 	int k;
 
 	if (!eq) {
@@ -514,7 +544,14 @@ static enum cr_err load_line(struct config *c, const char *path, int lineno, cha
 			keys[k].name, first_line[k]);
 		return CR_ERR_ARG;
 	}
-	if (config_set(c, trim(t), trim(eq + 1)) != CR_OK) {
+	value = trim(eq + 1);
+	/* A file named by a job file is found beside it, wherever the job runs. */
+	if (k >= 0 && keys[k].path && *value && *value != '/' && strrchr(path, '/')) {
+		snprintf(joined, sizeof(joined), "%.*s/%s", (int)(strrchr(path, '/') - path), path,
+			 value);
+		value = joined;
+	}
+	if (config_set(c, trim(t), value) != CR_OK) {
 		log_err("config", "%s:%d: bad setting", path, lineno);
 		return CR_ERR_ARG;
 	}

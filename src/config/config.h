@@ -78,6 +78,9 @@ struct config {
 	int index_enabled;          /* CDXJ, text and link graph after update */
 	int text_format;            /* 0 wet, 1 jsonl, 2 none */
 	long max_links;
+	int scope_mode;             /* enum scope_mode (scope/scope.h) */
+	char scope_rules[512];      /* scope.rules: a rules file, or "" */
+	int log_decisions;          /* log.decisions: segments/N/decisions/ */
 	long trap_max_segments;
 	long trap_max_repeats;
 	long trap_max_query_variants;

@@ -155,6 +155,14 @@ void layout_top(const char *root, const char *name, char *out, size_t cap)
 	snprintf(out, cap, "%s/%s", root, name);
 }
 
+void layout_seeds(const struct crawl_dir *d, int version, char *out, size_t cap)
+{
+	if (version > 0)
+		snprintf(out, cap, "%s/seeds/%05d.zst", d->root, version);
+	else
+		snprintf(out, cap, "%s/seeds", d->root);
+}
+
 uint32_t layout_partition(const struct crawl_dir *d, const char *url, size_t len)
 {
 	char u[URL_MAX_LEN + 1], host[URL_HOST_MAX];

@@ -10,6 +10,7 @@
  *   crawldb/NNNNN/sig-PPPPP.zst       MinHash signatures (dedup/dedup.h)
  *   crawldb/NNNNN/_FROM               what made the version: "inject", "segment N"
  *   robots/NNNNN/part-PPPPP.zst       robots.txt cache (version = segment that wrote it)
+ *   seeds/NNNNN.zst                   the seeds of the inject that made CrawlDb version NNNNN
  *   segments/NNNNN/<kind>/part-PPPPP.zst   fetchlist, fetch, parse
  *   segments/NNNNN/fetch/part-PPPPP.journal   an unfinished fetch's journal
  *   segments/NNNNN/warc/              WARC files (.warc.gz)
@@ -110,6 +111,9 @@ int layout_robots_last(const struct crawl_dir *d);
 void layout_robots_part(const struct crawl_dir *d, int version, uint32_t p,
 			char *out, size_t cap);
 void layout_robots_dir(const struct crawl_dir *d, int version, char *out, size_t cap);
+
+/* seeds/NNNNN.zst; version 0 gives the folder. */
+void layout_seeds(const struct crawl_dir *d, int version, char *out, size_t cap);
 
 /* tmp/rRRRR: a rank's scratch. */
 void layout_tmp(const struct crawl_dir *d, int rank, char *out, size_t cap);

@@ -3,10 +3,11 @@
 
 void link_record_pack(const struct link_record *l, struct buf *out)
 {
-	buf_put_u8(out, 2);
+	buf_put_u8(out, 3);
 	buf_put_str(out, l->url, l->url_len);
 	buf_put_varint(out, l->depth);
 	buf_put_u8(out, l->hops);
+	buf_put_str(out, l->from ? l->from : "", l->from ? l->from_len : 0);
 }
 
 enum cr_err link_record_unpack(const void *p, size_t n, struct link_record *l)
@@ -18,9 +19,13 @@ enum cr_err link_record_unpack(const void *p, size_t n, struct link_record *l)
 
 	buf_reader_init(&rd, p, n);
 	t.hops = 0;
-	if (buf_get_u8(&rd, &v) || (v != 1 && v != 2) || buf_get_str(&rd, &t.url, &t.url_len) ||
+	t.from = "";
+	t.from_len = 0;
+	if (buf_get_u8(&rd, &v) || v < 1 || v > 3 || buf_get_str(&rd, &t.url, &t.url_len) ||
 	    buf_get_varint(&rd, &depth) || depth > UINT32_MAX ||
-	    (v == 2 && buf_get_u8(&rd, &t.hops)) || rd.off != rd.len || t.url_len == 0)
+	    (v >= 2 && buf_get_u8(&rd, &t.hops)) ||
+	    (v >= 3 && buf_get_str(&rd, &t.from, &t.from_len)) || rd.off != rd.len ||
+	    t.url_len == 0)
 		return CR_ERR_FORMAT;
 	t.depth = (uint32_t)depth;
 	*l = t;

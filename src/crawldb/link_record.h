@@ -17,6 +17,9 @@ struct link_record {
 	size_t url_len;
 	uint32_t depth;
 	uint8_t hops;         /* redirects in a row that led to it */
+	const char *from;     /* the page it was found on, for the decision log
+				 (scope/decisions.h); "" when not kept */
+	size_t from_len;
 };
 
 void link_record_pack(const struct link_record *l, struct buf *out);

@@ -2,6 +2,8 @@
 #include "comm/comm.h"
 #include "dedup/dedup.h"
 #include "seen/seen.h"
+#include "scope/scope.h"
+#include "scope/seeds.h"
 #include "update/route.h"
 #include "url/url.h"
 #include "util/fs.h"
@@ -13,10 +15,9 @@
 #include <string.h>
 
 #define INJECT_LOG_MAX 10
-#define UTF8_BOM "\xef\xbb\xbf"
 
 const char *const inject_counter_names[IC_COUNT_] = {
-	"lines", "valid", "invalid", "added", "records",
+	"lines", "valid", "invalid", "refused", "added", "records",
 };
 
 struct seed_reader {
@@ -27,7 +28,32 @@ struct seed_reader {
 	char *line;
 	size_t cap;
 	uint64_t *c;
+	struct scope *scope;   /* its rules may refuse a seed */
 };
+
+/* Checks one seed line's URL and settings; CR_OK and the canonical URL in
+ * out, or a logged warning (the first few) and the counter. */
+static enum cr_err take_seed(struct seed_reader *s, const char *t, const char *settings,
+			     char *out, size_t cap)
+{
+	const char *why = NULL;
+	int refused = 0;
+
+	if (url_canon(NULL, t, out, cap, &why) != CR_OK)
+		;
+	else if ((why = seeds_check_settings(settings)) != NULL)
+		;
+	else if ((why = scope_check_rules(s->scope, out, strlen(out))) != NULL)
+		refused = 1;
+	if (!why)
+		return CR_OK;
+	if (s->c[IC_INVALID] + s->c[IC_REFUSED] < INJECT_LOG_MAX)
+		log_warn("inject", "%s:%llu: %s seed '%.200s': %s", s->path,
+			 (unsigned long long)s->lineno, refused ? "refused" : "invalid", t,
+			 refused ? "a rule of scope.rules refuses it" : why);
+	s->c[refused ? IC_REFUSED : IC_INVALID]++;
+	return CR_ERR_FORMAT;
+}
 
 static int produce_seeds(void *arg, struct route *r)
 {
@@ -36,41 +62,81 @@ static int produce_seeds(void *arg, struct route *r)
 	while (!route_full(r)) {
 		ssize_t n = getline(&s->line, &s->cap, s->fp);
 		char url[URL_MAX_LEN + 1];
-		const char *why;
-		char *t;
+		char *t, *settings;
 
 		if (n < 0)
 			return ferror(s->fp) ? -1 : 1;
 		if ((s->lineno++ % (uint64_t)s->nranks) != (uint64_t)s->rank)
 			continue;
-		t = s->line;
-		if (s->lineno == 1 && n >= 3 && !memcmp(t, UTF8_BOM, 3))
-			t += 3;   /* a byte order mark is not part of the first URL */
-		while (*t == ' ' || *t == '\t')
-			t++;
-		t[strcspn(t, "\r\n")] = '\0';
-		if (!*t || *t == '#')
+		if (!seeds_split(s->line, s->lineno == 1, &t, &settings))
 			continue;
 		s->c[IC_LINES]++;
-		if (url_canon(NULL, t, url, sizeof(url), &why) != CR_OK) {
-			if (s->c[IC_INVALID]++ < INJECT_LOG_MAX)
-				log_warn("inject", "%s:%llu: invalid seed '%.200s': %s", s->path,
-					 (unsigned long long)s->lineno, t, why);
+		if (take_seed(s, t, settings, url, sizeof(url)) != CR_OK)
 			continue;
-		}
 		s->c[IC_VALID]++;
-		route_add(r, url, strlen(url), 0, 0);
+		route_add(r, url, strlen(url), 0, 0, NULL, 0);
 	}
 	return 0;
+}
+
+/* Merges the routed seeds into each owned partition's next version. */
+static enum cr_err merge_seeds(struct job *j, int ver, struct route *rt, uint64_t *c)
+{
+	struct buf seen;
+	enum cr_err e = CR_OK;
+	uint32_t p;
+
+	buf_init(&seen);
+	for (p = 0; !e && p < j->dir.partitions; p++) {
+		struct merge_stats st;
+
+		if (!rt->sorts[p])
+			continue;
+		memset(&st, 0, sizeof(st));
+		e = xsort_finish(rt->sorts[p]);
+		if (e)
+			break;
+		seen.len = 0;
+		e = merge_partition(&j->dir, &j->cfg, ver, ver + 1, p, NULL, rt->sorts[p], &st,
+				    j->cfg.seen_enabled ? &seen : NULL, NULL, NULL);
+		if (!e && j->cfg.seen_enabled)
+			e = seen_write(&j->dir, &j->cfg, ver + 1, p, &seen);
+		xsort_free(&rt->sorts[p]);
+		c[IC_ADDED] += st.added;
+		c[IC_RECORDS] += st.records;
+	}
+	buf_release(&seen);
+	return e;
+}
+
+/* Opens the seed file and the scope's rules; collective. */
+static enum cr_err open_seeds(struct job *j, const char *seeds, int ver, struct seed_reader *s,
+			      struct scope *scope)
+{
+	enum cr_err e = CR_OK;
+
+	s->fp = fopen(seeds, "r");
+	if (!s->fp) {
+		log_err("inject", "cannot read seed file '%s': %s", seeds, strerror(errno));
+		e = CR_ERR_ARG;
+	}
+	if (!e)
+		e = scope_open(scope, j, ver);
+	if (comm_agree(e == CR_OK))
+		return CR_OK;
+	if (s->fp)
+		fclose(s->fp);
+	if (!e)
+		scope_release(scope);
+	return e ? e : CR_ERR_COMM;
 }
 
 enum cr_err inject_run(struct job *j, const char *seeds, int ver, uint64_t *c)
 {
 	struct seed_reader s;
+	struct scope scope;
 	struct route rt;
-	struct buf seen;
 	char dir[PATH_MAX];
-	uint32_t p;
 	enum cr_err e;
 
 	memset(&s, 0, sizeof(s));
@@ -78,51 +144,34 @@ enum cr_err inject_run(struct job *j, const char *seeds, int ver, uint64_t *c)
 	s.rank = j->rank;
 	s.nranks = j->nranks;
 	s.c = c;
-	s.fp = fopen(seeds, "r");
-	if (!s.fp)
-		log_err("inject", "cannot read seed file '%s': %s", seeds, strerror(errno));
-	if (!comm_agree(s.fp != NULL)) {
-		if (s.fp)
-			fclose(s.fp);
-		return CR_ERR_ARG;
-	}
+	s.scope = &scope;
+	e = open_seeds(j, seeds, ver, &s, &scope);
+	if (e)
+		return e;
 	e = route_init(&rt, &j->dir, &j->cfg, j->tmpdir, j->rank, j->nranks, 0);
 	if (!comm_agree(e == CR_OK)) {
 		fclose(s.fp);
+		scope_release(&scope);
 		if (!e)
 			route_release(&rt);
 		return e ? e : CR_ERR_COMM;
 	}
-	buf_init(&seen);
 	e = route_run(&rt, produce_seeds, &s);
 	fclose(s.fp);
 	free(s.line);
+	/* The scope of every later round is built from the recorded seeds. */
+	if (!e && j->rank == 0)
+		e = seeds_write(&j->dir, ver + 1, seeds, &scope, (int)j->cfg.zstd_level);
 	layout_crawldb_dir(&j->dir, ver + 1, dir, sizeof(dir));
 	if (!e)
 		e = fs_mkdirs(dir);
-	for (p = 0; !e && p < j->dir.partitions; p++) {
-		struct merge_stats st;
-
-		if (!rt.sorts[p])
-			continue;
-		memset(&st, 0, sizeof(st));
-		e = xsort_finish(rt.sorts[p]);
-		if (e)
-			break;
-		seen.len = 0;
-		e = merge_partition(&j->dir, &j->cfg, ver, ver + 1, p, NULL, rt.sorts[p], &st,
-				    j->cfg.seen_enabled ? &seen : NULL, NULL);
-		if (!e && j->cfg.seen_enabled)
-			e = seen_write(&j->dir, &j->cfg, ver + 1, p, &seen);
-		xsort_free(&rt.sorts[p]);
-		c[IC_ADDED] += st.added;
-		c[IC_RECORDS] += st.records;
-	}
+	if (!e)
+		e = merge_seeds(j, ver, &rt, c);
 	/* Inject adds no page: the near-duplicate stores go on unchanged. */
 	if (!e)
 		e = dedup_carry(j, ver);
 	route_release(&rt);
-	buf_release(&seen);
+	scope_release(&scope);
 	return e;
 }
 
@@ -131,27 +180,19 @@ enum cr_err inject_check(const char *path, uint64_t *lines, uint64_t *invalid)
 	FILE *fp = fopen(path, "r");
 	char *line = NULL, url[URL_MAX_LEN + 1];
 	size_t cap = 0;
-	ssize_t n;
 	enum cr_err e = CR_EOF;
 
 	*lines = *invalid = 0;
 	if (!fp)
 		return CR_ERR_IO;
-	while (e == CR_EOF && (n = getline(&line, &cap, fp)) >= 0) {
-		char *t = line;
+	while (e == CR_EOF && getline(&line, &cap, fp) >= 0) {
+		char *t, *settings;
 		const char *why;
 
-		if (*lines == 0 && n >= 3 && !memcmp(t, UTF8_BOM, 3))
-			t += 3;
-		while (*t == ' ' || *t == '\t')
-			t++;
-		t[strcspn(t, "\r\n")] = '\0';
-		if (!*t || *t == '#') {
-			(*lines)++;
+		if (!seeds_split(line, (*lines)++ == 0, &t, &settings))
 			continue;
-		}
-		(*lines)++;
-		if (url_canon(NULL, t, url, sizeof(url), &why) == CR_OK)
+		if (url_canon(NULL, t, url, sizeof(url), &why) == CR_OK &&
+		    !seeds_check_settings(settings))
 			e = CR_OK;
 		else
 			(*invalid)++;

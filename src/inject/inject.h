@@ -24,6 +24,7 @@ enum inject_counter {
 	IC_LINES,
 	IC_VALID,
 	IC_INVALID,
+	IC_REFUSED,     /* refused by a rule of scope.rules */
 	IC_ADDED,       /* new to the CrawlDb */
 	IC_RECORDS,     /* in the new version */
 	IC_COUNT_

@@ -145,6 +145,10 @@ void round_clean_version(const struct crawl_dir *d, int ver)
 	layout_crawldb_dir(d, ver, dir, sizeof(dir));
 	if (fs_exists(dir) && fs_remove_tree(dir) != CR_OK)
 		log_warn("crawl", "cannot remove uncommitted CrawlDb version '%s'", dir);
+	/* The seeds an unfinished inject recorded for it are not seeds. */
+	layout_seeds(d, ver, dir, sizeof(dir));
+	if (fs_exists(dir) && unlink(dir) != 0)
+		log_warn("crawl", "cannot remove uncommitted seeds '%s'", dir);
 }
 
 void round_clean(const struct crawl_dir *d, const struct round_plan *p)

@@ -28,6 +28,7 @@ enum rec_kind {
 	REC_KIND_LINK = 5,
 	REC_KIND_ROBOTS = 6,
 	REC_KIND_SORT = 7,
+	REC_KIND_SEEDS = 8,
 };
 
 /* The largest record a reader accepts (a page's parse data with text). */

@@ -57,6 +57,20 @@ void merge_apply(const struct crawl_record *old, const struct fetch_record *f,
 	}
 }
 
+/* "trap:RULE" for a rule of trap.h, "" for none. */
+static const char *trap_reason(const char *rule)
+{
+	static const char *const rules[][2] = {
+		{ "path", "trap:path" }, { "query", "trap:query" }, { "host", "trap:host" },
+	};
+	size_t i;
+
+	for (i = 0; rule && i < sizeof(rules) / sizeof(rules[0]); i++)
+		if (!strcmp(rule, rules[i][0]))
+			return rules[i][1];
+	return rule ? "trap" : "";
+}
+
 enum merge_verdict merge_decide(const struct merge_in *in, const struct config *cfg,
 				struct crawl_record *out)
 {
@@ -83,7 +97,12 @@ enum merge_verdict merge_decide(const struct merge_in *in, const struct config *
 		out->hops = l->hops;
 		out->status = ST_UNFETCHED;
 		out->dup_of = out->reason = "";
-		if (l->hops > cfg->max_redirects || (in->trapped && in->trapped(in->trap_arg, l))) {
+		if (l->hops > cfg->max_redirects)
+			out->reason = "trap:redirects";
+		else if (in->trapped)
+			out->reason = trap_reason(in->trapped(in->trap_arg, l));
+		out->reason_len = strlen(out->reason);
+		if (out->reason_len) {
 			out->status = ST_TRAP;
 			out->next_fetch = INT64_MAX;
 			return MERGE_TRAP;
@@ -182,18 +201,18 @@ struct trap_query {
 	const struct config *cfg;
 };
 
-static int trapped(void *arg, const struct link_record *l)
+static const char *trapped(void *arg, const struct link_record *l)
 {
 	const struct trap_query *q = arg;
 
-	return trap_check(q->trap, l->url, l->url_len, q->cfg) != NULL;
+	return trap_check(q->trap, l->url, l->url_len, q->cfg);
 }
 
 /* Merges the streams into w. */
 static enum cr_err merge_streams(struct merge_streams *m, struct recfile_writer *w,
 				 const struct config *cfg, struct merge_stats *st,
 				 struct buf *seen, const struct dedup_result *dups,
-				 struct trap_state *trap)
+				 struct trap_state *trap, struct decisions *dlog)
 {
 	struct trap_query q = { trap, cfg };
 	struct buf out;
@@ -210,9 +229,17 @@ static enum cr_err merge_streams(struct merge_streams *m, struct recfile_writer 
 		switch (merge_decide(&in, cfg, &rec)) {
 		case MERGE_TOO_DEEP:
 			st->too_deep++;
+			if (dlog)
+				e = decisions_add(dlog, "depth", in.link->url, in.link->url_len,
+						  in.link->from, in.link->from_len);
+			if (e)
+				break;
 			continue;
 		case MERGE_TRAP:
 			st->traps++;
+			if (dlog)
+				e = decisions_add(dlog, rec.reason, rec.url, rec.url_len,
+						  in.link->from, in.link->from_len);
 			/* fall through */
 		case MERGE_ADDED:
 			st->added++;
@@ -223,6 +250,8 @@ static enum cr_err merge_streams(struct merge_streams *m, struct recfile_writer 
 		case MERGE_KEPT:
 			break;
 		}
+		if (e)
+			break;
 		trap_note(trap, rec.url, rec.url_len);
 		out.len = 0;
 		crawl_record_pack(&rec, &out);
@@ -242,7 +271,7 @@ enum cr_err merge_partition(const struct crawl_dir *d, const struct config *cfg,
 			    int old_version, int new_version, uint32_t p,
 			    struct xsort *fetch, struct xsort *links,
 			    struct merge_stats *st, struct buf *seen,
-			    const struct dedup_result *dups)
+			    const struct dedup_result *dups, struct decisions *dlog)
 {
 	char in_path[PATH_MAX] = "", out_path[PATH_MAX];
 	struct recfile_writer *w = NULL;
@@ -275,7 +304,7 @@ enum cr_err merge_partition(const struct crawl_dir *d, const struct config *cfg,
 		if (!e)
 			e = advance(&m.links);
 		if (!e)
-			e = merge_streams(&m, w, cfg, st, seen, dups, trap);
+			e = merge_streams(&m, w, cfg, st, seen, dups, trap, dlog);
 		if (e == CR_ERR_FORMAT)
 			log_err("update", "damaged record merging into '%s'", out_path);
 		buf_release(&m.old_b);

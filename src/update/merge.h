@@ -20,6 +20,7 @@
 #include "crawldb/layout.h"
 #include "crawldb/link_record.h"
 #include "dedup/dedup.h"
+#include "scope/decisions.h"
 #include "store/xsort.h"
 #include "util/error.h"
 
@@ -42,8 +43,9 @@ struct merge_in {
 	const struct fetch_record *fetch;   /* its fetch outcome this round */
 	const struct link_record *link;     /* the link to it of smallest depth */
 	const char *dup_of;                 /* dedup's representative, if a near-duplicate */
-	/* Whether a new URL breaks a trap rule (trap.h); NULL: none does. */
-	int (*trapped)(void *arg, const struct link_record *l);
+	/* The trap rule a new URL breaks (trap.h: "path", "query", "host"), or
+	 * NULL; trapped itself NULL: no rule is checked. */
+	const char *(*trapped)(void *arg, const struct link_record *l);
 	void *trap_arg;
 };
 
@@ -51,7 +53,8 @@ enum merge_verdict {
 	MERGE_KEPT,       /* unchanged (its depth may have shrunk) */
 	MERGE_UPDATED,    /* a fetch outcome applied */
 	MERGE_ADDED,      /* a new URL from a link */
-	MERGE_TRAP,       /* a new URL, given status trap: never fetched */
+	MERGE_TRAP,       /* a new URL, given status trap: never fetched; its
+			     reason "trap:RULE" (trap:redirects past fetch.max_redirects) */
 	MERGE_TOO_DEEP,   /* a new URL past crawl.max_depth: not written */
 };
 
@@ -67,12 +70,13 @@ enum merge_verdict merge_decide(const struct merge_in *in, const struct config *
  * version becomes current only when the caller commits CURRENT. If seen is
  * not NULL, the key hash of every URL written is appended to it (seen.h).
  * A fetched page that dups (dedup.h, may be NULL) names gets status
- * duplicate and the representative's URL.
+ * duplicate and the representative's URL. Links too deep or trapped are
+ * written to dlog (NULL: not logged) with the page they came from.
  */
 CR_WUR enum cr_err merge_partition(const struct crawl_dir *d, const struct config *cfg,
 				   int old_version, int new_version, uint32_t p,
 				   struct xsort *fetch, struct xsort *links,
 				   struct merge_stats *st, struct buf *seen,
-				   const struct dedup_result *dups);
+				   const struct dedup_result *dups, struct decisions *dlog);
 
 #endif

@@ -67,9 +67,10 @@ void route_release(struct route *r)
 	memset(r, 0, sizeof(*r));
 }
 
-void route_add(struct route *r, const char *url, size_t len, uint32_t depth, uint8_t hops)
+void route_add(struct route *r, const char *url, size_t len, uint32_t depth, uint8_t hops,
+	       const char *from, size_t from_len)
 {
-	struct link_record l = { url, len, depth, hops };
+	struct link_record l = { url, len, depth, hops, from, from_len };
 	uint32_t p = layout_partition(r->dir, url, len);
 
 	r->scratch.len = 0;

@@ -54,7 +54,8 @@ CR_WUR enum cr_err route_init(struct route *r, const struct crawl_dir *d,
 			      const struct config *cfg, const char *tmpdir,
 			      int rank, int nranks, int seen_version);
 void route_release(struct route *r);
-void route_add(struct route *r, const char *url, size_t len, uint32_t depth, uint8_t hops);
+void route_add(struct route *r, const char *url, size_t len, uint32_t depth, uint8_t hops,
+	       const char *from, size_t from_len);
 int route_full(const struct route *r);
 /* Collective. Afterwards route->sorts[p] of owned partitions hold the links
  * that arrived; after xsort_finish they yield them sorted by URL (then

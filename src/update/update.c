@@ -6,6 +6,8 @@
 #include "store/recfile.h"
 #include "update/merge.h"
 #include "update/route.h"
+#include "scope/decisions.h"
+#include "scope/scope.h"
 #include "url/url.h"
 #include "util/fs.h"
 #include "util/log.h"
@@ -16,7 +18,7 @@
 
 const char *const update_counter_names[UC_COUNT_] = {
 	"links_sent", "links_received", "seen_dropped", "duplicate_sources", "outcomes", "added",
-	"too_deep", "traps",
+	"too_deep", "traps", "scope_mode", "scope_rules", "scope_limit",
 	"records",
 	"status_unfetched", "status_fetched", "status_redirect", "status_gone",
 	"status_error", "status_denied", "status_blocked", "status_deferred",
@@ -39,7 +41,39 @@ struct link_source {
 	const struct dedup_result *dups;   /* the round's duplicates */
 	uint8_t hops;            /* of the current record's links */
 	uint64_t dup_links;      /* duplicates whose links count a hop */
+	struct scope *scope;     /* what may enter the CrawlDb */
+	struct decisions **dlog; /* per partition; NULL: log.decisions off */
+	uint32_t cur_p;          /* the partition r reads */
+	uint64_t *c;             /* update_counter */
+	struct hmap refused;     /* URLs of cur_p already logged as refused */
 };
+
+/* Refused URLs remembered per partition, so that the links of a host's
+ * pages to one URL are logged once; past this many the memory starts anew. */
+#define REFUSED_REMEMBERED 65536u
+
+/* Routes one link of the current page, or logs and counts its refusal. */
+static int offer_link(struct link_source *s, struct route *rt, const char *url, size_t len)
+{
+	const char *why = scope_check(s->scope, url, len);
+	struct decisions *log = s->dlog ? s->dlog[s->cur_p] : NULL;
+
+	if (!why) {
+		route_add(rt, url, len, s->cur.depth + 1, s->hops, log ? s->cur.url : NULL,
+			  s->cur.url_len);
+		return 0;
+	}
+	s->c[!strcmp(why, "scope:rules") ? UC_SCOPE_RULES :
+	     !strcmp(why, "scope:limit") ? UC_SCOPE_LIMIT : UC_SCOPE_MODE]++;
+	if (!log || hmap_get(&s->refused, url, len))
+		return 0;
+	if (s->refused.count >= REFUSED_REMEMBERED) {
+		hmap_release(&s->refused);
+		hmap_init(&s->refused);
+	}
+	*hmap_put(&s->refused, url, len) = s;
+	return decisions_add(log, why, url, len, s->cur.url, s->cur.url_len) != CR_OK ? -1 : 0;
+}
 
 static int produce_links(void *arg, struct route *rt)
 {
@@ -53,7 +87,8 @@ static int produce_links(void *arg, struct route *rt)
 		if (s->have) {
 			e = parse_record_link(&s->cur, &s->pos, &url, &len);
 			if (e == CR_OK) {
-				route_add(rt, url, len, s->cur.depth + 1, s->hops);
+				if (offer_link(s, rt, url, len))
+					return -1;
 				continue;
 			}
 			s->have = 0;
@@ -91,7 +126,9 @@ static int produce_links(void *arg, struct route *rt)
 		if (s->p >= s->j->dir.partitions)
 			return 1;
 		layout_segment_part(&s->j->dir, s->seg, "parse", s->p, s->path, sizeof(s->path));
-		s->p++;
+		s->cur_p = s->p++;
+		hmap_release(&s->refused);
+		hmap_init(&s->refused);
 		if (recfile_reader_open(s->path, REC_KIND_PARSE, &s->r) != CR_OK) {
 			log_err("update", "cannot read parse data '%s'", s->path);
 			return -1;
@@ -138,25 +175,96 @@ static enum cr_err sort_outcomes(struct job *j, int seg, uint32_t p, size_t budg
 	return CR_OK;
 }
 
+/* Merges each partition this rank owns: its CrawlDb part, the round's
+ * outcomes and the routed links into version ver + 1. */
+static enum cr_err merge_owned(struct job *j, int seg, int ver, struct route *rt,
+			       const struct dedup_result *dd, struct decisions **dlog,
+			       uint64_t *c)
+{
+	size_t budget = (size_t)j->cfg.memory_budget_mb * 1024 * 1024 / 4;
+	struct buf seen;
+	enum cr_err e = CR_OK;
+	uint32_t p;
+
+	buf_init(&seen);
+	for (p = 0; !e && p < j->dir.partitions; p++) {
+		struct merge_stats st;
+		struct xsort *fetch = NULL;
+		int s;
+
+		if (!rt->sorts[p])
+			continue;
+		e = xsort_finish(rt->sorts[p]);
+		if (!e)
+			e = sort_outcomes(j, seg, p, budget, &fetch, &c[UC_OUTCOMES]);
+		if (e)
+			break;
+		memset(&st, 0, sizeof(st));
+		seen.len = 0;
+		e = merge_partition(&j->dir, &j->cfg, ver, ver + 1, p, fetch, rt->sorts[p], &st,
+				    j->cfg.seen_enabled ? &seen : NULL, dd, dlog ? dlog[p] : NULL);
+		if (!e && j->cfg.seen_enabled)
+			e = seen_write(&j->dir, &j->cfg, ver + 1, p, &seen);
+		xsort_free(&fetch);
+		/* The links' sort is done; free its memory before the next merge. */
+		xsort_free(&rt->sorts[p]);
+		rt->sorts[p] = NULL;
+		c[UC_ADDED] += st.added;
+		c[UC_TOO_DEEP] += st.too_deep;
+		c[UC_TRAPS] += st.traps;
+		c[UC_RECORDS] += st.records;
+		for (s = 0; s < ST_COUNT_; s++)
+			c[UC_STATUS_FIRST + s] += st.by_status[s];
+	}
+	buf_release(&seen);
+	return e;
+}
+
+/* The scope links are checked against and, with log.decisions, the
+ * phase's decision log. Collective: every rank agrees it has both. */
+static enum cr_err open_scope(struct job *j, int seg, int ver, struct scope *scope,
+			      struct decisions ***dlog)
+{
+	enum cr_err e = scope_open(scope, j, ver);
+
+	*dlog = NULL;
+	if (!e && j->cfg.log_decisions)
+		e = decisions_open_owned(&j->dir, seg, "update", j->rank, j->nranks,
+					 (int)j->cfg.zstd_level, dlog);
+	if (comm_agree(e == CR_OK))
+		return CR_OK;
+	if (!e)
+		scope_release(scope);
+	decisions_abort_owned(&j->dir, dlog);
+	return e ? e : CR_ERR_COMM;
+}
+
 enum cr_err update_run(struct job *j, int seg, int ver, uint64_t *c)
 {
 	struct link_source src;
 	struct route rt;
+	struct scope scope;
+	struct decisions **dlog;
 	char dir[PATH_MAX];
-	uint32_t p;
 	enum cr_err e;
-	size_t budget = (size_t)j->cfg.memory_budget_mb * 1024 * 1024 / 4;
-	struct buf seen;
 	struct dedup_result dd;
 
-	buf_init(&seen);
 	memset(&src, 0, sizeof(src));
 	src.j = j;
 	src.seg = seg;
+	src.c = c;
+	hmap_init(&src.refused);
+	e = open_scope(j, seg, ver, &scope, &dlog);
+	if (e)
+		return e;
+	src.scope = &scope;
+	src.dlog = dlog;
 	e = route_init(&rt, &j->dir, &j->cfg, j->tmpdir, j->rank, j->nranks, ver);
 	if (!comm_agree(e == CR_OK)) {
 		if (!e)
 			route_release(&rt);
+		scope_release(&scope);
+		decisions_abort_owned(&j->dir, &dlog);
 		return e ? e : CR_ERR_COMM;
 	}
 	/* Duplicates first: their links count one hop more (trap.h). */
@@ -173,41 +281,18 @@ enum cr_err update_run(struct job *j, int seg, int ver, uint64_t *c)
 	else
 		e = e ? e : CR_ERR_COMM;
 	recfile_reader_free(&src.r);
+	hmap_release(&src.refused);
 	c[UC_LINKS_SENT] += rt.sent;
 	c[UC_LINKS_RECEIVED] += rt.received;
 	c[UC_SEEN_DROPPED] += rt.seen_dropped;
 	c[UC_DUP_LINKS] += src.dup_links;
-	for (p = 0; !e && p < j->dir.partitions; p++) {
-		struct merge_stats st;
-		struct xsort *fetch = NULL;
-		int s;
-
-		if (!rt.sorts[p])
-			continue;
-		e = xsort_finish(rt.sorts[p]);
-		if (!e)
-			e = sort_outcomes(j, seg, p, budget, &fetch, &c[UC_OUTCOMES]);
-		if (e)
-			break;
-		memset(&st, 0, sizeof(st));
-		seen.len = 0;
-		e = merge_partition(&j->dir, &j->cfg, ver, ver + 1, p, fetch, rt.sorts[p], &st,
-				    j->cfg.seen_enabled ? &seen : NULL, &dd);
-		if (!e && j->cfg.seen_enabled)
-			e = seen_write(&j->dir, &j->cfg, ver + 1, p, &seen);
-		xsort_free(&fetch);
-		/* The links' sort is done; free its memory before the next merge. */
-		xsort_free(&rt.sorts[p]);
-		rt.sorts[p] = NULL;
-		c[UC_ADDED] += st.added;
-		c[UC_TOO_DEEP] += st.too_deep;
-		c[UC_TRAPS] += st.traps;
-		c[UC_RECORDS] += st.records;
-		for (s = 0; s < ST_COUNT_; s++)
-			c[UC_STATUS_FIRST + s] += st.by_status[s];
-	}
+	if (!e)
+		e = merge_owned(j, seg, ver, &rt, &dd, dlog, c);
+	if (!e)
+		e = decisions_commit_owned(&j->dir, &dlog);
+	decisions_abort_owned(&j->dir, &dlog);
 	route_release(&rt);
-	buf_release(&seen);
+	scope_release(&scope);
 	dedup_release(&dd);
 	return e;
 }

@@ -30,6 +30,9 @@ enum update_counter {
 	UC_ADDED,
 	UC_TOO_DEEP,
 	UC_TRAPS,          /* new URLs that entered as status trap */
+	UC_SCOPE_MODE,     /* links refused by scope.mode (scope/scope.h) */
+	UC_SCOPE_RULES,    /* ... by a '-' rule of scope.rules */
+	UC_SCOPE_LIMIT,    /* ... because a rule's regex hit its match limit */
 	UC_RECORDS,
 	UC_STATUS_FIRST,   /* then one counter per crawl status */
 	UC_DEDUP_FIRST = UC_STATUS_FIRST + ST_COUNT_,   /* then dedup.h's counters */

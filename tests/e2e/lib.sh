@@ -96,3 +96,56 @@ dump_db() {
 	"$MPICRAWL" readdb --dir "$1" --dump |
 		sed -E 's/"fetched_at":[0-9]+,"next_fetch":[0-9]+,//' | LC_ALL=C sort
 }
+
+# audit_log LOG TRUTH PORT DELAY_MS: the server-side checks of a whole crawl:
+# every truth URL fetched once with its status, nothing else but robots.txt
+# (once per host), nothing disallowed, no two requests to a host closer
+# than the delay.
+audit_log() {
+	# audit_log LOG TRUTH PORT: the server-side checks, in python3.
+	python3 - "$@" <<'PY'
+import sys, collections
+log, truth, port, delay_ms = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+want = {}
+for line in open(truth):
+    url, status = line.rstrip("\n").split("\t")
+    want[url] = int(status)
+got = collections.Counter()
+status = {}
+robots = collections.Counter()
+disallowed = []
+starts = collections.defaultdict(list)
+for line in open(log):
+    f = line.rstrip("\n").split("\t")
+    t0, t1, host, path, st, conn, flag = int(f[0]), int(f[1]), f[2], f[3], int(f[4]), f[5], f[6]
+    starts[host].append((t0, t1))
+    if flag == "disallowed":
+        disallowed.append(host + path)
+    if path == "/robots.txt":
+        robots[host] += 1
+        continue
+    url = "http://%s:%s%s" % (host, port, path)
+    got[url] += 1
+    status[url] = st
+bad = 0
+missing = [u for u in want if got[u] == 0]
+twice = [u for u in got if got[u] > 1]
+extra = [u for u in got if u not in want]
+wrong = [u for u in want if u in status and status[u] != want[u]]
+close = []
+for host, ts in starts.items():
+    ts.sort()
+    for a, b in zip(ts, ts[1:]):
+        if b[0] - a[0] < delay_ms * 1000:
+            close.append((host, b[0] - a[0]))
+for name, items in (("missing", missing), ("fetched twice", twice), ("not in truth", extra),
+                    ("wrong status", wrong), ("disallowed fetched", disallowed),
+                    ("requests closer than the delay", close),
+                    ("robots.txt fetched more than once", [h for h in robots if robots[h] > 1])):
+    if items:
+        bad += 1
+        print("not ok: %d %s, e.g. %s" % (len(items), name, items[:3]))
+print("audit: %d truth URLs, %d requests, %d hosts" % (len(want), sum(got.values()), len(starts)))
+sys.exit(1 if bad else 0)
+PY
+}

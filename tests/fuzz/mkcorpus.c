@@ -61,7 +61,7 @@ static void records(struct buf *b)
 {
 	struct fetch_record f;
 	struct parse_record p;
-	struct link_record l = { "http://example.org/", 19, 4 };
+	struct link_record l = { "http://example.org/", 19, 4, 0, "http://example.org/a", 20 };
 	const char *links[] = { "http://example.org/", "https://example.com/c", "http://x.test/%7E" };
 
 	static const uint32_t sig[4] = { 1, 0xdeadbeef, 77, 0xffffffff };
@@ -137,7 +137,7 @@ static void recfile(const char *tmp, struct buf *b, enum rec_kind kind, const ch
 		exit(1);
 	for (i = 0; i < nrec; i++) {
 		struct crawl_record c = crawl;
-		struct link_record l = { "http://example.org/", 19, (uint32_t)i };
+		struct link_record l = { "http://example.org/", 19, (uint32_t)i, 0, "", 0 };
 
 		b->len = 0;
 		if (kind == REC_KIND_LINK) {

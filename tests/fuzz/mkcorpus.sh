@@ -19,6 +19,13 @@ printf '\xef\xbb\xbfuser-agent : MPICRAWL/2.0 # us\r\ndisallow:/a%%2fb\r\nDISALL
 printf 'Disallow: /before-any-group\nUser-agent: *\nDisallow: /a*b*c\nAllow: /a*b$\n' >"$R/wildcards"
 printf 'User-agent: fuzzbot\nDisallow: /x\nAllow: /x/y*\n\0fuzzbot\0/x/y/z?q\0/x%%2a\0http://example.com/x?y#f\0//host/x\0' >"$R/agent-paths"
 
+# scope.rules files: RULES [NUL URL]...
+S=$C/fuzz_scope_rules
+printf -- '-http://(org,example,)/private/\n+http://(org,example,\n(com,partner,\n\0http://example.org/private/x\0https://sub.example.org/\0http://shop.partner.com/' >"$S/surt"
+printf -- '-^(file|ftp|mailto):\n-\\.(gif|jpg|png)$\n-[?*!@=]\n-.*(/[^/]+)/[^/]+\\1/[^/]+\\1/\n+^https?://([a-z0-9-]+\\.)*example\\.org/\n\0http://example.org/a/b/a/c/a/d\0http://example.org/x.png' >"$S/nutch"
+printf -- '-(0|00)+$\n\0http://a.test/000000000000000000000000000000000000000000000000000000000000!' >"$S/limit"
+printf -- '+ok\n+[\n' >"$S/bad-regex"
+
 # URLs: BASE LF HREF, or one URL.
 U=$C/fuzz_url
 printf 'http://a/b/c/d;p?q\n../../g' >"$U/rfc3986"

@@ -19,10 +19,10 @@ static const char simweb_usage[] =
 	"usage: simweb --hosts N --pages M [--seed S] [--domain D] [--port P] [--bind ADDR]\n"
 	"              [--port-file FILE] [--log FILE] [--agent A] [--latency-ms L]\n"
 	"              [--politeness [--max-crawl-delay-ms C]] [--dupes F] [--hostile]\n"
-	"              [--retry-after S]\n"
+	"              [--retry-after S] [--sites K]\n"
 	"       simweb --truth --hosts N --pages M [--seed S] [--domain D] --port P [--agent A]\n"
 	"              [--politeness [--max-crawl-delay-ms C]] [--dupes F]\n"
-	"              [--hostile [--max-redirects R]]\n"
+	"              [--hostile [--max-redirects R]] [--sites K] [--scope-hosts FILE]\n"
 	"       simweb --seeds --hosts N --pages M [--domain D] --port P\n"
 	"       simweb --hostinfo --hosts N --pages M [--domain D] [--politeness]\n"
 	"       simweb --pairs --hosts N --pages M --dupes F [--seed S] [--domain D] --port P\n"
@@ -51,12 +51,41 @@ static int simweb_number(const char *s, unsigned long long max, unsigned long lo
 	return 0;
 }
 
+/* Reads --scope-hosts: one host name a line, each a host of the web. */
+static int simweb_scope(struct web *w, const char *path, char *err, size_t errlen)
+{
+	static unsigned char in[WEB_HOSTS_MAX];
+	FILE *fp = fopen(path, "r");
+	char line[WEB_HOSTNAME_MAX + 2];
+	unsigned h;
+
+	if (!fp) {
+		snprintf(err, errlen, "cannot read --scope-hosts file");
+		return -1;
+	}
+	while (fgets(line, sizeof(line), fp)) {
+		line[strcspn(line, "\r\n")] = '\0';
+		if (!line[0])
+			continue;
+		if (web_find_host(w, line, &h) < 0) {
+			snprintf(err, errlen, "--scope-hosts: not a host of the web: %.60s", line);
+			fclose(fp);
+			return -1;
+		}
+		in[h] = 1;
+	}
+	fclose(fp);
+	w->in_scope = in;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	enum { OPT_HOSTS = 256, OPT_PAGES, OPT_SEED, OPT_DOMAIN, OPT_PORT, OPT_BIND,
 	       OPT_PORT_FILE, OPT_LOG, OPT_AGENT, OPT_TRUTH, OPT_SEEDS, OPT_HELP,
 	       OPT_POLITENESS, OPT_LATENCY, OPT_MAX_DELAY, OPT_HOSTINFO, OPT_DUPES,
-	       OPT_PAIRS, OPT_HOSTILE, OPT_MAX_REDIRECTS, OPT_RETRY_AFTER };
+	       OPT_PAIRS, OPT_HOSTILE, OPT_MAX_REDIRECTS, OPT_RETRY_AFTER, OPT_SITES,
+	       OPT_SCOPE_HOSTS };
 	static const struct option opts[] = {
 		{ "hosts", required_argument, NULL, OPT_HOSTS },
 		{ "pages", required_argument, NULL, OPT_PAGES },
@@ -79,6 +108,8 @@ int main(int argc, char **argv)
 		{ "hostile", no_argument, NULL, OPT_HOSTILE },
 		{ "max-redirects", required_argument, NULL, OPT_MAX_REDIRECTS },
 		{ "retry-after", required_argument, NULL, OPT_RETRY_AFTER },
+		{ "sites", required_argument, NULL, OPT_SITES },
+		{ "scope-hosts", required_argument, NULL, OPT_SCOPE_HOSTS },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct web w = { .seed = 1, .domain = "sim.test", .agent = "mpicrawl",
@@ -86,6 +117,7 @@ int main(int argc, char **argv)
 	struct srv_opts so = { .bind = "127.0.0.1" };
 	unsigned long long v;
 	int mode = 0, have_hosts = 0, have_pages = 0, have_port = 0, opt;
+	const char *scope_hosts = NULL;
 	char err[160];
 
 	opterr = 0;
@@ -143,6 +175,14 @@ int main(int argc, char **argv)
 				return simweb_fail("bad --retry-after", optarg);
 			w.retry_after_s = (unsigned)v;
 			break;
+		case OPT_SITES:
+			if (simweb_number(optarg, WEB_SITES_MAX, &v) < 0)
+				return simweb_fail("bad --sites", optarg);
+			w.sites = (unsigned)v;
+			break;
+		case OPT_SCOPE_HOSTS:
+			scope_hosts = optarg;
+			break;
 		case OPT_MAX_REDIRECTS:
 			if (simweb_number(optarg, HOSTILE_REDIRECTS_MAX, &v) < 0 || v < 1)
 				return simweb_fail("bad --max-redirects", optarg);
@@ -191,7 +231,11 @@ int main(int argc, char **argv)
 		web_seeds(&w, stdout);
 		return fflush(stdout) == 0 ? 0 : 1;
 	}
+	if (scope_hosts && mode != OPT_TRUTH)
+		return simweb_fail("--scope-hosts goes with --truth", NULL);
 	if (mode == OPT_TRUTH) {
+		if (scope_hosts && simweb_scope(&w, scope_hosts, err, sizeof(err)) < 0)
+			return simweb_fail(err, NULL);
 		if (web_truth(&w, stdout) < 0 || fflush(stdout) != 0) {
 			fprintf(stderr, "simweb: --truth failed: out of memory or output error\n");
 			return 1;

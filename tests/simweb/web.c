@@ -205,10 +205,19 @@ int web_find_host(const struct web *w, const char *host, unsigned *idx)
 			return -1;
 		v = v * 10 + (unsigned)(host[i] - '0');
 	}
-	if (host[5] != '.' || strcmp(host + 6, w->domain) != 0 || v >= w->hosts)
+	if (host[5] != '.' || v >= w->hosts || strcmp(host, WEB_HN(w, v)) != 0)
 		return -1;
 	*idx = v;
 	return 0;
+}
+
+const char *web_host_name(const struct web *w, unsigned host, char *out)
+{
+	if (w->sites)
+		snprintf(out, WEB_HOSTNAME_MAX, "h%04u.s%u.%s", host, host % w->sites, w->domain);
+	else
+		snprintf(out, WEB_HOSTNAME_MAX, "h%04u.%s", host, w->domain);
+	return out;
 }
 
 /*
@@ -479,7 +488,7 @@ static void web_robots_txt(const struct web *w, unsigned host, struct web_sb *sb
 {
 	char agent[WEB_AGENT_MAX + 1];
 
-	web_sb_printf(sb, "# robots.txt for h%04u.%s\n", host, w->domain);
+	web_sb_printf(sb, "# robots.txt for %s\n", WEB_HN(w, host));
 	switch (host % 4) {
 	case 1:
 		web_sb_printf(sb, "User-agent: *\nDisallow: /private/\n");
@@ -525,10 +534,10 @@ static void web_huge_robots(const struct web *w, unsigned host, struct web_sb *s
 {
 	unsigned n = 0;
 
-	web_sb_printf(sb, "# robots.txt for h%04u.%s: RFC 9309 2.5 lets a crawler stop "
+	web_sb_printf(sb, "# robots.txt for %s: RFC 9309 2.5 lets a crawler stop "
 		      "reading at 500 KiB, and it must read that much.\n"
 		      "User-agent: %s\nDisallow: /private/\nAllow: /private/open/\n"
-		      "Disallow: /zz/\n", host, w->domain, w->agent);
+		      "Disallow: /zz/\n", WEB_HN(w, host), w->agent);
 	while (sb->len < WEB_HUGE_CUT - 200)
 		web_huge_filler(sb, n++);
 	web_sb_printf(sb, "# The 500 KiB mark falls inside this comment line ");
@@ -549,7 +558,7 @@ static void web_robots_variant(const struct web *w, unsigned host, const struct 
 {
 	char agent[WEB_AGENT_MAX + 1], delay[32];
 
-	web_sb_printf(sb, "# robots.txt for h%04u.%s (%s)\n", host, w->domain, d->name);
+	web_sb_printf(sb, "# robots.txt for %s (%s)\n", WEB_HN(w, host), d->name);
 	switch (d->v) {
 	case WV_DELAY:
 		web_delay_str(d->delay_ms, delay, sizeof(delay));
@@ -919,7 +928,7 @@ static const char *web_base(const struct web *w, unsigned host, enum web_kind ki
 	if (c < 2)
 		snprintf(tag, cap, "<base href=\"/p/\">\n");
 	else if (c == 2)
-		snprintf(tag, cap, "<base href=\"http://h%04u.%s:%u/p/\">\n", host, w->domain,
+		snprintf(tag, cap, "<base href=\"http://%s:%u/p/\">\n", WEB_HN(w, host),
 			 w->port);
 	if (c < 3)
 		return "/p/";
@@ -936,11 +945,11 @@ static void web_href(const struct web *w, const struct web_link *l, const char *
 	out[0] = '\0';
 	if (l->to.kind == WEB_OTHER) {
 		if (l->to.k % 3 == 0)
-			web_sb_printf(&sb, "mailto:webmaster@h%04u.%s", l->to.host, w->domain);
+			web_sb_printf(&sb, "mailto:webmaster@%s", WEB_HN(w, l->to.host));
 		else if (l->to.k % 3 == 1)
 			web_sb_printf(&sb, "javascript:void(0)");
 		else
-			web_sb_printf(&sb, "ftp://h%04u.%s/pub/notes.txt", l->to.host, w->domain);
+			web_sb_printf(&sb, "ftp://%s/pub/notes.txt", WEB_HN(w, l->to.host));
 		return;
 	}
 	web_path(&l->to, path, sizeof(path));
@@ -955,17 +964,17 @@ static void web_href(const struct web *w, const struct web_link *l, const char *
 		break;
 	case FORM_ABS:
 	case FORM_BARE:
-		web_sb_printf(&sb, "http://h%04u.%s:%u%s", l->to.host, w->domain, w->port,
+		web_sb_printf(&sb, "http://%s:%u%s", WEB_HN(w, l->to.host), w->port,
 			      l->form == FORM_BARE ? "" : path);
 		break;
 	case FORM_ABSUP:
-		web_sb_printf(&sb, "HTTP://H%04u.", l->to.host);
-		for (const char *d = w->domain; *d; d++)
+		web_sb_printf(&sb, "HTTP://");
+		for (const char *d = WEB_HN(w, l->to.host); *d; d++)
 			web_sb_printf(&sb, "%c", *d >= 'a' && *d <= 'z' ? *d - 'a' + 'A' : *d);
 		web_sb_printf(&sb, ":%u%s", w->port, path);
 		break;
 	case FORM_PROTO:
-		web_sb_printf(&sb, "//h%04u.%s:%u%s", l->to.host, w->domain, w->port, path);
+		web_sb_printf(&sb, "//%s:%u%s", WEB_HN(w, l->to.host), w->port, path);
 		break;
 	default:
 		if (l->form != FORM_UPREL && strncmp(path, dir, dl) == 0) {
@@ -1228,7 +1237,7 @@ static void web_robots_respond(const struct web *w, unsigned h, const struct web
 	case WV_REDIR2:
 		if (hop == 0) {
 			snprintf(r->location, sizeof(r->location),
-				 "http://h%04u.%s:%u/robots-moved.txt", h, w->domain, w->port);
+				 "http://%s:%u/robots-moved.txt", WEB_HN(w, h), w->port);
 			web_moved(r, sb);
 			return;
 		}
@@ -1248,7 +1257,7 @@ static void web_robots_respond(const struct web *w, unsigned h, const struct web
 					 hop + 1);
 			else
 				snprintf(r->location, sizeof(r->location),
-					 "http://h%04u.%s:%u/robots-hop%d.txt", h, w->domain,
+					 "http://%s:%u/robots-hop%d.txt", WEB_HN(w, h),
 					 w->port, hop + 1);
 			web_moved(r, sb);
 			return;
@@ -1331,8 +1340,8 @@ void web_respond(const struct web *w, const char *host, const char *path,
 		web_rng_init(&rng, w, TAG_GO, h, WEB_GO, k);
 		switch (web_rng_below(&rng, 3)) {
 		case 0:
-			snprintf(r->location, sizeof(r->location), "http://h%04u.%s:%u/p/%u.html",
-				 h, w->domain, w->port, k);
+			snprintf(r->location, sizeof(r->location), "http://%s:%u/p/%u.html",
+				 WEB_HN(w, h), w->port, k);
 			break;
 		case 1:
 			snprintf(r->location, sizeof(r->location), "/p/%u.html", k);
@@ -1361,7 +1370,7 @@ void web_hostinfo(const struct web *w, FILE *out)
 	for (unsigned h = 0; h < w->hosts; h++) {
 		const struct web_def *d = web_def(w, h);
 
-		fprintf(out, "h%04u.%s\t%u\t%s\n", h, w->domain, d->delay_ms, d->name);
+		fprintf(out, "%s\t%u\t%s\n", WEB_HN(w, h), d->delay_ms, d->name);
 	}
 }
 
@@ -1453,7 +1462,7 @@ static void web_visit(struct web_walk *wk, const struct web_target *t)
 	char path[64];
 	size_t s;
 
-	if (t->kind == WEB_OTHER)
+	if (t->kind == WEB_OTHER || (wk->w->in_scope && !wk->w->in_scope[t->host]))
 		return;
 	web_path(t, path, sizeof(path));
 	if (web_disallowed(wk->w, t->host, path))
@@ -1508,7 +1517,7 @@ static int web_truth_host(const struct web_walk *wk, unsigned host, FILE *out)
 	if (rc == 0)
 		qsort(paths, n, sizeof(*paths), web_cmp);
 	for (size_t i = 0; i < n; i++) {
-		if (rc == 0 && fprintf(out, "http://h%04u.%s:%u%s\n", host, w->domain, w->port,
+		if (rc == 0 && fprintf(out, "http://%s:%u%s\n", WEB_HN(w, host), w->port,
 				       paths[i]) < 0)
 			rc = -1;
 		free(paths[i]);
@@ -1533,6 +1542,7 @@ int web_truth(const struct web *w, FILE *out)
 		goto out;
 	}
 	for (unsigned h = 0; h < w->hosts && h < 3; h++) {
+		/* A seed out of scope is refused like any other URL. */
 		t = (struct web_target){ h, WEB_HOME, 0 };
 		web_visit(&wk, &t);
 	}
@@ -1699,10 +1709,10 @@ int web_pairs(const struct web *w, FILE *out)
 				size_t c = web_shingles_common(&sh[a], &sh[b]);
 				size_t u = sh[a].n + sh[b].n - c;
 
-				if (fprintf(out, "http://h%04u.%s:%u/dup/%u/%u.html\t"
-					    "http://h%04u.%s:%u/dup/%u/%u.html\t%.4f\n",
-					    web_dup_host(w, f, a), w->domain, w->port, f, a,
-					    web_dup_host(w, f, b), w->domain, w->port, f, b,
+				if (fprintf(out, "http://%s:%u/dup/%u/%u.html\t"
+					    "http://%s:%u/dup/%u/%u.html\t%.4f\n",
+					    WEB_HN(w, web_dup_host(w, f, a)), w->port, f, a,
+					    WEB_HN(w, web_dup_host(w, f, b)), w->port, f, b,
 					    u ? (double)c / (double)u : 1.0) < 0)
 					rc = -1;
 			}
@@ -1716,5 +1726,5 @@ int web_pairs(const struct web *w, FILE *out)
 void web_seeds(const struct web *w, FILE *out)
 {
 	for (unsigned h = 0; h < w->hosts && h < 3; h++)
-		fprintf(out, "http://h%04u.%s:%u/\n", h, w->domain, w->port);
+		fprintf(out, "http://%s:%u/\n", WEB_HN(w, h), w->port);
 }

@@ -28,6 +28,8 @@
 #define WEB_SIZE_MAX 2000000u      /* hosts * pages: bounds the truth walk */
 #define WEB_DOMAIN_MAX 128u
 #define WEB_AGENT_MAX 64u
+#define WEB_SITES_MAX 100u        /* --sites */
+#define WEB_HOSTNAME_MAX (WEB_DOMAIN_MAX + 32u)
 #define WEB_BODY_MAX 8192u         /* largest body the model ever renders */
 #define WEB_LOCATION_MAX 256u
 #define WEB_LINKS_MAX 24u          /* links on one page */
@@ -54,6 +56,9 @@ struct web {
 	int hostile;                       /* --hostile: the quarter of hostile.h */
 	unsigned max_redirects;            /* --max-redirects: the crawler's cap (truth) */
 	unsigned retry_after_s;            /* --retry-after: of every 429 and 503 (default 1) */
+	unsigned sites;                    /* --sites K: host i is hNNNN.s(i%K).D; 0: hNNNN.D */
+	const unsigned char *in_scope;     /* --scope-hosts (truth): 1 per host the crawl may
+					      enter; NULL: every host */
 	unsigned dup_nhosts;               /* set by web_check: the hosts that may carry */
 	uint16_t dup_hosts[WEB_HOSTS_MAX]; /* family pages (/dup/ allowed), ascending */
 };
@@ -105,6 +110,12 @@ int web_check(struct web *w, char *err, size_t errlen);
  * Returns 0 and writes *idx, or -1 for a host the web does not have.
  */
 int web_find_host(const struct web *w, const char *host, unsigned *idx);
+
+/* The name of host: "hNNNN.D", or with --sites K "hNNNN.sJ.D" (J = host
+ * mod K). Written to out (WEB_HOSTNAME_MAX bytes); returns out. WEB_HN
+ * gives a name for one expression (a temporary buffer). */
+const char *web_host_name(const struct web *w, unsigned host, char *out);
+#define WEB_HN(w, host) web_host_name((w), (host), (char[WEB_HOSTNAME_MAX]){ 0 })
 
 /* Is path (with query) disallowed for w->agent by host's robots.txt? */
 int web_disallowed(const struct web *w, unsigned host, const char *path);

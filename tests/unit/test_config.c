@@ -293,6 +293,24 @@ static void test_load(void)
 		}
 		CHECK(config_load(&c, path) == CR_ERR_ARG, "a file with a NUL byte");
 	}
+	{
+		/* A rules file named by a job file is found beside the job file. */
+		struct config c;
+		char path[512], want[600];
+
+		config_defaults(&c);
+		CHECK(write_file("r.rules", "+http://(test,\n-.\n", path, sizeof(path)) == 0,
+		      "write r.rules");
+		CHECK(write_file("rel.conf", "scope.rules = r.rules\nscope.mode = any\n", path,
+				 sizeof(path)) == 0, "write rel.conf");
+		CHECK(config_load(&c, path) == CR_OK, "a relative rules file loads");
+		snprintf(want, sizeof(want), "%s/r.rules", tmp_dir);
+		CHECK(!strcmp(c.scope_rules, want) && c.scope_mode == 2, "resolved to '%s'",
+		      c.scope_rules);
+		CHECK(write_file("bad.rules", "+ok\n+(a|b\n", path, sizeof(path)) == 0, "bad");
+		CHECK(config_set(&c, "scope.rules", path) == CR_ERR_ARG, "a bad rules file");
+		CHECK(config_set(&c, "scope.mode", "site") == CR_ERR_ARG, "a bad scope.mode");
+	}
 }
 
 /* config_write's output, loaded again, gives the same config. */

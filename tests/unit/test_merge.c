@@ -166,6 +166,58 @@ static void test_apply(void)
 	}
 }
 
+/* A trap rule for merge_decide: the URL's last byte names it. */
+static const char *trap_by_name(void *arg, const struct link_record *l)
+{
+	(void)arg;
+	switch (l->url[l->url_len - 1]) {
+	case 'p': return "path";
+	case 'q': return "query";
+	case 'h': return "host";
+	default: return NULL;
+	}
+}
+
+/* A new URL from a link: added, too deep, or a trap with its reason. */
+static void test_new_links(void)
+{
+	static const struct {
+		const char *url;
+		uint32_t depth;
+		uint8_t hops;
+		enum merge_verdict want;
+		const char *reason;
+	} cases[] = {
+		{ "http://a.test/x", 1, 0, MERGE_ADDED, "" },
+		{ "http://a.test/x", 4, 0, MERGE_TOO_DEEP, "" },
+		{ "http://a.test/x", 1, 6, MERGE_TRAP, "trap:redirects" },
+		{ "http://a.test/p", 1, 0, MERGE_TRAP, "trap:path" },
+		{ "http://a.test/q", 1, 0, MERGE_TRAP, "trap:query" },
+		{ "http://a.test/h", 1, 0, MERGE_TRAP, "trap:host" },
+	};
+	struct config cfg;
+	size_t i;
+
+	config_defaults(&cfg);
+	cfg.max_depth = 3;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct link_record l = { cases[i].url, strlen(cases[i].url), cases[i].depth,
+					 cases[i].hops, "http://a.test/", 14 };
+		struct merge_in in = { NULL, NULL, &l, NULL, trap_by_name, NULL };
+		struct crawl_record out;
+		enum merge_verdict v = merge_decide(&in, &cfg, &out);
+
+		CHECK(v == cases[i].want, "case %zu: verdict %d, want %d", i, v, cases[i].want);
+		if (v == MERGE_TOO_DEEP)
+			continue;
+		CHECK(out.reason_len == strlen(cases[i].reason) &&
+		      !memcmp(out.reason, cases[i].reason, out.reason_len) &&
+		      (v != MERGE_TRAP || (out.status == ST_TRAP && out.next_fetch == INT64_MAX)),
+		      "case %zu: reason '%.*s', status %d", i, (int)out.reason_len, out.reason,
+		      out.status);
+	}
+}
+
 /* ---- merge_partition -------------------------------------------------- */
 
 struct want {
@@ -388,7 +440,7 @@ static void test_partition(void)
 	}
 
 	memset(&st, 0, sizeof(st));
-	e = merge_partition(&d, &cfg, 1, 2, 0, fx, lx, &st, NULL, NULL);
+	e = merge_partition(&d, &cfg, 1, 2, 0, fx, lx, &st, NULL, NULL, NULL);
 	CHECK(e == CR_OK, "merge_partition: %s", error_str(e));
 	CHECK(st.updated == 6, "updated %llu, want 6", (unsigned long long)st.updated);
 	CHECK(st.added == 3 + gen_added, "added %llu, want %zu",
@@ -481,8 +533,9 @@ out:
 static void test_from_nothing(void)
 {
 	static const struct link_record in[] = {
-		{ "http://b/", 9, 0, 0 }, { "http://a/", 9, 0, 0 }, { "http://b/", 9, 0, 0 },
-		{ "http://c/", 9, 5, 0 },
+		{ "http://b/", 9, 0, 0, "", 0 }, { "http://a/", 9, 0, 0, "", 0 },
+		{ "http://b/", 9, 0, 0, "", 0 },
+		{ "http://c/", 9, 5, 0, "", 0 },
 	};
 	struct config cfg;
 	struct crawl_dir d;
@@ -507,7 +560,7 @@ static void test_from_nothing(void)
 	}
 	CHECK(lx && xsort_finish(lx) == CR_OK, "fresh finish");
 	memset(&st, 0, sizeof(st));
-	e = lx ? merge_partition(&d, &cfg, 0, 1, 0, NULL, lx, &st, NULL, NULL) : CR_ERR_STATE;
+	e = lx ? merge_partition(&d, &cfg, 0, 1, 0, NULL, lx, &st, NULL, NULL, NULL) : CR_ERR_STATE;
 	CHECK(e == CR_OK, "merge from nothing: %s", error_str(e));
 	CHECK(st.records == 3 && st.added == 3 && st.updated == 0 && st.too_deep == 0 &&
 		      st.by_status[ST_UNFETCHED] == 3, "fresh stats");
@@ -538,7 +591,7 @@ static void test_from_nothing(void)
 	/* An empty merge writes an empty part. */
 	CHECK(make_version_dir(&d, 2) == CR_OK, "mkdir fresh 2");
 	memset(&st, 0, sizeof(st));
-	e = merge_partition(&d, &cfg, 0, 2, 0, NULL, NULL, &st, NULL, NULL);
+	e = merge_partition(&d, &cfg, 0, 2, 0, NULL, NULL, &st, NULL, NULL, NULL);
 	CHECK(e == CR_OK && st.records == 0, "empty merge");
 	layout_crawldb_part(&d, 2, 0, path, sizeof(path));
 	CHECK(fs_exists(path), "empty part written");
@@ -546,7 +599,7 @@ static void test_from_nothing(void)
 	/* The old version is missing: a state error, and nothing written. */
 	CHECK(make_version_dir(&d, 4) == CR_OK, "mkdir fresh 4");
 	memset(&st, 0, sizeof(st));
-	e = merge_partition(&d, &cfg, 3, 4, 0, NULL, NULL, &st, NULL, NULL);
+	e = merge_partition(&d, &cfg, 3, 4, 0, NULL, NULL, &st, NULL, NULL, NULL);
 	CHECK(e == CR_ERR_STATE, "missing old version: %s", error_str(e));
 	layout_crawldb_part(&d, 4, 0, path, sizeof(path));
 	CHECK(!fs_exists(path), "nothing written for a missing old version");
@@ -564,7 +617,7 @@ static void test_from_nothing(void)
 		CHECK(recfile_writer_add(w, b.p, b.len) == CR_OK, "add damaged");
 		CHECK(recfile_writer_commit(&w) == CR_OK, "commit damaged");
 		memset(&st, 0, sizeof(st));
-		e = merge_partition(&d, &cfg, 4, 5, 0, NULL, NULL, &st, NULL, NULL);
+		e = merge_partition(&d, &cfg, 4, 5, 0, NULL, NULL, &st, NULL, NULL, NULL);
 		CHECK(e == CR_ERR_FORMAT, "damaged old record: %s", error_str(e));
 		layout_crawldb_part(&d, 5, 0, path, sizeof(path));
 		CHECK(!fs_exists(path), "nothing committed after a damaged record");
@@ -580,6 +633,7 @@ int main(void)
 		return 1;
 	}
 	test_apply();
+	test_new_links();
 	test_partition();
 	test_from_nothing();
 	CHECK(fs_remove_tree(tmp_dir) == CR_OK, "remove temp dir");

@@ -397,11 +397,11 @@ static void test_parse(void)
 static void test_link(void)
 {
 	static const struct link_record cases[] = {
-		{ S("http://a.example/"), 0, 0 },
-		{ S("h"), 1, 1 },
-		{ S("https://b.example/a/b/c?d=e&f=g"), 127, 255 },
-		{ S("https://b.example/"), 128, 0 },
-		{ S("https://c.example/"), UINT32_MAX, 7 },
+		{ S("http://a.example/"), 0, 0, S("") },
+		{ S("h"), 1, 1, S("http://a.example/") },
+		{ S("https://b.example/a/b/c?d=e&f=g"), 127, 255, S("") },
+		{ S("https://b.example/"), 128, 0, S("https://b.example/a/b/c?d=e&f=g") },
+		{ S("https://c.example/"), UINT32_MAX, 7, S("") },
 	};
 	struct buf b;
 	size_t i;
@@ -415,13 +415,14 @@ static void test_link(void)
 		link_record_pack(&cases[i], &b);
 		e = link_record_unpack(b.p, b.len, &l);
 		CHECK(e == CR_OK && same(l.url, l.url_len, cases[i].url, cases[i].url_len) &&
-			      l.depth == cases[i].depth && l.hops == cases[i].hops,
+			      l.depth == cases[i].depth && l.hops == cases[i].hops &&
+			      same(l.from, l.from_len, cases[i].from, cases[i].from_len),
 		      "link %zu: round trip", i);
 		CHECK(all_prefixes_fail(b.p, b.len, link_unpack_v, &l),
 		      "link %zu: truncations are format errors", i);
 	}
 	{
-		struct link_record empty = { "", 0, 1, 0 }, l;
+		struct link_record empty = { "", 0, 1, 0, "", 0 }, l;
 
 		buf_reset(&b);
 		link_record_pack(&empty, &b);

@@ -1,0 +1,259 @@
+#include "scope/decisions.h"
+#include "util/buf.h"
+#include "util/fs.h"
+#include "util/json.h"
+#include "util/log.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#define DECISIONS_FLUSH (256u << 10)
+
+struct decisions {
+	char path[PATH_MAX], tmp[PATH_MAX + 8];
+	FILE *fp;
+	ZSTD_CCtx *cctx;
+	struct buf in, out;
+	uint64_t count;
+};
+
+void decisions_abort(struct decisions **wp)
+{
+	struct decisions *w = *wp;
+
+	if (!w)
+		return;
+	if (w->fp) {
+		fclose(w->fp);
+		unlink(w->tmp);
+	}
+	ZSTD_freeCCtx(w->cctx);
+	buf_release(&w->in);
+	buf_release(&w->out);
+	free(w);
+	*wp = NULL;
+}
+
+enum cr_err decisions_open(const struct crawl_dir *d, int seg, const char *phase, uint32_t p,
+			   int level, struct decisions **out)
+{
+	struct decisions *w = calloc(1, sizeof(*w));
+	char dir[PATH_MAX], name[64];
+
+	*out = NULL;
+	if (!w)
+		return CR_ERR_NOMEM;
+	buf_init(&w->in);
+	buf_init(&w->out);
+	layout_segment_sub(d, seg, "decisions", dir, sizeof(dir));
+	snprintf(name, sizeof(name), "%s-%05u.jsonl.zst", phase, (unsigned)p);
+	layout_segment_file(d, seg, "decisions", name, w->path, sizeof(w->path));
+	snprintf(w->tmp, sizeof(w->tmp), "%s.tmp", w->path);
+	w->cctx = ZSTD_createCCtx();
+	if (!w->cctx || fs_mkdirs(dir) != CR_OK || !(w->fp = fopen(w->tmp, "wb"))) {
+		log_err("decisions", "cannot write '%s': %s", w->tmp, strerror(errno));
+		decisions_abort(&w);
+		return CR_ERR_IO;
+	}
+	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, level);
+	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1);
+	*out = w;
+	return CR_OK;
+}
+
+/* Compresses what in holds (to the frame's end with end set) into the file. */
+static enum cr_err pump(struct decisions *w, ZSTD_EndDirective mode)
+{
+	ZSTD_inBuffer in = { w->in.p, w->in.len, 0 };
+	size_t rem;
+
+	do {
+		ZSTD_outBuffer o;
+
+		buf_reserve(&w->out, ZSTD_CStreamOutSize());
+		o.dst = w->out.p;
+		o.size = w->out.cap;
+		o.pos = 0;
+		rem = ZSTD_compressStream2(w->cctx, &o, &in, mode);
+		if (ZSTD_isError(rem)) {
+			log_err("decisions", "zstd: %s", ZSTD_getErrorName(rem));
+			return CR_ERR_IO;
+		}
+		if (o.pos && fwrite(o.dst, 1, o.pos, w->fp) != o.pos) {
+			log_err("decisions", "cannot write '%s': %s", w->tmp, strerror(errno));
+			return CR_ERR_IO;
+		}
+	} while (mode == ZSTD_e_end ? rem != 0 : in.pos < in.size);
+	w->in.len = 0;
+	return CR_OK;
+}
+
+enum cr_err decisions_add(struct decisions *w, const char *reason, const char *url, size_t len,
+			  const char *from, size_t from_len)
+{
+	buf_adds(&w->in, "{\"url\":");
+	json_str(&w->in, url, len);
+	buf_adds(&w->in, ",\"reason\":");
+	json_str(&w->in, reason, strlen(reason));
+	buf_adds(&w->in, ",\"from\":");
+	json_str(&w->in, from ? from : "", from ? from_len : 0);
+	buf_adds(&w->in, "}\n");
+	w->count++;
+	return w->in.len >= DECISIONS_FLUSH ? pump(w, ZSTD_e_continue) : CR_OK;
+}
+
+uint64_t decisions_count(const struct decisions *w)
+{
+	return w ? w->count : 0;
+}
+
+enum cr_err decisions_commit(struct decisions **wp)
+{
+	struct decisions *w = *wp;
+	enum cr_err e;
+
+	if (!w)
+		return CR_OK;
+	e = pump(w, ZSTD_e_end);
+	if (!e && (fflush(w->fp) || fsync(fileno(w->fp)))) {
+		log_err("decisions", "cannot write '%s': %s", w->tmp, strerror(errno));
+		e = CR_ERR_IO;
+	}
+	if (!e && rename(w->tmp, w->path)) {
+		log_err("decisions", "cannot commit '%s': %s", w->path, strerror(errno));
+		e = CR_ERR_IO;
+	}
+	if (e) {
+		decisions_abort(wp);
+		return e;
+	}
+	fclose(w->fp);
+	w->fp = NULL;
+	decisions_abort(wp);
+	return CR_OK;
+}
+
+enum cr_err decisions_open_owned(const struct crawl_dir *d, int seg, const char *phase,
+				 int rank, int nranks, int level, struct decisions ***out)
+{
+	struct decisions **ws = calloc(d->partitions, sizeof(*ws));
+	enum cr_err e = ws ? CR_OK : CR_ERR_NOMEM;
+	uint32_t p;
+
+	for (p = 0; !e && p < d->partitions; p++)
+		if (layout_owns(p, rank, nranks))
+			e = decisions_open(d, seg, phase, p, level, &ws[p]);
+	if (e)
+		decisions_abort_owned(d, &ws);
+	*out = ws;
+	return e;
+}
+
+enum cr_err decisions_commit_owned(const struct crawl_dir *d, struct decisions ***ws)
+{
+	enum cr_err e = CR_OK;
+	uint32_t p;
+
+	if (!*ws)
+		return CR_OK;
+	for (p = 0; p < d->partitions; p++) {
+		if (!e)
+			e = decisions_commit(&(*ws)[p]);
+		else
+			decisions_abort(&(*ws)[p]);
+	}
+	free(*ws);
+	*ws = NULL;
+	return e;
+}
+
+void decisions_abort_owned(const struct crawl_dir *d, struct decisions ***ws)
+{
+	uint32_t p;
+
+	if (!*ws)
+		return;
+	for (p = 0; p < d->partitions; p++)
+		decisions_abort(&(*ws)[p]);
+	free(*ws);
+	*ws = NULL;
+}
+
+/* Decompresses one file to out, counting its lines. */
+static enum cr_err print_file(const char *path, FILE *out, uint64_t *lines)
+{
+	FILE *fp = fopen(path, "rb");
+	ZSTD_DCtx *dctx = ZSTD_createDCtx();
+	size_t icap = ZSTD_DStreamInSize(), ocap = ZSTD_DStreamOutSize(), n, rem = 1;
+	char *ib = malloc(icap), *ob = malloc(ocap);
+	enum cr_err e = fp && dctx && ib && ob ? CR_OK : CR_ERR_IO;
+
+	while (!e && (n = fread(ib, 1, icap, fp)) > 0) {
+		ZSTD_inBuffer in = { ib, n, 0 };
+
+		while (!e && in.pos < in.size) {
+			ZSTD_outBuffer o = { ob, ocap, 0 };
+			size_t k;
+
+			rem = ZSTD_decompressStream(dctx, &o, &in);
+			if (ZSTD_isError(rem))
+				e = CR_ERR_FORMAT;
+			for (k = 0; !e && k < o.pos; k++)
+				*lines += ob[k] == '\n';
+			if (!e && fwrite(ob, 1, o.pos, out) != o.pos)
+				e = CR_ERR_IO;
+		}
+	}
+	if (!e && (rem != 0 || (fp && ferror(fp))))
+		e = CR_ERR_FORMAT;   /* cut short */
+	if (e == CR_ERR_FORMAT)
+		log_err("decisions", "damaged decision log '%s'", path);
+	else if (e)
+		log_err("decisions", "cannot read '%s'", path);
+	if (fp)
+		fclose(fp);
+	ZSTD_freeDCtx(dctx);
+	free(ib);
+	free(ob);
+	return e;
+}
+
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+static int is_log(const struct dirent *de)
+{
+	size_t n = strlen(de->d_name);
+
+	return n > 10 && !strcmp(de->d_name + n - 10, ".jsonl.zst");
+}
+
+enum cr_err decisions_print(const struct crawl_dir *d, int seg, FILE *out, uint64_t *lines)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+	struct dirent **names = NULL;
+	int n, i;
+	enum cr_err e = CR_OK;
+
+	*lines = 0;
+	layout_segment_sub(d, seg, "decisions", dir, sizeof(dir));
+	n = scandir(dir, &names, is_log, by_name);
+	if (n < 0)
+		return errno == ENOENT ? CR_EOF : CR_ERR_IO;
+	for (i = 0; i < n; i++) {
+		if (!e) {
+			layout_segment_file(d, seg, "decisions", names[i]->d_name, path,
+					    sizeof(path));
+			e = print_file(path, out, lines);
+		}
+		free(names[i]);
+	}
+	free(names);
+	return e;
+}

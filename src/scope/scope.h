@@ -1,0 +1,71 @@
+/*
+ * scope.h - what may enter the CrawlDb: the decision for one URL.
+ *
+ * Two parts, consulted in this order:
+ *
+ *   1. scope.rules (rules.h), when given: the first rule that matches
+ *      decides; '+' accepts, '-' refuses ("scope:rules"); a regex that hits
+ *      its match limit refuses ("scope:limit").
+ *   2. scope.mode, for a URL no rule matched:
+ *        seeds-domains  its host's registrable domain (libpsl) is a seed's;
+ *        seeds-hosts    its host is a seed's host;
+ *        any            every URL;
+ *      else refused ("scope:mode"). A host without a registrable domain (an
+ *      address, "localhost") is its own domain.
+ *
+ * The seeds are every URL injected into the crawl (seeds.h keeps them in
+ * the crawl directory), so the decision is the same on every rank and in
+ * every later job. A crawl without recorded seeds (made before they were
+ * kept) has nothing to compare with: its mode acts as any (scope_open
+ * warns).
+ *
+ * scope_check is pure given the struct: no clock, no files. Lifecycle:
+ * scope_init -> scope_add_seed* (or scope_open) -> scope_check* ->
+ * scope_release.
+ */
+#ifndef CR_SCOPE_SCOPE_H
+#define CR_SCOPE_SCOPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "scope/rules.h"
+#include "util/error.h"
+#include "util/hmap.h"
+
+enum scope_mode { SCOPE_SEEDS_DOMAINS = 0, SCOPE_SEEDS_HOSTS = 1, SCOPE_ANY = 2 };
+
+/* The words of scope.mode, in enum order (the config key's choices). */
+extern const char *const scope_mode_names[];
+
+struct scope {
+	int mode;
+	struct scope_rules *rules;   /* owned; NULL: none */
+	struct hmap hosts;           /* the seeds' hosts */
+	struct hmap domains;         /* ... and their registrable domains */
+	uint64_t seeds;
+};
+
+void scope_init(struct scope *s, int mode);
+void scope_release(struct scope *s);
+/* Adds a seed (a canonical URL) to the sets. */
+CR_WUR enum cr_err scope_add_seed(struct scope *s, const char *url, size_t len);
+
+/* The rules' part alone: NULL when no rule refuses the URL (none matched,
+ * or a '+' rule did), else "scope:rules" or "scope:limit". */
+const char *scope_check_rules(struct scope *s, const char *url, size_t len);
+
+/* NULL when the canonical URL url[0..len) is in scope, else the reason:
+ * "scope:rules", "scope:limit" or "scope:mode". */
+const char *scope_check(struct scope *s, const char *url, size_t len);
+
+/* The registrable domain of host (NUL-terminated, lower case), or host
+ * itself when it has none. Borrowed from host or libpsl's static data. */
+const char *scope_domain(const char *host);
+
+struct job;
+/* The job's scope: its mode and rules file (logged, one-line errors), and
+ * the seeds of every inject up to CrawlDb version `version`. */
+CR_WUR enum cr_err scope_open(struct scope *s, const struct job *j, int version);
+
+#endif

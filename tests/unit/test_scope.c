@@ -1,0 +1,253 @@
+#include "test.h"
+#include "scope/rules.h"
+#include "scope/scope.h"
+#include "scope/seeds.h"
+#include "scope/surt.h"
+#include "url/url.h"
+
+#include <time.h>
+
+static void surt_forms(void)
+{
+	static const char *const cases[][2] = {
+		{ "http://www.example.org/docs/a.html", "http://(org,example,www,)/docs/a.html" },
+		{ "https://example.org:8443/", "http://(org,example,:8443)/" },
+		{ "http://127.0.0.1:8080/x?y=1", "http://(127.0.0.1:8080)/x?y=1" },
+		{ "http://[::1]:81/", "http://([::1]:81)/" },
+		{ "http://example.org", "http://(org,example,)/" },
+		{ "http://a.b.c.d.e/", "http://(e,d,c,b,a,)/" },
+	};
+	char out[256];
+	const char *why;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		CHECK(surt_from_url(cases[i][0], strlen(cases[i][0]), out, sizeof(out)) == CR_OK,
+		      "%s", cases[i][0]);
+		CHECK(!strcmp(out, cases[i][1]), "got %s", out);
+	}
+	CHECK(surt_from_url("nohost", 6, out, sizeof(out)) == CR_ERR_FORMAT, "no scheme");
+	CHECK(surt_from_url("http://a.test/x", 15, out, 10) == CR_ERR_LIMIT, "too small");
+	CHECK(surt_prefix("(org,example,", out, sizeof(out), &why) == CR_OK, "bare");
+	CHECK(!strcmp(out, "http://(org,example,"), "got %s", out);
+	CHECK(surt_prefix("HTTPS://(ORG,Example,)/Docs/", out, sizeof(out), &why) == CR_OK, "https");
+	CHECK(!strcmp(out, "http://(org,example,)/Docs/"), "got %s", out);
+	CHECK(surt_prefix("ftp://(org,example,", out, sizeof(out), &why) == CR_OK, "other scheme");
+	CHECK(!strcmp(out, "ftp://(org,example,"), "got %s", out);
+	CHECK(surt_prefix("^http://x", out, sizeof(out), &why) == CR_ERR_FORMAT, "a regex");
+	CHECK(!surt_is_prefix("http://(a|b)\\.org/"), "a regex with a group is not a SURT");
+	CHECK(!surt_is_prefix("(a+)+b"), "nor is one that starts with a group");
+	CHECK(surt_is_prefix("http://(org,"), "a domain prefix");
+}
+
+/* The verdict of rules text on url. */
+static enum rule_verdict verdict(const char *rules, const char *url, unsigned *line)
+{
+	struct scope_rules *r = NULL;
+	char err[256], surt[URL_MAX_LEN + 64];
+	enum rule_verdict v;
+
+	if (scope_rules_parse(rules, strlen(rules), "t", &r, err, sizeof(err)) != CR_OK) {
+		printf("# parse failed: %s\n", err);
+		return (enum rule_verdict)-1;
+	}
+	if (surt_from_url(url, strlen(url), surt, sizeof(surt)) != CR_OK)
+		surt[0] = '\0';
+	v = scope_rules_match(r, url, strlen(url), surt[0] ? surt : NULL, line);
+	scope_rules_free(&r);
+	return v;
+}
+
+/* Heritrix's conventions: a SURT prefix ending in ',' covers the domain and
+ * its subdomains; one ending in ')/path' one host's path; https is http. */
+static void surt_rules(void)
+{
+	static const struct {
+		const char *rules, *url;
+		enum rule_verdict want;
+		unsigned line;
+	} cases[] = {
+		{ "+http://(org,example,\n", "http://example.org/", RULE_ACCEPT, 1 },
+		{ "+http://(org,example,\n", "http://www.example.org/x", RULE_ACCEPT, 1 },
+		{ "+http://(org,example,\n", "https://sub.example.org/", RULE_ACCEPT, 1 },
+		{ "+http://(org,example,\n", "http://notexample.org/", RULE_NONE, 0 },
+		{ "+http://(org,example,\n", "http://example.organic.com/", RULE_NONE, 0 },
+		{ "+http://(org,example,)/docs/\n", "http://example.org/docs/x", RULE_ACCEPT, 1 },
+		{ "+http://(org,example,)/docs/\n", "http://www.example.org/docs/", RULE_NONE, 0 },
+		{ "+http://(org,example,)/docs/\n", "http://example.org/doc", RULE_NONE, 0 },
+		{ "+http://(org,example,)/docs/\n", "http://example.org:81/docs/", RULE_NONE, 0 },
+		{ "-http://(org,example,)/private/\n+http://(org,example,\n",
+		  "http://example.org/private/1", RULE_REFUSE, 1 },
+		{ "-http://(org,example,)/private/\n+http://(org,example,\n",
+		  "http://example.org/public/1", RULE_ACCEPT, 2 },
+		{ "# comment\n\n(org,example,\n", "http://a.example.org/", RULE_ACCEPT, 3 },
+		{ "-http://(com,\n", "http://shop.example.com/", RULE_REFUSE, 1 },
+		{ "+http://(127.0.0.1:8080)/\n", "http://127.0.0.1:8080/x", RULE_ACCEPT, 1 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		unsigned line = 99;
+		enum rule_verdict v = verdict(cases[i].rules, cases[i].url, &line);
+
+		CHECK(v == cases[i].want && line == cases[i].line,
+		      "case %zu %s: verdict %d line %u, want %d line %u", i, cases[i].url, v,
+		      line, cases[i].want, cases[i].line);
+	}
+}
+
+/* Nutch's regex-urlfilter: patterns searched anywhere, first match wins. */
+static void regex_rules(void)
+{
+	static const char nutch[] =
+		"# skip file: ftp: and mailto: urls\n"
+		"-^(file|ftp|mailto):\n"
+		"-\\.(gif|GIF|jpg|JPG|png|PNG|ico|ICO|css|CSS|zip|ZIP|gz|GZ|exe|EXE|js|JS)$\n"
+		"-[?*!@=]\n"
+		"-.*(/[^/]+)/[^/]+\\1/[^/]+\\1/\n"
+		"+^https?://([a-z0-9-]+\\.)*example\\.org/\n";
+	static const struct {
+		const char *url;
+		enum rule_verdict want;
+		unsigned line;
+	} cases[] = {
+		{ "http://example.org/a.png", RULE_REFUSE, 3 },
+		{ "http://example.org/p?x=1", RULE_REFUSE, 4 },
+		{ "http://example.org/a/b/a/c/a/d", RULE_REFUSE, 5 },
+		{ "http://example.org/page.html", RULE_ACCEPT, 6 },
+		{ "https://www.example.org/", RULE_ACCEPT, 6 },
+		{ "http://example.com/page.html", RULE_NONE, 0 },
+	};
+	size_t i;
+	unsigned line;
+	struct timespec t0, t1;
+	char url[300];
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		enum rule_verdict v = verdict(nutch, cases[i].url, &line);
+
+		CHECK(v == cases[i].want && line == cases[i].line, "%s: verdict %d line %u",
+		      cases[i].url, v, line);
+	}
+	/* A pattern that backtracks without end stops at the match limit. */
+	snprintf(url, sizeof(url), "http://a.test/%0200d!", 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK(verdict("-(0|00)+$\n", url, &line) == RULE_LIMIT, "catastrophic pattern: limit");
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	CHECK((t1.tv_sec - t0.tv_sec) < 2, "the limit is reached quickly");
+}
+
+static void parse_errors(void)
+{
+	static const struct {
+		const char *text, *want;
+	} cases[] = {
+		{ "+ok\n+[\n", "t:2: bad regex" },
+		{ "example.org\n", "t:1: a rule starts with" },
+		{ "+\n", "t:1: a rule without a pattern" },
+		{ "+a\n-b\nc\0d\n", "t:3: not a text file" },
+	};
+	struct scope_rules *r = NULL;
+	char err[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t n = strlen(cases[i].text);
+
+		if (i == 3)
+			n = 13;
+		err[0] = '\0';
+		CHECK(scope_rules_parse(cases[i].text, n, "t", &r, err, sizeof(err)) == CR_ERR_ARG &&
+		      !strncmp(err, cases[i].want, strlen(cases[i].want)),
+		      "case %zu: '%s'", i, err);
+		CHECK(r == NULL, "nothing on error");
+	}
+	CHECK(scope_rules_parse("", 0, "t", &r, err, sizeof(err)) == CR_OK &&
+	      scope_rules_count(r) == 0, "an empty file is no rules");
+	scope_rules_free(&r);
+}
+
+static void modes(void)
+{
+	static const char *const seeds[] = { "http://www.example.org/", "http://news.example.co.uk/" };
+	static const struct {
+		int mode;
+		const char *url, *want;
+	} cases[] = {
+		{ SCOPE_SEEDS_DOMAINS, "http://example.org/", NULL },
+		{ SCOPE_SEEDS_DOMAINS, "http://blog.example.org/x", NULL },
+		{ SCOPE_SEEDS_DOMAINS, "https://example.co.uk/x", NULL },
+		{ SCOPE_SEEDS_DOMAINS, "http://other.co.uk/", "scope:mode" },
+		{ SCOPE_SEEDS_DOMAINS, "http://example.com/", "scope:mode" },
+		{ SCOPE_SEEDS_HOSTS, "http://www.example.org:8080/x", NULL },
+		{ SCOPE_SEEDS_HOSTS, "https://www.example.org/", NULL },
+		{ SCOPE_SEEDS_HOSTS, "http://example.org/", "scope:mode" },
+		{ SCOPE_ANY, "http://anything.test/", NULL },
+	};
+	struct scope s;
+	size_t i, k;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *got;
+
+		scope_init(&s, cases[i].mode);
+		for (k = 0; k < 2; k++)
+			CHECK(scope_add_seed(&s, seeds[k], strlen(seeds[k])) == CR_OK, "seed");
+		got = scope_check(&s, cases[i].url, strlen(cases[i].url));
+		CHECK(cases[i].want ? got && !strcmp(got, cases[i].want) : !got, "%s: got %s",
+		      cases[i].url, got ? got : "in scope");
+		scope_release(&s);
+	}
+	/* Rules first: a '-' refuses inside the seeds' domain, a '+' accepts
+	 * outside it. */
+	scope_init(&s, SCOPE_SEEDS_DOMAINS);
+	CHECK(scope_add_seed(&s, seeds[0], strlen(seeds[0])) == CR_OK, "seed");
+	{
+		static const char rules[] =
+			"-http://(org,example,www,)/private/\n+http://(com,partner,\n";
+		char err[128];
+
+		CHECK(scope_rules_parse(rules, strlen(rules), "t", &s.rules, err, sizeof(err)) ==
+		      CR_OK, "rules");
+	}
+	CHECK_STR(scope_check(&s, "http://www.example.org/private/x", 32), "scope:rules");
+	CHECK(!scope_check(&s, "http://shop.partner.com/", 24), "a + rule outside the seeds");
+	CHECK_STR(scope_check(&s, "http://other.com/", 17), "scope:mode");
+	CHECK(!scope_check_rules(&s, "http://other.com/", 17), "no rule refuses it");
+	scope_release(&s);
+	/* No recorded seed: the mode has nothing to compare with. */
+	scope_init(&s, SCOPE_SEEDS_HOSTS);
+	CHECK(!scope_check(&s, "http://any.test/", 16), "no seeds: any");
+	scope_release(&s);
+	CHECK_STR(scope_domain("a.b.example.co.uk"), "example.co.uk");
+	CHECK_STR(scope_domain("127.0.0.1"), "127.0.0.1");
+	CHECK_STR(scope_domain("h0001.sim.test"), "sim.test");
+}
+
+static void seed_lines(void)
+{
+	char line[128], *url, *settings;
+
+	snprintf(line, sizeof(line), "\xef\xbb\xbf  http://a.test/\tmax_pages=5\r\n");
+	CHECK(seeds_split(line, 1, &url, &settings) == 1, "a seed");
+	CHECK(!strcmp(url, "http://a.test/"), "url %s", url);
+	CHECK(!strcmp(settings, "max_pages=5"), "settings %s", settings);
+	snprintf(line, sizeof(line), "http://a.test/a b\n");
+	CHECK(seeds_split(line, 0, &url, &settings) == 1 && !strcmp(url, "http://a.test/a b") &&
+	      !*settings, "a space is part of the URL");
+	snprintf(line, sizeof(line), "  # comment\n");
+	CHECK(seeds_split(line, 0, &url, &settings) == 0, "comment");
+	CHECK(seeds_check_settings("") == NULL, "no settings");
+	CHECK(seeds_check_settings("bogus=1") != NULL, "an unknown setting");
+}
+
+int main(void)
+{
+	surt_forms();
+	surt_rules();
+	regex_rules();
+	parse_errors();
+	modes();
+	seed_lines();
+	TEST_DONE();
+}
