@@ -1,5 +1,6 @@
 #include "config/config.h"
 #include "fetch/addr.h"
+#include "scope/host_rules.h"
 #include "scope/rules.h"
 #include "scope/scope.h"
 #include "util/buf.h"
@@ -165,6 +166,20 @@ static const char *check_rules(const char *v)
 	scope_rules_free(&r);
 	return NULL;
 }
+/* hosts.rules: "" or a host rules file that parses (scope/host_rules.h). */
+static const char *check_host_rules(const char *v)
+{
+	static char why[600];
+	struct host_rules *r = NULL;
+
+	if (!*v)
+		return NULL;
+	why[0] = '\0';
+	if (host_rules_read(v, &r, why, sizeof(why)) != CR_OK)
+		return why[0] ? why : "cannot be read";
+	host_rules_free(&r);
+	return NULL;
+}
 static const char *const text_formats[] = { "wet", "jsonl", "none", NULL };
 
 static const struct key keys[] = {
@@ -299,6 +314,9 @@ static const struct key keys[] = {
 	  "hosts, or any"),
 	SP("scope.rules", scope_rules, "", check_rules,
 	  "a rules file (SURT prefixes, regexes), consulted before scope.mode (docs/SCOPE.md)"),
+	SP("hosts.rules", hosts_rules, "", check_host_rules,
+	  "the operator's host rules: block a host, or override its delay_ms, max_in_flight, "
+	  "max_per_host (docs/SCOPE.md); read again by every round"),
 	B("log.decisions", log_decisions, "true",
 	  "write each URL not fetched or not stored, with its reason, to segments/N/decisions/"),
 	L("trap.max_path_segments", trap_max_segments, 0, 256, "64",

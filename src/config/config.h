@@ -81,6 +81,7 @@ struct config {
 	int scope_mode;             /* enum scope_mode (scope/scope.h) */
 	char scope_rules[512];      /* scope.rules: a rules file, or "" */
 	int log_decisions;          /* log.decisions: segments/N/decisions/ */
+	char hosts_rules[512];      /* hosts.rules: the operator's host rules, or "" */
 	long trap_max_segments;
 	long trap_max_repeats;
 	long trap_max_query_variants;

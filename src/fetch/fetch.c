@@ -53,6 +53,7 @@ struct fetcher {
 	struct origin_table origins;
 	struct hmap done;           /* URLs an earlier attempt finished */
 	struct addr_list allow;     /* fetch.allow_addresses */
+	struct host_rules *rules;   /* hosts.rules, or NULL */
 	struct dns *dns;
 	struct http_client *http;
 	struct segout *out;
@@ -151,22 +152,12 @@ static void carry_in(void *arg, struct origin *o)
 		sched_crawl_delay(&h->pol, robots_crawl_delay_ms(o->rules));
 }
 
-/* What politeness this phase leaves, for the robots cache. */
-static void carry_out(void *arg, struct origin *o)
-{
-	struct host *h = o->host;
-
-	(void)arg;
-	if (h)
-		sched_carry_out(h->gate, clock_now_us(), clock_mono_us(), &o->last_end,
-				&o->hold_until);
-}
-
 /* The owned partitions' fetch lists, robots cache entries and what
  * earlier attempts at the segment finished. */
 static enum cr_err load(struct fetcher *f, int64_t now)
 {
-	struct fetchlist_load l = { f->j, f->seg, &f->hosts, &f->origins, &f->done, f, 0, 0 };
+	struct fetchlist_load l = { f->j, f->seg, &f->hosts, &f->origins, &f->done, f, f->rules,
+				    0, 0 };
 	uint32_t p;
 	enum cr_err e = CR_OK;
 
@@ -247,15 +238,16 @@ static void on_dns(void *arg, enum dns_result res, const char *addr)
 {
 	struct host *h = arg;
 	struct fetcher *f = h->ctx;
+	const char *blocked;
 	char why[64];
 
 	if (res != DNS_OK) {
 		snprintf(why, sizeof(why), "dns: %s", dns_result_name(res));
 		f->c[FC_DNS_FAILED]++;
 		fail_all(f, h, ST_ERROR, why);
-	} else if (!f->j->cfg.allow_private && !addr_is_public_str(addr) &&
-		   !addr_list_has_str(&f->allow, addr)) {
-		fail_all(f, h, ST_BLOCKED, "non-public address");
+	} else if ((blocked = hosts_address_verdict(h, addr, f->j->cfg.allow_private, &f->allow,
+						     f->rules)) != NULL) {
+		fail_all(f, h, ST_BLOCKED, blocked);
 	} else {
 		snprintf(h->addr, sizeof(h->addr), "%s", addr);
 		/* Before its first request, so no timing is lost by the move. */
@@ -268,6 +260,12 @@ static void on_dns(void *arg, enum dns_result res, const char *addr)
 /* The host's turn: start what politeness allows now. */
 static void turn(struct fetcher *f, struct host *h, int64_t now)
 {
+	if (h->state == HOST_NEW && h->blocked) {
+		/* The operator's block: no request at all, robots.txt included. */
+		fail_all(f, h, ST_BLOCKED, "operator");
+		hosts_set(&f->hosts, h, HOST_READY);
+		return;
+	}
 	if (h->state == HOST_NEW) {
 		hosts_set(&f->hosts, h, HOST_RESOLVING);
 		f->c[FC_DNS_QUERIES]++;
@@ -622,6 +620,13 @@ static enum cr_err fetcher_init(struct fetcher *f, struct job *j, int seg)
 		log_err("fetch", "fetch.allow_addresses: bad address or range '%s'", bad);
 		return CR_ERR_ARG;
 	}
+	/* Read by every fetch: the operator steers between rounds. libcurl's
+	 * per-host cap lets a rule's max_in_flight through (sched.h keeps the
+	 * other hosts to the phase's). */
+	if (cfg->hosts_rules[0] && host_rules_load(cfg->hosts_rules, &f->rules) != CR_OK)
+		return CR_ERR_ARG;
+	if (host_rules_max_in_flight(f->rules) > ho.max_host_connections)
+		ho.max_host_connections = host_rules_max_in_flight(f->rules);
 	e = segout_open(j, seg, f->parse, &f->out);
 	if (!e)
 		e = dns_new(cfg->dns_servers, cfg->dns_timeout_ms, cfg->dns_cache_ttl_s,
@@ -640,6 +645,7 @@ static void fetcher_release(struct fetcher *f)
 	origins_release(&f->origins);
 	hmap_release(&f->done);
 	buf_release(&f->parsed);
+	host_rules_free(&f->rules);
 }
 
 /* After the loop: a stopped fetch makes what finished durable and commits
@@ -657,7 +663,7 @@ static enum cr_err finish(struct fetcher *f)
 	if (!e)
 		e = segout_commit(f->out);
 	if (!e) {
-		origins_each(&f->origins, carry_out, f);
+		origins_carry_out(&f->origins, clock_now_us(), clock_mono_us());
 		e = origins_write(&f->origins, f->seg, clock_now_us());
 	}
 	dns_counters(f->dns, &q, &hits);

@@ -26,8 +26,12 @@ static void add_url(struct fetchlist_load *l, const struct crawl_record *rec, ui
 	l->urls++;
 	h = hosts_get(l->hosts, name);
 	if (l->hosts->hosts.count != before) {
+		struct host_settings s;
+
 		h->ctx = l->host_ctx;
 		l->new_hosts++;
+		if (host_rules_by_name(l->rules, name, &s))
+			hosts_override(h, &s);
 		if (l->j->cfg.politeness_by == POLITE_BY_DOMAIN) {
 			const char *reg = psl_registrable_domain(psl_builtin(), name);
 

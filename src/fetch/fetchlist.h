@@ -22,6 +22,7 @@ struct fetchlist_load {
 	struct origin_table *origins;
 	const struct hmap *done;  /* URLs an earlier attempt finished: skipped */
 	void *host_ctx;           /* set as each new host's ctx */
+	const struct host_rules *rules;   /* hosts.rules, or NULL */
 	uint64_t urls;            /* URLs read (the finished ones included) */
 	uint64_t new_hosts;
 };

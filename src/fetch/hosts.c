@@ -246,6 +246,33 @@ int64_t hosts_next_time(const struct host_table *t)
 	return top ? top->heap_key : INT64_MAX;
 }
 
+void hosts_override(struct host *h, const struct host_settings *s)
+{
+	if (!s->line)
+		return;
+	h->rule = s->line;
+	h->blocked |= s->block;
+	if (s->delay_ms >= 0)
+		h->pol.delay_us = (int64_t)s->delay_ms * 1000;
+	if (s->max_in_flight > 0)
+		h->pol.max_in_flight = (int)s->max_in_flight;
+}
+
+const char *hosts_address_verdict(struct host *h, const char *addr, int allow_private,
+				  const struct addr_list *allow, const struct host_rules *rules)
+{
+	struct host_settings s;
+
+	if (!allow_private && !addr_is_public_str(addr) && !addr_list_has_str(allow, addr))
+		return "non-public address";
+	if (host_rules_by_addr(rules, addr, &s) && s.block)
+		return "operator";
+	/* A name rule, when one matched, says more than an address rule. */
+	if (!h->rule)
+		hosts_override(h, &s);
+	return NULL;
+}
+
 const char *hosts_state_name(enum host_state s)
 {
 	static const char *const names[] = { "new", "resolving", "ready", "robots", "draining",

@@ -28,7 +28,9 @@
 #include <stdint.h>
 
 #include "crawldb/crawl_record.h"
+#include "fetch/addr.h"
 #include "fetch/sched.h"
+#include "scope/host_rules.h"
 #include "robots/origin.h"
 #include "util/hmap.h"
 
@@ -64,6 +66,8 @@ struct host {
 	size_t cap;
 	struct origin *waiting;   /* ROBOTS: the origin whose robots.txt it waits for */
 	int failures;             /* failed requests in a row (sched_on_outcome) */
+	int blocked;              /* an operator rule blocks it: no request at all */
+	unsigned rule;            /* the line of the operator rule its name matched, or 0 */
 	void *ctx;                /* the fetcher's, for callbacks (not owned) */
 };
 
@@ -92,6 +96,21 @@ struct host_item *hosts_add(struct host *h, const char *url,
 /* Puts h into the group of key (a registrable domain or an address),
  * created on first use; h's timing joins the group's gate. */
 void hosts_join(struct host_table *t, struct host *h, const char *key);
+
+/* Applies an operator rule (hosts.rules) to h: block, or its delay and
+ * max_in_flight in place of the phase's (a Crawl-delay still raises the
+ * delay later). A rule with line 0 (none matched) changes nothing. */
+void hosts_override(struct host *h, const struct host_settings *s);
+
+/*
+ * What the address a host resolved to means for it: NULL to go on (an
+ * address rule's overrides applied when no name rule matched the host), or
+ * why all its URLs are blocked: "non-public address" (unless allowed, by
+ * fetch.allow_private or an allow list), "operator" (an address rule's
+ * block). Pure but for h's overrides.
+ */
+const char *hosts_address_verdict(struct host *h, const char *addr, int allow_private,
+				  const struct addr_list *allow, const struct host_rules *rules);
 
 /* Moves h to state s (RESOLVING, READY or ROBOTS) and settles it. */
 void hosts_set(struct host_table *t, struct host *h, enum host_state s);

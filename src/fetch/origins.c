@@ -1,4 +1,5 @@
 #include "fetch/origins.h"
+#include "fetch/hosts.h"
 #include "robots/cache.h"
 #include "store/recfile.h"
 #include "util/fs.h"
@@ -195,4 +196,24 @@ enum cr_err origins_write(struct origin_table *t, int seg, int64_t now)
 	}
 	free(os);
 	return e;
+}
+
+struct carry {
+	int64_t wall, mono;
+};
+
+static void carry_out(void *arg, struct origin *o)
+{
+	const struct carry *c = arg;
+	struct host *h = o->host;
+
+	if (h)
+		sched_carry_out(h->gate, c->wall, c->mono, &o->last_end, &o->hold_until);
+}
+
+void origins_carry_out(struct origin_table *t, int64_t now_wall, int64_t now_mono)
+{
+	struct carry c = { now_wall, now_mono };
+
+	origins_each(t, carry_out, &c);
 }

@@ -57,35 +57,45 @@ int generate_demoted(const struct generate_rules *g, const struct generate_host 
 
 /* The delay the fetcher will keep between the host's requests: the same
  * clamp as the fetcher's (sched.h), a Crawl-delay it would defer ignored. */
-static long host_delay_ms(const struct generate_rules *g, long crawl_delay_ms)
+static long host_delay_ms(const struct generate_rules *g, const struct generate_host *h)
 {
 	struct sched_policy pol;
+	long base = h->op.line && h->op.delay_ms >= 0 ? h->op.delay_ms : g->delay_ms;
 
 	memset(&pol, 0, sizeof(pol));
-	pol.delay_us = (int64_t)g->delay_ms * 1000;
+	pol.delay_us = (int64_t)base * 1000;
 	pol.max_crawl_delay_us = (int64_t)g->max_crawl_delay_ms * 1000;
-	if (sched_crawl_delay(&pol, crawl_delay_ms))
-		return g->delay_ms;
+	if (sched_crawl_delay(&pol, h->crawl_delay_ms))
+		return base;
 	return (long)(pol.delay_us / 1000);
+}
+
+/* 1 if r was blocked by an operator rule (its fetch reason says so). */
+static int operator_blocked(const struct crawl_record *r)
+{
+	return r->status == ST_BLOCKED && r->reason_len == 8 && !memcmp(r->reason, "operator", 8);
 }
 
 enum generate_verdict generate_select(const struct crawl_record *r,
 				      const struct generate_host *h,
 				      const struct generate_rules *g, int64_t now)
 {
+	long cap = h->op.line && h->op.max_per_host >= 0 ? h->op.max_per_host : g->max_per_host;
+
 	if (g->max_depth > 0 && r->depth > (uint32_t)g->max_depth)
 		return GEN_TOO_DEEP;
-	if (!generate_due(r, now, 0))
+	if (!generate_due(r, now, 0) && !(operator_blocked(r) && !h->op.block))
 		return GEN_NOT_DUE;
+	if (h->op.block)
+		return GEN_SELECT;   /* no request: politeness has nothing to cap */
 	if (h->hold_until > now)
 		return GEN_HELD;
 	if (h->selected >= (uint64_t)g->demoted_per_round && generate_demoted(g, h))
 		return GEN_DEMOTED;
-	if (g->max_per_host > 0 && h->selected >= (uint64_t)g->max_per_host)
+	if (cap > 0 && h->selected >= (uint64_t)cap)
 		return GEN_HOST_CAPPED;
 	if (g->time_limit_s > 0 &&
-	    (int64_t)h->selected >= generate_feasible(g->time_limit_s,
-						      host_delay_ms(g, h->crawl_delay_ms)))
+	    (int64_t)h->selected >= generate_feasible(g->time_limit_s, host_delay_ms(g, h)))
 		return GEN_POLITENESS_CAPPED;
 	return GEN_SELECT;
 }
@@ -134,6 +144,7 @@ struct gen_part {
 	struct hmap delays;       /* origin -> cached Crawl-delay ms (uintptr_t) */
 	struct hmap holds;        /* origin -> hold until, µs (uintptr_t), when ahead */
 	struct hmap dups;         /* host -> pages | duplicates << 32 (count_duplicates) */
+	const struct host_rules *hr;   /* hosts.rules, or NULL */
 };
 
 static enum cr_err note_delay(void *arg, const struct robots_cache_entry *e)
@@ -186,6 +197,7 @@ static void host_of(const struct gen_part *g, char *url, const char *host,
 	cd = g->rules.time_limit_s > 0 ? hmap_get(&g->delays, url, ol) : NULL;
 	h->crawl_delay_ms = cd ? (long)(uintptr_t)cd : -1;
 	h->hold_until = g->holds.count ? (int64_t)(uintptr_t)hmap_get(&g->holds, url, ol) : 0;
+	host_rules_by_name(g->hr, host, &h->op);
 }
 
 static const int verdict_counter[] = {
@@ -230,7 +242,7 @@ static int consider(struct gen_part *g, const void *data, size_t n)
 }
 
 static enum cr_err generate_partition(struct job *j, int seg, int ver, uint32_t p,
-				      int64_t now, uint64_t *c)
+				      int64_t now, const struct host_rules *hr, uint64_t *c)
 {
 	char in[PATH_MAX], out[PATH_MAX];
 	struct recfile_reader *r = NULL;
@@ -257,6 +269,7 @@ static enum cr_err generate_partition(struct job *j, int seg, int ver, uint32_t 
 	g.j = j;
 	g.now = now;
 	g.c = c;
+	g.hr = hr;
 	generate_rules_from(&j->cfg, &g.rules);
 	hmap_init(&g.per_host);
 	hmap_init(&g.delays);
@@ -292,13 +305,19 @@ static enum cr_err generate_partition(struct job *j, int seg, int ver, uint32_t 
 enum cr_err generate_run(struct job *j, int seg, int ver, int64_t now, uint64_t *counters)
 {
 	char sub[PATH_MAX];
+	struct host_rules *hr = NULL;
 	uint32_t p;
-	enum cr_err e;
+	enum cr_err e = CR_OK;
 
+	/* Read again by every round: an operator steers a campaign between jobs. */
+	if (j->cfg.hosts_rules[0])
+		e = host_rules_load(j->cfg.hosts_rules, &hr);
 	layout_segment_sub(&j->dir, seg, "fetchlist", sub, sizeof(sub));
-	e = fs_mkdirs(sub);
+	if (!e)
+		e = fs_mkdirs(sub);
 	for (p = 0; !e && p < j->dir.partitions; p++)
 		if (layout_owns(p, j->rank, j->nranks))
-			e = generate_partition(j, seg, ver, p, now, counters);
+			e = generate_partition(j, seg, ver, p, now, hr, counters);
+	host_rules_free(&hr);
 	return e;
 }

@@ -18,6 +18,7 @@
 
 #include "crawldb/crawl_record.h"
 #include "crawldb/job.h"
+#include "scope/host_rules.h"
 #include "util/error.h"
 
 enum generate_counter {
@@ -65,6 +66,7 @@ struct generate_host {
 	uint64_t duplicates;         /* ... of which near-duplicates */
 	long crawl_delay_ms;         /* its origin's cached robots.txt Crawl-delay; -1: none */
 	int64_t hold_until;          /* its origin's hold (robots cache), µs; 0: none */
+	struct host_settings op;     /* the operator's rule for it (hosts.rules) */
 };
 
 enum generate_verdict {
@@ -79,7 +81,11 @@ enum generate_verdict {
 
 /* 1 if the host's pages are mostly near-duplicates (trap.demote_*). */
 int generate_demoted(const struct generate_rules *g, const struct generate_host *h);
-/* Whether record r goes into this round's fetch list. Pure. */
+/* Whether record r goes into this round's fetch list. Pure. The host's
+ * operator rule overrides generate.max_per_host and the delay of the
+ * politeness cap; a blocked host's due URLs are all selected (the fetcher
+ * records them blocked without a request); a URL blocked by an operator
+ * rule that no longer blocks its host is due at once. */
 enum generate_verdict generate_select(const struct crawl_record *r,
 				      const struct generate_host *h,
 				      const struct generate_rules *g, int64_t now);

@@ -178,11 +178,11 @@ int round_inject(struct job *j, const char *seeds)
 	rc = commit_version(j, s.version + 1, "inject\n");
 	comm_sum_u64(c, IC_COUNT_);
 	if (!rc && j->rank == 0)
-		log_info("inject", "%llu seeds read, %llu valid, %llu invalid, %llu refused by "
-			 "scope.rules, %llu new; CrawlDb version %d has %llu URLs",
+		log_info("inject", "%llu seeds read, %llu valid, %llu invalid, %llu new, %llu "
+			 "refused by scope.rules; CrawlDb version %d has %llu URLs",
 			 (unsigned long long)c[IC_LINES], (unsigned long long)c[IC_VALID],
-			 (unsigned long long)c[IC_INVALID], (unsigned long long)c[IC_REFUSED],
-			 (unsigned long long)c[IC_ADDED],
+			 (unsigned long long)c[IC_INVALID], (unsigned long long)c[IC_ADDED],
+			 (unsigned long long)c[IC_REFUSED],
 			 s.version + 1, (unsigned long long)c[IC_RECORDS]);
 	return rc;
 }

@@ -2,6 +2,8 @@
 #include "scope/rules.h"
 #include "scope/surt.h"
 #include "url/url.h"
+#include "util/buf.h"
+#include "util/fs.h"
 #include "util/log.h"
 
 #include <errno.h>
@@ -193,31 +195,19 @@ enum cr_err scope_rules_parse(const char *text, size_t n, const char *name,
 enum cr_err scope_rules_read(const char *path, struct scope_rules **out, char *err,
 			     size_t errcap)
 {
-	FILE *fp = fopen(path, "rb");
-	char *text = NULL;
-	size_t n = 0;
-	enum cr_err e = CR_OK;
+	struct buf text;
+	enum cr_err e;
 
 	*out = NULL;
-	if (!fp) {
-		snprintf(err, errcap, "cannot read rules file '%s': %s", path, strerror(errno));
-		return CR_ERR_ARG;
-	}
-	text = malloc(SCOPE_RULES_FILE_MAX + 1);
-	if (!text)
-		e = CR_ERR_NOMEM;
+	buf_init(&text);
+	e = fs_read_all(path, SCOPE_RULES_FILE_MAX, &text);
+	if (e)
+		snprintf(err, errcap, "cannot read rules file '%s': %s", path,
+			 e == CR_ERR_LIMIT ? "larger than 16 MiB" : strerror(errno));
 	else
-		n = fread(text, 1, SCOPE_RULES_FILE_MAX + 1, fp);
-	if (!e && (ferror(fp) || n > SCOPE_RULES_FILE_MAX)) {
-		snprintf(err, errcap, "rules file '%s': %s", path,
-			 ferror(fp) ? "cannot be read" : "larger than 16 MiB");
-		e = CR_ERR_ARG;
-	}
-	fclose(fp);
-	if (!e)
-		e = scope_rules_parse(text, n, path, out, err, errcap);
-	free(text);
-	return e == CR_ERR_FORMAT ? CR_ERR_ARG : e;
+		e = scope_rules_parse(buf_cstr(&text), text.len, path, out, err, errcap);
+	buf_release(&text);
+	return e ? CR_ERR_ARG : CR_OK;
 }
 
 enum cr_err scope_rules_load(const char *path, struct scope_rules **out)

@@ -113,6 +113,19 @@ enum cr_err seeds_write(const struct crawl_dir *d, int version, const char *path
 	return recfile_writer_commit(&w);
 }
 
+enum cr_err seeds_record_unpack(const void *p, size_t n, const char **url, size_t *ulen,
+				const char **settings, size_t *slen)
+{
+	struct buf_reader rd;
+	uint8_t v;
+
+	buf_reader_init(&rd, p, n);
+	if (buf_get_u8(&rd, &v) || v != SEED_RECORD_VERSION || buf_get_str(&rd, url, ulen) ||
+	    buf_get_str(&rd, settings, slen) || rd.off != rd.len || *ulen == 0)
+		return CR_ERR_FORMAT;
+	return CR_OK;
+}
+
 static enum cr_err load_file(const char *path, struct scope *s)
 {
 	struct recfile_reader *r;
@@ -125,15 +138,11 @@ static enum cr_err load_file(const char *path, struct scope *s)
 		return e == CR_ERR_IO ? CR_ERR_STATE : e;
 	}
 	while ((e = recfile_reader_next(r, &p, &n)) == CR_OK) {
-		struct buf_reader rd;
-		uint8_t v;
 		const char *url, *settings;
 		size_t ulen, slen;
 
-		buf_reader_init(&rd, p, n);
-		if (buf_get_u8(&rd, &v) || v != SEED_RECORD_VERSION ||
-		    buf_get_str(&rd, &url, &ulen) || buf_get_str(&rd, &settings, &slen) ||
-		    rd.off != rd.len || scope_add_seed(s, url, ulen) != CR_OK) {
+		if (seeds_record_unpack(p, n, &url, &ulen, &settings, &slen) != CR_OK ||
+		    scope_add_seed(s, url, ulen) != CR_OK) {
 			log_err("scope", "damaged seed record in '%s'", path);
 			e = CR_ERR_FORMAT;
 			break;

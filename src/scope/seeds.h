@@ -38,6 +38,11 @@ const char *seeds_check_settings(const char *settings);
 CR_WUR enum cr_err seeds_write(const struct crawl_dir *d, int version, const char *path,
 			       struct scope *s, int zstd_level);
 
+/* One record of a seeds file: its URL and settings, borrowed from p.
+ * CR_ERR_FORMAT for bad bytes. */
+CR_WUR enum cr_err seeds_record_unpack(const void *p, size_t n, const char **url, size_t *ulen,
+				       const char **settings, size_t *slen);
+
 /* Adds the seeds of every seeds/NNNNN.zst with NNNNN <= version to s. A
  * damaged file is an error naming it. */
 CR_WUR enum cr_err seeds_load_scope(const struct crawl_dir *d, int version, struct scope *s);

@@ -115,6 +115,21 @@ enum merge_verdict merge_decide(const struct merge_in *in, const struct config *
 	return in->fetch ? MERGE_UPDATED : MERGE_KEPT;
 }
 
+const char *merge_refusal(const struct crawl_record *rec)
+{
+#define REASON_IS(s) (rec->reason_len >= sizeof(s) - 1 && !memcmp(rec->reason, s, sizeof(s) - 1))
+	if (rec->status == ST_DENIED)
+		return "robots";
+	if (rec->status != ST_BLOCKED)
+		return NULL;
+	if (REASON_IS("operator"))
+		return "operator";
+	if (REASON_IS("non-public address"))
+		return "blocked:address";
+	return REASON_IS("redirect to") ? "blocked:redirect" : "blocked";
+#undef REASON_IS
+}
+
 /* One sorted stream of packed records, and its current record. */
 struct stream {
 	const void *p;
@@ -246,6 +261,9 @@ static enum cr_err merge_streams(struct merge_streams *m, struct recfile_writer 
 			break;
 		case MERGE_UPDATED:
 			st->updated++;
+			if (dlog && merge_refusal(&rec))
+				e = decisions_add(dlog, merge_refusal(&rec), rec.url, rec.url_len,
+						  "", 0);
 			break;
 		case MERGE_KEPT:
 			break;

@@ -58,6 +58,12 @@ enum merge_verdict {
 	MERGE_TOO_DEEP,   /* a new URL past crawl.max_depth: not written */
 };
 
+/* The decision-log reason (scope/decisions.h) of a record whose fetch
+ * outcome refused it, or NULL: "robots" (denied by robots.txt), "operator"
+ * (an operator's host rule), "blocked:address" (a non-public address),
+ * "blocked:redirect" (a redirect to a scheme never followed). Pure. */
+const char *merge_refusal(const struct crawl_record *rec);
+
 /* Pure (but for the trapped callback): out gets the URL's new record,
  * strings borrowed from in. */
 enum merge_verdict merge_decide(const struct merge_in *in, const struct config *cfg,

@@ -8,7 +8,8 @@
 # - exactly the in-scope reachable set fetched, each URL once, no request of
 #   any kind (robots.txt included) to a host out of scope;
 # - the decision log accounts for every linked URL that is not in the
-#   CrawlDb, and names only URLs out of scope (reason scope:*);
+#   CrawlDb, names only URLs out of scope with reason scope:* (and their
+#   source), and URLs robots.txt refused with reason robots;
 # - stats.json counts the refusals; the CrawlDb is the same on 1, 2 and 4
 #   ranks.
 . "$(dirname "$0")/lib.sh"
@@ -77,13 +78,17 @@ dec = [json.loads(l) for l in open(sys.argv[2])]
 logged = set(d["url"] for d in dec)
 scope = set(l.strip() for l in open(sys.argv[4]))
 missing = [t.strip() for t in open(sys.argv[3]) if t.strip() not in db and t.strip() not in logged]
-wrong = [d for d in dec if not d["reason"].startswith("scope:") or urlsplit(d["url"]).hostname in scope]
-nofrom = [d for d in dec if not d["from"]]
+scoped = [d for d in dec if d["reason"].startswith("scope:")]
+# Besides scope: robots.txt refusals of fetched hosts (their URLs are in the CrawlDb).
+wrong = [d for d in scoped if urlsplit(d["url"]).hostname in scope] + \
+        [d for d in dec if not d["reason"].startswith("scope:") and
+         (d["reason"] != "robots" or d["url"] not in db)]
+nofrom = [d for d in scoped if not d["from"]]
 print("decisions: %d lines, %d link targets unaccounted, %d wrong, %d without a source"
       % (len(dec), len(missing), len(wrong), len(nofrom)))
 for x in (missing[:3], wrong[:3], nofrom[:3]):
     if x: print("  e.g.", x)
-sys.exit(1 if missing or wrong or nofrom or not dec else 0)
+sys.exit(1 if missing or wrong or nofrom or not scoped else 0)
 PY
 }
 

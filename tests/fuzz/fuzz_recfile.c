@@ -13,6 +13,7 @@
 #include "crawldb/parse_record.h"
 #include "fuzz.h"
 #include "robots/cache.h"
+#include "scope/seeds.h"
 #include "store/recfile.h"
 
 /* CR_OK if the record unpacks as kind says. */
@@ -44,13 +45,16 @@ static enum cr_err unpack(enum rec_kind kind, const void *p, size_t n)
 		return link_record_unpack(p, n, &u.l);
 	case REC_KIND_ROBOTS:
 		return robots_cache_unpack(p, n, key, sizeof(key), &at, &st, &body, &blen, &t);
+	case REC_KIND_SEEDS:
+		return seeds_record_unpack(p, n, &body, &blen, &u.c.url,
+					   &u.c.url_len);
 	}
 	return CR_ERR_ARG;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	enum rec_kind kind = size > 8 && data[8] >= 1 && data[8] <= 7 ? (enum rec_kind)data[8]
+	enum rec_kind kind = size > 8 && data[8] >= 1 && data[8] <= 8 ? (enum rec_kind)data[8]
 								       : REC_KIND_CRAWLDB;
 	const char *path = fuzz_file(data, size);
 	struct recfile_reader *r = NULL;

@@ -55,8 +55,10 @@ static void select_table(void)
 	config_defaults(&cfg);
 	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		struct crawl_record r;
-		struct generate_host h = { rows[i].selected, rows[i].pages, rows[i].dups,
-					   rows[i].crawl_delay_ms, rows[i].hold_until };
+		struct generate_host h = { .selected = rows[i].selected, .pages = rows[i].pages,
+					   .duplicates = rows[i].dups,
+					   .crawl_delay_ms = rows[i].crawl_delay_ms,
+					   .hold_until = rows[i].hold_until };
 		struct generate_rules g;
 
 		generate_rules_from(&cfg, &g);
@@ -71,6 +73,66 @@ static void select_table(void)
 		memset(&r, 0, sizeof(r));
 		r.depth = rows[i].depth;
 		r.status = (uint8_t)rows[i].status;
+		r.next_fetch = rows[i].next_fetch;
+		CHECK((int)generate_select(&r, &h, &g, 1000) == rows[i].want, "%s: verdict %d",
+		      rows[i].name, (int)generate_select(&r, &h, &g, 1000));
+	}
+}
+
+/* The operator's host rules (hosts.rules) in generate_select. */
+static void operator_table(void)
+{
+	static const struct {
+		const char *name;
+		int status;
+		const char *reason;
+		int64_t next_fetch;
+		uint64_t selected;
+		int block;
+		long delay_ms, max_per_host;
+		int want;
+	} rows[] = {
+		{ "no rule: the phase's cap", ST_UNFETCHED, "", 0, 5, 0, -1, -1, GEN_HOST_CAPPED },
+		{ "a host's own cap, higher", ST_UNFETCHED, "", 0, 5, 0, -1, 9, GEN_SELECT },
+		{ "a host's own cap, lower", ST_UNFETCHED, "", 0, 2, 0, -1, 2, GEN_HOST_CAPPED },
+		{ "blocked: every due URL, no cap", ST_UNFETCHED, "", 0, 50, 1, -1, -1, GEN_SELECT },
+		{ "blocked: not due stays not due", ST_FETCHED, "", 2000, 0, 1, -1, -1,
+		  GEN_NOT_DUE },
+		{ "unblocked: due at once", ST_BLOCKED, "operator", 2000, 0, 0, -1, -1,
+		  GEN_SELECT },
+		{ "still blocked: not yet", ST_BLOCKED, "operator", 2000, 0, 1, -1, -1,
+		  GEN_NOT_DUE },
+		{ "blocked for its address: waits", ST_BLOCKED, "non-public address", 2000, 0, 0,
+		  -1, -1, GEN_NOT_DUE },
+		{ "a faster delay: more fit the phase", ST_UNFETCHED, "", 0, 100, 0, 250, 0,
+		  GEN_SELECT },
+		{ "a slower delay: fewer fit", ST_UNFETCHED, "", 0, 10, 0, 10000, 0,
+		  GEN_POLITENESS_CAPPED },
+	};
+	struct config cfg;
+	size_t i;
+
+	config_defaults(&cfg);
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct crawl_record r;
+		struct generate_host h = { .selected = rows[i].selected, .crawl_delay_ms = -1 };
+		struct generate_rules g;
+
+		h.op.line = 1;
+		h.op.block = rows[i].block;
+		h.op.delay_ms = rows[i].delay_ms;
+		h.op.max_in_flight = -1;
+		h.op.max_per_host = rows[i].max_per_host;
+		if (!strcmp(rows[i].name, "no rule: the phase's cap"))
+			memset(&h.op, 0, sizeof(h.op));
+		generate_rules_from(&cfg, &g);
+		g.max_per_host = 5;
+		g.time_limit_s = 60;
+		g.delay_ms = 1000;
+		memset(&r, 0, sizeof(r));
+		r.status = (uint8_t)rows[i].status;
+		r.reason = rows[i].reason;
+		r.reason_len = strlen(rows[i].reason);
 		r.next_fetch = rows[i].next_fetch;
 		CHECK((int)generate_select(&r, &h, &g, 1000) == rows[i].want, "%s: verdict %d",
 		      rows[i].name, (int)generate_select(&r, &h, &g, 1000));
@@ -118,5 +180,6 @@ int main(void)
 	      (unsigned long long)out.digest, (long long)out.next_fetch);
 	CHECK_STR(crawl_record_status_name(ST_DEFERRED), "deferred");
 	select_table();
+	operator_table();
 	TEST_DONE();
 }

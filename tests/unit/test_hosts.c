@@ -179,6 +179,73 @@ static void holds(void)
 	hosts_release(&t);
 }
 
+/* The operator's host rules: a name rule's overrides, an address rule's
+ * block, and what a resolved address means (hosts_address_verdict). */
+static void operator_rules(void)
+{
+	static const char text[] = "fast.test delay_ms=50 max_in_flight=3\n"
+				   "named.test delay_ms=700\n"
+				   "203.0.113.0/24 block\n"
+				   "127.0.0.2 delay_ms=9000\n";
+	static const struct {
+		const char *host, *addr;
+		int allow_private;
+		const char *want;
+		int64_t delay_us;
+		int in_flight;
+	} cases[] = {
+		{ "fast.test", "192.0.2.1", 1, NULL, 50000, 3 },
+		{ "other.test", "203.0.113.5", 1, "operator", 1000, 1 },
+		{ "fast.test", "203.0.113.5", 1, "operator", 50000, 3 },
+		{ "other.test", "127.0.0.2", 0, "non-public address", 1000, 1 },
+		{ "other.test", "127.0.0.2", 1, NULL, 9000000, 1 },
+		{ "named.test", "127.0.0.2", 1, NULL, 700000, 1 },
+		{ "other.test", "127.0.0.1", 1, NULL, 1000, 1 },
+	};
+	struct sched_policy pol = { .delay_us = 1000, .max_in_flight = 1 };
+	struct host_rules *r = NULL;
+	struct addr_list none = { .n = 0 };
+	char err[128];
+	size_t i;
+
+	CHECK(host_rules_parse(text, strlen(text), "t", &r, err, sizeof(err)) == CR_OK, "%s",
+	      err);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct host_table t;
+		struct host *h;
+		struct host_settings s;
+		const char *got;
+
+		hosts_init(&t, &pol);
+		h = hosts_get(&t, cases[i].host);
+		if (host_rules_by_name(r, cases[i].host, &s))
+			hosts_override(h, &s);
+		got = hosts_address_verdict(h, cases[i].addr, cases[i].allow_private, &none, r);
+		CHECK(cases[i].want ? got && !strcmp(got, cases[i].want) : !got,
+		      "case %zu: verdict %s", i, got ? got : "go on");
+		CHECK(h->pol.delay_us == cases[i].delay_us && h->pol.max_in_flight ==
+		      cases[i].in_flight, "case %zu: delay %lld, in flight %d", i,
+		      (long long)h->pol.delay_us, h->pol.max_in_flight);
+		hosts_release(&t);
+	}
+	{
+		struct host_table t;
+		struct host *h;
+		struct host_settings s;
+
+		host_rules_free(&r);
+		CHECK(host_rules_parse("*.blocked.test block\n", 21, "t", &r, err, sizeof(err)) ==
+		      CR_OK, "a block rule");
+		hosts_init(&t, &pol);
+		h = hosts_get(&t, "a.blocked.test");
+		CHECK(host_rules_by_name(r, h->name, &s) == 1, "matched by name");
+		hosts_override(h, &s);
+		CHECK(h->blocked && h->rule == 1, "blocked by its name");
+		hosts_release(&t);
+	}
+	host_rules_free(&r);
+}
+
 int main(void)
 {
 	size_t i;
@@ -187,5 +254,6 @@ int main(void)
 		run_script(&scripts[i]);
 	groups();
 	holds();
+	operator_rules();
 	TEST_DONE();
 }

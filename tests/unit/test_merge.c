@@ -218,6 +218,38 @@ static void test_new_links(void)
 	}
 }
 
+/* Which fetch outcomes the decision log names, and with which reason. */
+static void test_refusal(void)
+{
+	static const struct {
+		int status;
+		const char *reason, *want;
+	} cases[] = {
+		{ ST_DENIED, "robots.txt", "robots" },
+		{ ST_BLOCKED, "operator", "operator" },
+		{ ST_BLOCKED, "non-public address", "blocked:address" },
+		{ ST_BLOCKED, "redirect to not http or https", "blocked:redirect" },
+		{ ST_BLOCKED, "", "blocked" },
+		{ ST_FETCHED, "", NULL },
+		{ ST_ERROR, "dns: nxdomain", NULL },
+		{ ST_DEFERRED, "crawl-delay above politeness.max_crawl_delay_ms", NULL },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct crawl_record r;
+		const char *got;
+
+		memset(&r, 0, sizeof(r));
+		r.status = (uint8_t)cases[i].status;
+		r.reason = cases[i].reason;
+		r.reason_len = strlen(cases[i].reason);
+		got = merge_refusal(&r);
+		CHECK(cases[i].want ? got && !strcmp(got, cases[i].want) : !got, "case %zu: %s",
+		      i, got ? got : "(none)");
+	}
+}
+
 /* ---- merge_partition -------------------------------------------------- */
 
 struct want {
@@ -634,6 +666,7 @@ int main(void)
 	}
 	test_apply();
 	test_new_links();
+	test_refusal();
 	test_partition();
 	test_from_nothing();
 	CHECK(fs_remove_tree(tmp_dir) == CR_OK, "remove temp dir");

@@ -1,4 +1,5 @@
 #include "test.h"
+#include "scope/host_rules.h"
 #include "scope/rules.h"
 #include "scope/scope.h"
 #include "scope/seeds.h"
@@ -241,6 +242,77 @@ static void seed_lines(void)
 	CHECK(seeds_check_settings("bogus=1") != NULL, "an unknown setting");
 }
 
+static void host_rule_table(void)
+{
+	static const char text[] =
+		"# the operator's word\n"
+		"partner.example.org  max_in_flight=4 delay_ms=250\n"
+		"*.ads.example block\n"
+		"slow.ads.example delay_ms=9000   # a later, narrower rule: the first wins\n"
+		"big.example.net max_per_host=100000\n"
+		"203.0.113.0/24 block\n"
+		"198.51.100.7 delay_ms=2000\n"
+		"2001:db8::/32 block\n";
+	static const struct {
+		const char *host, *addr;
+		int name_hit, block;
+		long delay, inflight, per_host;
+		unsigned line;
+	} cases[] = {
+		{ "partner.example.org", NULL, 1, 0, 250, 4, -1, 2 },
+		{ "www.partner.example.org", NULL, 0, 0, -1, -1, -1, 0 },
+		{ "ads.example", NULL, 1, 1, -1, -1, -1, 3 },
+		{ "x.y.ads.example", NULL, 1, 1, -1, -1, -1, 3 },
+		{ "slow.ads.example", NULL, 1, 1, -1, -1, -1, 3 },
+		{ "notads.example", NULL, 0, 0, -1, -1, -1, 0 },
+		{ "big.example.net", NULL, 1, 0, -1, -1, 100000, 5 },
+		{ NULL, "203.0.113.9", 1, 1, -1, -1, -1, 6 },
+		{ NULL, "203.0.114.9", 0, 0, -1, -1, -1, 0 },
+		{ NULL, "198.51.100.7", 1, 0, 2000, -1, -1, 7 },
+		{ NULL, "2001:db8::1", 1, 1, -1, -1, -1, 8 },
+	};
+	struct host_rules *r = NULL;
+	char err[256];
+	size_t i;
+
+	CHECK(host_rules_parse(text, strlen(text), "h", &r, err, sizeof(err)) == CR_OK,
+	      "parse: %s", err);
+	CHECK(host_rules_max_in_flight(r) == 4, "the highest max_in_flight");
+	for (i = 0; r && i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct host_settings s;
+		int hit = cases[i].host ? host_rules_by_name(r, cases[i].host, &s)
+					: host_rules_by_addr(r, cases[i].addr, &s);
+
+		CHECK(hit == cases[i].name_hit && s.block == cases[i].block &&
+		      s.delay_ms == cases[i].delay && s.max_in_flight == cases[i].inflight &&
+		      s.max_per_host == cases[i].per_host && s.line == cases[i].line,
+		      "%s: hit %d block %d delay %ld inflight %ld per_host %ld line %u",
+		      cases[i].host ? cases[i].host : cases[i].addr, hit, s.block, s.delay_ms,
+		      s.max_in_flight, s.max_per_host, s.line);
+	}
+	host_rules_free(&r);
+	{
+		static const struct {
+			const char *text, *want;
+		} bad[] = {
+			{ "a.example\n", "h:1: a pattern without an action" },
+			{ "a.example slow\n", "h:1: an unknown action" },
+			{ "a.example delay_ms=-1\n", "h:1: a value out of range" },
+			{ "ok.example block\na..example block\n", "h:2: a bad host name" },
+			{ "10.0.0.0/99 block\n", "h:1: a bad address or CIDR range" },
+			{ "*. block\n", "h:1: a bad domain after" },
+		};
+
+		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			err[0] = '\0';
+			CHECK(host_rules_parse(bad[i].text, strlen(bad[i].text), "h", &r, err,
+					       sizeof(err)) == CR_ERR_ARG &&
+			      !strncmp(err, bad[i].want, strlen(bad[i].want)) && !r,
+			      "bad %zu: '%s'", i, err);
+		}
+	}
+}
+
 int main(void)
 {
 	surt_forms();
@@ -249,5 +321,6 @@ int main(void)
 	parse_errors();
 	modes();
 	seed_lines();
+	host_rule_table();
 	TEST_DONE();
 }
