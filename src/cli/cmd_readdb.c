@@ -8,6 +8,7 @@
 #include "crawldb/crawl_record.h"
 #include "crawldb/job.h"
 #include "crawldb/layout.h"
+#include "parse/sitemap.h"
 #include "scope/decisions.h"
 #include "store/recfile.h"
 #include "util/fs.h"
@@ -39,6 +40,14 @@ static void dump_one(const struct crawl_record *r, struct buf *b)
 		buf_adds(b, ",\"dup_of\":");
 		json_str(b, r->dup_of, r->dup_of_len);
 	}
+	if (r->meta.kind == CRAWL_SITEMAP)
+		buf_adds(b, ",\"kind\":\"sitemap\"");
+	if (r->meta.lastmod)
+		buf_addf(b, ",\"lastmod\":%lld", (long long)(r->meta.lastmod / 1000000));
+	if (r->meta.priority)
+		buf_addf(b, ",\"priority\":%.3f", (r->meta.priority - 1) / 1000.0);
+	if (r->meta.changefreq)
+		buf_addf(b, ",\"changefreq\":\"%s\"", sitemap_changefreq_name(r->meta.changefreq));
 	buf_adds(b, "}\n");
 	fwrite(b->p, 1, b->len, stdout);
 }

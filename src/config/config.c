@@ -317,6 +317,12 @@ static const struct key keys[] = {
 	SP("hosts.rules", hosts_rules, "", check_host_rules,
 	  "the operator's host rules: block a host, or override its delay_ms, max_in_flight, "
 	  "max_per_host (docs/SCOPE.md); read again by every round"),
+	B("sitemaps.enabled", sitemaps_enabled, "true",
+	  "fetch the sitemaps robots.txt files name, and read sitemaps for URLs"),
+	B("sitemaps.probe", sitemaps_probe, "false",
+	  "also try /sitemap.xml of every site whose robots.txt was fetched"),
+	L("sitemaps.refetch_interval_s", sitemaps_refetch_s, 0, 1L << 31, "86400",
+	  "time until a fetched sitemap is due again (s): its news makes pages due"),
 	B("log.decisions", log_decisions, "true",
 	  "write each URL not fetched or not stored, with its reason, to segments/N/decisions/"),
 	L("trap.max_path_segments", trap_max_segments, 0, 256, "64",

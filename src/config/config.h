@@ -81,6 +81,9 @@ struct config {
 	int scope_mode;             /* enum scope_mode (scope/scope.h) */
 	char scope_rules[512];      /* scope.rules: a rules file, or "" */
 	int log_decisions;          /* log.decisions: segments/N/decisions/ */
+	int sitemaps_enabled;       /* sitemaps.enabled */
+	int sitemaps_probe;         /* sitemaps.probe: /sitemap.xml of every origin */
+	long sitemaps_refetch_s;    /* sitemaps.refetch_interval_s */
 	char hosts_rules[512];      /* hosts.rules: the operator's host rules, or "" */
 	long trap_max_segments;
 	long trap_max_repeats;

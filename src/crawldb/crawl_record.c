@@ -6,6 +6,7 @@
 #define CRAWL_RECORD_V2 2   /* V1 and dup_of at the end */
 #define CRAWL_RECORD_V3 3   /* V1, hops (u8), dup_of */
 #define CRAWL_RECORD_V4 4   /* V3 and the last failure's reason at the end */
+#define CRAWL_RECORD_V5 5   /* V4 and crawl_meta at the end */
 
 static const char *const status_names[ST_COUNT_] = {
 	"unfetched", "fetched", "redirect", "gone", "error", "denied", "blocked", "deferred",
@@ -47,13 +48,42 @@ enum cr_err crawl_record_get(struct buf_reader *rd, struct crawl_record *r)
 	return CR_OK;
 }
 
+int crawl_record_meta_same(const struct crawl_meta *a, const struct crawl_meta *b)
+{
+	return a->kind == b->kind && a->vouched == b->vouched && a->changefreq == b->changefreq &&
+	       a->priority == b->priority && a->lastmod == b->lastmod;
+}
+
+void crawl_record_meta_put(const struct crawl_meta *m, struct buf *out)
+{
+	buf_put_u8(out, (uint8_t)(m->kind | (m->vouched ? 2 : 0)));
+	buf_put_u8(out, m->changefreq);
+	buf_put_varint(out, m->priority);
+	buf_put_svarint(out, m->lastmod);
+}
+
+enum cr_err crawl_record_meta_get(struct buf_reader *rd, struct crawl_meta *m)
+{
+	uint64_t pr;
+
+	if (buf_get_u8(rd, &m->kind) || buf_get_u8(rd, &m->changefreq) ||
+	    buf_get_varint(rd, &pr) || buf_get_svarint(rd, &m->lastmod) ||
+	    m->kind > (CRAWL_SITEMAP | 2) || m->changefreq > 7 || pr > 1001 || m->lastmod < 0)
+		return CR_ERR_FORMAT;
+	m->vouched = (m->kind & 2) != 0;
+	m->kind &= 1;
+	m->priority = (uint16_t)pr;
+	return CR_OK;
+}
+
 void crawl_record_pack(const struct crawl_record *r, struct buf *out)
 {
-	buf_put_u8(out, CRAWL_RECORD_V4);
+	buf_put_u8(out, CRAWL_RECORD_V5);
 	crawl_record_put(r, out);
 	buf_put_u8(out, r->hops);
 	buf_put_str(out, r->dup_of, r->dup_of_len);
 	buf_put_str(out, r->reason, r->reason_len);
+	crawl_record_meta_put(&r->meta, out);
 }
 
 enum cr_err crawl_record_unpack(const void *p, size_t n, struct crawl_record *r)
@@ -63,9 +93,10 @@ enum cr_err crawl_record_unpack(const void *p, size_t n, struct crawl_record *r)
 	struct crawl_record t;
 
 	buf_reader_init(&rd, p, n);
-	if (buf_get_u8(&rd, &v) || v < CRAWL_RECORD_V1 || v > CRAWL_RECORD_V4 ||
+	if (buf_get_u8(&rd, &v) || v < CRAWL_RECORD_V1 || v > CRAWL_RECORD_V5 ||
 	    crawl_record_get(&rd, &t))
 		return CR_ERR_FORMAT;
+	memset(&t.meta, 0, sizeof(t.meta));
 	t.dup_of = t.reason = "";
 	t.dup_of_len = t.reason_len = 0;
 	t.hops = 0;
@@ -74,6 +105,8 @@ enum cr_err crawl_record_unpack(const void *p, size_t n, struct crawl_record *r)
 	if (v >= CRAWL_RECORD_V2 && buf_get_str(&rd, &t.dup_of, &t.dup_of_len))
 		return CR_ERR_FORMAT;
 	if (v >= CRAWL_RECORD_V4 && buf_get_str(&rd, &t.reason, &t.reason_len))
+		return CR_ERR_FORMAT;
+	if (v >= CRAWL_RECORD_V5 && crawl_record_meta_get(&rd, &t.meta))
 		return CR_ERR_FORMAT;
 	if (rd.off != rd.len)
 		return CR_ERR_FORMAT;

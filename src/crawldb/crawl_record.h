@@ -42,6 +42,28 @@ enum crawl_status {
 /* "unfetched", "fetched", ... */
 const char *crawl_record_status_name(int status);
 
+/* Whether a URL is a page or a sitemap, and what sitemaps said of it
+ * (the frontier uses priority and changefreq; a lastmod later than the
+ * last fetch makes a fetched page due again). A zeroed struct is a page
+ * nothing said anything of. */
+enum crawl_kind { CRAWL_PAGE = 0, CRAWL_SITEMAP = 1 };
+
+struct crawl_meta {
+	uint8_t kind;         /* enum crawl_kind */
+	uint8_t vouched;      /* a sitemap its own site's robots.txt names (or an
+				 index so named lists, or a seed): it may list any
+				 URL of its site, not only of its directory */
+	uint8_t changefreq;   /* enum sitemap_changefreq (parse/sitemap.h); 0: none */
+	uint16_t priority;    /* thousandths plus one (1-1001); 0: none */
+	int64_t lastmod;      /* µs since the epoch; 0: none */
+};
+
+/* 1 if a and b say the same (field by field: padding is not compared). */
+int crawl_record_meta_same(const struct crawl_meta *a, const struct crawl_meta *b);
+/* Appends m to out / reads it from rd (as every record that carries it). */
+void crawl_record_meta_put(const struct crawl_meta *m, struct buf *out);
+CR_WUR enum cr_err crawl_record_meta_get(struct buf_reader *rd, struct crawl_meta *m);
+
 struct crawl_record {
 	const char *url;
 	size_t url_len;
@@ -58,6 +80,7 @@ struct crawl_record {
 	const char *reason;   /* why its last fetch failed ("dns: nxdomain",
 				 "robots.txt", ...), else "" (CrawlDb only) */
 	size_t reason_len;
+	struct crawl_meta meta;   /* page or sitemap; what sitemaps said of it */
 };
 
 void crawl_record_pack(const struct crawl_record *r, struct buf *out);

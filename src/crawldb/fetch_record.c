@@ -1,11 +1,14 @@
 #include "crawldb/fetch_record.h"
 
+#include <string.h>
+
 #define FETCH_RECORD_V1 1
 #define FETCH_RECORD_V2 2   /* V1 and hops (u8) at the end */
+#define FETCH_RECORD_V3 3   /* V2 and the record's crawl_meta at the end */
 
 void fetch_record_pack(const struct fetch_record *f, struct buf *out)
 {
-	buf_put_u8(out, FETCH_RECORD_V2);
+	buf_put_u8(out, FETCH_RECORD_V3);
 	crawl_record_put(&f->rec, out);
 	buf_put_str(out, f->reason, f->reason_len);
 	buf_put_str(out, f->location, f->location_len);
@@ -16,6 +19,7 @@ void fetch_record_pack(const struct fetch_record *f, struct buf *out)
 	buf_put_varint(out, f->body_len);
 	buf_put_svarint(out, f->latency_us);
 	buf_put_u8(out, f->rec.hops);
+	crawl_record_meta_put(&f->rec.meta, out);
 }
 
 enum cr_err fetch_record_unpack(const void *p, size_t n, struct fetch_record *f)
@@ -25,7 +29,7 @@ enum cr_err fetch_record_unpack(const void *p, size_t n, struct fetch_record *f)
 	struct fetch_record t;
 
 	buf_reader_init(&rd, p, n);
-	if (buf_get_u8(&rd, &v) || (v != FETCH_RECORD_V1 && v != FETCH_RECORD_V2) ||
+	if (buf_get_u8(&rd, &v) || v < FETCH_RECORD_V1 || v > FETCH_RECORD_V3 ||
 	    crawl_record_get(&rd, &t.rec) ||
 	    buf_get_str(&rd, &t.reason, &t.reason_len) ||
 	    buf_get_str(&rd, &t.location, &t.location_len) ||
@@ -35,7 +39,9 @@ enum cr_err fetch_record_unpack(const void *p, size_t n, struct fetch_record *f)
 	    buf_get_varint(&rd, &t.body_len) || buf_get_svarint(&rd, &t.latency_us))
 		return CR_ERR_FORMAT;
 	t.rec.hops = 0;
-	if ((v == FETCH_RECORD_V2 && buf_get_u8(&rd, &t.rec.hops)) || rd.off != rd.len)
+	memset(&t.rec.meta, 0, sizeof(t.rec.meta));
+	if ((v >= FETCH_RECORD_V2 && buf_get_u8(&rd, &t.rec.hops)) ||
+	    (v >= FETCH_RECORD_V3 && crawl_record_meta_get(&rd, &t.rec.meta)) || rd.off != rd.len)
 		return CR_ERR_FORMAT;
 	t.rec.dup_of = t.rec.reason = "";
 	t.rec.dup_of_len = t.rec.reason_len = 0;

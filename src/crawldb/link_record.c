@@ -1,13 +1,17 @@
 #include "crawldb/link_record.h"
 #include "crawldb/crawl_record.h"
 
+#include <string.h>
+
 void link_record_pack(const struct link_record *l, struct buf *out)
 {
-	buf_put_u8(out, 3);
+	buf_put_u8(out, 4);
 	buf_put_str(out, l->url, l->url_len);
 	buf_put_varint(out, l->depth);
 	buf_put_u8(out, l->hops);
 	buf_put_str(out, l->from ? l->from : "", l->from ? l->from_len : 0);
+	buf_put_u8(out, l->flags);
+	crawl_record_meta_put(&l->meta, out);
 }
 
 enum cr_err link_record_unpack(const void *p, size_t n, struct link_record *l)
@@ -18,14 +22,14 @@ enum cr_err link_record_unpack(const void *p, size_t n, struct link_record *l)
 	struct link_record t;
 
 	buf_reader_init(&rd, p, n);
-	t.hops = 0;
+	memset(&t, 0, sizeof(t));
 	t.from = "";
-	t.from_len = 0;
-	if (buf_get_u8(&rd, &v) || v < 1 || v > 3 || buf_get_str(&rd, &t.url, &t.url_len) ||
+	if (buf_get_u8(&rd, &v) || v < 1 || v > 4 || buf_get_str(&rd, &t.url, &t.url_len) ||
 	    buf_get_varint(&rd, &depth) || depth > UINT32_MAX ||
 	    (v >= 2 && buf_get_u8(&rd, &t.hops)) ||
-	    (v >= 3 && buf_get_str(&rd, &t.from, &t.from_len)) || rd.off != rd.len ||
-	    t.url_len == 0)
+	    (v >= 3 && buf_get_str(&rd, &t.from, &t.from_len)) ||
+	    (v >= 4 && (buf_get_u8(&rd, &t.flags) || t.flags > 3 ||
+			crawl_record_meta_get(&rd, &t.meta))) || rd.off != rd.len || t.url_len == 0)
 		return CR_ERR_FORMAT;
 	t.depth = (uint32_t)depth;
 	*l = t;
@@ -45,5 +49,13 @@ int link_record_cmp(const void *a, size_t an, const void *b, size_t bn)
 		return 0;
 	if (la.depth != lb.depth)
 		return la.depth < lb.depth ? -1 : 1;
-	return la.hops < lb.hops ? -1 : la.hops > lb.hops;
+	if (la.hops != lb.hops)
+		return la.hops < lb.hops ? -1 : 1;
+	/* Then a sitemap's entry before a plain link (the merge keeps the
+	 * first, and the entry has news), then the bytes: a total order, so
+	 * the merge keeps the same link whatever order the ranks sent them in. */
+	if (la.flags != lb.flags)
+		return la.flags > lb.flags ? -1 : 1;
+	c = memcmp(a, b, an < bn ? an : bn);
+	return c ? c : an < bn ? -1 : an > bn;
 }

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "crawldb/crawl_record.h"
 #include "util/buf.h"
 #include "util/error.h"
 
@@ -18,8 +19,19 @@ struct link_record {
 	uint32_t depth;
 	uint8_t hops;         /* redirects in a row that led to it */
 	const char *from;     /* the page it was found on, for the decision log
-				 (scope/decisions.h); "" when not kept */
+				 (scope/decisions.h) and a sitemap's entries; "" when
+				 not kept */
 	size_t from_len;
+	uint8_t flags;        /* enum link_flag */
+	struct crawl_meta meta;   /* the kind of URL it points at; a sitemap
+				     entry's lastmod, priority, changefreq */
+};
+
+enum link_flag {
+	LINK_ENTRY = 1,   /* listed by the sitemap `from`: its meta is news even for a
+			     URL the CrawlDb holds, so the seen-set lets it through */
+	LINK_CROSS = 2,   /* ... outside the sitemap's own directory: admitted only if
+			     its host's robots.txt names the sitemap */
 };
 
 void link_record_pack(const struct link_record *l, struct buf *out);

@@ -6,13 +6,14 @@
 #define PARSE_RECORD_V2 2   /* V1 and the flags at the end */
 #define PARSE_RECORD_V3 3   /* V2 and the MinHash signature at the end */
 #define PARSE_RECORD_V4 4   /* V3 and hops (u8) at the end */
+#define PARSE_RECORD_V5 5   /* V4 and, for a sitemap, one entry (flags, crawl_meta) per link */
 
-void parse_record_pack(const struct parse_record *p, const char *const *links,
-		       uint32_t nlinks, struct buf *out)
+static void pack(const struct parse_record *p, const char *const *links,
+		 const struct parse_entry *entries, uint32_t nlinks, struct buf *out)
 {
 	uint32_t i;
 
-	buf_put_u8(out, PARSE_RECORD_V4);
+	buf_put_u8(out, PARSE_RECORD_V5);
 	buf_put_str(out, p->url, p->url_len);
 	buf_put_varint(out, p->depth);
 	buf_put_str(out, p->title, p->title_len);
@@ -25,6 +26,37 @@ void parse_record_pack(const struct parse_record *p, const char *const *links,
 	for (i = 0; i < p->nsig; i++)
 		buf_put_u32le(out, p->sig[i]);
 	buf_put_u8(out, p->hops);
+	for (i = 0; entries && i < nlinks; i++) {
+		buf_put_u8(out, entries[i].flags);
+		crawl_record_meta_put(&entries[i].meta, out);
+	}
+}
+
+void parse_record_pack(const struct parse_record *p, const char *const *links,
+		       uint32_t nlinks, struct buf *out)
+{
+	struct parse_record q = *p;
+
+	q.flags &= ~(uint32_t)PARSE_SITEMAP;
+	pack(&q, links, NULL, nlinks, out);
+}
+
+void parse_record_pack_sitemap(const struct parse_record *p, const char *const *links,
+			       const struct parse_entry *entries, uint32_t nlinks,
+			       struct buf *out)
+{
+	struct parse_record q = *p;
+
+	q.flags |= PARSE_SITEMAP;
+	pack(&q, links, entries, nlinks, out);
+}
+
+/* One entry at rd: flags and meta. */
+static enum cr_err get_entry(struct buf_reader *rd, struct parse_entry *e)
+{
+	if (buf_get_u8(rd, &e->flags) || e->flags > 3 || crawl_record_meta_get(rd, &e->meta))
+		return CR_ERR_FORMAT;
+	return CR_OK;
 }
 
 enum cr_err parse_record_unpack(const void *p, size_t n, struct parse_record *r)
@@ -35,7 +67,7 @@ enum cr_err parse_record_unpack(const void *p, size_t n, struct parse_record *r)
 	struct parse_record t;
 
 	buf_reader_init(&rd, p, n);
-	if (buf_get_u8(&rd, &v) || v < PARSE_RECORD_V1 || v > PARSE_RECORD_V4 ||
+	if (buf_get_u8(&rd, &v) || v < PARSE_RECORD_V1 || v > PARSE_RECORD_V5 ||
 	    buf_get_str(&rd, &t.url, &t.url_len) ||
 	    buf_get_varint(&rd, &depth) || buf_get_str(&rd, &t.title, &t.title_len) ||
 	    buf_get_u64le(&rd, &t.text_digest) || buf_get_varint(&rd, &nl) ||
@@ -76,6 +108,18 @@ enum cr_err parse_record_unpack(const void *p, size_t n, struct parse_record *r)
 	t.hops = 0;
 	if (v >= PARSE_RECORD_V4 && buf_get_u8(&rd, &t.hops))
 		return CR_ERR_FORMAT;
+	t.entries = rd.p + rd.off;
+	t.entries_len = 0;
+	if (t.flags & PARSE_SITEMAP) {
+		struct parse_entry e;
+
+		if (v < PARSE_RECORD_V5)
+			return CR_ERR_FORMAT;
+		for (i = 0; i < nl; i++)
+			if (get_entry(&rd, &e))
+				return CR_ERR_FORMAT;
+		t.entries_len = rd.off - (size_t)(t.entries - rd.p);
+	}
 	if (rd.off != rd.len)
 		return CR_ERR_FORMAT;
 	*r = t;
@@ -88,6 +132,21 @@ uint32_t parse_record_sig(const struct parse_record *r, uint32_t i)
 
 	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
 	       (uint32_t)b[3] << 24;
+}
+
+enum cr_err parse_record_entry(const struct parse_record *r, size_t *pos,
+			       struct parse_entry *e)
+{
+	struct buf_reader rd;
+
+	buf_reader_init(&rd, r->entries, r->entries_len);
+	rd.off = *pos;
+	if (rd.off >= rd.len)
+		return CR_EOF;
+	if (get_entry(&rd, e))
+		return CR_ERR_FORMAT;
+	*pos = rd.off;
+	return CR_OK;
 }
 
 enum cr_err parse_record_link(const struct parse_record *r, size_t *pos,

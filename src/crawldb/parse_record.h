@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "crawldb/crawl_record.h"
 #include "util/buf.h"
 #include "util/error.h"
 
@@ -17,6 +18,14 @@ enum parse_flag {
 	PARSE_NOINDEX = 1,    /* meta robots or X-Robots-Tag: noindex */
 	PARSE_NOFOLLOW = 2,   /* meta robots or X-Robots-Tag: nofollow (no links kept) */
 	PARSE_REDIRECT = 4,   /* a redirect: its one link is the Location */
+	PARSE_SITEMAP = 8,    /* a sitemap: its links are its entries, each with a
+				 parse_entry (version 5) */
+};
+
+/* What a sitemap says of one entry: link_record's flags and meta. */
+struct parse_entry {
+	uint8_t flags;            /* enum link_flag (crawldb/link_record.h) */
+	struct crawl_meta meta;
 };
 
 struct parse_record {
@@ -34,6 +43,9 @@ struct parse_record {
 	const uint32_t *sig;         /* for packing: nsig values */
 	const unsigned char *sig_bytes; /* unpacked: nsig little-endian u32; parse_record_sig */
 	uint8_t hops;                /* the page's redirect hops (crawl_record.hops) */
+	const unsigned char *entries; /* PARSE_SITEMAP: nlinks packed parse_entry;
+					 see parse_record_entry */
+	size_t entries_len;
 };
 
 #define PARSE_SIG_MAX 1024
@@ -41,9 +53,18 @@ struct parse_record {
 /* Packs a parse record; links are nlinks canonical URLs. */
 void parse_record_pack(const struct parse_record *p, const char *const *links,
 		       uint32_t nlinks, struct buf *out);
+/* The same for a sitemap (flags PARSE_SITEMAP): entry i of entries says
+ * what it said of links[i]. */
+void parse_record_pack_sitemap(const struct parse_record *p, const char *const *links,
+			       const struct parse_entry *entries, uint32_t nlinks,
+			       struct buf *out);
 CR_WUR enum cr_err parse_record_unpack(const void *p, size_t n, struct parse_record *r);
 /* Value i of an unpacked record's signature. */
 uint32_t parse_record_sig(const struct parse_record *r, uint32_t i);
+/* Iterates the entries of an unpacked sitemap's record, in step with its
+ * links: *pos starts at 0. */
+CR_WUR enum cr_err parse_record_entry(const struct parse_record *r, size_t *pos,
+				      struct parse_entry *e);
 /* Iterates the links of an unpacked parse record: *pos starts at 0. */
 CR_WUR enum cr_err parse_record_link(const struct parse_record *r, size_t *pos,
 				     const char **url, size_t *len);

@@ -96,6 +96,7 @@ static void record_of(const struct host_item *it, struct fetch_record *fr)
 	fr->rec.depth = it->rec.depth;
 	fr->rec.retries = it->rec.retries;
 	fr->rec.hops = it->rec.hops;
+	fr->rec.meta = it->rec.meta;
 	fr->reason = fr->location = fr->content_type = fr->charset = fr->warc = "";
 }
 
@@ -326,9 +327,9 @@ static enum segout_series archive_page(struct fetcher *f, const struct host_item
 				       const struct http_result *r, const struct outcome *oc,
 				       struct fetch_record *fr)
 {
-	enum segout_series k = oc->archive == OUTCOME_ARCHIVE_PAGES ? SEGOUT_PAGES :
-			       oc->archive == OUTCOME_ARCHIVE_DIAGNOSTICS ? SEGOUT_DIAGNOSTICS :
-			       SEGOUT_NONE;
+	enum segout_series k = oc->archive == OUTCOME_ARCHIVE_DIAGNOSTICS ? SEGOUT_DIAGNOSTICS :
+			       oc->archive != OUTCOME_ARCHIVE_PAGES ? SEGOUT_NONE :
+			       it->rec.meta.kind == CRAWL_SITEMAP ? SEGOUT_SITEMAPS : SEGOUT_PAGES;
 	enum outcome_revisit rv = f->revisits ?
 		outcome_revisit(oc, it->rec.fetched_at, it->rec.digest) : OUTCOME_NEW;
 	struct warc_exchange wx = {

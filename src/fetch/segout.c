@@ -23,7 +23,7 @@ struct written {
 struct part {
 	struct recfile_writer *fetch;
 	struct recfile_writer *parse;     /* with parse records */
-	struct warc_writer *warc[3];      /* by enum segout_series */
+	struct warc_writer *warc[SEGOUT_SERIES_];   /* by enum segout_series */
 	char prefix[64];                  /* of its WARC files (journal_warc_prefix) */
 	struct journal *jn;               /* finished URLs, made durable in batches */
 	int attempt;                      /* of this fetch of the segment */
@@ -43,7 +43,8 @@ struct segout {
 	void *kept_arg;
 };
 
-static const char *const series_suffix[] = { "", "-robots", "-diagnostics" };
+static const char *const series_suffix[SEGOUT_SERIES_] = { "", "-robots", "-diagnostics",
+							      "-sitemaps" };
 
 static enum cr_err fail(struct segout *s, enum cr_err e)
 {
@@ -68,7 +69,7 @@ enum cr_err segout_open(const struct job *j, int seg, int with_parse, struct seg
 	s->parts = calloc(j->dir.partitions, sizeof(*s->parts));
 	if (!s->parts)
 		e = CR_ERR_NOMEM;
-	for (i = 0; !e && i < 3; i++) {
+	for (i = 0; !e && i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		char dir[PATH_MAX];
 
 		if (i == 2 && !with_parse)
@@ -99,7 +100,7 @@ void segout_free(struct segout **sp)
 		recfile_writer_abort(&o->parse);
 		journal_close(&o->jn, 0);
 		/* Not committed: what they hold is journaled or redone. */
-		for (k = 0; k < 3; k++)
+		for (k = 0; k < SEGOUT_SERIES_; k++)
 			if (warc_writer_close(&o->warc[k]) != CR_OK)
 				continue;
 		free(o->files);
@@ -341,7 +342,7 @@ enum cr_err segout_sync(struct segout *s)
 
 		if (!journal_pending(o->jn))
 			continue;
-		for (k = 0; k < 3; k++)
+		for (k = 0; k < SEGOUT_SERIES_; k++)
 			if (fail(s, warc_writer_sync(o->warc[k]) != CR_OK ? CR_ERR_IO : CR_OK))
 				return s->failed;
 		fail(s, journal_sync(o->jn));
@@ -385,7 +386,7 @@ static enum cr_err commit_part(struct segout *s, uint32_t p)
 	enum cr_err e = s->failed;
 	int k;
 
-	for (k = 0; !e && k < 3; k++)
+	for (k = 0; !e && k < SEGOUT_SERIES_; k++)
 		if (warc_writer_close(&o->warc[k]) != CR_OK)
 			e = CR_ERR_IO;
 	if (!e)

@@ -30,7 +30,8 @@
 #include "util/error.h"
 #include "warc/warc.h"
 
-enum segout_series { SEGOUT_NONE = -1, SEGOUT_PAGES, SEGOUT_ROBOTS, SEGOUT_DIAGNOSTICS };
+enum segout_series { SEGOUT_NONE = -1, SEGOUT_PAGES, SEGOUT_ROBOTS, SEGOUT_DIAGNOSTICS,
+		     SEGOUT_SITEMAPS, SEGOUT_SERIES_ };
 
 struct segout;
 

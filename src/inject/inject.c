@@ -68,13 +68,19 @@ static int produce_seeds(void *arg, struct route *r)
 			return ferror(s->fp) ? -1 : 1;
 		if ((s->lineno++ % (uint64_t)s->nranks) != (uint64_t)s->rank)
 			continue;
+		struct link_record l = { .from = "" };
+
 		if (!seeds_split(s->line, s->lineno == 1, &t, &settings))
 			continue;
 		s->c[IC_LINES]++;
+		l.meta.kind = seeds_sitemap(&t) ? CRAWL_SITEMAP : CRAWL_PAGE;
+		l.meta.vouched = l.meta.kind == CRAWL_SITEMAP;   /* the operator vouches */
 		if (take_seed(s, t, settings, url, sizeof(url)) != CR_OK)
 			continue;
 		s->c[IC_VALID]++;
-		route_add(r, url, strlen(url), 0, 0, NULL, 0);
+		l.url = url;
+		l.url_len = strlen(url);
+		route_add_link(r, &l);
 	}
 	return 0;
 }
@@ -98,7 +104,7 @@ static enum cr_err merge_seeds(struct job *j, int ver, struct route *rt, uint64_
 			break;
 		seen.len = 0;
 		e = merge_partition(&j->dir, &j->cfg, ver, ver + 1, p, NULL, rt->sorts[p], &st,
-				    j->cfg.seen_enabled ? &seen : NULL, NULL, NULL);
+				    j->cfg.seen_enabled ? &seen : NULL, NULL);
 		if (!e && j->cfg.seen_enabled)
 			e = seen_write(&j->dir, &j->cfg, ver + 1, p, &seen);
 		xsort_free(&rt->sorts[p]);
@@ -191,6 +197,7 @@ enum cr_err inject_check(const char *path, uint64_t *lines, uint64_t *invalid)
 
 		if (!seeds_split(line, (*lines)++ == 0, &t, &settings))
 			continue;
+		seeds_sitemap(&t);
 		if (url_canon(NULL, t, url, sizeof(url), &why) == CR_OK &&
 		    !seeds_check_settings(settings))
 			e = CR_OK;

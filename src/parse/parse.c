@@ -6,6 +6,7 @@
 #include "fetch/http_head.h"
 #include "parse/decode.h"
 #include "parse/html.h"
+#include "parse/sitemap_page.h"
 #include "store/recfile.h"
 #include "url/url.h"
 #include "util/fs.h"
@@ -18,7 +19,8 @@
 
 const char *const parse_counter_names[PC_COUNT_] = {
 	"pages", "failed", "skipped", "redirects", "links", "dropped", "nofollow", "noindex",
-	"decoded", "decode_capped", "undecodable",
+	"decoded", "decode_capped", "undecodable", "sitemaps", "sitemap_entries",
+	"sitemap_dropped", "sitemap_invalid", "sitemap_malformed",
 };
 
 static int is_html(const struct fetch_record *f)
@@ -44,7 +46,7 @@ static void str0(char *dst, size_t cap, const char *s, size_t n)
 int parse_wants_body(const struct fetch_record *f)
 {
 	return (f->rec.status == ST_FETCHED || f->rec.status == ST_TRUNCATED ||
-		f->rec.status == ST_TOO_LARGE) && is_html(f);
+		f->rec.status == ST_TOO_LARGE) && (is_html(f) || f->rec.meta.kind == CRAWL_SITEMAP);
 }
 
 /* 1 if word (a directive) is in the comma/blank separated list s[0..n). */
@@ -194,7 +196,16 @@ int parse_page(const struct job *j, const struct fetch_record *f,
 
 		str0(loc, sizeof(loc), f->location, f->location_len);
 		pr.flags = PARSE_REDIRECT;
-		parse_record_pack(&pr, links, 1, out);
+		if (f->rec.meta.kind == CRAWL_SITEMAP) {
+			/* A sitemap moved: its target is the sitemap. */
+			struct parse_entry to = { .meta = { .kind = CRAWL_SITEMAP } };
+
+			to.meta.vouched = f->rec.meta.vouched && sitemap_page_owns(url, loc, 1);
+
+			parse_record_pack_sitemap(&pr, links, &to, 1, out);
+		} else {
+			parse_record_pack(&pr, links, 1, out);
+		}
 		c[PC_REDIRECTS]++;
 		c[PC_LINKS]++;
 		return 1;
@@ -209,6 +220,11 @@ int parse_page(const struct job *j, const struct fetch_record *f,
 	if (!undo_encoding(j, head, hlen, &body, &blen, &dec, c)) {
 		buf_release(&dec);
 		return 0;
+	}
+	if (f->rec.meta.kind == CRAWL_SITEMAP) {
+		sitemap_page_parse(&pr, f->rec.meta.vouched, body, blen, out, c);
+		buf_release(&dec);
+		return 1;
 	}
 	e = html_extract(body, blen, charset, url, j->cfg.robots_agent, (size_t)j->cfg.max_links,
 			 &page);

@@ -27,6 +27,11 @@ enum parse_counter {
 	PC_DECODED,      /* bodies with a Content-Encoding undone (decode.h) */
 	PC_DECODE_CAPPED, /* ... of which more than fetch.max_decoded_bytes: cut */
 	PC_UNDECODABLE,  /* an unknown coding or corrupt data: not parsed */
+	PC_SITEMAPS,     /* sitemaps (and feeds, lists) read */
+	PC_SITEMAP_ENTRIES,  /* ... the URLs they listed, kept */
+	PC_SITEMAP_DROPPED,  /* ... past the protocol's caps (50,000 URLs, 50 MiB) */
+	PC_SITEMAP_INVALID,  /* ... entries without a usable URL */
+	PC_SITEMAP_MALFORMED, /* sitemaps that were not one, or broke off */
 	PC_COUNT_
 };
 

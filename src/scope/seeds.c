@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define UTF8_BOM "\xef\xbb\xbf"
 #define SEED_RECORD_VERSION 1
@@ -31,6 +32,16 @@ int seeds_split(char *line, int first_line, char **url, char **settings)
 	if (tab)
 		*tab = '\0';
 	*url = t;
+	return 1;
+}
+
+int seeds_sitemap(char **url)
+{
+	if (strncasecmp(*url, "sitemap:", 8))
+		return 0;
+	*url += 8;
+	while (**url == ' ')
+		(*url)++;
 	return 1;
 }
 
@@ -65,17 +76,19 @@ static enum cr_err write_lines(FILE *fp, struct recfile_writer *w, struct scope 
 	while (!e && (n = getline(&line, &cap, fp)) >= 0) {
 		char *url, *settings;
 		const char *why;
+		int sitemap;
 
 		if (!seeds_split(line, first, &url, &settings)) {
 			first = 0;
 			continue;
 		}
 		first = 0;
+		sitemap = seeds_sitemap(&url);
 		if (url_canon(NULL, url, canon, sizeof(canon), &why) != CR_OK ||
 		    seeds_check_settings(settings) || (s && s->rules &&
 			scope_check_rules(s, canon, strlen(canon))))
 			continue;
-		pack_seed(&rec, canon, settings);
+		pack_seed(&rec, canon, sitemap ? "kind=sitemap" : settings);
 		e = recfile_writer_add(w, rec.p, rec.len);
 	}
 	if (!e && ferror(fp))

@@ -5,6 +5,7 @@
  *
  * A seed line is a URL, optionally followed by settings, each after a tab:
  *   https://example.org/<TAB>key=value<TAB>key=value
+ *   sitemap:https://example.org/sitemap.xml     (a sitemap, read for URLs)
  * '#' starts a comment line. The URL is canonicalised (url_canon) like any
  * link.
  */
@@ -25,6 +26,10 @@ struct scope;
  * first tab ("" if nothing). Returns 0 for a blank or comment line, else 1.
  */
 int seeds_split(char *line, int first_line, char **url, char **settings);
+
+/* 1 if a seed URL is written "sitemap:URL" (a sitemap to read, not a
+ * page): *url then points past the prefix. */
+int seeds_sitemap(char **url);
 
 /* NULL if every tab-separated key=value of settings is one a seed may
  * carry, else why not. */

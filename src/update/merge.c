@@ -21,6 +21,7 @@ void merge_apply(const struct crawl_record *old, const struct fetch_record *f,
 		out->url = old->url;
 		out->url_len = old->url_len;
 		out->depth = old->depth < f->rec.depth ? old->depth : f->rec.depth;
+		out->meta = old->meta;   /* what sitemaps said: links change it, not fetches */
 	}
 	switch (out->status) {
 	case ST_TIMEOUT:
@@ -49,7 +50,11 @@ void merge_apply(const struct crawl_record *old, const struct fetch_record *f,
 		break;
 	default:
 		out->retries = 0;
-		out->next_fetch = t + (int64_t)cfg->refetch_interval_s * 1000000;
+		/* A sitemap is read again sooner than a page: its lastmod
+		 * entries are what makes the pages it lists due. */
+		out->next_fetch = t + (int64_t)(out->meta.kind == CRAWL_SITEMAP ?
+						cfg->sitemaps_refetch_s : cfg->refetch_interval_s) *
+					  1000000;
 		/* 304 Not Modified carries no body: the content is the old one. */
 		if (out->http_status == 304 && old)
 			out->digest = old->digest;
@@ -71,11 +76,61 @@ static const char *trap_reason(const char *rule)
 	return rule ? "trap" : "";
 }
 
+/* A new URL from link l: added, too deep, or a trap. */
+static enum merge_verdict new_url(const struct merge_in *in, const struct link_record *l,
+				  const struct config *cfg, struct crawl_record *out)
+{
+	if (cfg->max_depth > 0 && l->depth > (uint32_t)cfg->max_depth)
+		return MERGE_TOO_DEEP;
+	memset(out, 0, sizeof(*out));
+	out->url = l->url;
+	out->url_len = l->url_len;
+	out->depth = l->depth;
+	out->hops = l->hops;
+	out->status = ST_UNFETCHED;
+	out->dup_of = out->reason = "";
+	out->meta = l->meta;
+	if (l->hops > cfg->max_redirects)
+		out->reason = "trap:redirects";
+	else if (in->trapped)
+		out->reason = trap_reason(in->trapped(in->trap_arg, l));
+	out->reason_len = strlen(out->reason);
+	if (out->reason_len) {
+		out->status = ST_TRAP;
+		out->next_fetch = INT64_MAX;
+		return MERGE_TRAP;
+	}
+	return MERGE_ADDED;
+}
+
+/* What a sitemap says of a known URL: its kind, priority, changefreq,
+ * lastmod; a lastmod after the last fetch makes it due at once. */
+static void take_meta(struct crawl_record *out, const struct link_record *l)
+{
+	if (l->meta.kind == CRAWL_SITEMAP)
+		out->meta.kind = CRAWL_SITEMAP;
+	out->meta.vouched |= l->meta.vouched;
+	if (!(l->flags & LINK_ENTRY))
+		return;
+	if (l->meta.priority)
+		out->meta.priority = l->meta.priority;
+	if (l->meta.changefreq)
+		out->meta.changefreq = l->meta.changefreq;
+	if (l->meta.lastmod <= out->meta.lastmod)
+		return;
+	out->meta.lastmod = l->meta.lastmod;
+	if (out->fetched_at && l->meta.lastmod > out->fetched_at &&
+	    out->next_fetch > l->meta.lastmod && out->status != ST_TRAP)
+		out->next_fetch = l->meta.lastmod;
+}
+
 enum merge_verdict merge_decide(const struct merge_in *in, const struct config *cfg,
 				struct crawl_record *out)
 {
-	const struct link_record *l = in->link;
+	const struct link_record *l = in->link_refused ? NULL : in->link;
 
+	if (!in->fetch && !in->old)
+		return l ? new_url(in, l, cfg, out) : MERGE_REFUSED;
 	if (in->fetch) {
 		merge_apply(in->old, in->fetch, cfg, out);
 		if (in->dup_of && (out->status == ST_FETCHED || out->status == ST_TRUNCATED ||
@@ -84,34 +139,14 @@ enum merge_verdict merge_decide(const struct merge_in *in, const struct config *
 			out->dup_of = in->dup_of;
 			out->dup_of_len = strlen(in->dup_of);
 		}
-	} else if (in->old) {
-		*out = *in->old;
 	} else {
-		/* A new URL, from a link. */
-		if (cfg->max_depth > 0 && l->depth > (uint32_t)cfg->max_depth)
-			return MERGE_TOO_DEEP;
-		memset(out, 0, sizeof(*out));
-		out->url = l->url;
-		out->url_len = l->url_len;
-		out->depth = l->depth;
-		out->hops = l->hops;
-		out->status = ST_UNFETCHED;
-		out->dup_of = out->reason = "";
-		if (l->hops > cfg->max_redirects)
-			out->reason = "trap:redirects";
-		else if (in->trapped)
-			out->reason = trap_reason(in->trapped(in->trap_arg, l));
-		out->reason_len = strlen(out->reason);
-		if (out->reason_len) {
-			out->status = ST_TRAP;
-			out->next_fetch = INT64_MAX;
-			return MERGE_TRAP;
-		}
-		return MERGE_ADDED;
+		*out = *in->old;
 	}
 	/* A known URL linked again from closer keeps the smaller depth. */
 	if (l && l->depth < out->depth)
 		out->depth = l->depth;
+	if (l)
+		take_meta(out, l);
 	return in->fetch ? MERGE_UPDATED : MERGE_KEPT;
 }
 
@@ -226,9 +261,11 @@ static const char *trapped(void *arg, const struct link_record *l)
 /* Merges the streams into w. */
 static enum cr_err merge_streams(struct merge_streams *m, struct recfile_writer *w,
 				 const struct config *cfg, struct merge_stats *st,
-				 struct buf *seen, const struct dedup_result *dups,
-				 struct trap_state *trap, struct decisions *dlog)
+				 struct buf *seen, const struct merge_extra *x,
+				 struct trap_state *trap)
 {
+	const struct dedup_result *dups = x ? x->dups : NULL;
+	struct decisions *dlog = x ? x->dlog : NULL;
 	struct trap_query q = { trap, cfg };
 	struct buf out;
 	struct merge_in in;
@@ -241,7 +278,18 @@ static enum cr_err merge_streams(struct merge_streams *m, struct recfile_writer 
 							 in.fetch->rec.url_len) : NULL;
 		in.trapped = trapped;
 		in.trap_arg = &q;
+		in.link_refused = in.link && (in.link->flags & LINK_CROSS) &&
+				  !(x && x->cross_ok && x->cross_ok(x->cross_arg, in.link));
+		st->cross_refused += in.link_refused;
 		switch (merge_decide(&in, cfg, &rec)) {
+		case MERGE_REFUSED:
+			if (dlog)
+				e = decisions_add(dlog, "sitemap:cross-host", in.link->url,
+						  in.link->url_len, in.link->from,
+						  in.link->from_len);
+			if (e)
+				break;
+			continue;
 		case MERGE_TOO_DEEP:
 			st->too_deep++;
 			if (dlog)
@@ -288,8 +336,7 @@ static enum cr_err merge_streams(struct merge_streams *m, struct recfile_writer 
 enum cr_err merge_partition(const struct crawl_dir *d, const struct config *cfg,
 			    int old_version, int new_version, uint32_t p,
 			    struct xsort *fetch, struct xsort *links,
-			    struct merge_stats *st, struct buf *seen,
-			    const struct dedup_result *dups, struct decisions *dlog)
+			    struct merge_stats *st, struct buf *seen, const struct merge_extra *x)
 {
 	char in_path[PATH_MAX] = "", out_path[PATH_MAX];
 	struct recfile_writer *w = NULL;
@@ -322,7 +369,7 @@ enum cr_err merge_partition(const struct crawl_dir *d, const struct config *cfg,
 		if (!e)
 			e = advance(&m.links);
 		if (!e)
-			e = merge_streams(&m, w, cfg, st, seen, dups, trap, dlog);
+			e = merge_streams(&m, w, cfg, st, seen, x, trap);
 		if (e == CR_ERR_FORMAT)
 			log_err("update", "damaged record merging into '%s'", out_path);
 		buf_release(&m.old_b);

@@ -30,6 +30,7 @@ struct merge_stats {
 	uint64_t updated;     /* URLs with a fetch outcome */
 	uint64_t too_deep;    /* links dropped by crawl.max_depth */
 	uint64_t traps;       /* new URLs given status trap (trap.h) */
+	uint64_t cross_refused;   /* sitemap entries of another host, not admitted */
 	uint64_t by_status[ST_COUNT_];
 };
 
@@ -47,6 +48,9 @@ struct merge_in {
 	 * NULL; trapped itself NULL: no rule is checked. */
 	const char *(*trapped)(void *arg, const struct link_record *l);
 	void *trap_arg;
+	/* The link is a sitemap entry outside its sitemap's directory whose
+	 * host's robots.txt does not name the sitemap: it admits nothing. */
+	int link_refused;
 };
 
 enum merge_verdict {
@@ -56,6 +60,7 @@ enum merge_verdict {
 	MERGE_TRAP,       /* a new URL, given status trap: never fetched; its
 			     reason "trap:RULE" (trap:redirects past fetch.max_redirects) */
 	MERGE_TOO_DEEP,   /* a new URL past crawl.max_depth: not written */
+	MERGE_REFUSED,    /* a new URL only a refused sitemap entry names: not written */
 };
 
 /* The decision-log reason (scope/decisions.h) of a record whose fetch
@@ -65,9 +70,21 @@ enum merge_verdict {
 const char *merge_refusal(const struct crawl_record *rec);
 
 /* Pure (but for the trapped callback): out gets the URL's new record,
- * strings borrowed from in. */
+ * strings borrowed from in. A sitemap entry's link brings its metadata
+ * (crawl_meta): a later lastmod than the last fetch makes a fetched URL due
+ * at once. */
 enum merge_verdict merge_decide(const struct merge_in *in, const struct config *cfg,
 				struct crawl_record *out);
+
+/* What merge_partition needs besides the streams; any may be NULL. */
+struct merge_extra {
+	const struct dedup_result *dups;    /* the round's near-duplicates */
+	struct decisions *dlog;             /* the decision log */
+	/* 1 if the robots.txt of the link's host names its sitemap (l->from):
+	 * asked of LINK_CROSS links; NULL: none is admitted. */
+	int (*cross_ok)(void *arg, const struct link_record *l);
+	void *cross_arg;
+};
 
 /*
  * Writes crawldb version new_version of partition p from version
@@ -75,14 +92,14 @@ enum merge_verdict merge_decide(const struct merge_in *in, const struct config *
  * (sorted link records, or NULL). The part is committed by rename; the
  * version becomes current only when the caller commits CURRENT. If seen is
  * not NULL, the key hash of every URL written is appended to it (seen.h).
- * A fetched page that dups (dedup.h, may be NULL) names gets status
- * duplicate and the representative's URL. Links too deep or trapped are
- * written to dlog (NULL: not logged) with the page they came from.
+ * A fetched page that x->dups names gets status duplicate and the
+ * representative's URL. Links too deep, trapped or refused, and fetch
+ * outcomes that refused a URL, are written to x->dlog. x may be NULL.
  */
 CR_WUR enum cr_err merge_partition(const struct crawl_dir *d, const struct config *cfg,
 				   int old_version, int new_version, uint32_t p,
 				   struct xsort *fetch, struct xsort *links,
 				   struct merge_stats *st, struct buf *seen,
-				   const struct dedup_result *dups, struct decisions *dlog);
+				   const struct merge_extra *x);
 
 #endif

@@ -70,11 +70,18 @@ void route_release(struct route *r)
 void route_add(struct route *r, const char *url, size_t len, uint32_t depth, uint8_t hops,
 	       const char *from, size_t from_len)
 {
-	struct link_record l = { url, len, depth, hops, from, from_len };
-	uint32_t p = layout_partition(r->dir, url, len);
+	struct link_record l = { .url = url, .url_len = len, .depth = depth, .hops = hops,
+				 .from = from, .from_len = from_len };
+
+	route_add_link(r, &l);
+}
+
+void route_add_link(struct route *r, const struct link_record *l)
+{
+	uint32_t p = layout_partition(r->dir, l->url, l->url_len);
 
 	r->scratch.len = 0;
-	link_record_pack(&l, &r->scratch);
+	link_record_pack(l, &r->scratch);
 	comm_stream_post(r->stream, layout_owner(p, r->nranks), r->scratch.p, r->scratch.len);
 	r->sent++;
 }
@@ -102,7 +109,9 @@ static enum cr_err take(void *arg, const void *rec, size_t n)
 		return CR_ERR_FORMAT;
 	}
 	r->received++;
-	if (r->seen[p].bits && bloom_has(&r->seen[p], l.url, l.url_len)) {
+	/* A sitemap's entry is news even for a URL the CrawlDb holds. */
+	if (!(l.flags & LINK_ENTRY) && r->seen[p].bits &&
+	    bloom_has(&r->seen[p], l.url, l.url_len)) {
 		r->seen_dropped++;
 		return CR_OK;
 	}

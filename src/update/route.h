@@ -30,6 +30,7 @@
 #include "util/error.h"
 
 struct route;
+struct link_record;
 
 /* Produces links with route_add until route_full() or its input ends; returns
  * 1 when its input is exhausted, 0 to be called again, -1 on error. */
@@ -56,6 +57,8 @@ CR_WUR enum cr_err route_init(struct route *r, const struct crawl_dir *d,
 void route_release(struct route *r);
 void route_add(struct route *r, const char *url, size_t len, uint32_t depth, uint8_t hops,
 	       const char *from, size_t from_len);
+/* The same for a whole link record (a sitemap entry's flags and meta). */
+void route_add_link(struct route *r, const struct link_record *l);
 int route_full(const struct route *r);
 /* Collective. Afterwards route->sorts[p] of owned partitions hold the links
  * that arrived; after xsort_finish they yield them sorted by URL (then

@@ -6,6 +6,7 @@
 #include "store/recfile.h"
 #include "update/merge.h"
 #include "update/route.h"
+#include "update/sitemaps.h"
 #include "scope/decisions.h"
 #include "scope/scope.h"
 #include "url/url.h"
@@ -18,7 +19,7 @@
 
 const char *const update_counter_names[UC_COUNT_] = {
 	"links_sent", "links_received", "seen_dropped", "duplicate_sources", "outcomes", "added",
-	"too_deep", "traps", "scope_mode", "scope_rules", "scope_limit",
+	"too_deep", "traps", "scope_mode", "scope_rules", "scope_limit", "sitemap_cross_refused",
 	"records",
 	"status_unfetched", "status_fetched", "status_redirect", "status_gone",
 	"status_error", "status_denied", "status_blocked", "status_deferred",
@@ -28,7 +29,8 @@ const char *const update_counter_names[UC_COUNT_] = {
 	"duplicates", "duplicates_of_earlier",
 };
 
-/* Streams the links of this rank's parse parts, one partition after another. */
+/* Streams the links of this rank's parse parts, one partition after
+ * another, then the sitemaps its robots.txt files name. */
 struct link_source {
 	struct job *j;
 	int seg;
@@ -36,7 +38,7 @@ struct link_source {
 	struct recfile_reader *r;
 	char path[PATH_MAX];
 	struct parse_record cur; /* borrowed from r's last record */
-	size_t pos;
+	size_t pos, epos;        /* in its links, and in a sitemap's entries */
 	int have;
 	const struct dedup_result *dups;   /* the round's duplicates */
 	uint8_t hops;            /* of the current record's links */
@@ -46,33 +48,127 @@ struct link_source {
 	uint32_t cur_p;          /* the partition r reads */
 	uint64_t *c;             /* update_counter */
 	struct hmap refused;     /* URLs of cur_p already logged as refused */
+	struct buf robots;       /* varint(p), varint(n), n bytes of a link: sitemaps_from_robots */
+	size_t robots_pos;
 };
 
 /* Refused URLs remembered per partition, so that the links of a host's
  * pages to one URL are logged once; past this many the memory starts anew. */
 #define REFUSED_REMEMBERED 65536u
 
-/* Routes one link of the current page, or logs and counts its refusal. */
-static int offer_link(struct link_source *s, struct route *rt, const char *url, size_t len)
+/* Routes one link, or logs and counts its refusal by the scope. */
+static int offer_link(struct link_source *s, struct route *rt, const struct link_record *l)
 {
-	const char *why = scope_check(s->scope, url, len);
+	const char *why = scope_check(s->scope, l->url, l->url_len);
 	struct decisions *log = s->dlog ? s->dlog[s->cur_p] : NULL;
 
 	if (!why) {
-		route_add(rt, url, len, s->cur.depth + 1, s->hops, log ? s->cur.url : NULL,
-			  s->cur.url_len);
+		route_add_link(rt, l);
 		return 0;
 	}
 	s->c[!strcmp(why, "scope:rules") ? UC_SCOPE_RULES :
 	     !strcmp(why, "scope:limit") ? UC_SCOPE_LIMIT : UC_SCOPE_MODE]++;
-	if (!log || hmap_get(&s->refused, url, len))
+	if (!log || hmap_get(&s->refused, l->url, l->url_len))
 		return 0;
 	if (s->refused.count >= REFUSED_REMEMBERED) {
 		hmap_release(&s->refused);
 		hmap_init(&s->refused);
 	}
-	*hmap_put(&s->refused, url, len) = s;
-	return decisions_add(log, why, url, len, s->cur.url, s->cur.url_len) != CR_OK ? -1 : 0;
+	*hmap_put(&s->refused, l->url, l->url_len) = s;
+	return decisions_add(log, why, l->url, l->url_len, l->from, l->from_len) != CR_OK ? -1 : 0;
+}
+
+/* The current parse record's next link: CR_OK, CR_EOF at its end. A
+ * sitemap's entry carries what the sitemap said, and its source (for the
+ * cross-host rule); an index's child sitemap is no hop deeper. */
+static enum cr_err record_link(struct link_source *s, struct link_record *l)
+{
+	struct parse_entry pe;
+	enum cr_err e;
+
+	memset(l, 0, sizeof(*l));
+	e = parse_record_link(&s->cur, &s->pos, &l->url, &l->url_len);
+	if (e)
+		return e;
+	l->depth = s->cur.depth + 1;
+	l->hops = s->hops;
+	if (s->dlog || (s->cur.flags & PARSE_SITEMAP)) {
+		l->from = s->cur.url;
+		l->from_len = s->cur.url_len;
+	}
+	if (!(s->cur.flags & PARSE_SITEMAP))
+		return CR_OK;
+	if (parse_record_entry(&s->cur, &s->epos, &pe) != CR_OK)
+		return CR_ERR_FORMAT;
+	l->flags = pe.flags;
+	l->meta = pe.meta;
+	if (pe.meta.kind == CRAWL_SITEMAP)
+		l->depth = s->cur.depth;
+	return CR_OK;
+}
+
+/* The next record of the open parse part: 1 taken, 0 at its end, -1 on error. */
+static int next_record(struct link_source *s)
+{
+	const void *data;
+	size_t n;
+	enum cr_err e = recfile_reader_next(s->r, &data, &n);
+
+	if (e != CR_OK) {
+		recfile_reader_free(&s->r);
+		return e == CR_EOF ? 0 : -1;
+	}
+	if (parse_record_unpack(data, n, &s->cur) != CR_OK) {
+		log_err("update", "damaged record in '%s'", s->path);
+		return -1;
+	}
+	s->pos = s->epos = 0;
+	s->have = 1;
+	/* The links of a redirect or of a near-duplicate count one hop more
+	 * than the page; others start anew (a trap of look-alike pages ends so). */
+	s->hops = 0;
+	if ((s->cur.flags & PARSE_REDIRECT) || dedup_rep(s->dups, s->cur.url, s->cur.url_len)) {
+		s->hops = s->cur.hops < 255 ? s->cur.hops + 1 : 255;
+		s->dup_links += !(s->cur.flags & PARSE_REDIRECT);
+	}
+	return 1;
+}
+
+/* Opens the next owned parse part: 1 opened, 0 none left, -1 on error. */
+static int next_part(struct link_source *s)
+{
+	while (s->p < s->j->dir.partitions && !layout_owns(s->p, s->j->rank, s->j->nranks))
+		s->p++;
+	if (s->p >= s->j->dir.partitions)
+		return 0;
+	layout_segment_part(&s->j->dir, s->seg, "parse", s->p, s->path, sizeof(s->path));
+	s->cur_p = s->p++;
+	hmap_release(&s->refused);
+	hmap_init(&s->refused);
+	if (recfile_reader_open(s->path, REC_KIND_PARSE, &s->r) != CR_OK) {
+		log_err("update", "cannot read parse data '%s'", s->path);
+		return -1;
+	}
+	return 1;
+}
+
+/* The next sitemap a robots.txt names: 1 routed, 0 none left, -1 on error. */
+static int robots_link(struct link_source *s, struct route *rt)
+{
+	struct buf_reader rd;
+	uint64_t p, n;
+	struct link_record l;
+
+	if (s->robots_pos >= s->robots.len)
+		return 0;
+	buf_reader_init(&rd, s->robots.p, s->robots.len);
+	rd.off = s->robots_pos;
+	if (buf_get_varint(&rd, &p) || buf_get_varint(&rd, &n) || n > rd.len - rd.off ||
+	    link_record_unpack(rd.p + rd.off, (size_t)n, &l) != CR_OK)
+		return -1;
+	s->robots_pos = rd.off + (size_t)n;
+	s->cur_p = (uint32_t)p;
+	return offer_link(s, rt, &l) ? -1 : 1;
 }
 
 static int produce_links(void *arg, struct route *rt)
@@ -80,61 +176,58 @@ static int produce_links(void *arg, struct route *rt)
 	struct link_source *s = arg;
 
 	while (!route_full(rt)) {
-		const char *url;
-		size_t len;
+		struct link_record l;
 		enum cr_err e;
+		int rc;
 
 		if (s->have) {
-			e = parse_record_link(&s->cur, &s->pos, &url, &len);
+			e = record_link(s, &l);
 			if (e == CR_OK) {
-				if (offer_link(s, rt, url, len))
+				if (offer_link(s, rt, &l))
 					return -1;
 				continue;
 			}
-			s->have = 0;
-		}
-		if (s->r) {
-			const void *data;
-			size_t n;
-
-			e = recfile_reader_next(s->r, &data, &n);
-			if (e == CR_OK) {
-				if (parse_record_unpack(data, n, &s->cur) != CR_OK) {
-					log_err("update", "damaged record in '%s'", s->path);
-					return -1;
-				}
-				s->pos = 0;
-				s->have = 1;
-				/* The links of a redirect or of a near-duplicate
-				 * count one hop more than the page; others start
-				 * anew (a trap of look-alike pages ends so). */
-				s->hops = 0;
-				if ((s->cur.flags & PARSE_REDIRECT) ||
-				    dedup_rep(s->dups, s->cur.url, s->cur.url_len)) {
-					s->hops = s->cur.hops < 255 ? s->cur.hops + 1 : 255;
-					s->dup_links += !(s->cur.flags & PARSE_REDIRECT);
-				}
-				continue;
-			}
-			recfile_reader_free(&s->r);
 			if (e != CR_EOF)
 				return -1;
+			s->have = 0;
 		}
-		while (s->p < s->j->dir.partitions &&
-		       !layout_owns(s->p, s->j->rank, s->j->nranks))
-			s->p++;
-		if (s->p >= s->j->dir.partitions)
-			return 1;
-		layout_segment_part(&s->j->dir, s->seg, "parse", s->p, s->path, sizeof(s->path));
-		s->cur_p = s->p++;
-		hmap_release(&s->refused);
-		hmap_init(&s->refused);
-		if (recfile_reader_open(s->path, REC_KIND_PARSE, &s->r) != CR_OK) {
-			log_err("update", "cannot read parse data '%s'", s->path);
-			return -1;
-		}
+		rc = s->r ? next_record(s) : 0;
+		if (rc == 0)
+			rc = next_part(s);
+		if (rc == 0)
+			rc = robots_link(s, rt);
+		if (rc <= 0)
+			return rc < 0 ? -1 : 1;
 	}
 	return 0;
+}
+
+/* The sitemaps the robots.txt files of this rank's partitions name. */
+static enum cr_err robots_sitemaps(struct job *j, struct buf *out)
+{
+	struct buf one;
+	enum cr_err e = CR_OK;
+	uint32_t p;
+
+	buf_init(&one);
+	for (p = 0; !e && p < j->dir.partitions && j->cfg.sitemaps_enabled; p++) {
+		struct buf_reader rd;
+		uint64_t n;
+
+		if (!layout_owns(p, j->rank, j->nranks))
+			continue;
+		one.len = 0;
+		e = sitemaps_from_robots(j, p, j->cfg.sitemaps_probe, &one);
+		buf_reader_init(&rd, one.p, one.len);
+		while (!e && rd.off < rd.len && !buf_get_varint(&rd, &n) && n <= rd.len - rd.off) {
+			buf_put_varint(out, p);
+			buf_put_varint(out, n);
+			buf_add(out, rd.p + rd.off, (size_t)n);
+			rd.off += (size_t)n;
+		}
+	}
+	buf_release(&one);
+	return e;
 }
 
 static enum cr_err sort_outcomes(struct job *j, int seg, uint32_t p, size_t budget,
@@ -175,6 +268,11 @@ static enum cr_err sort_outcomes(struct job *j, int seg, uint32_t p, size_t budg
 	return CR_OK;
 }
 
+static int cross_ok(void *arg, const struct link_record *l)
+{
+	return sitemaps_cross_ok(arg, l);
+}
+
 /* Merges each partition this rank owns: its CrawlDb part, the round's
  * outcomes and the routed links into version ver + 1. */
 static enum cr_err merge_owned(struct job *j, int seg, int ver, struct route *rt,
@@ -182,11 +280,14 @@ static enum cr_err merge_owned(struct job *j, int seg, int ver, struct route *rt
 			       uint64_t *c)
 {
 	size_t budget = (size_t)j->cfg.memory_budget_mb * 1024 * 1024 / 4;
+	struct hmap named;   /* this partition's robots.txt: the sitemaps each names */
+	struct merge_extra x = { dd, NULL, cross_ok, &named };
 	struct buf seen;
 	enum cr_err e = CR_OK;
 	uint32_t p;
 
 	buf_init(&seen);
+	hmap_init(&named);
 	for (p = 0; !e && p < j->dir.partitions; p++) {
 		struct merge_stats st;
 		struct xsort *fetch = NULL;
@@ -201,8 +302,13 @@ static enum cr_err merge_owned(struct job *j, int seg, int ver, struct route *rt
 			break;
 		memset(&st, 0, sizeof(st));
 		seen.len = 0;
-		e = merge_partition(&j->dir, &j->cfg, ver, ver + 1, p, fetch, rt->sorts[p], &st,
-				    j->cfg.seen_enabled ? &seen : NULL, dd, dlog ? dlog[p] : NULL);
+		x.dlog = dlog ? dlog[p] : NULL;
+		hmap_release(&named);
+		hmap_init(&named);
+		e = sitemaps_named(j, p, &named);
+		if (!e)
+			e = merge_partition(&j->dir, &j->cfg, ver, ver + 1, p, fetch, rt->sorts[p],
+					    &st, j->cfg.seen_enabled ? &seen : NULL, &x);
 		if (!e && j->cfg.seen_enabled)
 			e = seen_write(&j->dir, &j->cfg, ver + 1, p, &seen);
 		xsort_free(&fetch);
@@ -212,11 +318,13 @@ static enum cr_err merge_owned(struct job *j, int seg, int ver, struct route *rt
 		c[UC_ADDED] += st.added;
 		c[UC_TOO_DEEP] += st.too_deep;
 		c[UC_TRAPS] += st.traps;
+		c[UC_CROSS_REFUSED] += st.cross_refused;
 		c[UC_RECORDS] += st.records;
 		for (s = 0; s < ST_COUNT_; s++)
 			c[UC_STATUS_FIRST + s] += st.by_status[s];
 	}
 	buf_release(&seen);
+	hmap_release(&named);
 	return e;
 }
 
@@ -276,12 +384,16 @@ enum cr_err update_run(struct job *j, int seg, int ver, uint64_t *c)
 	else
 		e = e ? e : CR_ERR_COMM;
 	src.dups = &dd;
+	buf_init(&src.robots);
+	if (!e)
+		e = robots_sitemaps(j, &src.robots);
 	if (comm_agree(e == CR_OK))
 		e = route_run(&rt, produce_links, &src);
 	else
 		e = e ? e : CR_ERR_COMM;
 	recfile_reader_free(&src.r);
 	hmap_release(&src.refused);
+	buf_release(&src.robots);
 	c[UC_LINKS_SENT] += rt.sent;
 	c[UC_LINKS_RECEIVED] += rt.received;
 	c[UC_SEEN_DROPPED] += rt.seen_dropped;

@@ -24,7 +24,8 @@ static int same_crawl(const struct crawl_record *a, const struct crawl_record *b
 	       a->retries == b->retries && a->fetched_at == b->fetched_at &&
 	       a->next_fetch == b->next_fetch && a->digest == b->digest &&
 	       SAME_STR(a->dup_of, a->dup_of_len, b->dup_of, b->dup_of_len) &&
-	       SAME_STR(a->reason, a->reason_len, b->reason, b->reason_len);
+	       SAME_STR(a->reason, a->reason_len, b->reason, b->reason_len) &&
+	       crawl_record_meta_same(&a->meta, &b->meta);
 }
 
 static void try_crawl(const uint8_t *data, size_t size, struct buf *b)
@@ -129,7 +130,9 @@ static void try_link(const uint8_t *data, size_t size, struct buf *b)
 	b->len = 0;
 	link_record_pack(&l, b);
 	if (link_record_unpack(b->p, b->len, &l2) != CR_OK ||
-	    !SAME_STR(l.url, l.url_len, l2.url, l2.url_len) || l.depth != l2.depth)
+	    !SAME_STR(l.url, l.url_len, l2.url, l2.url_len) || l.depth != l2.depth ||
+	    l.hops != l2.hops || !SAME_STR(l.from, l.from_len, l2.from, l2.from_len) ||
+	    l.flags != l2.flags || !crawl_record_meta_same(&l.meta, &l2.meta))
 		abort();
 }
 

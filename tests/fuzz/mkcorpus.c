@@ -61,7 +61,9 @@ static void records(struct buf *b)
 {
 	struct fetch_record f;
 	struct parse_record p;
-	struct link_record l = { "http://example.org/", 19, 4, 0, "http://example.org/a", 20 };
+	struct link_record l = { .url = "http://example.org/", .url_len = 19, .depth = 4,
+				  .from = "http://example.org/a", .from_len = 20, .flags = LINK_ENTRY,
+				  .meta = { CRAWL_SITEMAP, 1, 3, 801, 1709251200000000 } };
 	const char *links[] = { "http://example.org/", "https://example.com/c", "http://x.test/%7E" };
 
 	static const uint32_t sig[4] = { 1, 0xdeadbeef, 77, 0xffffffff };
@@ -137,7 +139,8 @@ static void recfile(const char *tmp, struct buf *b, enum rec_kind kind, const ch
 		exit(1);
 	for (i = 0; i < nrec; i++) {
 		struct crawl_record c = crawl;
-		struct link_record l = { "http://example.org/", 19, (uint32_t)i, 0, "", 0 };
+		struct link_record l = { .url = "http://example.org/", .url_len = 19,
+					  .depth = (uint32_t)i, .from = "" };
 
 		b->len = 0;
 		if (kind == REC_KIND_LINK) {

@@ -26,6 +26,14 @@ printf -- '-^(file|ftp|mailto):\n-\\.(gif|jpg|png)$\n-[?*!@=]\n-.*(/[^/]+)/[^/]+
 printf -- '-(0|00)+$\n\0http://a.test/000000000000000000000000000000000000000000000000000000000000!' >"$S/limit"
 printf -- '+ok\n+[\n' >"$S/bad-regex"
 
+# Sitemaps: the body.
+M=$C/fuzz_sitemap
+printf '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://example.org/a?x=1&amp;y=2</loc><lastmod>2024-03-01T10:00:30+02:00</lastmod><changefreq>weekly</changefreq><priority>0.8</priority></url></urlset>\n' >"$M/urlset"
+printf '<sitemapindex><sitemap><loc>https://example.org/s1.xml.gz</loc><lastmod>2024-01-01</lastmod></sitemap></sitemapindex>' >"$M/index"
+printf '<rss version="2.0"><channel><item><link>https://example.org/news/1</link><pubDate>Fri, 01 Mar 2024 00:00:00 GMT</pubDate></item></channel></rss>' >"$M/rss"
+printf '<feed xmlns="http://www.w3.org/2005/Atom"><entry><link rel="edit" href="/e"/><link href="post/1"/><updated>2024-03-01T00:00:00Z</updated></entry></feed>' >"$M/atom"
+printf 'https://example.org/t1\n  /t2  \r\nnot://a\n' >"$M/text"
+
 # URLs: BASE LF HREF, or one URL.
 U=$C/fuzz_url
 printf 'http://a/b/c/d;p?q\n../../g' >"$U/rfc3986"

@@ -201,9 +201,10 @@ static void test_new_links(void)
 	config_defaults(&cfg);
 	cfg.max_depth = 3;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct link_record l = { cases[i].url, strlen(cases[i].url), cases[i].depth,
-					 cases[i].hops, "http://a.test/", 14 };
-		struct merge_in in = { NULL, NULL, &l, NULL, trap_by_name, NULL };
+		struct link_record l = { .url = cases[i].url, .url_len = strlen(cases[i].url),
+					 .depth = cases[i].depth, .hops = cases[i].hops,
+					 .from = "http://a.test/", .from_len = 14 };
+		struct merge_in in = { NULL, NULL, &l, NULL, trap_by_name, NULL, 0 };
 		struct crawl_record out;
 		enum merge_verdict v = merge_decide(&in, &cfg, &out);
 
@@ -472,7 +473,7 @@ static void test_partition(void)
 	}
 
 	memset(&st, 0, sizeof(st));
-	e = merge_partition(&d, &cfg, 1, 2, 0, fx, lx, &st, NULL, NULL, NULL);
+	e = merge_partition(&d, &cfg, 1, 2, 0, fx, lx, &st, NULL, NULL);
 	CHECK(e == CR_OK, "merge_partition: %s", error_str(e));
 	CHECK(st.updated == 6, "updated %llu, want 6", (unsigned long long)st.updated);
 	CHECK(st.added == 3 + gen_added, "added %llu, want %zu",
@@ -565,9 +566,9 @@ out:
 static void test_from_nothing(void)
 {
 	static const struct link_record in[] = {
-		{ "http://b/", 9, 0, 0, "", 0 }, { "http://a/", 9, 0, 0, "", 0 },
-		{ "http://b/", 9, 0, 0, "", 0 },
-		{ "http://c/", 9, 5, 0, "", 0 },
+		{ .url = "http://b/", .url_len = 9, .depth = 0, .from = "" }, { .url = "http://a/", .url_len = 9, .depth = 0, .from = "" },
+		{ .url = "http://b/", .url_len = 9, .depth = 0, .from = "" },
+		{ .url = "http://c/", .url_len = 9, .depth = 5, .from = "" },
 	};
 	struct config cfg;
 	struct crawl_dir d;
@@ -592,7 +593,7 @@ static void test_from_nothing(void)
 	}
 	CHECK(lx && xsort_finish(lx) == CR_OK, "fresh finish");
 	memset(&st, 0, sizeof(st));
-	e = lx ? merge_partition(&d, &cfg, 0, 1, 0, NULL, lx, &st, NULL, NULL, NULL) : CR_ERR_STATE;
+	e = lx ? merge_partition(&d, &cfg, 0, 1, 0, NULL, lx, &st, NULL, NULL) : CR_ERR_STATE;
 	CHECK(e == CR_OK, "merge from nothing: %s", error_str(e));
 	CHECK(st.records == 3 && st.added == 3 && st.updated == 0 && st.too_deep == 0 &&
 		      st.by_status[ST_UNFETCHED] == 3, "fresh stats");
@@ -623,7 +624,7 @@ static void test_from_nothing(void)
 	/* An empty merge writes an empty part. */
 	CHECK(make_version_dir(&d, 2) == CR_OK, "mkdir fresh 2");
 	memset(&st, 0, sizeof(st));
-	e = merge_partition(&d, &cfg, 0, 2, 0, NULL, NULL, &st, NULL, NULL, NULL);
+	e = merge_partition(&d, &cfg, 0, 2, 0, NULL, NULL, &st, NULL, NULL);
 	CHECK(e == CR_OK && st.records == 0, "empty merge");
 	layout_crawldb_part(&d, 2, 0, path, sizeof(path));
 	CHECK(fs_exists(path), "empty part written");
@@ -631,7 +632,7 @@ static void test_from_nothing(void)
 	/* The old version is missing: a state error, and nothing written. */
 	CHECK(make_version_dir(&d, 4) == CR_OK, "mkdir fresh 4");
 	memset(&st, 0, sizeof(st));
-	e = merge_partition(&d, &cfg, 3, 4, 0, NULL, NULL, &st, NULL, NULL, NULL);
+	e = merge_partition(&d, &cfg, 3, 4, 0, NULL, NULL, &st, NULL, NULL);
 	CHECK(e == CR_ERR_STATE, "missing old version: %s", error_str(e));
 	layout_crawldb_part(&d, 4, 0, path, sizeof(path));
 	CHECK(!fs_exists(path), "nothing written for a missing old version");
@@ -649,7 +650,7 @@ static void test_from_nothing(void)
 		CHECK(recfile_writer_add(w, b.p, b.len) == CR_OK, "add damaged");
 		CHECK(recfile_writer_commit(&w) == CR_OK, "commit damaged");
 		memset(&st, 0, sizeof(st));
-		e = merge_partition(&d, &cfg, 4, 5, 0, NULL, NULL, &st, NULL, NULL, NULL);
+		e = merge_partition(&d, &cfg, 4, 5, 0, NULL, NULL, &st, NULL, NULL);
 		CHECK(e == CR_ERR_FORMAT, "damaged old record: %s", error_str(e));
 		layout_crawldb_part(&d, 5, 0, path, sizeof(path));
 		CHECK(!fs_exists(path), "nothing committed after a damaged record");
