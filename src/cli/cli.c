@@ -169,15 +169,18 @@ static int take_lock(struct job *j, const char *dir)
 static int check_seeds(const struct job *j, const char *path)
 {
 	uint64_t v[3] = { 0, 0, 0 };
+	char first[200] = "";
 
 	if (j->rank == 0)
-		v[0] = (uint64_t)inject_check(path, &v[1], &v[2]);
+		v[0] = (uint64_t)inject_check(path, &v[1], &v[2], first, sizeof(first));
 	comm_bcast(v, sizeof(v), 0);
+	comm_bcast(first, sizeof(first), 0);
 	if (v[0] == CR_OK)
 		return 0;
 	if (v[0] == CR_EOF)
-		log_user("no valid seed in '%s' (%llu lines, %llu invalid URLs): nothing was "
-			 "done", path, (unsigned long long)v[1], (unsigned long long)v[2]);
+		log_user("no valid seed in '%s' (%llu lines, %llu invalid%s%s): nothing was done",
+			 path, (unsigned long long)v[1], (unsigned long long)v[2],
+			 first[0] ? "; " : "", first);
 	else
 		log_user("cannot read seed file '%s'", path);
 	return 2;

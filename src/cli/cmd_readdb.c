@@ -10,6 +10,8 @@
 #include "crawldb/layout.h"
 #include "parse/sitemap.h"
 #include "scope/decisions.h"
+#include "scope/scope.h"
+#include "scope/seeds.h"
 #include "store/recfile.h"
 #include "util/fs.h"
 #include "util/json.h"
@@ -20,7 +22,7 @@
 #include <string.h>
 
 static const char usage[] =
-	"mpicrawl readdb --dir DIR (--stats | --dump | --decisions --segment N)";
+	"mpicrawl readdb --dir DIR (--stats | --dump | --seeds | --decisions --segment N)";
 
 static void dump_one(const struct crawl_record *r, struct buf *b)
 {
@@ -52,10 +54,29 @@ static void dump_one(const struct crawl_record *r, struct buf *b)
 	fwrite(b->p, 1, b->len, stdout);
 }
 
-/* Reads every part of CrawlDb version ver: counts by status, and with
- * dump every record as a JSON line. 0, or 1 with the damaged file named. */
-static int read_crawldb(const struct crawl_dir *d, int ver, int dump, uint64_t *counts,
-			uint64_t *total)
+/* What readdb --seeds counts per seed. */
+struct seed_count {
+	uint64_t reached, fetched, waiting;
+};
+
+/* Counts rec for its seed, if that seed is one of the crawl's. */
+static void count_seed(struct hmap *seeds, const struct crawl_record *rec)
+{
+	struct seed_count *sc = hmap_get(seeds, (const char *)&rec->seed, sizeof(rec->seed));
+
+	if (!sc)
+		return;
+	sc->reached++;
+	sc->fetched += rec->http_status != 0;
+	sc->waiting += rec->status == ST_UNFETCHED || rec->status == ST_ERROR ||
+		       rec->status == ST_TIMEOUT || rec->status == ST_DEFERRED;
+}
+
+/* Reads every part of CrawlDb version ver: counts by status, with dump
+ * every record as a JSON line, with seeds (id -> struct seed_count) the
+ * records of each seed. 0, or 1 with the damaged file named. */
+static int read_crawldb(const struct crawl_dir *d, int ver, int dump, struct hmap *seeds,
+			uint64_t *counts, uint64_t *total)
 {
 	struct buf b;
 	uint32_t p;
@@ -86,6 +107,8 @@ static int read_crawldb(const struct crawl_dir *d, int ver, int dump, uint64_t *
 			(*total)++;
 			if (dump)
 				dump_one(&rec, &b);
+			if (seeds)
+				count_seed(seeds, &rec);
 		}
 		if (e != CR_EOF) {
 			fprintf(stderr, "mpicrawl: damaged CrawlDb part '%s'\n", path);
@@ -94,6 +117,52 @@ static int read_crawldb(const struct crawl_dir *d, int ver, int dump, uint64_t *
 		recfile_reader_free(&r);
 	}
 	buf_release(&b);
+	return rc;
+}
+
+/* readdb --seeds: a JSON line per seed of the crawl. */
+static int read_seeds(const struct crawl_dir *d, int ver)
+{
+	struct scope s;
+	struct hmap by_id;
+	struct seed_count *counts;
+	uint64_t st[ST_COUNT_] = { 0 }, total = 0;
+	struct buf b;
+	size_t i;
+	int rc;
+
+	scope_init(&s, SCOPE_ANY);
+	hmap_init(&by_id);
+	if (seeds_load_scope(d, ver, &s) != CR_OK) {
+		scope_release(&s);
+		return 1;
+	}
+	counts = calloc(s.nlist + 1, sizeof(*counts));
+	for (i = 0; counts && i < s.nlist; i++)
+		*hmap_put(&by_id, (const char *)&s.list[i]->id, sizeof(uint64_t)) = &counts[i];
+	rc = counts ? read_crawldb(d, ver, 0, &by_id, st, &total) : 1;
+	buf_init(&b);
+	for (i = 0; !rc && i < s.nlist; i++) {
+		const struct scope_seed *sd = s.list[i];
+		const struct seed_count *c = &counts[i];
+		int spent = sd->set.max_pages > 0 && c->fetched >= (uint64_t)sd->set.max_pages;
+
+		b.len = 0;
+		buf_adds(&b, "{\"seed\":");
+		json_str(&b, sd->url, strlen(sd->url));
+		buf_addf(&b, ",\"reached\":%llu,\"fetched\":%llu,\"waiting\":%llu,",
+			 (unsigned long long)c->reached, (unsigned long long)c->fetched,
+			 (unsigned long long)c->waiting);
+		if (sd->set.max_pages > 0)
+			buf_addf(&b, "\"max_pages\":%ld,", sd->set.max_pages);
+		buf_addf(&b, "\"state\":\"%s\"}\n", !c->waiting ? "complete" :
+			 spent ? "max_pages" : "open");
+		fwrite(b.p, 1, b.len, stdout);
+	}
+	buf_release(&b);
+	hmap_release(&by_id);
+	free(counts);
+	scope_release(&s);
 	return rc;
 }
 
@@ -131,6 +200,7 @@ int cmd_readdb(int argc, char **argv)
 		{ "stats", no_argument, NULL, 's' },
 		{ "dump", no_argument, NULL, 'D' },
 		{ "decisions", no_argument, NULL, 'x' },
+		{ "seeds", no_argument, NULL, 'S' },
 		{ "segment", required_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -149,6 +219,7 @@ int cmd_readdb(int argc, char **argv)
 		case 's': mode = 's'; break;
 		case 'D': mode = 'D'; break;
 		case 'x': mode = 'x'; break;
+		case 'S': mode = 'S'; break;
 		case 'g': segment = optarg; break;
 		case 'h':
 			printf("usage: %s\n\n"
@@ -158,6 +229,11 @@ int cmd_readdb(int argc, char **argv)
 			       "                 http_status, depth, retries, fetched_at,\n"
 			       "                 next_fetch (seconds), digest, reason (why its\n"
 			       "                 last fetch failed), dup_of\n"
+			       "  --seeds        each seed as a JSON line: seed, reached (URLs\n"
+			       "                 first reached from it), fetched (answered by\n"
+			       "                 their server), waiting (due\n"
+			       "                 or to retry), max_pages, state: complete,\n"
+			       "                 max_pages (its limit spent) or open\n"
 			       "  --decisions    every URL segment N did not fetch or store, as\n"
 			       "  --segment N    JSON lines: url, reason, from (docs/SCOPE.md)\n\n"
 			       "exit codes: 0 done; 1 not a crawl directory, no such segment or\n"
@@ -181,7 +257,9 @@ int cmd_readdb(int argc, char **argv)
 		return read_decisions(&d, segment);
 	if (layout_crawldb_current(&d, &ver) != CR_OK)
 		return 1;
-	rc = read_crawldb(&d, ver, mode == 'D', counts, &total);
+	if (mode == 'S')
+		return read_seeds(&d, ver);
+	rc = read_crawldb(&d, ver, mode == 'D', NULL, counts, &total);
 	if (mode == 's' && !rc) {
 		int s;
 

@@ -6,7 +6,7 @@
 #define CRAWL_RECORD_V2 2   /* V1 and dup_of at the end */
 #define CRAWL_RECORD_V3 3   /* V1, hops (u8), dup_of */
 #define CRAWL_RECORD_V4 4   /* V3 and the last failure's reason at the end */
-#define CRAWL_RECORD_V5 5   /* V4 and crawl_meta at the end */
+#define CRAWL_RECORD_V5 5   /* V4, crawl_meta and the seed at the end */
 
 static const char *const status_names[ST_COUNT_] = {
 	"unfetched", "fetched", "redirect", "gone", "error", "denied", "blocked", "deferred",
@@ -84,6 +84,7 @@ void crawl_record_pack(const struct crawl_record *r, struct buf *out)
 	buf_put_str(out, r->dup_of, r->dup_of_len);
 	buf_put_str(out, r->reason, r->reason_len);
 	crawl_record_meta_put(&r->meta, out);
+	buf_put_varint(out, r->seed);
 }
 
 enum cr_err crawl_record_unpack(const void *p, size_t n, struct crawl_record *r)
@@ -106,7 +107,9 @@ enum cr_err crawl_record_unpack(const void *p, size_t n, struct crawl_record *r)
 		return CR_ERR_FORMAT;
 	if (v >= CRAWL_RECORD_V4 && buf_get_str(&rd, &t.reason, &t.reason_len))
 		return CR_ERR_FORMAT;
-	if (v >= CRAWL_RECORD_V5 && crawl_record_meta_get(&rd, &t.meta))
+	t.seed = 0;
+	if (v >= CRAWL_RECORD_V5 && (crawl_record_meta_get(&rd, &t.meta) ||
+				     buf_get_varint(&rd, &t.seed)))
 		return CR_ERR_FORMAT;
 	if (rd.off != rd.len)
 		return CR_ERR_FORMAT;

@@ -81,6 +81,8 @@ struct crawl_record {
 				 "robots.txt", ...), else "" (CrawlDb only) */
 	size_t reason_len;
 	struct crawl_meta meta;   /* page or sitemap; what sitemaps said of it */
+	uint64_t seed;        /* the seed it was first reached from (seeds_id of its
+				 canonical URL); 0: none known */
 };
 
 void crawl_record_pack(const struct crawl_record *r, struct buf *out);

@@ -20,6 +20,7 @@ void fetch_record_pack(const struct fetch_record *f, struct buf *out)
 	buf_put_svarint(out, f->latency_us);
 	buf_put_u8(out, f->rec.hops);
 	crawl_record_meta_put(&f->rec.meta, out);
+	buf_put_varint(out, f->rec.seed);
 }
 
 enum cr_err fetch_record_unpack(const void *p, size_t n, struct fetch_record *f)
@@ -40,8 +41,10 @@ enum cr_err fetch_record_unpack(const void *p, size_t n, struct fetch_record *f)
 		return CR_ERR_FORMAT;
 	t.rec.hops = 0;
 	memset(&t.rec.meta, 0, sizeof(t.rec.meta));
+	t.rec.seed = 0;
 	if ((v >= FETCH_RECORD_V2 && buf_get_u8(&rd, &t.rec.hops)) ||
-	    (v >= FETCH_RECORD_V3 && crawl_record_meta_get(&rd, &t.rec.meta)) || rd.off != rd.len)
+	    (v >= FETCH_RECORD_V3 && (crawl_record_meta_get(&rd, &t.rec.meta) ||
+				      buf_get_varint(&rd, &t.rec.seed))) || rd.off != rd.len)
 		return CR_ERR_FORMAT;
 	t.rec.dup_of = t.rec.reason = "";
 	t.rec.dup_of_len = t.rec.reason_len = 0;

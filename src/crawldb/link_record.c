@@ -12,6 +12,7 @@ void link_record_pack(const struct link_record *l, struct buf *out)
 	buf_put_str(out, l->from ? l->from : "", l->from ? l->from_len : 0);
 	buf_put_u8(out, l->flags);
 	crawl_record_meta_put(&l->meta, out);
+	buf_put_varint(out, l->seed);
 }
 
 enum cr_err link_record_unpack(const void *p, size_t n, struct link_record *l)
@@ -29,7 +30,8 @@ enum cr_err link_record_unpack(const void *p, size_t n, struct link_record *l)
 	    (v >= 2 && buf_get_u8(&rd, &t.hops)) ||
 	    (v >= 3 && buf_get_str(&rd, &t.from, &t.from_len)) ||
 	    (v >= 4 && (buf_get_u8(&rd, &t.flags) || t.flags > 3 ||
-			crawl_record_meta_get(&rd, &t.meta))) || rd.off != rd.len || t.url_len == 0)
+			crawl_record_meta_get(&rd, &t.meta) || buf_get_varint(&rd, &t.seed))) ||
+	    rd.off != rd.len || t.url_len == 0)
 		return CR_ERR_FORMAT;
 	t.depth = (uint32_t)depth;
 	*l = t;

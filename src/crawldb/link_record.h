@@ -25,6 +25,7 @@ struct link_record {
 	uint8_t flags;        /* enum link_flag */
 	struct crawl_meta meta;   /* the kind of URL it points at; a sitemap
 				     entry's lastmod, priority, changefreq */
+	uint64_t seed;        /* the seed its source was reached from; 0: none */
 };
 
 enum link_flag {

@@ -6,7 +6,7 @@
 #define PARSE_RECORD_V2 2   /* V1 and the flags at the end */
 #define PARSE_RECORD_V3 3   /* V2 and the MinHash signature at the end */
 #define PARSE_RECORD_V4 4   /* V3 and hops (u8) at the end */
-#define PARSE_RECORD_V5 5   /* V4 and, for a sitemap, one entry (flags, crawl_meta) per link */
+#define PARSE_RECORD_V5 5   /* V4, the seed, and for a sitemap one entry (flags, meta) a link */
 
 static void pack(const struct parse_record *p, const char *const *links,
 		 const struct parse_entry *entries, uint32_t nlinks, struct buf *out)
@@ -26,6 +26,7 @@ static void pack(const struct parse_record *p, const char *const *links,
 	for (i = 0; i < p->nsig; i++)
 		buf_put_u32le(out, p->sig[i]);
 	buf_put_u8(out, p->hops);
+	buf_put_varint(out, p->seed);
 	for (i = 0; entries && i < nlinks; i++) {
 		buf_put_u8(out, entries[i].flags);
 		crawl_record_meta_put(&entries[i].meta, out);
@@ -107,6 +108,9 @@ enum cr_err parse_record_unpack(const void *p, size_t n, struct parse_record *r)
 	}
 	t.hops = 0;
 	if (v >= PARSE_RECORD_V4 && buf_get_u8(&rd, &t.hops))
+		return CR_ERR_FORMAT;
+	t.seed = 0;
+	if (v >= PARSE_RECORD_V5 && buf_get_varint(&rd, &t.seed))
 		return CR_ERR_FORMAT;
 	t.entries = rd.p + rd.off;
 	t.entries_len = 0;

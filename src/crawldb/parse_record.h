@@ -43,6 +43,7 @@ struct parse_record {
 	const uint32_t *sig;         /* for packing: nsig values */
 	const unsigned char *sig_bytes; /* unpacked: nsig little-endian u32; parse_record_sig */
 	uint8_t hops;                /* the page's redirect hops (crawl_record.hops) */
+	uint64_t seed;               /* the page's seed (crawl_record.seed) */
 	const unsigned char *entries; /* PARSE_SITEMAP: nlinks packed parse_entry;
 					 see parse_record_entry */
 	size_t entries_len;

@@ -97,6 +97,7 @@ static void record_of(const struct host_item *it, struct fetch_record *fr)
 	fr->rec.retries = it->rec.retries;
 	fr->rec.hops = it->rec.hops;
 	fr->rec.meta = it->rec.meta;
+	fr->rec.seed = it->rec.seed;
 	fr->reason = fr->location = fr->content_type = fr->charset = fr->warc = "";
 }
 

@@ -1,5 +1,6 @@
 #include "generate/generate.h"
 #include "fetch/sched.h"
+#include "generate/seedcap.h"
 #include "robots/cache.h"
 #include "robots/robots.h"
 #include "store/recfile.h"
@@ -15,7 +16,7 @@
 const char *const generate_counter_names[GC_COUNT_] = {
 	"records", "selected", "not_due", "host_capped", "politeness_capped", "too_deep",
 	"hosts",
-	"demoted", "demoted_hosts", "held",
+	"demoted", "demoted_hosts", "held", "seed_capped",
 };
 
 int64_t generate_feasible(long time_limit_s, long delay_ms)
@@ -86,6 +87,8 @@ enum generate_verdict generate_select(const struct crawl_record *r,
 		return GEN_TOO_DEEP;
 	if (!generate_due(r, now, 0) && !(operator_blocked(r) && !h->op.block))
 		return GEN_NOT_DUE;
+	if (h->seed_capped)
+		return GEN_SEED_CAPPED;
 	if (h->op.block)
 		return GEN_SELECT;   /* no request: politeness has nothing to cap */
 	if (h->hold_until > now)
@@ -145,6 +148,7 @@ struct gen_part {
 	struct hmap holds;        /* origin -> hold until, µs (uintptr_t), when ahead */
 	struct hmap dups;         /* host -> pages | duplicates << 32 (count_duplicates) */
 	const struct host_rules *hr;   /* hosts.rules, or NULL */
+	const struct seedcap *cap;     /* the seeds' max_pages, or NULL */
 };
 
 static enum cr_err note_delay(void *arg, const struct robots_cache_entry *e)
@@ -204,6 +208,7 @@ static const int verdict_counter[] = {
 	[GEN_SELECT] = GC_SELECTED, [GEN_TOO_DEEP] = GC_TOO_DEEP, [GEN_NOT_DUE] = GC_NOT_DUE,
 	[GEN_DEMOTED] = GC_DEMOTED, [GEN_HOST_CAPPED] = GC_HOST_CAPPED,
 	[GEN_POLITENESS_CAPPED] = GC_POLITENESS_CAPPED, [GEN_HELD] = GC_HELD,
+	[GEN_SEED_CAPPED] = GC_SEED_CAPPED,
 };
 
 /* One CrawlDb record: selected (1) or not (0); -1 if damaged. */
@@ -221,12 +226,13 @@ static int consider(struct gen_part *g, const void *data, size_t n)
 	memcpy(url, rec.url, rec.url_len);
 	url[rec.url_len] = '\0';
 	memset(&h, 0, sizeof(h));
+	h.seed_capped = g->cap && !seedcap_allows(g->cap, &rec);
 	if (url_host(url, host, sizeof(host)) != CR_OK)
 		host[0] = '\0';
 	else
 		host_of(g, url, host, &h);
 	v = generate_select(&rec, &h, &g->rules, g->now);
-	if (v != GEN_TOO_DEEP && v != GEN_NOT_DUE && v != GEN_HELD) {
+	if (v != GEN_TOO_DEEP && v != GEN_NOT_DUE && v != GEN_HELD && v != GEN_SEED_CAPPED) {
 		if (!host[0])
 			return 0;
 		slot = hmap_put(&g->per_host, host, strlen(host));
@@ -242,7 +248,8 @@ static int consider(struct gen_part *g, const void *data, size_t n)
 }
 
 static enum cr_err generate_partition(struct job *j, int seg, int ver, uint32_t p,
-				      int64_t now, const struct host_rules *hr, uint64_t *c)
+				      int64_t now, const struct host_rules *hr,
+				      const struct seedcap *cap, uint64_t *c)
 {
 	char in[PATH_MAX], out[PATH_MAX];
 	struct recfile_reader *r = NULL;
@@ -270,6 +277,7 @@ static enum cr_err generate_partition(struct job *j, int seg, int ver, uint32_t 
 	g.now = now;
 	g.c = c;
 	g.hr = hr;
+	g.cap = cap;
 	generate_rules_from(&j->cfg, &g.rules);
 	hmap_init(&g.per_host);
 	hmap_init(&g.delays);
@@ -302,7 +310,8 @@ static enum cr_err generate_partition(struct job *j, int seg, int ver, uint32_t 
 	return recfile_writer_commit(&w);
 }
 
-enum cr_err generate_run(struct job *j, int seg, int ver, int64_t now, uint64_t *counters)
+enum cr_err generate_run(struct job *j, int seg, int ver, int64_t now,
+			 const struct seedcap *cap, uint64_t *counters)
 {
 	char sub[PATH_MAX];
 	struct host_rules *hr = NULL;
@@ -317,7 +326,7 @@ enum cr_err generate_run(struct job *j, int seg, int ver, int64_t now, uint64_t 
 		e = fs_mkdirs(sub);
 	for (p = 0; !e && p < j->dir.partitions; p++)
 		if (layout_owns(p, j->rank, j->nranks))
-			e = generate_partition(j, seg, ver, p, now, hr, counters);
+			e = generate_partition(j, seg, ver, p, now, hr, cap, counters);
 	host_rules_free(&hr);
 	return e;
 }

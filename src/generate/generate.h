@@ -32,6 +32,7 @@ enum generate_counter {
 	GC_DEMOTED,      /* due, held back: the host's pages are mostly duplicates */
 	GC_DEMOTED_HOSTS,
 	GC_HELD,         /* due, but their host asked for a pause that has not ended */
+	GC_SEED_CAPPED,  /* due, never fetched, past their seed's max_pages */
 	GC_COUNT_
 };
 
@@ -67,6 +68,7 @@ struct generate_host {
 	long crawl_delay_ms;         /* its origin's cached robots.txt Crawl-delay; -1: none */
 	int64_t hold_until;          /* its origin's hold (robots cache), µs; 0: none */
 	struct host_settings op;     /* the operator's rule for it (hosts.rules) */
+	int seed_capped;             /* the record's seed has had its max_pages */
 };
 
 enum generate_verdict {
@@ -77,6 +79,7 @@ enum generate_verdict {
 	GEN_HOST_CAPPED,             /* max_per_host reached */
 	GEN_POLITENESS_CAPPED,       /* more than politeness lets the fetch phase fetch */
 	GEN_HELD,                    /* its host asked for a pause (fetch.max_hold_s) */
+	GEN_SEED_CAPPED,             /* its seed's max_pages are spent (seedcap.h) */
 };
 
 /* 1 if the host's pages are mostly near-duplicates (trap.demote_*). */
@@ -90,8 +93,10 @@ enum generate_verdict generate_select(const struct crawl_record *r,
 				      const struct generate_host *h,
 				      const struct generate_rules *g, int64_t now);
 
-/* Writes this rank's fetch lists for segment seg from CrawlDb version ver. */
+struct seedcap;
+/* Writes this rank's fetch lists for segment seg from CrawlDb version ver;
+ * cap: the seeds' max_pages bounds (seedcap_prepare), or NULL. */
 CR_WUR enum cr_err generate_run(struct job *j, int seg, int ver, int64_t now,
-				uint64_t *counters);
+				const struct seedcap *cap, uint64_t *counters);
 
 #endif

@@ -31,6 +31,14 @@ struct seed_reader {
 	struct scope *scope;   /* its rules may refuse a seed */
 };
 
+/* 1 if a seed line's settings say kind=sitemap. */
+static int seed_is_sitemap(const char *settings)
+{
+	struct seed_settings ss;
+
+	return !seeds_parse_settings(settings, &ss) && ss.sitemap;
+}
+
 /* Checks one seed line's URL and settings; CR_OK and the canonical URL in
  * out, or a logged warning (the first few) and the counter. */
 static enum cr_err take_seed(struct seed_reader *s, const char *t, const char *settings,
@@ -73,13 +81,15 @@ static int produce_seeds(void *arg, struct route *r)
 		if (!seeds_split(s->line, s->lineno == 1, &t, &settings))
 			continue;
 		s->c[IC_LINES]++;
-		l.meta.kind = seeds_sitemap(&t) ? CRAWL_SITEMAP : CRAWL_PAGE;
+		l.meta.kind = seeds_sitemap(&t) || seed_is_sitemap(settings) ? CRAWL_SITEMAP
+								      : CRAWL_PAGE;
 		l.meta.vouched = l.meta.kind == CRAWL_SITEMAP;   /* the operator vouches */
 		if (take_seed(s, t, settings, url, sizeof(url)) != CR_OK)
 			continue;
 		s->c[IC_VALID]++;
 		l.url = url;
 		l.url_len = strlen(url);
+		l.seed = seeds_id(url, l.url_len);
 		route_add_link(r, &l);
 	}
 	return 0;
@@ -181,7 +191,8 @@ enum cr_err inject_run(struct job *j, const char *seeds, int ver, uint64_t *c)
 	return e;
 }
 
-enum cr_err inject_check(const char *path, uint64_t *lines, uint64_t *invalid)
+enum cr_err inject_check(const char *path, uint64_t *lines, uint64_t *invalid, char *first,
+			 size_t cap_first)
 {
 	FILE *fp = fopen(path, "r");
 	char *line = NULL, url[URL_MAX_LEN + 1];
@@ -189,6 +200,7 @@ enum cr_err inject_check(const char *path, uint64_t *lines, uint64_t *invalid)
 	enum cr_err e = CR_EOF;
 
 	*lines = *invalid = 0;
+	first[0] = '\0';
 	if (!fp)
 		return CR_ERR_IO;
 	while (e == CR_EOF && getline(&line, &cap, fp) >= 0) {
@@ -199,10 +211,11 @@ enum cr_err inject_check(const char *path, uint64_t *lines, uint64_t *invalid)
 			continue;
 		seeds_sitemap(&t);
 		if (url_canon(NULL, t, url, sizeof(url), &why) == CR_OK &&
-		    !seeds_check_settings(settings))
+		    !(why = seeds_check_settings(settings)))
 			e = CR_OK;
-		else
-			(*invalid)++;
+		else if ((*invalid)++ == 0)
+			snprintf(first, cap_first, "line %llu: %s", (unsigned long long)*lines,
+				 why);
 	}
 	if (e == CR_EOF && ferror(fp))
 		e = CR_ERR_IO;

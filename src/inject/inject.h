@@ -35,9 +35,11 @@ extern const char *const inject_counter_names[IC_COUNT_];
 /*
  * Whether the seed file at path holds a valid seed: reads up to the first
  * one (CR_OK) or to the end (CR_EOF: none). *lines and *invalid count what
- * was read. CR_ERR_IO if it cannot be read. Not collective.
+ * was read; first gets "line N: why" of the first bad one. CR_ERR_IO if it
+ * cannot be read. Not collective.
  */
-CR_WUR enum cr_err inject_check(const char *path, uint64_t *lines, uint64_t *invalid);
+CR_WUR enum cr_err inject_check(const char *path, uint64_t *lines, uint64_t *invalid,
+				 char *first, size_t cap);
 
 /* Writes CrawlDb version ver + 1 of this rank's partitions. */
 CR_WUR enum cr_err inject_run(struct job *j, const char *seeds, int ver, uint64_t *counters);

@@ -189,6 +189,7 @@ int parse_page(const struct job *j, const struct fetch_record *f,
 	pr.url_len = strlen(url);
 	pr.depth = f->rec.depth;
 	pr.hops = f->rec.hops;
+	pr.seed = f->rec.seed;
 	pr.title = "";
 	if (f->rec.status == ST_REDIRECT && f->location_len) {
 		char loc[URL_MAX_LEN + 1];

@@ -6,6 +6,7 @@
 #include "dedup/dedup.h"
 #include "fetch/fetch.h"
 #include "generate/generate.h"
+#include "generate/seedcap.h"
 #include "index/index.h"
 #include "inject/inject.h"
 #include "parse/parse.h"
@@ -234,6 +235,8 @@ int round_generate(struct job *j, int *segp, uint64_t *selected, uint64_t *held)
 	int redo, rc;
 	enum cr_err e;
 	int64_t t0 = clock_mono_us(), now = clock_now_us();
+	static const struct seedcap_comm mpi = { comm_agree, comm_sum_u64 };
+	struct seedcap cap;
 
 	if (snapshot(j, 0, &s))
 		return 1;
@@ -248,7 +251,10 @@ int round_generate(struct job *j, int *segp, uint64_t *selected, uint64_t *held)
 	p.clean_subdirs = redo ? fetchlist : NULL;
 	clean(j, &p);
 	comm_bcast(&now, sizeof(now), 0);
-	e = generate_run(j, p.seg, s.version, now, c);
+	e = seedcap_prepare(&cap, j, s.version, now, &mpi);   /* collective */
+	if (!e)
+		e = generate_run(j, p.seg, s.version, now, &cap, c);
+	seedcap_release(&cap);
 	if (!comm_agree(e == CR_OK)) {
 		log_user("generate failed");
 		return 1;

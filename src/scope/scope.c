@@ -1,12 +1,14 @@
 #include "scope/scope.h"
 #include "crawldb/job.h"
 #include "scope/seeds.h"
+#include "crawldb/link_record.h"
 #include "scope/surt.h"
 #include "url/url.h"
 #include "util/log.h"
 
 #include <arpa/inet.h>
 #include <libpsl.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *const scope_mode_names[] = { "seeds-domains", "seeds-hosts", "any", NULL };
@@ -17,14 +19,66 @@ void scope_init(struct scope *s, int mode)
 	s->mode = mode;
 	hmap_init(&s->hosts);
 	hmap_init(&s->domains);
+	hmap_init(&s->by_id);
 }
 
 void scope_release(struct scope *s)
 {
+	size_t i;
+
 	scope_rules_free(&s->rules);
 	hmap_release(&s->hosts);
 	hmap_release(&s->domains);
+	hmap_release(&s->by_id);
+	for (i = 0; i < s->nlist; i++) {
+		free(s->list[i]->url);
+		free(s->list[i]->host);
+		free(s->list[i]);
+	}
+	free(s->list);
 	memset(s, 0, sizeof(*s));
+}
+
+const struct scope_seed *scope_seed_of(const struct scope *s, uint64_t id)
+{
+	return id ? hmap_get(&s->by_id, (const char *)&id, sizeof(id)) : NULL;
+}
+
+/* The seed's entry, created on first sight. */
+static enum cr_err note_seed(struct scope *s, const char *url, const char *host,
+			     const struct seed_settings *set)
+{
+	uint64_t id = seeds_id(url, strlen(url));
+	void **slot = hmap_put(&s->by_id, (const char *)&id, sizeof(id));
+	struct scope_seed *sd = *slot;
+
+	if (!sd) {
+		if (s->nlist == s->cap) {
+			size_t nc = s->cap ? s->cap * 2 : 64;
+			struct scope_seed **l = realloc(s->list, nc * sizeof(*l));
+
+			if (!l)
+				return CR_ERR_NOMEM;
+			s->list = l;
+			s->cap = nc;
+		}
+		sd = calloc(1, sizeof(*sd));
+		if (!sd || !(sd->url = strdup(url)) || !(sd->host = strdup(host))) {
+			if (sd)
+				free(sd->url);
+			free(sd);
+			return CR_ERR_NOMEM;
+		}
+		sd->id = id;
+		sd->domain = scope_domain(sd->host);
+		sd->set.max_pages = sd->set.max_depth = -1;
+		sd->set.scope = -1;
+		s->list[s->nlist++] = sd;
+		*slot = sd;
+	}
+	if (set)
+		sd->set = *set;
+	return CR_OK;
 }
 
 const char *scope_domain(const char *host)
@@ -36,7 +90,8 @@ const char *scope_domain(const char *host)
 	return reg && *reg ? reg : host;
 }
 
-enum cr_err scope_add_seed(struct scope *s, const char *url, size_t len)
+enum cr_err scope_add_seed(struct scope *s, const char *url, size_t len,
+			   const struct seed_settings *set)
 {
 	char tmp[URL_MAX_LEN + 1], host[URL_HOST_MAX + 1];
 	const char *dom;
@@ -52,7 +107,7 @@ enum cr_err scope_add_seed(struct scope *s, const char *url, size_t len)
 	*hmap_put(&s->hosts, host, strlen(host)) = s;
 	*hmap_put(&s->domains, dom, strlen(dom)) = s;
 	s->seeds++;
-	return CR_OK;
+	return note_seed(s, tmp, host, set);
 }
 
 /* 1 if the URL's host (or domain) is among the seeds'. */
@@ -117,6 +172,40 @@ const char *scope_check(struct scope *s, const char *url, size_t len)
 	return mode_accepts(s, tmp) ? NULL : "scope:mode";
 }
 
+/* 1 if url's host is the seed's (scope host) or in its domain (domain). */
+static int seed_accepts(const struct scope_seed *sd, const char *url)
+{
+	char host[URL_HOST_MAX + 1];
+
+	if (sd->set.scope == SCOPE_ANY)
+		return 1;
+	if (url_host(url, host, sizeof(host)) != CR_OK)
+		return 0;
+	if (!strcmp(host, sd->host))
+		return 1;
+	return sd->set.scope == SCOPE_SEEDS_DOMAINS && !strcmp(scope_domain(host), sd->domain);
+}
+
+const char *scope_check_link(struct scope *s, const struct link_record *l)
+{
+	const struct scope_seed *sd = scope_seed_of(s, l->seed);
+	char tmp[URL_MAX_LEN + 1];
+	enum rule_verdict v;
+
+	if (sd && sd->set.max_depth >= 0 && l->depth > (uint32_t)sd->set.max_depth)
+		return "depth";
+	if (l->url_len > URL_MAX_LEN)
+		return "scope:mode";
+	memcpy(tmp, l->url, l->url_len);
+	tmp[l->url_len] = '\0';
+	v = rules_verdict(s, tmp, l->url_len);
+	if (v != RULE_NONE)
+		return verdict_reason(v);
+	if (sd && sd->set.scope >= 0)
+		return seed_accepts(sd, tmp) ? NULL : "scope:seed";
+	return mode_accepts(s, tmp) ? NULL : "scope:mode";
+}
+
 enum cr_err scope_open(struct scope *s, const struct job *j, int version)
 {
 	enum cr_err e = CR_OK;
@@ -126,7 +215,7 @@ enum cr_err scope_open(struct scope *s, const struct job *j, int version)
 		e = scope_rules_load(j->cfg.scope_rules, &s->rules);
 	if (!e)
 		e = seeds_load_scope(&j->dir, version, s);
-	if (!e && s->seeds == 0 && s->mode != SCOPE_ANY && j->rank == 0)
+	if (!e && s->seeds == 0 && s->mode != SCOPE_ANY && j->rank == 0 && version > 0)
 		log_warn("scope", "the crawl has no recorded seeds: scope.mode %s acts as any",
 			 scope_mode_names[s->mode]);
 	if (e)

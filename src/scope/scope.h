@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "scope/rules.h"
+#include "scope/seeds.h"
 #include "util/error.h"
 #include "util/hmap.h"
 
@@ -38,18 +39,41 @@ enum scope_mode { SCOPE_SEEDS_DOMAINS = 0, SCOPE_SEEDS_HOSTS = 1, SCOPE_ANY = 2 
 /* The words of scope.mode, in enum order (the config key's choices). */
 extern const char *const scope_mode_names[];
 
+/* One seed of the crawl: what its line set for everything reached from it. */
+struct scope_seed {
+	uint64_t id;                 /* seeds_id of its canonical URL */
+	char *url;
+	char *host;                  /* lower case, no port */
+	const char *domain;          /* its registrable domain (into host, or libpsl's) */
+	struct seed_settings set;
+};
+
 struct scope {
 	int mode;
 	struct scope_rules *rules;   /* owned; NULL: none */
 	struct hmap hosts;           /* the seeds' hosts */
 	struct hmap domains;         /* ... and their registrable domains */
 	uint64_t seeds;
+	struct hmap by_id;           /* seed id (8 bytes) -> struct scope_seed */
+	struct scope_seed **list;    /* every seed once, in the order first added */
+	size_t nlist, cap;
 };
 
 void scope_init(struct scope *s, int mode);
 void scope_release(struct scope *s);
-/* Adds a seed (a canonical URL) to the sets. */
-CR_WUR enum cr_err scope_add_seed(struct scope *s, const char *url, size_t len);
+/* Adds a seed (a canonical URL) to the sets, with its line's settings
+ * (NULL: none; a seed added again takes its latest settings). */
+CR_WUR enum cr_err scope_add_seed(struct scope *s, const char *url, size_t len,
+				  const struct seed_settings *set);
+/* The seed of id, or NULL. */
+const struct scope_seed *scope_seed_of(const struct scope *s, uint64_t id);
+
+struct link_record;
+/* The decision for a discovered link: NULL to route it, else the reason:
+ * "depth" (past its seed's max_depth), then the rules' "scope:rules" or
+ * "scope:limit", then its seed's scope= ("scope:seed") or scope.mode
+ * ("scope:mode"). */
+const char *scope_check_link(struct scope *s, const struct link_record *l);
 
 /* The rules' part alone: NULL when no rule refuses the URL (none matched,
  * or a '+' rule did), else "scope:rules" or "scope:limit". */

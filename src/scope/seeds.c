@@ -7,6 +7,7 @@
 #include "util/log.h"
 
 #include <dirent.h>
+#include <xxhash.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 
 #define UTF8_BOM "\xef\xbb\xbf"
 #define SEED_RECORD_VERSION 1
+#define SEED_SETTINGS_MAX 4096
 
 int seeds_split(char *line, int first_line, char **url, char **settings)
 {
@@ -35,6 +37,13 @@ int seeds_split(char *line, int first_line, char **url, char **settings)
 	return 1;
 }
 
+uint64_t seeds_id(const char *url, size_t len)
+{
+	uint64_t h = XXH3_64bits(url, len);
+
+	return h ? h : 1;
+}
+
 int seeds_sitemap(char **url)
 {
 	if (strncasecmp(*url, "sitemap:", 8))
@@ -45,13 +54,73 @@ int seeds_sitemap(char **url)
 	return 1;
 }
 
+/* One key=value[0..n) into *out: NULL, or why not. */
+static const char *one_setting(const char *kv, size_t n, struct seed_settings *out)
+{
+	static const char *const scopes[] = { "domain", "host", "any" };
+	const char *eq = memchr(kv, '=', n);
+	char val[32], *end;
+	size_t i, kl = eq ? (size_t)(eq - kv) : n, vl = eq ? n - kl - 1 : 0;
+	long v;
+
+	if (!eq || vl == 0 || vl >= sizeof(val))
+		return "a setting is key=value (max_pages, max_depth, scope, kind)";
+	memcpy(val, eq + 1, vl);
+	val[vl] = '\0';
+	if (kl == 4 && !memcmp(kv, "kind", 4)) {
+		out->sitemap = !strcmp(val, "sitemap");
+		return out->sitemap || !strcmp(val, "page") ? NULL : "kind= takes page or sitemap";
+	}
+	if (kl == 5 && !memcmp(kv, "scope", 5)) {
+		for (i = 0; i < 3; i++)
+			if (!strcmp(val, scopes[i])) {
+				out->scope = (int)i;   /* enum scope_mode order */
+				return NULL;
+			}
+		return "scope= takes host, domain or any";
+	}
+	if (kl != 9 || (memcmp(kv, "max_pages", 9) && memcmp(kv, "max_depth", 9)))
+		return "an unknown setting (max_pages, max_depth, scope, kind)";
+	v = strtol(val, &end, 10);
+	if (*end || end == val || v < 0 || v > (1L << 40))
+		return "max_pages= and max_depth= take a whole number";
+	if (!memcmp(kv, "max_depth", 9))
+		out->max_depth = v;
+	else if (v > 0)
+		out->max_pages = v;
+	else
+		return "max_pages= must be 1 or more";
+	return NULL;
+}
+
+const char *seeds_parse_settings(const char *settings, struct seed_settings *out)
+{
+	out->max_pages = out->max_depth = -1;
+	out->scope = -1;
+	out->sitemap = 0;
+	while (*settings) {
+		size_t n;
+		const char *why;
+
+		while (*settings == '\t' || *settings == ' ')
+			settings++;
+		n = strcspn(settings, "\t");
+		while (n && settings[n - 1] == ' ')
+			n--;
+		if (n && (why = one_setting(settings, n, out)) != NULL)
+			return why;
+		settings += n;
+		while (*settings == ' ')
+			settings++;
+	}
+	return NULL;
+}
+
 const char *seeds_check_settings(const char *settings)
 {
-	while (*settings == '\t' || *settings == ' ')
-		settings++;
-	if (*settings)
-		return "per-seed settings are not supported by this version";
-	return NULL;
+	struct seed_settings s;
+
+	return seeds_parse_settings(settings, &s);
 }
 
 static void pack_seed(struct buf *out, const char *url, const char *settings)
@@ -69,10 +138,11 @@ static enum cr_err write_lines(FILE *fp, struct recfile_writer *w, struct scope 
 	size_t cap = 0;
 	ssize_t n;
 	int first = 1;
-	struct buf rec;
+	struct buf rec, extra;
 	enum cr_err e = CR_OK;
 
 	buf_init(&rec);
+	buf_init(&extra);
 	while (!e && (n = getline(&line, &cap, fp)) >= 0) {
 		char *url, *settings;
 		const char *why;
@@ -88,13 +158,20 @@ static enum cr_err write_lines(FILE *fp, struct recfile_writer *w, struct scope 
 		    seeds_check_settings(settings) || (s && s->rules &&
 			scope_check_rules(s, canon, strlen(canon))))
 			continue;
-		pack_seed(&rec, canon, sitemap ? "kind=sitemap" : settings);
+		if (sitemap) {
+			/* "sitemap:URL" is kept as the setting it stands for. */
+			buf_reset(&extra);
+			buf_addf(&extra, "%s%skind=sitemap", settings, *settings ? "\t" : "");
+			settings = (char *)buf_cstr(&extra);
+		}
+		pack_seed(&rec, canon, settings);
 		e = recfile_writer_add(w, rec.p, rec.len);
 	}
 	if (!e && ferror(fp))
 		e = CR_ERR_IO;
 	free(line);
 	buf_release(&rec);
+	buf_release(&extra);
 	return e;
 }
 
@@ -139,6 +216,18 @@ enum cr_err seeds_record_unpack(const void *p, size_t n, const char **url, size_
 	return CR_OK;
 }
 
+/* A recorded seed's settings (raw, slen bytes) into *set. */
+static enum cr_err settings_of(const char *raw, size_t slen, struct seed_settings *set)
+{
+	char text[SEED_SETTINGS_MAX + 1];
+
+	if (slen > SEED_SETTINGS_MAX)
+		return CR_ERR_FORMAT;
+	memcpy(text, raw, slen);
+	text[slen] = '\0';
+	return seeds_parse_settings(text, set) ? CR_ERR_FORMAT : CR_OK;
+}
+
 static enum cr_err load_file(const char *path, struct scope *s)
 {
 	struct recfile_reader *r;
@@ -153,9 +242,11 @@ static enum cr_err load_file(const char *path, struct scope *s)
 	while ((e = recfile_reader_next(r, &p, &n)) == CR_OK) {
 		const char *url, *settings;
 		size_t ulen, slen;
+		struct seed_settings set;
 
 		if (seeds_record_unpack(p, n, &url, &ulen, &settings, &slen) != CR_OK ||
-		    scope_add_seed(s, url, ulen) != CR_OK) {
+		    settings_of(settings, slen, &set) != CR_OK ||
+		    scope_add_seed(s, url, ulen, &set) != CR_OK) {
 			log_err("scope", "damaged seed record in '%s'", path);
 			e = CR_ERR_FORMAT;
 			break;

@@ -5,7 +5,9 @@
  *
  * A seed line is a URL, optionally followed by settings, each after a tab:
  *   https://example.org/<TAB>key=value<TAB>key=value
- *   sitemap:https://example.org/sitemap.xml     (a sitemap, read for URLs)
+ *   sitemap:https://example.org/sitemap.xml     (a sitemap, read for URLs;
+ *   https://example.org/sitemap.xml<TAB>kind=sitemap   says the same)
+ * Settings: max_pages=N, max_depth=N, scope=host|domain|any, kind=sitemap.
  * '#' starts a comment line. The URL is canonicalised (url_canon) like any
  * link.
  */
@@ -27,12 +29,28 @@ struct scope;
  */
 int seeds_split(char *line, int first_line, char **url, char **settings);
 
+/* The id of the seed with canonical URL url[0..len) (crawl_record.seed):
+ * XXH3-64 of the URL, never 0. */
+uint64_t seeds_id(const char *url, size_t len);
+
 /* 1 if a seed URL is written "sitemap:URL" (a sitemap to read, not a
  * page): *url then points past the prefix. */
 int seeds_sitemap(char **url);
 
-/* NULL if every tab-separated key=value of settings is one a seed may
- * carry, else why not. */
+/* What a seed line may set for everything reached from that seed; -1:
+ * not set (the job's setting holds). */
+struct seed_settings {
+	long max_pages;   /* max_pages=N: pages fetched, at most (1 and up) */
+	long max_depth;   /* max_depth=N: links from the seed, at most */
+	int scope;        /* scope=host|domain|any: enum scope_mode, in place of
+			     scope.mode for its links */
+	int sitemap;      /* kind=sitemap: the seed is a sitemap (as "sitemap:URL") */
+};
+
+/* Reads tab-separated key=value settings into *out: NULL, or why they are
+ * bad (an unknown key, a bad value). */
+const char *seeds_parse_settings(const char *settings, struct seed_settings *out);
+/* NULL if settings parse, else why not. */
 const char *seeds_check_settings(const char *settings);
 
 /*

@@ -22,6 +22,7 @@ void merge_apply(const struct crawl_record *old, const struct fetch_record *f,
 		out->url_len = old->url_len;
 		out->depth = old->depth < f->rec.depth ? old->depth : f->rec.depth;
 		out->meta = old->meta;   /* what sitemaps said: links change it, not fetches */
+		out->seed = old->seed;
 	}
 	switch (out->status) {
 	case ST_TIMEOUT:
@@ -90,6 +91,7 @@ static enum merge_verdict new_url(const struct merge_in *in, const struct link_r
 	out->status = ST_UNFETCHED;
 	out->dup_of = out->reason = "";
 	out->meta = l->meta;
+	out->seed = l->seed;
 	if (l->hops > cfg->max_redirects)
 		out->reason = "trap:redirects";
 	else if (in->trapped)
@@ -147,6 +149,8 @@ enum merge_verdict merge_decide(const struct merge_in *in, const struct config *
 		out->depth = l->depth;
 	if (l)
 		take_meta(out, l);
+	if (l && !out->seed)
+		out->seed = l->seed;   /* the first seed known to reach it */
 	return in->fetch ? MERGE_UPDATED : MERGE_KEPT;
 }
 

@@ -20,6 +20,7 @@
 const char *const update_counter_names[UC_COUNT_] = {
 	"links_sent", "links_received", "seen_dropped", "duplicate_sources", "outcomes", "added",
 	"too_deep", "traps", "scope_mode", "scope_rules", "scope_limit", "sitemap_cross_refused",
+	"scope_seed", "seed_too_deep",
 	"records",
 	"status_unfetched", "status_fetched", "status_redirect", "status_gone",
 	"status_error", "status_denied", "status_blocked", "status_deferred",
@@ -59,7 +60,7 @@ struct link_source {
 /* Routes one link, or logs and counts its refusal by the scope. */
 static int offer_link(struct link_source *s, struct route *rt, const struct link_record *l)
 {
-	const char *why = scope_check(s->scope, l->url, l->url_len);
+	const char *why = scope_check_link(s->scope, l);
 	struct decisions *log = s->dlog ? s->dlog[s->cur_p] : NULL;
 
 	if (!why) {
@@ -67,7 +68,9 @@ static int offer_link(struct link_source *s, struct route *rt, const struct link
 		return 0;
 	}
 	s->c[!strcmp(why, "scope:rules") ? UC_SCOPE_RULES :
-	     !strcmp(why, "scope:limit") ? UC_SCOPE_LIMIT : UC_SCOPE_MODE]++;
+	     !strcmp(why, "scope:limit") ? UC_SCOPE_LIMIT :
+	     !strcmp(why, "scope:seed") ? UC_SCOPE_SEED :
+	     !strcmp(why, "depth") ? UC_SEED_DEPTH : UC_SCOPE_MODE]++;
 	if (!log || hmap_get(&s->refused, l->url, l->url_len))
 		return 0;
 	if (s->refused.count >= REFUSED_REMEMBERED) {
@@ -92,6 +95,7 @@ static enum cr_err record_link(struct link_source *s, struct link_record *l)
 		return e;
 	l->depth = s->cur.depth + 1;
 	l->hops = s->hops;
+	l->seed = s->cur.seed;
 	if (s->dlog || (s->cur.flags & PARSE_SITEMAP)) {
 		l->from = s->cur.url;
 		l->from_len = s->cur.url_len;

@@ -34,6 +34,8 @@ enum update_counter {
 	UC_SCOPE_RULES,    /* ... by a '-' rule of scope.rules */
 	UC_SCOPE_LIMIT,    /* ... because a rule's regex hit its match limit */
 	UC_CROSS_REFUSED,  /* sitemap entries of a host whose robots.txt does not name it */
+	UC_SCOPE_SEED,     /* links refused by their seed's scope= setting */
+	UC_SEED_DEPTH,     /* links past their seed's max_depth= setting */
 	UC_RECORDS,
 	UC_STATUS_FIRST,   /* then one counter per crawl status */
 	UC_DEDUP_FIRST = UC_STATUS_FIRST + ST_COUNT_,   /* then dedup.h's counters */

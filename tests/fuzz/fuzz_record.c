@@ -25,7 +25,7 @@ static int same_crawl(const struct crawl_record *a, const struct crawl_record *b
 	       a->next_fetch == b->next_fetch && a->digest == b->digest &&
 	       SAME_STR(a->dup_of, a->dup_of_len, b->dup_of, b->dup_of_len) &&
 	       SAME_STR(a->reason, a->reason_len, b->reason, b->reason_len) &&
-	       crawl_record_meta_same(&a->meta, &b->meta);
+	       crawl_record_meta_same(&a->meta, &b->meta) && a->seed == b->seed;
 }
 
 static void try_crawl(const uint8_t *data, size_t size, struct buf *b)
@@ -66,6 +66,7 @@ static void try_parse(const uint8_t *data, size_t size, struct buf *b)
 	struct parse_record p, p2;
 	uint32_t *sig;
 	char **links;
+	struct parse_entry *ents;
 	const char *u;
 	size_t ul, pos = 0;
 	uint32_t n = 0, i;
@@ -94,16 +95,36 @@ static void try_parse(const uint8_t *data, size_t size, struct buf *b)
 	}
 	if (e != CR_EOF || n != p.nlinks)
 		abort();
+	/* A sitemap's entries, one a link. */
+	ents = calloc(p.nlinks + 1, sizeof(*ents));
+	if (!ents)
+		abort();
+	for (i = 0, pos = 0; (p.flags & PARSE_SITEMAP) && i < p.nlinks; i++)
+		if (parse_record_entry(&p, &pos, &ents[i]) != CR_OK)
+			abort();
+	if ((p.flags & PARSE_SITEMAP) && parse_record_entry(&p, &pos, &ents[p.nlinks]) != CR_EOF)
+		abort();
 	/* Links are packed from C strings: one holding a NUL cannot repack. */
 	if (!has_nul) {
 		b->len = 0;
-		parse_record_pack(&p, (const char *const *)links, n, b);
+		if (p.flags & PARSE_SITEMAP)
+			parse_record_pack_sitemap(&p, (const char *const *)links, ents, n, b);
+		else
+			parse_record_pack(&p, (const char *const *)links, n, b);
 		if (parse_record_unpack(b->p, b->len, &p2) != CR_OK ||
 		    !SAME_STR(p.url, p.url_len, p2.url, p2.url_len) || p.depth != p2.depth ||
 		    !SAME_STR(p.title, p.title_len, p2.title, p2.title_len) ||
 		    p.text_digest != p2.text_digest || p.nlinks != p2.nlinks ||
-		    p.flags != p2.flags || p.nsig != p2.nsig)
+		    p.flags != p2.flags || p.nsig != p2.nsig || p.seed != p2.seed ||
+		    p.hops != p2.hops)
 			abort();
+		for (i = 0, pos = 0; (p.flags & PARSE_SITEMAP) && i < p.nlinks; i++) {
+			struct parse_entry pe;
+
+			if (parse_record_entry(&p2, &pos, &pe) != CR_OK || pe.flags != ents[i].flags ||
+			    !crawl_record_meta_same(&pe.meta, &ents[i].meta))
+				abort();
+		}
 		for (i = 0; i < p.nsig; i++)
 			if (parse_record_sig(&p2, i) != sig[i])
 				abort();
@@ -118,6 +139,7 @@ static void try_parse(const uint8_t *data, size_t size, struct buf *b)
 	for (i = 0; i < n; i++)
 		free(links[i]);
 	free(links);
+	free(ents);
 	free(sig);
 }
 
@@ -132,7 +154,8 @@ static void try_link(const uint8_t *data, size_t size, struct buf *b)
 	if (link_record_unpack(b->p, b->len, &l2) != CR_OK ||
 	    !SAME_STR(l.url, l.url_len, l2.url, l2.url_len) || l.depth != l2.depth ||
 	    l.hops != l2.hops || !SAME_STR(l.from, l.from_len, l2.from, l2.from_len) ||
-	    l.flags != l2.flags || !crawl_record_meta_same(&l.meta, &l2.meta))
+	    l.flags != l2.flags || !crawl_record_meta_same(&l.meta, &l2.meta) ||
+	    l.seed != l2.seed)
 		abort();
 }
 

@@ -1,4 +1,5 @@
 #include "generate/generate.h"
+#include "generate/seedcap.h"
 #include "test.h"
 #include "update/merge.h"
 
@@ -139,6 +140,60 @@ static void operator_table(void)
 	}
 }
 
+/* The seeds' bounds, over a one-rank count: each seed takes its budget of
+ * its smallest keys, never one more. */
+struct fake_keys {
+	size_t n;
+	const uint64_t *keys[3];
+	size_t nkeys[3];
+	int calls;
+};
+
+static void fake_count(void *arg, const uint64_t *bound, uint64_t *out)
+{
+	struct fake_keys *f = arg;
+	size_t k, i;
+
+	f->calls++;
+	for (k = 0; k < f->n; k++)
+		for (out[k] = 0, i = 0; i < f->nkeys[k]; i++)
+			out[k] += f->keys[k][i] < bound[k];
+}
+
+static void seed_bounds(void)
+{
+	static const uint64_t a[] = { 10, 20, 30, 40, 50 }, b[] = { 7, 7000, UINT64_MAX - 1 },
+		c[] = { 0, 2 };
+	struct fake_keys f = { 3, { a, b, c }, { 5, 3, 2 }, 0 };
+	uint64_t budget[3] = { 2, 5, 0 }, bound[3];
+
+	seedcap_bounds(3, budget, fake_count, &f, bound);
+	CHECK(f.calls == 64, "one count a bit: %d", f.calls);
+	CHECK(bound[0] > 20 && bound[0] <= 30, "two of five: bound %llu",
+	      (unsigned long long)bound[0]);
+	CHECK(bound[1] == UINT64_MAX, "room for all: bound %llu", (unsigned long long)bound[1]);
+	CHECK(bound[2] == 0, "budget spent: nothing, not even key 0");
+	{
+		struct crawl_record r = { .url = "http://a.test/x", .url_len = 15, .depth = 2 };
+		struct crawl_record s = { .url = "http://a.test/x", .url_len = 15, .depth = 1 };
+
+		CHECK(seedcap_key(&s) < seedcap_key(&r) && seedcap_key(&r) != UINT64_MAX,
+		      "nearer the seed first");
+	}
+	{
+		struct crawl_record r = { .url = "http://a.test/x", .url_len = 15 };
+		struct generate_host h = { .crawl_delay_ms = -1, .seed_capped = 1 };
+		struct generate_rules g;
+		struct config cfg;
+
+		config_defaults(&cfg);
+		generate_rules_from(&cfg, &g);
+		CHECK(generate_select(&r, &h, &g, 1000) == GEN_SEED_CAPPED, "a capped seed's URL");
+		r.next_fetch = 2000;
+		CHECK(generate_select(&r, &h, &g, 1000) == GEN_NOT_DUE, "not due comes first");
+	}
+}
+
 int main(void)
 {
 	struct crawl_record r;
@@ -181,5 +236,6 @@ int main(void)
 	CHECK_STR(crawl_record_status_name(ST_DEFERRED), "deferred");
 	select_table();
 	operator_table();
+	seed_bounds();
 	TEST_DONE();
 }

@@ -45,7 +45,7 @@ static int crawl_equal(const struct crawl_record *a, const struct crawl_record *
 		    b->dup_of ? b->dup_of : "", b->dup_of_len) && a->hops == b->hops &&
 	       same(a->reason ? a->reason : "", a->reason_len,
 		    b->reason ? b->reason : "", b->reason_len) &&
-	       crawl_record_meta_same(&a->meta, &b->meta);
+	       crawl_record_meta_same(&a->meta, &b->meta) && a->seed == b->seed;
 }
 
 /*
@@ -112,19 +112,20 @@ static enum cr_err link_unpack_v(const void *p, size_t n, void *out)
 #define M0 { 0, 0, 0, 0, 0 }
 
 static const struct crawl_record crawl_cases[] = {
-	{ S("http://a.example/"), ST_UNFETCHED, 0, 0, 0, 0, 0, 0, S(""), 0, S(""), M0 },
+	{ S("http://a.example/"), ST_UNFETCHED, 0, 0, 0, 0, 0, 0, S(""), 0, S(""), M0, 0 },
 	{ S("http://a.example/x?q=1"), ST_FETCHED, 200, 3, 0, 1700000000000000LL,
-	  1702592000000000LL, 0x0123456789abcdefULL, S(""), 0, S(""), M0 },
-	{ S("https://b.example:8443/p%20q#"), ST_REDIRECT, 301, 1, 0, 1, 2, 1, S(""), 0, S(""), M0 },
-	{ S("http://c.example/gone"), ST_GONE, 404, 7, 2, -1, -2, UINT64_MAX, S(""), 0, S(""), M0 },
+	  1702592000000000LL, 0x0123456789abcdefULL, S(""), 0, S(""), M0, 0 },
+	{ S("https://b.example:8443/p%20q#"), ST_REDIRECT, 301, 1, 0, 1, 2, 1, S(""), 0, S(""), M0, 0 },
+	{ S("http://c.example/gone"), ST_GONE, 404, 7, 2, -1, -2, UINT64_MAX, S(""), 0, S(""), M0, 0 },
 	{ S("http://c.example/err"), ST_ERROR, 503, UINT32_MAX, 255, INT64_MAX, INT64_MIN, 42,
-	  S(""), 0, S("dns: nxdomain"), { CRAWL_SITEMAP, 1, 7, 1001, 1 } },
-	{ S("http://d.example/robots"), ST_DENIED, 999, 12, 0, INT64_MIN, INT64_MAX, 0, S(""), 0, S(""), M0 },
-	{ S("http://10.0.0.1/"), ST_BLOCKED, 0, 0, 0, 0, 0, 0, S(""), 0, S(""), M0 },
-	{ S("x"), ST_FETCHED, 304, 127, 128, 127, 128, 1ULL << 63, S(""), 0, S(""), M0 },
+	  S(""), 0, S("dns: nxdomain"), { CRAWL_SITEMAP, 1, 7, 1001, 1 },
+	  UINT64_MAX },
+	{ S("http://d.example/robots"), ST_DENIED, 999, 12, 0, INT64_MIN, INT64_MAX, 0, S(""), 0, S(""), M0, 0 },
+	{ S("http://10.0.0.1/"), ST_BLOCKED, 0, 0, 0, 0, 0, 0, S(""), 0, S(""), M0, 0 },
+	{ S("x"), ST_FETCHED, 304, 127, 128, 127, 128, 1ULL << 63, S(""), 0, S(""), M0, 0 },
 	{ S("http://e.example/copy"), ST_DUPLICATE, 200, 2, 0, 5, 6, 7,
-	  S("http://f.example/original"), 0, S(""), { 0, 0, 3, 801, 1709251200000000LL } },
-	{ S("http://g.example/after-redirects"), ST_UNFETCHED, 0, 3, 0, 0, 0, 0, S(""), 5, S(""), { CRAWL_SITEMAP, 0, 0, 0, 0 } },
+	  S("http://f.example/original"), 0, S(""), { 0, 0, 3, 801, 1709251200000000LL }, 77 },
+	{ S("http://g.example/after-redirects"), ST_UNFETCHED, 0, 3, 0, 0, 0, 0, S(""), 5, S(""), { CRAWL_SITEMAP, 0, 0, 0, 0 }, 0 },
 };
 
 static void test_crawl(void)
@@ -152,10 +153,10 @@ static void test_crawl(void)
 	/* Values the packer can write but the reader must refuse. */
 	{
 		static const struct crawl_record bad[] = {
-			{ "", 0, ST_FETCHED, 200, 0, 0, 0, 0, 0, S(""), 0, S(""), M0 },       /* empty URL */
-			{ S("http://a/"), ST_COUNT_, 200, 0, 0, 0, 0, 0, S(""), 0, S(""), M0 }, /* status */
-			{ S("http://a/"), 200, 200, 0, 0, 0, 0, 0, S(""), 0, S(""), M0 },       /* status */
-			{ S("http://a/"), ST_FETCHED, 1000, 0, 0, 0, 0, 0, S(""), 0, S(""), M0 }, /* http */
+			{ "", 0, ST_FETCHED, 200, 0, 0, 0, 0, 0, S(""), 0, S(""), M0, 0 },       /* empty URL */
+			{ S("http://a/"), ST_COUNT_, 200, 0, 0, 0, 0, 0, S(""), 0, S(""), M0, 0 }, /* status */
+			{ S("http://a/"), 200, 200, 0, 0, 0, 0, 0, S(""), 0, S(""), M0, 0 },       /* status */
+			{ S("http://a/"), ST_FETCHED, 1000, 0, 0, 0, 0, 0, S(""), 0, S(""), M0, 0 }, /* http */
 		};
 		struct crawl_record r, keep;
 
@@ -175,13 +176,14 @@ static void test_crawl(void)
 		CHECK(crawl_record_unpack(b.p, b.len, &r) == CR_ERR_FORMAT, "crawl version 6");
 		/* A meta out of range: kind 4. */
 		b.p[0] = 5;
-		b.p[b.len - 4] = 4;
+		b.p[b.len - 5] = 4;
 		CHECK(crawl_record_unpack(b.p, b.len, &r) == CR_ERR_FORMAT, "crawl kind 4");
-		/* Version 4 (no meta), 3 (no reason), 2 (no hops) and 1 (no dup_of
-		 * either) are still read: drop the zero meta (4 bytes), the empty
-		 * reason, the hops byte, then the empty dup_of too. */
+		/* Version 4 (no meta, no seed), 3 (no reason), 2 (no hops) and 1
+		 * (no dup_of either) are still read: drop the zero meta and seed
+		 * (5 bytes), the empty reason, the hops byte, then the empty
+		 * dup_of too. */
 		b.p[0] = 4;
-		b.len -= 4;
+		b.len -= 5;
 		CHECK(crawl_record_unpack(b.p, b.len, &r) == CR_OK && r.meta.kind == CRAWL_PAGE &&
 		      crawl_equal(&r, &crawl_cases[1]), "crawl version 4 read");
 		b.p[0] = 3;
@@ -409,13 +411,14 @@ static void test_parse(void)
 static void test_link(void)
 {
 	static const struct link_record cases[] = {
-		{ S("http://a.example/"), 0, 0, S(""), 0, M0 },
-		{ S("h"), 1, 1, S("http://a.example/"), LINK_ENTRY, { 0, 0, 3, 801, 1700000000000000LL } },
+		{ S("http://a.example/"), 0, 0, S(""), 0, M0, 0 },
+		{ S("h"), 1, 1, S("http://a.example/"), LINK_ENTRY,
+		  { 0, 0, 3, 801, 1700000000000000LL }, 5 },
 		{ S("https://b.example/a/b/c?d=e&f=g"), 127, 255, S(""), 0,
-		  { CRAWL_SITEMAP, 0, 0, 0, 0 } },
+		  { CRAWL_SITEMAP, 0, 0, 0, 0 }, 0 },
 		{ S("https://b.example/"), 128, 0, S("https://b.example/a/b/c?d=e&f=g"),
-		  LINK_ENTRY | LINK_CROSS, { CRAWL_SITEMAP, 1, 7, 1, 1 } },
-		{ S("https://c.example/"), UINT32_MAX, 7, S(""), 0, M0 },
+		  LINK_ENTRY | LINK_CROSS, { CRAWL_SITEMAP, 1, 7, 1, 1 }, 1 },
+		{ S("https://c.example/"), UINT32_MAX, 7, S(""), 0, M0, UINT64_MAX },
 	};
 	struct buf b;
 	size_t i;
@@ -431,7 +434,7 @@ static void test_link(void)
 		CHECK(e == CR_OK && same(l.url, l.url_len, cases[i].url, cases[i].url_len) &&
 			      l.depth == cases[i].depth && l.hops == cases[i].hops &&
 			      same(l.from, l.from_len, cases[i].from, cases[i].from_len) &&
-			      l.flags == cases[i].flags &&
+			      l.flags == cases[i].flags && l.seed == cases[i].seed &&
 			      crawl_record_meta_same(&l.meta, &cases[i].meta),
 		      "link %zu: round trip", i);
 		CHECK(all_prefixes_fail(b.p, b.len, link_unpack_v, &l),

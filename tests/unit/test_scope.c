@@ -4,6 +4,7 @@
 #include "scope/scope.h"
 #include "scope/seeds.h"
 #include "scope/surt.h"
+#include "crawldb/link_record.h"
 #include "url/url.h"
 
 #include <time.h>
@@ -193,7 +194,7 @@ static void modes(void)
 
 		scope_init(&s, cases[i].mode);
 		for (k = 0; k < 2; k++)
-			CHECK(scope_add_seed(&s, seeds[k], strlen(seeds[k])) == CR_OK, "seed");
+			CHECK(scope_add_seed(&s, seeds[k], strlen(seeds[k]), NULL) == CR_OK, "seed");
 		got = scope_check(&s, cases[i].url, strlen(cases[i].url));
 		CHECK(cases[i].want ? got && !strcmp(got, cases[i].want) : !got, "%s: got %s",
 		      cases[i].url, got ? got : "in scope");
@@ -202,7 +203,7 @@ static void modes(void)
 	/* Rules first: a '-' refuses inside the seeds' domain, a '+' accepts
 	 * outside it. */
 	scope_init(&s, SCOPE_SEEDS_DOMAINS);
-	CHECK(scope_add_seed(&s, seeds[0], strlen(seeds[0])) == CR_OK, "seed");
+	CHECK(scope_add_seed(&s, seeds[0], strlen(seeds[0]), NULL) == CR_OK, "seed");
 	{
 		static const char rules[] =
 			"-http://(org,example,www,)/private/\n+http://(com,partner,\n";
@@ -225,6 +226,49 @@ static void modes(void)
 	CHECK_STR(scope_domain("h0001.sim.test"), "sim.test");
 }
 
+/* A link is judged by the settings of the seed it was reached from. */
+static void per_seed(void)
+{
+	static const char *const a = "http://www.a.example/", *const b = "http://b.example/";
+	struct seed_settings sa = { -1, 2, SCOPE_SEEDS_HOSTS, 0 };
+	static const struct {
+		const char *url;
+		int from_a;
+		uint32_t depth;
+		const char *want;
+	} cases[] = {
+		{ "http://www.a.example/x", 1, 2, NULL },
+		{ "http://www.a.example/x", 1, 3, "depth" },
+		{ "http://blog.a.example/x", 1, 1, "scope:seed" },       /* a: its host only */
+		{ "http://blog.a.example/x", 0, 1, NULL },               /* b: scope.mode (domains) */
+		{ "http://www.b.example/x", 0, 9, NULL },
+		{ "http://c.example/x", 0, 1, "scope:mode" },
+		{ "http://www.a.example/private/x", 1, 1, "scope:rules" }, /* rules before seeds */
+	};
+	struct scope s;
+	char err[128];
+	size_t i;
+
+	scope_init(&s, SCOPE_SEEDS_DOMAINS);
+	CHECK(scope_add_seed(&s, a, strlen(a), &sa) == CR_OK &&
+	      scope_add_seed(&s, b, strlen(b), NULL) == CR_OK, "seeds");
+	CHECK(scope_rules_parse("-http://(example,a,www,)/private/\n", 34, "t", &s.rules, err,
+				sizeof(err)) == CR_OK, "rules: %s", err);
+	CHECK(scope_seed_of(&s, seeds_id(a, strlen(a))) &&
+	      scope_seed_of(&s, seeds_id(a, strlen(a)))->set.max_depth == 2, "seed a found");
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct link_record l = { .url = cases[i].url, .url_len = strlen(cases[i].url),
+					 .depth = cases[i].depth };
+		const char *got;
+
+		l.seed = cases[i].from_a ? seeds_id(a, strlen(a)) : seeds_id(b, strlen(b));
+		got = scope_check_link(&s, &l);
+		CHECK(cases[i].want ? got && !strcmp(got, cases[i].want) : !got, "%s (%s): %s",
+		      cases[i].url, cases[i].from_a ? "a" : "b", got ? got : "in scope");
+	}
+	scope_release(&s);
+}
+
 static void seed_lines(void)
 {
 	char line[128], *url, *settings;
@@ -240,6 +284,37 @@ static void seed_lines(void)
 	CHECK(seeds_split(line, 0, &url, &settings) == 0, "comment");
 	CHECK(seeds_check_settings("") == NULL, "no settings");
 	CHECK(seeds_check_settings("bogus=1") != NULL, "an unknown setting");
+	{
+		static const struct {
+			const char *text;
+			int ok;
+			long max_pages, max_depth;
+			int scope, sitemap;
+		} cases[] = {
+			{ "max_pages=500", 1, 500, -1, -1, 0 },
+			{ "max_pages=500\tmax_depth=3\tscope=host", 1, 500, 3, SCOPE_SEEDS_HOSTS, 0 },
+			{ " scope=domain \t max_depth=0 ", 1, -1, 0, SCOPE_SEEDS_DOMAINS, 0 },
+			{ "scope=any\tkind=sitemap", 1, -1, -1, SCOPE_ANY, 1 },
+			{ "max_pages=0", 0, 0, 0, 0, 0 },
+			{ "max_pages=-3", 0, 0, 0, 0, 0 },
+			{ "max_pages=lots", 0, 0, 0, 0, 0 },
+			{ "scope=site", 0, 0, 0, 0, 0 },
+			{ "max_depth", 0, 0, 0, 0, 0 },
+			{ "kind=feed", 0, 0, 0, 0, 0 },
+		};
+		size_t i;
+
+		for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			struct seed_settings ss;
+			const char *why = seeds_parse_settings(cases[i].text, &ss);
+
+			CHECK(cases[i].ok ? !why && ss.max_pages == cases[i].max_pages &&
+					    ss.max_depth == cases[i].max_depth &&
+					    ss.scope == cases[i].scope && ss.sitemap == cases[i].sitemap
+					  : why != NULL, "settings '%s': %s", cases[i].text,
+			      why ? why : "ok");
+		}
+	}
 }
 
 static void host_rule_table(void)
@@ -321,6 +396,7 @@ int main(void)
 	parse_errors();
 	modes();
 	seed_lines();
+	per_seed();
 	host_rule_table();
 	TEST_DONE();
 }
