@@ -284,6 +284,38 @@ static void load_report(struct report *r)
 	}
 }
 
+/* URLs not fetched or not stored, by reason, over all rounds: what the
+ * decision log holds (docs/SCOPE.md), from the phases' counters. */
+static void decisions_chart(struct buf *o, const struct report *r)
+{
+	static const struct {
+		const char *label, *phase, *counter;
+	} reasons[] = {
+		{ "scope:mode", "update", "scope_mode" },
+		{ "scope:rules", "update", "scope_rules" },
+		{ "scope:limit", "update", "scope_limit" },
+		{ "scope:seed", "update", "scope_seed" },
+		{ "depth", "update", "too_deep" },
+		{ "depth (seed)", "update", "seed_too_deep" },
+		{ "trap:*", "update", "traps" },
+		{ "sitemap:cross-host", "update", "sitemap_cross_refused" },
+		{ "robots", "fetch", "denied" },
+		{ "blocked (operator, address)", "fetch", "blocked" },
+		{ "max_pages (per round)", "generate", "seed_capped" },
+	};
+	struct named it[sizeof(reasons) / sizeof(reasons[0])];
+	size_t k;
+	int i;
+
+	for (k = 0; k < sizeof(reasons) / sizeof(reasons[0]); k++) {
+		it[k].name = reasons[k].label;
+		it[k].v = 0;
+		for (i = 0; i < r->nsegs; i++)
+			it[k].v += stat(&r->stats[i], reasons[k].phase, reasons[k].counter);
+	}
+	chart(o, "Not fetched or not stored, by reason (all rounds)", "URLs", it, k);
+}
+
 static int write_report(struct report *r, const char *out)
 {
 	struct named it[ST_COUNT_ + 8];
@@ -348,6 +380,7 @@ static int write_report(struct report *r, const char *out)
 		      pn, 6);
 	}
 	chart_map(&o, "Errors by kind (fetch outcomes)", "URLs", &r->errors);
+	decisions_chart(&o, r);
 	buf_adds(&o, "<script>document.body.dataset.charts = "
 		 "document.querySelectorAll('svg').length;</script>\n</body></html>\n");
 	rc = fs_write_atomic(out, o.p, o.len) == CR_OK ? 0 : 1;

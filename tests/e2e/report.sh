@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `mpicrawl report` after a crawl of a small simweb: DIR/report.html is one
-# self-contained page (no outside URL) with its 8 SVG charts, and headless
+# self-contained page (no outside URL) with its 9 SVG charts, and headless
 # Chromium renders it: the page's script counts the charts into the DOM
 # (--dump-dom), no console error is logged, and the screenshot is not blank
 # (pixel variance, the PNG decoded by python3's zlib).
@@ -16,7 +16,7 @@ check "crawl exits 0" run_ranks 1 crawl --dir "$C" --seeds "$SCRATCH/seeds" \
 check "report exits 0" "$MPICRAWL" report --dir "$C"
 R=$C/report.html
 check "report.html written" test -s "$R"
-check "8 SVG charts" test "$(grep -c '<svg ' "$R")" -eq 8
+check "9 SVG charts" test "$(grep -c '<svg ' "$R")" -eq 9
 check "self-contained: no outside resources" bash -c \
 	"! grep -Eq '(src|href)=\"(https?:)?//' '$R'"
 check "pages per round charted" grep -q 'Pages fetched per round' "$R"
@@ -35,7 +35,7 @@ chrome() {
 		--user-data-dir="$SCRATCH/chrome" --enable-logging=stderr --v=0 "$@"
 }
 chrome --dump-dom "file://$R" >"$SCRATCH/dom.html" 2>"$SCRATCH/chrome.err"
-check "chromium ran the page: 8 charts in the DOM" grep -q 'data-charts="8"' "$SCRATCH/dom.html"
+check "chromium ran the page: 9 charts in the DOM" grep -q 'data-charts="9"' "$SCRATCH/dom.html"
 chrome --screenshot="$SCRATCH/shot.png" --window-size=1400,1800 "file://$R" \
 	>/dev/null 2>>"$SCRATCH/chrome.err"
 check "no console errors" bash -c "! grep -iE 'CONSOLE.*(error|uncaught)' '$SCRATCH/chrome.err'"
