@@ -19,10 +19,11 @@ static const char simweb_usage[] =
 	"usage: simweb --hosts N --pages M [--seed S] [--domain D] [--port P] [--bind ADDR]\n"
 	"              [--port-file FILE] [--log FILE] [--agent A] [--latency-ms L]\n"
 	"              [--politeness [--max-crawl-delay-ms C]] [--dupes F] [--hostile]\n"
-	"              [--retry-after S] [--sites K]\n"
+	"              [--retry-after S] [--sites K] [--sitemaps]\n"
 	"       simweb --truth --hosts N --pages M [--seed S] [--domain D] --port P [--agent A]\n"
 	"              [--politeness [--max-crawl-delay-ms C]] [--dupes F]\n"
 	"              [--hostile [--max-redirects R]] [--sites K] [--scope-hosts FILE]\n"
+	"              [--sitemaps]\n"
 	"       simweb --seeds --hosts N --pages M [--domain D] --port P\n"
 	"       simweb --hostinfo --hosts N --pages M [--domain D] [--politeness]\n"
 	"       simweb --pairs --hosts N --pages M --dupes F [--seed S] [--domain D] --port P\n"
@@ -85,7 +86,7 @@ int main(int argc, char **argv)
 	       OPT_PORT_FILE, OPT_LOG, OPT_AGENT, OPT_TRUTH, OPT_SEEDS, OPT_HELP,
 	       OPT_POLITENESS, OPT_LATENCY, OPT_MAX_DELAY, OPT_HOSTINFO, OPT_DUPES,
 	       OPT_PAIRS, OPT_HOSTILE, OPT_MAX_REDIRECTS, OPT_RETRY_AFTER, OPT_SITES,
-	       OPT_SCOPE_HOSTS };
+	       OPT_SCOPE_HOSTS, OPT_SITEMAPS };
 	static const struct option opts[] = {
 		{ "hosts", required_argument, NULL, OPT_HOSTS },
 		{ "pages", required_argument, NULL, OPT_PAGES },
@@ -110,6 +111,7 @@ int main(int argc, char **argv)
 		{ "retry-after", required_argument, NULL, OPT_RETRY_AFTER },
 		{ "sites", required_argument, NULL, OPT_SITES },
 		{ "scope-hosts", required_argument, NULL, OPT_SCOPE_HOSTS },
+		{ "sitemaps", no_argument, NULL, OPT_SITEMAPS },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct web w = { .seed = 1, .domain = "sim.test", .agent = "mpicrawl",
@@ -182,6 +184,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_SCOPE_HOSTS:
 			scope_hosts = optarg;
+			break;
+		case OPT_SITEMAPS:
+			w.sitemaps = 1;
 			break;
 		case OPT_MAX_REDIRECTS:
 			if (simweb_number(optarg, HOSTILE_REDIRECTS_MAX, &v) < 0 || v < 1)

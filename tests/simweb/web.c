@@ -18,6 +18,7 @@
 
 #include "hostile.h"
 #include "web.h"
+#include "sitemaps.h"
 
 static const char *const web_words[] = {
 	"amber", "anchor", "apple", "arch", "arrow", "ash", "aspen", "atlas",
@@ -152,6 +153,10 @@ int web_check(struct web *w, char *err, size_t errlen)
 	}
 	if (w->pages < 1 || w->pages > WEB_PAGES_MAX) {
 		snprintf(err, errlen, "--pages must be 1..%u", WEB_PAGES_MAX);
+		return -1;
+	}
+	if (w->sitemaps && (w->politeness || w->hostile)) {
+		snprintf(err, errlen, "--sitemaps goes without --politeness and --hostile");
 		return -1;
 	}
 	if ((uint64_t)w->hosts * w->pages > WEB_SIZE_MAX) {
@@ -430,6 +435,8 @@ int web_disallowed(const struct web *w, unsigned host, const char *path)
 	if (web_robots_hop(w, host, path) >= 0)
 		return 0;
 	if (w->politeness && web_blocked(w, host))
+		return 1;
+	if (sitemaps_disallowed(w, host, path))
 		return 1;
 	rules = web_rules(w, host, &n);
 	/* RFC 9309 2.2.2: the longest matching rule wins, allow on a tie. */
@@ -1325,14 +1332,18 @@ void web_respond(const struct web *w, const char *host, const char *path,
 						    k % WEB_DUP_VARIANTS) != h)
 			kind = WEB_NONE;
 	}
+	if (d && kind != WEB_ROBOTS && sitemaps_respond(w, h, path, r))
+		return;
 	if (kind == WEB_ROBOTS && d->v != WV_BASE && d->v != WV_SLOW && d->v != WV_PAGE429 &&
 	    d->v != WV_PAGE503) {
 		web_robots_respond(w, h, d, hop, attempt, r, &sb);
 		if (r->big)
 			return;
-	} else if (kind == WEB_ROBOTS && h % 4 != 0) {
+	} else if (kind == WEB_ROBOTS && (h % 4 != 0 || w->sitemaps)) {
 		r->type = "text/plain; charset=utf-8";
-		web_robots_txt(w, h, &sb);
+		if (h % 4 != 0)
+			web_robots_txt(w, h, &sb);
+		sitemaps_robots(w, h, &sb);
 	} else if (d && attempt == 0 && web_once(d, kind, k)) {
 		web_failure(r, &sb, d->v == WV_PAGE429 ? 429 : 503, w->retry_after_s);
 	} else if (kind == WEB_GO) {
@@ -1490,7 +1501,8 @@ static int web_truth_host(const struct web_walk *wk, unsigned host, FILE *out)
 	const struct web *w = wk->w;
 	size_t base = (size_t)host * web_slots(w), n = 0;
 	size_t ndup = wk->dup_first[host + 1] - wk->dup_first[host];
-	char **paths = malloc((web_slots(w) + ndup) * sizeof(*paths));
+	size_t cap = web_slots(w) + ndup + 8;
+	char **paths = malloc(cap * sizeof(*paths));
 	struct web_target t;
 	int rc = 0;
 
@@ -1514,6 +1526,9 @@ static int web_truth_host(const struct web_walk *wk, unsigned host, FILE *out)
 		}
 		n++;
 	}
+	/* A host the crawl reaches: its robots.txt names the sitemaps. */
+	if (rc == 0 && n > 0 && sitemaps_truth(w, host, paths, &n, cap) < 0)
+		rc = -1;
 	if (rc == 0)
 		qsort(paths, n, sizeof(*paths), web_cmp);
 	for (size_t i = 0; i < n; i++) {

@@ -57,6 +57,7 @@ struct web {
 	unsigned max_redirects;            /* --max-redirects: the crawler's cap (truth) */
 	unsigned retry_after_s;            /* --retry-after: of every 429 and 503 (default 1) */
 	unsigned sites;                    /* --sites K: host i is hNNNN.s(i%K).D; 0: hNNNN.D */
+	int sitemaps;                      /* --sitemaps: sitemaps.h */
 	const unsigned char *in_scope;     /* --scope-hosts (truth): 1 per host the crawl may
 					      enter; NULL: every host */
 	unsigned dup_nhosts;               /* set by web_check: the hosts that may carry */
