@@ -1,6 +1,7 @@
 #include "generate/generate.h"
 #include "fetch/sched.h"
 #include "generate/seedcap.h"
+#include "scope/decisions.h"
 #include "robots/cache.h"
 #include "robots/robots.h"
 #include "store/recfile.h"
@@ -149,6 +150,8 @@ struct gen_part {
 	struct hmap dups;         /* host -> pages | duplicates << 32 (count_duplicates) */
 	const struct host_rules *hr;   /* hosts.rules, or NULL */
 	const struct seedcap *cap;     /* the seeds' max_pages, or NULL */
+	struct decisions *dlog;        /* with seeds' max_pages and log.decisions */
+	enum cr_err failed;            /* a decision-log write failed */
 };
 
 static enum cr_err note_delay(void *arg, const struct robots_cache_entry *e)
@@ -244,7 +247,31 @@ static int consider(struct gen_part *g, const void *data, size_t n)
 			*slot = (void *)((uintptr_t)*slot + 1);
 	}
 	g->c[verdict_counter[v]]++;
+	if (v == GEN_SEED_CAPPED && g->dlog && !g->failed)
+		g->failed = decisions_add(g->dlog, "per-seed-limit", rec.url, rec.url_len, "", 0);
 	return v == GEN_SELECT;
+}
+
+/* Streams the part's records through consider(), writing the selected:
+ * CR_EOF at the end, else the error. */
+static enum cr_err select_records(struct gen_part *g, struct recfile_reader *r, const char *in,
+				  struct recfile_writer *w)
+{
+	const void *data;
+	size_t n;
+	enum cr_err e = CR_EOF;
+
+	while (r && (e = recfile_reader_next(r, &data, &n)) == CR_OK) {
+		int sel = consider(g, data, n);
+
+		if (sel < 0) {
+			log_err("generate", "damaged record in '%s'", in);
+			return CR_ERR_FORMAT;
+		}
+		if (sel && (e = recfile_writer_add(w, data, n)) != CR_OK)
+			return e;
+	}
+	return e;
 }
 
 static enum cr_err generate_partition(struct job *j, int seg, int ver, uint32_t p,
@@ -255,8 +282,6 @@ static enum cr_err generate_partition(struct job *j, int seg, int ver, uint32_t 
 	struct recfile_reader *r = NULL;
 	struct recfile_writer *w;
 	struct gen_part g;
-	const void *data;
-	size_t n;
 	enum cr_err e;
 
 	layout_segment_part(&j->dir, seg, "fetchlist", p, out, sizeof(out));
@@ -284,25 +309,22 @@ static enum cr_err generate_partition(struct job *j, int seg, int ver, uint32_t 
 	hmap_init(&g.holds);
 	hmap_init(&g.dups);
 	load_crawl_delays(&g, p);
+	if (cap && cap->n && j->cfg.log_decisions)
+		e = decisions_open(&j->dir, seg, "generate", p, (int)j->cfg.zstd_level, &g.dlog);
 	if (r && j->cfg.demote_min_pages > 0 && count_duplicates(in, &g.dups) != CR_OK)
 		log_warn("generate", "cannot count the duplicates of '%s'", in);
-	e = CR_EOF;
-	while (r && (e = recfile_reader_next(r, &data, &n)) == CR_OK) {
-		int sel = consider(&g, data, n);
-
-		if (sel < 0) {
-			log_err("generate", "damaged record in '%s'", in);
-			e = CR_ERR_FORMAT;
-			break;
-		}
-		if (sel && (e = recfile_writer_add(w, data, n)) != CR_OK)
-			break;
-	}
+	if (!e)
+		e = select_records(&g, r, in, w);
 	hmap_release(&g.per_host);
 	hmap_release(&g.delays);
 	hmap_release(&g.holds);
 	hmap_release(&g.dups);
 	recfile_reader_free(&r);
+	if (e == CR_EOF && g.failed)
+		e = g.failed;
+	if (e == CR_EOF && g.dlog)
+		e = decisions_commit(&g.dlog) ? CR_ERR_IO : CR_EOF;
+	decisions_abort(&g.dlog);
 	if (e != CR_EOF) {
 		recfile_writer_abort(&w);
 		return e;

@@ -54,6 +54,12 @@ check "max_depth=1: no URL of h0001 deeper than 1" test -z \
 	"$(grep "h0001\.$D" "$SCRATCH/dump1" | grep -v '"depth":[01],')"
 check "max_depth=1: its links past depth 1 are logged as depth" grep -q '"reason":"depth"' \
 	<("$MPICRAWL" readdb --dir "$SCRATCH/c1" --decisions --segment 2)
+last=$(ls "$SCRATCH/c1/segments" | tail -1)
+"$MPICRAWL" readdb --dir "$SCRATCH/c1" --decisions --segment "$((10#$last))" >"$SCRATCH/last.dec" \
+	2>/dev/null || true
+check "the last round logs the URLs max_pages held back, all of limited seeds" test \
+	"$(grep '"reason":"per-seed-limit"' "$SCRATCH/last.dec" | grep -vc "h000[02]\.$D")" -eq 0 -a \
+	"$(grep -c '"reason":"per-seed-limit"' "$SCRATCH/last.dec")" -gt 0
 check "CrawlDb identical on 1 and 2 ranks" cmp -s "$SCRATCH/dump1" "$SCRATCH/dump2"
 check "CrawlDb identical on 1 and 4 ranks" cmp -s "$SCRATCH/dump1" "$SCRATCH/dump4"
 
