@@ -6,7 +6,7 @@
 #define PARSE_RECORD_V2 2   /* V1 and the flags at the end */
 #define PARSE_RECORD_V3 3   /* V2 and the MinHash signature at the end */
 #define PARSE_RECORD_V4 4   /* V3 and hops (u8) at the end */
-#define PARSE_RECORD_V5 5   /* V4, the seed, and for a sitemap one entry (flags, meta) a link */
+#define PARSE_RECORD_V5 5   /* V4, the seed, refused links, and a sitemap's entries */
 
 static void pack(const struct parse_record *p, const char *const *links,
 		 const struct parse_entry *entries, uint32_t nlinks, struct buf *out)
@@ -27,6 +27,11 @@ static void pack(const struct parse_record *p, const char *const *links,
 		buf_put_u32le(out, p->sig[i]);
 	buf_put_u8(out, p->hops);
 	buf_put_varint(out, p->seed);
+	buf_put_varint(out, p->nrefused);
+	for (i = 0; i < p->nrefused; i++) {
+		buf_put_u8(out, p->refused_why[i]);
+		buf_put_str(out, p->refused_urls[i], strlen(p->refused_urls[i]));
+	}
 	for (i = 0; entries && i < nlinks; i++) {
 		buf_put_u8(out, entries[i].flags);
 		crawl_record_meta_put(&entries[i].meta, out);
@@ -50,6 +55,32 @@ void parse_record_pack_sitemap(const struct parse_record *p, const char *const *
 
 	q.flags |= PARSE_SITEMAP;
 	pack(&q, links, entries, nlinks, out);
+}
+
+/* One refused link at rd: its reason and URL. */
+static enum cr_err get_refused(struct buf_reader *rd, int *why, const char **url, size_t *len)
+{
+	uint8_t w;
+
+	if (buf_get_u8(rd, &w) || w >= PARSE_REFUSALS_ || buf_get_str(rd, url, len))
+		return CR_ERR_FORMAT;
+	*why = w;
+	return CR_OK;
+}
+
+enum cr_err parse_record_refused(const struct parse_record *r, size_t *pos, int *why,
+				 const char **url, size_t *len)
+{
+	struct buf_reader rd;
+
+	buf_reader_init(&rd, r->refused, r->refused_len);
+	rd.off = *pos;
+	if (rd.off >= rd.len)
+		return CR_EOF;
+	if (get_refused(&rd, why, url, len))
+		return CR_ERR_FORMAT;
+	*pos = rd.off;
+	return CR_OK;
 }
 
 /* One entry at rd: flags and meta. */
@@ -110,8 +141,26 @@ enum cr_err parse_record_unpack(const void *p, size_t n, struct parse_record *r)
 	if (v >= PARSE_RECORD_V4 && buf_get_u8(&rd, &t.hops))
 		return CR_ERR_FORMAT;
 	t.seed = 0;
-	if (v >= PARSE_RECORD_V5 && buf_get_varint(&rd, &t.seed))
-		return CR_ERR_FORMAT;
+	t.nrefused = 0;
+	t.refused_urls = NULL;
+	t.refused_why = NULL;
+	t.refused = rd.p + rd.off;
+	t.refused_len = 0;
+	if (v >= PARSE_RECORD_V5) {
+		uint64_t nr;
+		int why;
+		const char *u;
+		size_t ul;
+
+		if (buf_get_varint(&rd, &t.seed) || buf_get_varint(&rd, &nr) || nr > rd.len)
+			return CR_ERR_FORMAT;
+		t.refused = rd.p + rd.off;
+		for (i = 0; i < nr; i++)
+			if (get_refused(&rd, &why, &u, &ul))
+				return CR_ERR_FORMAT;
+		t.nrefused = (uint32_t)nr;
+		t.refused_len = rd.off - (size_t)(t.refused - rd.p);
+	}
 	t.entries = rd.p + rd.off;
 	t.entries_len = 0;
 	if (t.flags & PARSE_SITEMAP) {

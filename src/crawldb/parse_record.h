@@ -22,6 +22,10 @@ enum parse_flag {
 				 parse_entry (version 5) */
 };
 
+/* Why a link was left out (the decision log's reasons "max-links",
+ * "too-long"). */
+enum parse_refusal { PARSE_MAX_LINKS = 0, PARSE_TOO_LONG = 1, PARSE_REFUSALS_ };
+
 /* What a sitemap says of one entry: link_record's flags and meta. */
 struct parse_entry {
 	uint8_t flags;            /* enum link_flag (crawldb/link_record.h) */
@@ -44,6 +48,14 @@ struct parse_record {
 	const unsigned char *sig_bytes; /* unpacked: nsig little-endian u32; parse_record_sig */
 	uint8_t hops;                /* the page's redirect hops (crawl_record.hops) */
 	uint64_t seed;               /* the page's seed (crawl_record.seed) */
+	/* Links left out that the decision log names (version 5): reason
+	 * (enum parse_refusal) and URL of each. For packing, the arrays; an
+	 * unpacked record has the bytes (parse_record_refused). */
+	uint32_t nrefused;
+	const char *const *refused_urls;
+	const uint8_t *refused_why;
+	const unsigned char *refused;
+	size_t refused_len;
 	const unsigned char *entries; /* PARSE_SITEMAP: nlinks packed parse_entry;
 					 see parse_record_entry */
 	size_t entries_len;
@@ -66,6 +78,9 @@ uint32_t parse_record_sig(const struct parse_record *r, uint32_t i);
  * links: *pos starts at 0. */
 CR_WUR enum cr_err parse_record_entry(const struct parse_record *r, size_t *pos,
 				      struct parse_entry *e);
+/* Iterates the links an unpacked record left out: *pos starts at 0. */
+CR_WUR enum cr_err parse_record_refused(const struct parse_record *r, size_t *pos, int *why,
+					const char **url, size_t *len);
 /* Iterates the links of an unpacked parse record: *pos starts at 0. */
 CR_WUR enum cr_err parse_record_link(const struct parse_record *r, size_t *pos,
 				     const char **url, size_t *len);

@@ -221,20 +221,42 @@ static void on_text(void *ctx, const xmlChar *ch, int len)
 	}
 }
 
+/* Keeps a link left out, for the decision log. */
+static void refuse(struct html_page *p, const char *url, enum html_refusal why)
+{
+	p->refused[p->nrefused] = strndup(url, URL_MAX_LEN);
+	if (!p->refused[p->nrefused])
+		abort();
+	p->refused_why[p->nrefused++] = (uint8_t)why;
+}
+
 static void add_link(struct walk *w, const char *base, const char *href, const char *anchor)
 {
 	char out[URL_MAX_LEN + 1];
 	const char *why;
 	void **slot;
 
-	/* Past the cap nothing is resolved or remembered: a page of a
-	 * million links costs no more than one of max_links. */
+	enum cr_err e;
+
+	/* Past the cap nothing is resolved or remembered (but the first few,
+	 * for the decision log): a page of a million links costs no more
+	 * than one of max_links. */
 	if (w->page->nlinks >= w->max_links) {
 		w->page->dropped++;
+		if (w->page->nrefused >= HTML_REFUSED_MAX)
+			return;
+		e = url_canon(base, href, out, sizeof(out), &why);
+		if (e == CR_OK)
+			refuse(w->page, out, HTML_MAX_LINKS);
+		else if (e == CR_ERR_LIMIT)
+			refuse(w->page, href, HTML_TOO_LONG);
 		return;
 	}
-	if (url_canon(base, href, out, sizeof(out), &why) != CR_OK) {
+	e = url_canon(base, href, out, sizeof(out), &why);
+	if (e != CR_OK) {
 		w->page->dropped++;
+		if (e == CR_ERR_LIMIT && w->page->nrefused < HTML_REFUSED_MAX)
+			refuse(w->page, href, HTML_TOO_LONG);
 		return;
 	}
 	slot = hmap_put(&w->seen, out, strlen(out));
@@ -384,6 +406,8 @@ void html_page_release(struct html_page *p)
 	}
 	free(p->links);
 	free(p->anchors);
+	for (i = 0; i < p->nrefused; i++)
+		free(p->refused[i]);
 	buf_release(&p->title);
 	buf_release(&p->text);
 	memset(p, 0, sizeof(*p));

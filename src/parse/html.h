@@ -19,6 +19,12 @@
 #include "util/error.h"
 
 #define HTML_ANCHOR_MAX 256
+/* Links left out that a page keeps for the decision log: past this many,
+ * they are only counted. */
+#define HTML_REFUSED_MAX 64
+
+/* Why a link was left out (the decision log's reason). */
+enum html_refusal { HTML_MAX_LINKS = 0, HTML_TOO_LONG = 1 };
 
 struct html_page {
 	struct buf title;      /* UTF-8, whitespace collapsed */
@@ -32,6 +38,12 @@ struct html_page {
 	uint32_t nofollow;     /* not followed because of nofollow */
 	int meta_noindex;
 	int meta_nofollow;
+	/* The first HTML_REFUSED_MAX links left out for a reason the decision
+	 * log names: past parse.max_links (canonical), or too long (the href
+	 * as written, cut at URL_MAX_LEN bytes). Owned. */
+	char *refused[HTML_REFUSED_MAX];
+	uint8_t refused_why[HTML_REFUSED_MAX];   /* enum html_refusal */
+	uint32_t nrefused;
 };
 
 /* charset: from the Content-Type header, or NULL/"" to let the parser

@@ -250,6 +250,9 @@ int parse_page(const struct job *j, const struct fetch_record *f,
 		sign_page(j, &page, &pr, sig);
 	pr.title = (const char *)buf_cstr(&page.title);
 	pr.title_len = page.title.len;
+	pr.nrefused = page.nrefused;   /* html_refusal and parse_refusal agree */
+	pr.refused_urls = (const char *const *)page.refused;
+	pr.refused_why = page.refused_why;
 	pr.text_digest = page.text_digest;
 	parse_record_pack(&pr, (const char *const *)page.links, page.nlinks, out);
 	c[PC_PAGES]++;

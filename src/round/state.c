@@ -138,6 +138,30 @@ void round_clean_subdirs(const struct crawl_dir *d, int seg, const char *const *
 	}
 }
 
+/* Removes the files of path's folder whose names start with path's name. */
+static void remove_prefixed(const char *path)
+{
+	char folder[PATH_MAX], file[PATH_MAX + 256];
+	const char *name = strrchr(path, '/');
+	struct dirent *de;
+	DIR *dp;
+
+	if (!name)
+		return;
+	snprintf(folder, sizeof(folder), "%.*s", (int)(name - path), path);
+	name++;
+	dp = opendir(folder);
+	while (dp && (de = readdir(dp)) != NULL) {
+		if (strncmp(de->d_name, name, strlen(name)))
+			continue;
+		snprintf(file, sizeof(file), "%s/%s", folder, de->d_name);
+		if (unlink(file) != 0)
+			log_warn("crawl", "cannot remove uncommitted seeds '%s'", file);
+	}
+	if (dp)
+		closedir(dp);
+}
+
 void round_clean_version(const struct crawl_dir *d, int ver)
 {
 	char dir[PATH_MAX];
@@ -145,10 +169,10 @@ void round_clean_version(const struct crawl_dir *d, int ver)
 	layout_crawldb_dir(d, ver, dir, sizeof(dir));
 	if (fs_exists(dir) && fs_remove_tree(dir) != CR_OK)
 		log_warn("crawl", "cannot remove uncommitted CrawlDb version '%s'", dir);
-	/* The seeds an unfinished inject recorded for it are not seeds. */
+	/* The seeds an unfinished inject recorded for it are not seeds: the
+	 * file, or the temporary a killed writer left (NNNNN.zst.tmp.PID). */
 	layout_seeds(d, ver, dir, sizeof(dir));
-	if (fs_exists(dir) && unlink(dir) != 0)
-		log_warn("crawl", "cannot remove uncommitted seeds '%s'", dir);
+	remove_prefixed(dir);
 }
 
 void round_clean(const struct crawl_dir *d, const struct round_plan *p)

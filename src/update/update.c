@@ -111,6 +111,22 @@ static enum cr_err record_link(struct link_source *s, struct link_record *l)
 	return CR_OK;
 }
 
+/* The links the current page left out for a reason the decision log names
+ * (past parse.max_links, too long). */
+static int log_refused(struct link_source *s)
+{
+	static const char *const reasons[PARSE_REFUSALS_] = { "max-links", "too-long" };
+	struct decisions *log = s->dlog ? s->dlog[s->cur_p] : NULL;
+	size_t pos = 0, len;
+	const char *url;
+	int why;
+
+	while (log && parse_record_refused(&s->cur, &pos, &why, &url, &len) == CR_OK)
+		if (decisions_add(log, reasons[why], url, len, s->cur.url, s->cur.url_len))
+			return -1;
+	return 0;
+}
+
 /* The next record of the open parse part: 1 taken, 0 at its end, -1 on error. */
 static int next_record(struct link_source *s)
 {
@@ -128,6 +144,8 @@ static int next_record(struct link_source *s)
 	}
 	s->pos = s->epos = 0;
 	s->have = 1;
+	if (log_refused(s))
+		return -1;
 	/* The links of a redirect or of a near-duplicate count one hop more
 	 * than the page; others start anew (a trap of look-alike pages ends so). */
 	s->hops = 0;

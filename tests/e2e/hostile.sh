@@ -154,6 +154,15 @@ print(max(json.load(open(f)).get("fetch", {}).get("seconds", 0)
 echo "longest fetch phase: $longest s (limit $TIME_LIMIT s)"
 check "no fetch phase past the time limit" \
 	python3 -c "import sys; sys.exit(0 if $longest <= $TIME_LIMIT + 1 else 1)"
+# The links the parser left out are in the decision log, with their page:
+# past parse.max_links (the link farm) and too long (the long-URL host).
+for s in "$SCRATCH"/plain.crawl/segments/*; do
+	"$MPICRAWL" readdb --dir "$SCRATCH/plain.crawl" --decisions --segment "$((10#${s##*/}))"
+done >"$SCRATCH/decisions" 2>/dev/null
+check "the decision log names links past parse.max_links, from the link farm" \
+	grep -q '"reason":"max-links","from":"http://x0012\.' "$SCRATCH/decisions"
+check "the decision log names links too long to be URLs" \
+	grep -q '"reason":"too-long","from":"http://x0013\.' "$SCRATCH/decisions"
 for r in 0 1; do
 	kb=$(tail -n 1 "$SCRATCH/plain.rss.$r" 2>/dev/null || echo 0)
 	echo "rank $r: peak RSS $((kb / 1024)) MiB (bound $RSS_BOUND_MB)"

@@ -67,6 +67,8 @@ static void try_parse(const uint8_t *data, size_t size, struct buf *b)
 	uint32_t *sig;
 	char **links;
 	struct parse_entry *ents;
+	char **rurls;
+	uint8_t *rwhy;
 	const char *u;
 	size_t ul, pos = 0;
 	uint32_t n = 0, i;
@@ -95,6 +97,22 @@ static void try_parse(const uint8_t *data, size_t size, struct buf *b)
 	}
 	if (e != CR_EOF || n != p.nlinks)
 		abort();
+	/* The links it left out, as packing takes them. */
+	rurls = calloc(p.nrefused + 1, sizeof(*rurls));
+	rwhy = calloc(p.nrefused + 1, 1);
+	if (!rurls || !rwhy)
+		abort();
+	for (i = 0, pos = 0; i < p.nrefused; i++) {
+		int why;
+
+		if (parse_record_refused(&p, &pos, &why, &u, &ul) != CR_OK)
+			abort();
+		has_nul |= ul && memchr(u, 0, ul) != NULL;
+		rurls[i] = fuzz_strndup(u, ul);
+		rwhy[i] = (uint8_t)why;
+	}
+	p.refused_urls = (const char *const *)rurls;
+	p.refused_why = rwhy;
 	/* A sitemap's entries, one a link. */
 	ents = calloc(p.nlinks + 1, sizeof(*ents));
 	if (!ents)
@@ -116,8 +134,15 @@ static void try_parse(const uint8_t *data, size_t size, struct buf *b)
 		    !SAME_STR(p.title, p.title_len, p2.title, p2.title_len) ||
 		    p.text_digest != p2.text_digest || p.nlinks != p2.nlinks ||
 		    p.flags != p2.flags || p.nsig != p2.nsig || p.seed != p2.seed ||
-		    p.hops != p2.hops)
+		    p.hops != p2.hops || p.nrefused != p2.nrefused)
 			abort();
+		for (i = 0, pos = 0; i < p.nrefused; i++) {
+			int why;
+
+			if (parse_record_refused(&p2, &pos, &why, &u, &ul) != CR_OK ||
+			    why != rwhy[i] || !SAME_STR(u, ul, rurls[i], strlen(rurls[i])))
+				abort();
+		}
 		for (i = 0, pos = 0; (p.flags & PARSE_SITEMAP) && i < p.nlinks; i++) {
 			struct parse_entry pe;
 
@@ -140,6 +165,10 @@ static void try_parse(const uint8_t *data, size_t size, struct buf *b)
 		free(links[i]);
 	free(links);
 	free(ents);
+	for (i = 0; i < p.nrefused; i++)
+		free(rurls[i]);
+	free(rurls);
+	free(rwhy);
 	free(sig);
 }
 

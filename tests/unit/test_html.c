@@ -1,5 +1,6 @@
 #include "test.h"
 #include "parse/html.h"
+#include "url/url.h"
 
 #include <stdlib.h>
 
@@ -76,6 +77,28 @@ int main(void)
 		html_page_release(&p);
 	}
 
+	{
+		/* Links left out for the decision log: past max_links, too long. */
+		struct buf d;
+		unsigned x;
+
+		buf_init(&d);
+		buf_adds(&d, "<a href=\"/1\">1</a><a href=\"/2\">2</a><a href=\"/3\">3</a>"
+			 "<a href=\"/4\">4</a><a href=\"/");
+		for (x = 0; x < URL_MAX_LEN + 10; x++)
+			buf_addc(&d, 'x');
+		buf_adds(&d, "\">long</a>");
+		CHECK(html_extract(d.p, d.len, NULL, "http://h.test/", "mpicrawl", 2, &p) == CR_OK &&
+		      p.nlinks == 2 && p.nrefused == 3 && p.refused_why[0] == HTML_MAX_LINKS &&
+		      !strcmp(p.refused[0], "http://h.test/3") && p.refused_why[2] == HTML_TOO_LONG,
+		      "refused past max_links: %u", p.nrefused);
+		html_page_release(&p);
+		CHECK(html_extract(d.p, d.len, NULL, "http://h.test/", "mpicrawl", 10, &p) == CR_OK &&
+		      p.nlinks == 4 && p.nrefused == 1 && p.refused_why[0] == HTML_TOO_LONG &&
+		      strlen(p.refused[0]) == URL_MAX_LEN, "refused too long: %u", p.nrefused);
+		html_page_release(&p);
+		buf_release(&d);
+	}
 	CHECK(html_extract(doc2, sizeof(doc2) - 1, "utf-8", "http://h.test/", "mpicrawl",
 			   100, &p) == CR_OK, "parse doc2");
 	CHECK(p.meta_nofollow && p.meta_noindex && p.nlinks == 0 && p.nofollow == 1,

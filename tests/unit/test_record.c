@@ -405,6 +405,44 @@ static void test_parse(void)
 		CHECK(parse_record_unpack(b.p, b.len, &q) == CR_ERR_FORMAT,
 		      "parse: bytes after the links");
 	}
+	{
+		/* Version 5: refused links, and a sitemap's entries. */
+		static const char *const links[] = { "http://s/a", "http://s/b" };
+		static const char *const refused[] = { "http://s/3", "http://s/xxxx" };
+		static const uint8_t why[] = { PARSE_MAX_LINKS, PARSE_TOO_LONG };
+		const struct parse_entry ents[] = { { LINK_ENTRY, { 0, 0, 3, 501, 77 } },
+						    { LINK_ENTRY | LINK_CROSS, M0 } };
+		struct parse_record p, q;
+		struct parse_entry pe;
+		size_t pos = 0;
+		const char *u;
+		size_t ul;
+		int w;
+
+		memset(&p, 0, sizeof(p));
+		p.url = "http://s/map.xml";
+		p.url_len = strlen(p.url);
+		p.title = "";
+		p.seed = 12345;
+		p.nrefused = 2;
+		p.refused_urls = refused;
+		p.refused_why = why;
+		buf_reset(&b);
+		parse_record_pack_sitemap(&p, links, ents, 2, &b);
+		CHECK(parse_record_unpack(b.p, b.len, &q) == CR_OK && q.seed == 12345 &&
+		      (q.flags & PARSE_SITEMAP) && q.nrefused == 2, "sitemap record");
+		CHECK(parse_record_refused(&q, &pos, &w, &u, &ul) == CR_OK && w == PARSE_MAX_LINKS &&
+		      same(u, ul, "http://s/3", 10), "first refused");
+		CHECK(parse_record_refused(&q, &pos, &w, &u, &ul) == CR_OK && w == PARSE_TOO_LONG &&
+		      parse_record_refused(&q, &pos, &w, &u, &ul) == CR_EOF, "second refused, end");
+		pos = 0;
+		CHECK(parse_record_entry(&q, &pos, &pe) == CR_OK && pe.flags == LINK_ENTRY &&
+		      pe.meta.priority == 501 && pe.meta.lastmod == 77, "first entry");
+		CHECK(parse_record_entry(&q, &pos, &pe) == CR_OK &&
+		      pe.flags == (LINK_ENTRY | LINK_CROSS) &&
+		      parse_record_entry(&q, &pos, &pe) == CR_EOF, "second entry, end");
+		CHECK(all_prefixes_fail(b.p, b.len, parse_unpack_v, &q), "truncations fail");
+	}
 	buf_release(&b);
 }
 
