@@ -3,6 +3,7 @@
 #include "crawldb/fetch_record.h"
 #include "dedup/dedup.h"
 #include "round/state.h"
+#include "scope/decisions.h"
 #include "seen/bloom.h"
 #include "seen/seen.h"
 #include "store/recfile.h"
@@ -391,6 +392,34 @@ static void check_robots(struct ck *c)
 	}
 }
 
+/* The seeds of every inject up to version: the scope is built from them,
+ * so a damaged one is reported, never removed. */
+static void check_seeds(struct ck *c, int version)
+{
+	char path[PATH_MAX];
+	int v;
+
+	for (v = 1; v <= version; v++) {
+		layout_seeds(c->d, v, path, sizeof(path));
+		if (read_whole(c, path, REC_KIND_SEEDS, NULL, NULL) == CR_ERR_FORMAT)
+			say(c, 0, "damaged seeds file '%s': the scope needs it; move it away and "
+			    "inject the seed file again", path);
+	}
+}
+
+/* A segment's decision log, decompressed whole (its zstd checksums). */
+static void check_decisions(struct ck *c, int seg)
+{
+	FILE *null = fopen("/dev/null", "w");
+	uint64_t lines;
+
+	if (null && decisions_print(c->d, seg, null, &lines) == CR_ERR_FORMAT)
+		say(c, 0, "segment %d: a damaged decision log (named above); it only reports, "
+		    "nothing reads it back", seg);
+	if (null)
+		fclose(null);
+}
+
 enum cr_err check_run(const struct crawl_dir *d, const struct config *cfg, int repair,
 		      struct check_report *r)
 {
@@ -411,10 +440,13 @@ enum cr_err check_run(const struct crawl_dir *d, const struct config *cfg, int r
 		char dir[PATH_MAX];
 
 		layout_segment_dir(d, seg, dir, sizeof(dir));
-		if (fs_exists(dir))
+		if (fs_exists(dir)) {
 			check_segment(&c, seg);
+			check_decisions(&c, seg);
+		}
 	}
 	check_robots(&c);
+	check_seeds(&c, s.version);
 	if (repair)
 		round_clean_tmp(d);
 	return CR_OK;

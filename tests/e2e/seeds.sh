@@ -63,6 +63,16 @@ check "the last round logs the URLs max_pages held back, all of limited seeds" t
 check "CrawlDb identical on 1 and 2 ranks" cmp -s "$SCRATCH/dump1" "$SCRATCH/dump2"
 check "CrawlDb identical on 1 and 4 ranks" cmp -s "$SCRATCH/dump1" "$SCRATCH/dump4"
 
+# mpicrawl check reads the seeds files and the decision logs whole.
+cp -r "$SCRATCH/c1" "$SCRATCH/damaged"
+f=$(ls "$SCRATCH"/damaged/seeds/*.zst | head -1)
+truncate -s -5 "$f"
+d=$(ls "$SCRATCH"/damaged/segments/00001/decisions/*.zst | head -1)
+truncate -s -3 "$d"
+check "check names a damaged seeds file and a damaged decision log" expect 1 \
+	"damaged seeds file '$f'.*" "$MPICRAWL" check --dir "$SCRATCH/damaged"
+check "... and the decision log" grep -q "damaged decision log '$d'" "$SCRATCH/err"
+
 # A seed line with a bad setting is not injected (as an invalid URL is not),
 # with its line named; its siblings are.
 printf 'http://h0000.%s/\nhttp://h0001.%s/\tmax_pages=many\n' "$D" "$D" >"$SCRATCH/bad-seeds"
