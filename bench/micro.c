@@ -45,6 +45,7 @@ static int bench_minhash(long pages, long words)
 	uint32_t sig[128];
 	double t0, t, bytes = 0;
 	long i, j, done = 0, rounds = 0;
+	enum minhash_scheme s;
 
 	if (!texts)
 		return 1;
@@ -61,16 +62,21 @@ static int bench_minhash(long pages, long words)
 		}
 		bytes += (double)texts[i].len;
 	}
-	t0 = now();
-	do {
-		for (i = 0; i < pages; i++)
-			minhash_sign((const char *)texts[i].p, texts[i].len, 5, 128, sig);
-		done += pages;
-		rounds++;
-		t = now() - t0;
-	} while (t < 2.0);
-	printf("minhash_pages_per_s %.0f pages/s\n", (double)done / t);
-	printf("minhash_mb_per_s %.1f MB/s\n", bytes * (double)rounds / t / 1e6);
+	for (s = MINHASH_FUNCTIONS; s <= MINHASH_OPH; s++) {
+		const char *name = s == MINHASH_OPH ? "oph" : "minhash";
+
+		done = rounds = 0;
+		t0 = now();
+		do {
+			for (i = 0; i < pages; i++)
+				minhash_sign((const char *)texts[i].p, texts[i].len, 5, 128, s, sig);
+			done += pages;
+			rounds++;
+			t = now() - t0;
+		} while (t < 2.0);
+		printf("%s_pages_per_s %.0f pages/s\n", name, (double)done / t);
+		printf("%s_mb_per_s %.1f MB/s\n", name, bytes * (double)rounds / t / 1e6);
+	}
 	printf("minhash_page_bytes %.0f bytes\n", bytes / (double)pages);
 	for (i = 0; i < pages; i++)
 		buf_release(&texts[i]);

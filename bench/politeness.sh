@@ -39,12 +39,15 @@
 # checked against the fetch phase's own `requests` counter.
 #
 # Knobs: BENCH_C_HOSTS=100, BENCH_C_PAGES=30, BENCH_C_SCRAPY=1 (0: mpicrawl
-# only), BENCH_C_EFFICIENCY=0.95 (the floor).
+# only), BENCH_C_EFFICIENCY=0.95 (the floor per round), BENCH_C_WHOLE=0.8
+# (the floor of the whole crawl: bound / wall).
 
 C_HOSTS=${BENCH_C_HOSTS:-100}
 C_PAGES=${BENCH_C_PAGES:-30}
 C_SCRAPY=${BENCH_C_SCRAPY:-1}
 C_FLOOR=${BENCH_C_EFFICIENCY:-0.95}
+C_WHOLE_FLOOR=${BENCH_C_WHOLE:-0.8}
+C_MPICRAWL_WALL=
 C_DELAY_MS=1000
 C_IN_FLIGHT=1
 
@@ -220,9 +223,17 @@ def cmd_mpicrawl(log, crawl, delay_ms, md):
         w('- No violations: every request start to a host at least %d ms after the previous one, never two requests to a host open at once, nothing flagged `disallowed`.' % int(delay_ms))
     out.close()
     mn, p1, md_ = gap_stats(reqs)
-    print(len(reqs), len(by_host(reqs)), len(rounds), nv, len(gaps), len(cross), len(opens), len(dis),
+    # The whole crawl's politeness bound: no host can be done before it is
+    # found (its first request, counted from the crawl's first) plus one
+    # delay per further request; the busiest host alone, without discovery.
+    hs = by_host(reqs)
+    t0 = min((r[0] for r in reqs), default=0)
+    b_disc = max(((v[0][0] - t0) + (len(v) - 1) * delay for v in hs.values()), default=0)
+    b_busy = max(((len(v) - 1) * delay for v in hs.values()), default=0)
+    print(len(reqs), len(hs), len(rounds), nv, len(gaps), len(cross), len(opens), len(dis),
           fmt(e_host_all, 4), fmt(e_all_all, 4), '%.1f' % mn, '%.1f' % md_,
-          max((len(v) for v in by_host(reqs).values()), default=0), len(mismatch))
+          max((len(v) for v in hs.values()), default=0), len(mismatch),
+          '%.2f' % (b_disc / 1e6), '%.2f' % (b_busy / 1e6))
 
 
 def cmd_audit(log, delay_ms):
@@ -365,7 +376,7 @@ bench_c() {
 	else
 		read_time "$WORK/c-mpicrawl.time"
 		wall=$T_WALL
-		read -r n _ rounds nv ngap ncross nopen ndis eff_h eff_a mn med busy mism \
+		read -r n _ rounds nv ngap ncross nopen ndis eff_h eff_a mn med busy mism bdisc bbusy \
 			< <(python3 "$WORK/politeness.py" mpicrawl "$WORK/c-mpicrawl.log" "$WORK/c.crawl" \
 				"$C_DELAY_MS" "$WORK/c-rounds.md")
 		read -r _ robots s2 s3 s4 _ _ dups covered want extra _ \
@@ -389,6 +400,15 @@ bench_c() {
 		else
 			md "- Floor met: zero violations."
 		fi
+		eff_w=$(awk -v b="$bdisc" -v w="$wall" 'BEGIN { printf "%.2f", (w > 0 ? b / w : 0) }')
+		md "- Whole crawl: the politeness bound is $bdisc s (each host from its first request, counted from the crawl's first, plus one delay per further request; the busiest host alone: $bbusy s); the crawl took $wall s: efficiency **$eff_w** (bound / wall)."
+		if awk -v e="$eff_w" -v f="$C_WHOLE_FLOOR" 'BEGIN { exit !(e >= f) }'; then
+			md "- Floor met: whole-crawl efficiency $eff_w >= $C_WHOLE_FLOOR (wall at most $(awk -v f="$C_WHOLE_FLOOR" 'BEGIN { printf "%.2f", 1 / f }')x the bound)."
+		else
+			md "- Floor **NOT MET**: whole-crawl efficiency $eff_w < $C_WHOLE_FLOOR."
+			FLOOR_MISSED=1
+		fi
+		C_MPICRAWL_WALL=$wall
 		if [ "$eff_h" != - ] && awk -v e="$eff_h" -v f="$C_FLOOR" 'BEGIN { exit !(e >= f) }'; then
 			md "- Floor met: efficiency (per-host windows, weighted by requests) $eff_h >= $C_FLOOR."
 		else
@@ -466,6 +486,14 @@ bench_c() {
 			md "| scrapy | $T_WALL | $sv | $(awk -v n="$sv" -v w="$T_WALL" 'BEGIN { printf "%.1f", (w > 0 ? n / w : 0) }') | $(awk -v n="$sv" -v w="$T_WALL" -v h="$C_HOSTS" -v d="$C_DELAY_MS" 'BEGIN { printf "%.2f", (w > 0 ? n / w / (h * 1000 / d) : 0) }') | $covered / $want | $dups | $sgap ($sghosts) | $smn / $sp1 / $smed | $sopen | $sdis |"
 			md ""
 			md "- scrapy's own figures: finish_reason $(c_scrapy_stat "$WORK/c-scrapy.out" finish_reason), $(c_scrapy_stat "$WORK/c-scrapy.out" downloader/request_count) requests, $(c_scrapy_stat "$WORK/c-scrapy.out" dupefilter/filtered) filtered as duplicates, elapsed $(c_scrapy_stat "$WORK/c-scrapy.out" elapsed_time_seconds) s; CPU $T_CPU s, peak RSS $T_RSS_MB MiB."
+			if [ -n "$C_MPICRAWL_WALL" ]; then
+				if awk -v m="$C_MPICRAWL_WALL" -v s="$T_WALL" 'BEGIN { exit !(m < s) }'; then
+					md "- Floor met: mpicrawl's whole crawl ($C_MPICRAWL_WALL s) is shorter than scrapy's ($T_WALL s)."
+				else
+					md "- Floor **NOT MET**: mpicrawl's whole crawl ($C_MPICRAWL_WALL s) is not shorter than scrapy's ($T_WALL s)."
+					FLOOR_MISSED=1
+				fi
+			fi
 			[ "$sgap" -gt 0 ] && md "- scrapy's closest pair: $sex (scrapy spaces requests by the time it hands them to the downloader, not by when they reach the server; for information, not a floor)."
 			md ""
 			say "C: scrapy: $T_WALL s, $sv requests; $sgap starts < ${C_DELAY_MS} ms apart, $sopen open at once, $sdis disallowed"

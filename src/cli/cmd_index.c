@@ -39,5 +39,5 @@ int cmd_index(int argc, char **argv)
 		log_user("segment %d has not been fetched", -v[0]);
 		return cli_job_end(1);
 	}
-	return cli_job_end(round_index(&j, v[0], v[1]));
+	return cli_job_end(round_index(&j, v[0], v[1], 0));
 }

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 enum key_type { K_LONG, K_BOOL, K_STR, K_ENUM_PARTITION, K_ENUM_POLITENESS, K_DBL, K_CHOICE };
 
@@ -55,6 +56,8 @@ struct key {
 	{ name, K_DBL, offsetof(struct config, field), 0, min, max, def, doc, NULL, NULL, 0 }
 
 static const char *const warc_compressions[] = { "gzip", "zstd", NULL };
+/* In the order of enum minhash_scheme (dedup/minhash.h). */
+static const char *const dedup_signatures[] = { "minhash", "oph", NULL };
 
 /* dns.servers: "ip", "ip:port" or "[ipv6]:port" items, comma-separated. */
 static const char *check_servers(const char *v)
@@ -132,6 +135,33 @@ static const char *check_header(const char *v)
 	for (p = (const unsigned char *)v; *p; p++)
 		if (*p < 0x20 || *p == 0x7f)
 			return "holds a control character";
+	return NULL;
+}
+
+/* http.accept_encoding: "" or a comma-separated list of the codings the
+ * parser undoes (parse/decode.h), optionally with q-values. */
+static const char *check_codings(const char *v)
+{
+	static const char *const known[] = { "gzip", "deflate", "br", "zstd", "identity" };
+	const char *p = v;
+
+	if (check_header(v) && *v)
+		return check_header(v);
+	while (*p) {
+		size_t n, i, ok = 0;
+
+		p += strspn(p, " \t");
+		n = strcspn(p, ",;");
+		while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+			n--;
+		for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+			ok |= n == strlen(known[i]) && !strncasecmp(p, known[i], n);
+		if (!ok)
+			return "a list of gzip, deflate, br, zstd, identity (the codings mpicrawl "
+			       "decodes)";
+		p += strcspn(p, ",");
+		p += *p == ',';
+	}
 	return NULL;
 }
 
@@ -219,6 +249,9 @@ static const struct key keys[] = {
 	  "bytes a Content-Encoding (gzip, deflate, zstd) may decode to; the page is too_large"),
 	B("fetch.parse", fetch_parse, "true",
 	  "parse pages while fetching, so that the parse phase has nothing left to do"),
+	L("fetch.follow_max", follow_max, 0, 1L << 31, "1000",
+	  "links of a host's pages to its own origin that join its queue in the same round, "
+	  "at most, per host (0: links wait for the next round)"),
 	L("fetch.time_limit_s", time_limit_s, 0, 1L << 31, "0",
 	  "end a fetch phase after this many seconds, leaving the rest due (0: no limit)"),
 	L("fetch.stop_grace_s", stop_grace_s, 0, 3600, "10",
@@ -243,6 +276,8 @@ static const struct key keys[] = {
 	  "bytes of a robots.txt that are read"),
 	SC("http.user_agent", user_agent, "mpicrawl/0.1", check_header,
 	  "User-Agent header sent with every request"),
+	SC("http.accept_encoding", accept_encoding, "gzip, deflate, br, zstd", check_codings,
+	  "Accept-Encoding of page requests (the WARC keeps bodies as sent); \"\": none"),
 	B("url.drop_fragment", url_drop_fragment, "true",
 	  "canonical URLs drop the fragment (#...)"),
 	B("url.drop_userinfo", url_drop_userinfo, "true",
@@ -351,6 +386,9 @@ static const struct key keys[] = {
 	  "words per shingle"),
 	L("dedup.hashes", dedup_hashes, 16, 512, "128",
 	  "MinHash values per page"),
+	C("dedup.signature", dedup_signature, dedup_signatures, "oph",
+	  "oph (one hash per shingle, densified) or minhash (one per value); fixed when the "
+	  "crawl directory is created"),
 	L("dedup.bands", dedup_bands, 1, 512, "16",
 	  "LSH bands; must divide dedup.hashes"),
 	D("dedup.threshold", dedup_threshold, 100000000, 1000000000, "0.8",
@@ -501,6 +539,8 @@ enum cr_err config_set(struct config *c, const char *key, const char *value)
 
 			if (!e && !strcmp(key, "partition.count"))
 				c->partitions_set = 1;
+			if (!e && !strcmp(key, "dedup.signature"))
+				c->dedup_signature_set = 1;
 			return e;
 		}
 	log_err("config", "unknown key '%s'", key);

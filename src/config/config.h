@@ -36,6 +36,7 @@ struct config {
 	char allow_addresses[512];
 	int fetch_parse;
 	long time_limit_s;
+	long follow_max;
 	long stop_grace_s;          /* fetch.stop_grace_s: SIGTERM/SIGUSR1 */
 	long sync_interval_ms;      /* fetch.sync_interval_ms: journal batches */
 	long max_hold_s;            /* fetch.max_hold_s: longer holds leave the round */
@@ -47,6 +48,7 @@ struct config {
 	long robots_ttl_s;
 	long robots_max_bytes;
 	char user_agent[256];
+	char accept_encoding[128];
 	int url_drop_fragment;      /* url.*: the dedup rules of url_canon */
 	int url_drop_userinfo;
 	int url_default_port;
@@ -98,12 +100,14 @@ struct config {
 	int dedup_enabled;
 	long dedup_shingle;
 	long dedup_hashes;
+	int dedup_signature;  /* enum minhash_scheme */
 	long dedup_bands;
 	double dedup_threshold;
 	long dedup_max_cand;
 	long exchange_batch_kb;
 	long progress_ms;
 	int partitions_set;   /* partition.count was given explicitly */
+	int dedup_signature_set;   /* dedup.signature was given explicitly */
 };
 
 /* Sets every key to its default. */

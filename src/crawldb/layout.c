@@ -1,4 +1,5 @@
 #include "crawldb/layout.h"
+#include "dedup/minhash.h"
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/log.h"
@@ -64,6 +65,7 @@ enum cr_err layout_open(const char *root, struct config *cfg, int create,
 	char path[PATH_MAX], v[64];
 	struct buf b;
 	long P;
+	int sig;
 
 	if (strlen(root) >= sizeof(d->root)) {
 		log_err("layout", "crawl directory name too long");
@@ -105,7 +107,16 @@ enum cr_err layout_open(const char *root, struct config *cfg, int create,
 	if (meta_value((const char *)b.p, "partition.by", v, sizeof(v)) == CR_OK &&
 	    !strcmp(v, "domain"))
 		d->partition_by = PARTITION_BY_DOMAIN;
+	/* Crawls made before the key existed sign with n hash functions. */
+	sig = meta_value((const char *)b.p, "dedup.signature", v, sizeof(v)) == CR_OK &&
+	      !strcmp(v, "oph") ? MINHASH_OPH : MINHASH_FUNCTIONS;
 	buf_release(&b);
+	if (cfg->dedup_signature_set && cfg->dedup_signature != sig) {
+		log_err("layout", "dedup.signature is %s in '%s' and cannot change",
+			sig == MINHASH_OPH ? "oph" : "minhash", root);
+		return CR_ERR_ARG;
+	}
+	cfg->dedup_signature = sig;
 	if (cfg->partitions_set && cfg->partitions != P) {
 		log_err("layout", "partition.count is %ld in '%s' and cannot change (asked %ld)",
 			P, root, cfg->partitions);
@@ -132,6 +143,8 @@ enum cr_err layout_write_meta(const struct crawl_dir *d, const struct config *cf
 	buf_addf(&b, "# mpicrawl crawl directory; do not edit\nformat = %d\n", LAYOUT_FORMAT);
 	buf_addf(&b, "partition.count = %u\npartition.by = %s\n", d->partitions,
 		 d->partition_by == PARTITION_BY_DOMAIN ? "domain" : "host");
+	buf_addf(&b, "dedup.signature = %s\n",
+		 cfg->dedup_signature == MINHASH_OPH ? "oph" : "minhash");
 	buf_adds(&b, "# configuration at creation:\n");
 	{
 		const char *line = cfgtext;

@@ -116,10 +116,69 @@ static uint64_t shingle_hash(const uint64_t *ring, unsigned k, unsigned first)
 	return h;
 }
 
-size_t minhash_sign(const char *text, size_t len, unsigned k, unsigned n, uint32_t *sig)
+/* One-permutation hashing: the shingle's one hash picks a bin by its high
+ * half and competes there with its low half. */
+static void oph_fold(uint64_t sh, unsigned n, uint32_t *sig)
+{
+	unsigned bin = (unsigned)(((sh >> 32) * n) >> 32);
+	uint32_t v = (uint32_t)sh;
+
+	if (v < sig[bin])
+		sig[bin] = v;
+}
+
+/* A shingle's hash for one-permutation hashing: one XXH3 over its k word
+ * hashes in order. */
+static uint64_t oph_shingle_hash(const uint64_t *ring, unsigned k, unsigned first)
+{
+	uint64_t w[32];
+
+	memcpy(w, ring + first, (k - first) * sizeof(*w));
+	memcpy(w + (k - first), ring, first * sizeof(*w));
+	return XXH3_64bits_withSeed(w, k * sizeof(*w), 0x6f7068ULL);
+}
+
+/*
+ * Fills the bins no shingle fell into (Shrivastava, "Optimal densification
+ * for fast and accurate minwise hashing", ICML 2017): empty bin i takes the
+ * value of the first bin that was not empty along its own fixed sequence of
+ * probes j = h(i, 1), h(i, 2), ... The sequence depends on i alone, so two
+ * texts agree on bin i with probability equal to their Jaccard index, as
+ * with n independent hash functions. Past a bound on probes the next bin
+ * that was not empty is taken (texts of a handful of shingles only).
+ */
+static void oph_densify(unsigned n, uint32_t *sig)
+{
+	uint8_t filled[MINHASH_MAX];
+	unsigned i, t, any = 0;
+
+	for (i = 0; i < n; i++)
+		any |= filled[i] = sig[i] != UINT32_MAX;
+	if (!any)
+		return;
+	for (i = 0; i < n; i++) {
+		uint64_t st = 0x64656e7365ULL ^ ((uint64_t)i << 32);
+		unsigned j = i;
+
+		if (filled[i])
+			continue;
+		for (t = 0; t < 16 * n; t++) {
+			j = (unsigned)(((splitmix(&st) >> 32) * n) >> 32);
+			if (filled[j])
+				break;
+		}
+		while (!filled[j])
+			j = (j + 1) % n;
+		sig[i] = sig[j];
+	}
+}
+
+size_t minhash_sign(const char *text, size_t len, unsigned k, unsigned n,
+		    enum minhash_scheme scheme, uint32_t *sig)
 {
 	uint64_t ring[32];
 	size_t pos = 0, s, e, words = 0, shingles = 0;
+	int oph = scheme == MINHASH_OPH;
 
 	if (k < 1)
 		k = 1;
@@ -127,21 +186,30 @@ size_t minhash_sign(const char *text, size_t len, unsigned k, unsigned n, uint32
 		k = 32;
 	if (n > MINHASH_MAX)
 		n = MINHASH_MAX;
-	coefficients();
+	if (!oph)
+		coefficients();
 	while (next_word(text, len, &pos, &s, &e)) {
 		if (!words)
 			memset(sig, 0xff, n * sizeof(*sig));
 		ring[words % k] = word_hash(text + s, e - s);
 		words++;
-		if (words >= k) {
+		if (words < k)
+			continue;
+		if (oph)
+			oph_fold(oph_shingle_hash(ring, k, (unsigned)(words % k)), n, sig);
+		else
 			fold(shingle_hash(ring, k, (unsigned)(words % k)), n, sig);
-			shingles++;
-		}
-	}
-	if (words && words < k) {
-		fold(shingle_hash(ring, (unsigned)words, 0), n, sig);
 		shingles++;
 	}
+	if (words && words < k) {
+		if (oph)
+			oph_fold(oph_shingle_hash(ring, (unsigned)words, 0), n, sig);
+		else
+			fold(shingle_hash(ring, (unsigned)words, 0), n, sig);
+		shingles++;
+	}
+	if (oph && shingles)
+		oph_densify(n, sig);
 	return shingles;
 }
 

@@ -5,11 +5,23 @@
  * >= 0x80 (so UTF-8 letters stay inside words); ASCII letters are folded to
  * lower case; every other byte separates words. A shingle is k consecutive
  * words; a text of fewer than k words (but at least one) has one shingle of
- * all its words. The shingle's 64-bit hash feeds n hash functions
- * h_i(s) = (a_i * s + b_i) >> 32 (multiply-shift, a_i odd, fixed seeds); the
- * signature holds each function's minimum. Two pages agree on value i with
- * probability equal to the Jaccard index of their shingle sets, so the share
- * of equal values estimates it. Pure and deterministic on every rank.
+ * all its words. Two schemes make the n values of a signature:
+ *
+ * - MINHASH_OPH (dedup.signature = oph, the default): one-permutation
+ *   hashing (Li, Owen and Zhang, NIPS 2012): one 64-bit hash per shingle
+ *   picks one of n bins and keeps the minimum there; bins no shingle fell
+ *   into are filled by optimal densification (Shrivastava, ICML 2017).
+ *   One hash per shingle instead of n.
+ * - MINHASH_FUNCTIONS (dedup.signature = minhash; crawls made before the
+ *   key existed): the shingle's hash feeds n hash functions h_i(s) = (a_i *
+ *   s + b_i) >> 32 (multiply-shift, a_i odd, fixed seeds), each keeping its
+ *   minimum.
+ *
+ * Either way two pages agree on value i with probability equal to the
+ * Jaccard index of their shingle sets, so the share of equal values
+ * estimates it. The two schemes' signatures do not compare: a crawl keeps
+ * the scheme it was created with (crawl.meta). Pure and deterministic on
+ * every rank.
  */
 #ifndef CR_DEDUP_MINHASH_H
 #define CR_DEDUP_MINHASH_H
@@ -25,9 +37,12 @@
  * `mpicrawl warc --text` prints). Returns the number of words. */
 size_t minhash_words(const char *text, size_t len, struct buf *out);
 
+enum minhash_scheme { MINHASH_FUNCTIONS = 0, MINHASH_OPH = 1 };
+
 /* Computes n values (n <= MINHASH_MAX) over k-word shingles of text into
  * sig. Returns the number of shingles (0: no words, sig untouched). */
-size_t minhash_sign(const char *text, size_t len, unsigned k, unsigned n, uint32_t *sig);
+size_t minhash_sign(const char *text, size_t len, unsigned k, unsigned n,
+		    enum minhash_scheme scheme, uint32_t *sig);
 
 /* Share of equal values of two n-value signatures: estimated Jaccard. */
 double minhash_similarity(const uint32_t *a, const uint32_t *b, unsigned n);

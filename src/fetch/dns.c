@@ -6,6 +6,7 @@
 #include <ares.h>
 #include <arpa/inet.h>
 #include <netdb.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -39,7 +40,7 @@ struct dns {
 	int inflight;
 	struct dns_entry *queue_head, *queue_tail;
 	long ttl_s, negative_ttl_s;
-	uint64_t queries, hits;
+	uint64_t queries, hits, seeded;
 };
 
 struct dns_query {
@@ -301,6 +302,40 @@ void dns_resolve(struct dns *d, const char *host, int64_t now_us, dns_done_fn do
 		return;
 	}
 	send_query(d, e, host);
+}
+
+void dns_seed(struct dns *d, const char *host, enum dns_result r, const char *addr,
+	      int64_t expires_us)
+{
+	struct dns_entry **slot, *e;
+
+	if (r == DNS_OK && (!addr || strlen(addr) >= sizeof(e->addr)))
+		return;
+	slot = (struct dns_entry **)hmap_put(&d->cache, host, strlen(host));
+	if (*slot)
+		return;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return;
+	e->result = r;
+	if (r == DNS_OK)
+		snprintf(e->addr, sizeof(e->addr), "%s", addr);
+	e->expires_us = expires_us;
+	*slot = e;
+	d->seeded++;
+}
+
+int dns_peek(const struct dns *d, const char *host, enum dns_result *r, char *addr,
+	     size_t cap, int64_t *expires_us)
+{
+	const struct dns_entry *e = hmap_get(&d->cache, host, strlen(host));
+
+	if (!e || e->pending || e->expires_us == 0)
+		return 0;
+	*r = e->result;
+	snprintf(addr, cap, "%s", e->result == DNS_OK ? e->addr : "");
+	*expires_us = e->expires_us;
+	return 1;
 }
 
 unsigned dns_waitfds(struct dns *d, struct pollfd *fds, unsigned max)

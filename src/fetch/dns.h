@@ -2,8 +2,10 @@
  * dns.h - asynchronous name resolution over c-ares, with our own cache.
  *
  * The fetcher asks for a host once per host queue; answers (and failures)
- * are cached for dns.cache_ttl_s (or dns.negative_ttl_s), so a host is
- * resolved once per phase however many URLs it has. The resolved address is
+ * are cached for the record's TTL, at least 60 s and at most
+ * dns.cache_ttl_s (failures: dns.negative_ttl_s), and carried to later
+ * phases (dns_seed, dns_peek), so a host is resolved once per TTL however
+ * many URLs and rounds it has. The resolved address is
  * handed to libcurl (CURLOPT_RESOLVE), which then never resolves by itself.
  * The sockets of c-ares join the fetcher's poll (dns_waitfds) - there is one
  * event loop per rank.
@@ -12,6 +14,7 @@
 #define CR_FETCH_DNS_H
 
 #include <poll.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "util/error.h"
@@ -38,6 +41,19 @@ void dns_free(struct dns **d);
  * returns (cache hit, numeric host). */
 void dns_resolve(struct dns *d, const char *host, int64_t now_us, dns_done_fn done,
 		 void *arg);
+/*
+ * Answers persist across phases (the robots cache keeps each host's, with
+ * its expiry): dns_seed puts an answer of an earlier phase into the cache,
+ * valid until expires_us (the clock of dns_resolve's now_us); a host the
+ * cache holds already is left as it is. dns_peek reads what the cache
+ * holds for host: 1 and the result, the address ("" unless DNS_OK; cap
+ * bytes at most) and the expiry; 0 when it holds no answer.
+ */
+void dns_seed(struct dns *d, const char *host, enum dns_result r, const char *addr,
+	      int64_t expires_us);
+int dns_peek(const struct dns *d, const char *host, enum dns_result *r, char *addr,
+	     size_t cap, int64_t *expires_us);
+
 /* The c-ares sockets to poll, at most max; returns how many were written. */
 unsigned dns_waitfds(struct dns *d, struct pollfd *fds, unsigned max);
 /* Handles readiness of the polled sockets (their revents) and c-ares

@@ -9,8 +9,10 @@
 #include "comm/comm.h"
 #include "crawldb/fetch_record.h"
 #include "fetch/addr.h"
+#include "fetch/carry.h"
 #include "fetch/dns.h"
 #include "fetch/fetchlist.h"
+#include "fetch/frontier.h"
 #include "fetch/hosts.h"
 #include "fetch/http.h"
 #include "fetch/origins.h"
@@ -41,7 +43,7 @@ const char *const fetch_counter_names[FC_COUNT_] = {
 	"redirect", "gone", "error", "denied", "blocked", "deferred", "truncated",
 	"not_reached", "robots_unavailable", "robots_wait", "backoffs", "parked",
 	"bytes", "dns_queries", "dns_failed", "hosts", "latency_us_sum", "too_large", "timeout",
-	"revisits", "held",
+	"revisits", "held", "followed",
 };
 
 struct fetcher {
@@ -57,6 +59,8 @@ struct fetcher {
 	struct dns *dns;
 	struct http_client *http;
 	struct segout *out;
+	struct frontier frontier;   /* links followed in the round */
+	int64_t limit;              /* fetch.time_limit_s, monotonic µs (INT64_MAX: none) */
 	uint64_t c[FC_COUNT_];
 	uint64_t pc[PC_COUNT_];     /* parse counters, with fetch.parse */
 	struct buf parsed;
@@ -129,6 +133,13 @@ static void fail_all(struct fetcher *f, struct host *h, int status, const char *
 
 /* ---- loading ---- */
 
+/* A link an earlier attempt followed: queued again after the fetch lists. */
+static void on_followed(void *arg, uint32_t p, const struct crawl_record *rec,
+			const uint64_t *bands, unsigned nb)
+{
+	frontier_keep(&((struct fetcher *)arg)->frontier, p, rec, bands, nb);
+}
+
 /* An outcome an earlier attempt committed: its URL is not fetched again. */
 static void on_kept(void *arg, const struct fetch_record *fr)
 {
@@ -136,22 +147,6 @@ static void on_kept(void *arg, const struct fetch_record *fr)
 
 	*hmap_put(&f->done, fr->rec.url, fr->rec.url_len) = f;
 	count_outcome(f, fr->rec.status);
-}
-
-/* Politeness does not restart with the phase: the host's last request and
- * any hold of the previous phase, and the Crawl-delay of its cached
- * robots.txt, bind its first request of this one. */
-static void carry_in(void *arg, struct origin *o)
-{
-	struct fetcher *f = arg;
-	struct host *h = o->host;
-
-	f->c[FC_ROBOTS_CACHED] += o->state == ORIGIN_READY;
-	if (!h)
-		return;
-	sched_carry_in(h->gate, o->last_end, o->hold_until, clock_now_us(), clock_mono_us());
-	if (o->state == ORIGIN_READY)
-		sched_crawl_delay(&h->pol, robots_crawl_delay_ms(o->rules));
 }
 
 /* The owned partitions' fetch lists, robots cache entries and what
@@ -166,12 +161,14 @@ static enum cr_err load(struct fetcher *f, int64_t now)
 	for (p = 0; !e && p < f->j->dir.partitions; p++) {
 		if (!layout_owns(p, f->j->rank, f->j->nranks))
 			continue;
-		e = segout_resume(f->out, p, on_kept, f, &f->kept, &f->warc_cut);
+		e = segout_resume(f->out, p, on_kept, on_followed, f, &f->kept, &f->warc_cut);
 		if (!e)
 			e = fetchlist_read(&l, p);
 		if (!e)
 			e = origins_load(&f->origins, p, now);
 	}
+	if (!e)
+		e = frontier_load(&f->frontier, &l);
 	f->c[FC_URLS] += l.urls;
 	f->c[FC_HOSTS] += l.new_hosts;
 	if (!e && (f->kept || f->warc_cut))
@@ -179,7 +176,8 @@ static enum cr_err load(struct fetcher *f, int64_t now)
 			 "kept, %llu uncommitted WARC bytes cut", f->seg,
 			 (unsigned long long)f->kept, (unsigned long long)f->warc_cut);
 	if (!e)
-		origins_each(&f->origins, carry_in, f);
+		f->c[FC_ROBOTS_CACHED] += carry_in(&f->origins, f->dns, clock_now_us(),
+						   clock_mono_us());
 	return e;
 }
 
@@ -188,7 +186,7 @@ static enum cr_err load(struct fetcher *f, int64_t now)
 static void start(struct fetcher *f, struct host *h, const char *url, int kind, void *user,
 		  int64_t ims_s)
 {
-	struct http_request rq = { url, h->name, h->addr, ims_s, user, kind };
+	struct http_request rq = { url, h->name, h->addr, ims_s, user, kind, kind == REQ_ROBOTS };
 	int64_t now = clock_mono_us();
 
 	if (http_start(f->http, &rq) != CR_OK) {
@@ -307,21 +305,6 @@ static void turn(struct fetcher *f, struct host *h, int64_t now)
 
 /* ---- finished requests ---- */
 
-static void outcome_input(const struct fetcher *f, const struct http_result *r,
-			  struct outcome_in *in)
-{
-	in->transport = r->transport;
-	in->http = r->status;
-	in->head = r->head;
-	in->head_len = r->head_len;
-	in->body = r->body;
-	in->body_len = r->body_len;
-	in->url = r->url;
-	in->error = r->error;
-	in->max_decoded_bytes = f->j->cfg.max_decoded_bytes;
-	in->now_s = clock_now_us() / 1000000;
-}
-
 /* Archives a page's exchange where the classifier says, as a revisit
  * record when it is one; fr gets the WARC file and offset. */
 static enum segout_series archive_page(struct fetcher *f, const struct host_item *it,
@@ -381,9 +364,10 @@ static void page_done(struct fetcher *f, struct host_item *it, const struct http
 	struct outcome oc;
 	struct fetch_record fr;
 	enum segout_series k;
+	struct parse_kept kept;
 	int parsed = 0;
 
-	outcome_input(f, r, &in);
+	outcome_input(r, f->j->cfg.max_decoded_bytes, clock_now_us() / 1000000, &in);
 	outcome_classify(&in, &oc);
 	if (r->detail[0])
 		log_debug("fetch", "%s: %s", it->url, r->detail);
@@ -402,9 +386,19 @@ static void page_done(struct fetcher *f, struct host_item *it, const struct http
 	k = archive_page(f, it, r, &oc, &fr);
 	host_outcome(f, h, &oc, r->end_mono_us);
 	f->parsed.len = 0;
-	if (f->parse)
+	memset(&kept, 0, sizeof(kept));
+	if (f->parse || f->frontier.on)
 		parsed = parse_page(f->j, &fr, r->head, r->head_len, r->body, r->body_len,
-				    &f->parsed, f->pc);
+				    &f->parsed, f->pc, &kept);
+	if (k != SEGOUT_NONE)
+		fail(f, segout_text(f->out, it->part, kept.html ? &kept.page : NULL, kept.flags));
+	html_page_release(&kept.page);
+	if (parsed && kept.html && !f->stopping)
+		f->c[FC_FOLLOWED] += frontier_page(&f->frontier, h, it, f->parsed.p,
+						   f->parsed.len,
+						   frontier_room(h, f->limit, r->end_mono_us),
+						   f->out);
+	parsed &= f->parse;   /* parsed for its links alone: the parse phase writes it */
 	if (k != SEGOUT_NONE) {
 		struct segout_meta m = { it->url, r->start_wall_us,
 					 (r->end_mono_us - r->start_mono_us) / 1000,
@@ -423,6 +417,9 @@ static void robots_done(struct fetcher *f, struct origin *o, const struct http_r
 	struct host *h = o->host;
 	struct outcome_in in;
 	struct outcome_robots ro;
+	const unsigned char *rb;
+	size_t rl;
+	struct buf dec;
 
 	f->c[FC_ROBOTS]++;
 	if (r->head_len) {
@@ -436,12 +433,14 @@ static void robots_done(struct fetcher *f, struct origin *o, const struct http_r
 		fail(f, segout_archive(f->out, o->part, SEGOUT_ROBOTS, &wx, &name, &off));
 		segout_robots_done(f->out, o->part);
 	}
-	outcome_input(f, r, &in);
+	outcome_input(r, f->j->cfg.max_decoded_bytes, clock_now_us() / 1000000, &in);
 	outcome_robots(&in, &ro);
 	if (ro.retry_after_s >= 0)
 		sched_hold(h->gate, r->end_mono_us + ro.retry_after_s * 1000000);
-	origin_on_answer(o, &f->origins.pol, r->start_wall_us, ro.status, r->body, r->body_len,
-			 ro.location);
+	buf_init(&dec);
+	outcome_robots_body(&in, (size_t)f->j->cfg.robots_max_bytes + 1, &dec, &rb, &rl);
+	origin_on_answer(o, &f->origins.pol, r->start_wall_us, ro.status, rb, rl, ro.location);
+	buf_release(&dec);
 	if (o->state == ORIGIN_UNAVAILABLE)
 		f->c[FC_ROBOTS_UNAVAILABLE]++;
 	if (o->state == ORIGIN_READY)
@@ -473,21 +472,6 @@ static void complete(struct fetcher *f, const struct http_result *r)
 
 /* ---- the loop ---- */
 
-/* The time limit or a stop: the URLs not started get no outcome (stay due). */
-static void leave_rest_due(struct fetcher *f)
-{
-	struct hmap_slot *s;
-	size_t i = 0;
-
-	while ((s = hmap_next(&f->hosts.hosts, &i)) != NULL) {
-		struct host *h = s->val;
-
-		f->c[FC_NOT_REACHED] += h->n - h->next;
-		h->next = h->n;
-		hosts_settle(&f->hosts, h, f->stopping);
-	}
-}
-
 /* "Stop soon" (util/stop.h), asked of this rank or of another (comm.h). */
 static int stop_asked(void)
 {
@@ -500,7 +484,7 @@ static int stop_asked(void)
 
 /* A stop, its grace running out, the time limit. Returns 1 when the
  * grace of a stop has run out: the loop ends at once. */
-static int check_limits(struct fetcher *f, int64_t now, int64_t limit)
+static int check_limits(struct fetcher *f, int64_t now)
 {
 	const struct config *cfg = &f->j->cfg;
 
@@ -510,16 +494,16 @@ static int check_limits(struct fetcher *f, int64_t now, int64_t limit)
 		log_info("fetch", "asked to stop: no new requests, %d open ones get %ld s",
 			 http_active(f->http), cfg->stop_grace_s);
 		f->drain_until = now + (int64_t)cfg->stop_grace_s * 1000000 + 1;
-		leave_rest_due(f);
+		f->c[FC_NOT_REACHED] += hosts_leave_rest(&f->hosts, f->stopping);
 	}
 	if (f->drain_until && now >= f->drain_until) {
 		f->stopping = 1;
 		return 1;
 	}
-	if (now >= limit && !f->stopping) {
+	if (now >= f->limit && !f->stopping) {
 		log_info("fetch", "fetch.time_limit_s reached: leaving the rest due");
 		f->stopping = 1;
-		leave_rest_due(f);
+		f->c[FC_NOT_REACHED] += hosts_leave_rest(&f->hosts, f->stopping);
 	}
 	return 0;
 }
@@ -555,17 +539,16 @@ static void on_abandon(void *arg, void *user, int kind)
 static void fetch_loop(struct fetcher *f)
 {
 	const struct config *cfg = &f->j->cfg;
-	int64_t limit = cfg->time_limit_s > 0 ?
-			clock_mono_us() + (int64_t)cfg->time_limit_s * 1000000 : INT64_MAX;
 	const struct http_result *r;
 	struct progress prog;
 	struct host *h;
 
+	f->limit = cfg->time_limit_s ? clock_mono_us() + cfg->time_limit_s * 1000000 : INT64_MAX;
 	progress_init(&prog, f->j, f->seg, "fetch");
 	while ((f->hosts.left > 0 || http_active(f->http) > 0) && !f->failed && !f->stopping) {
 		int64_t now = clock_mono_us();
 
-		if (check_limits(f, now, limit))
+		if (check_limits(f, now))
 			break;
 		hosts_tick(&f->hosts, now);
 		if (now >= f->next_sync) {
@@ -599,8 +582,9 @@ static enum cr_err fetcher_init(struct fetcher *f, struct job *j, int seg)
 		(int)cfg->max_host_failures,
 	};
 	struct http_opts ho = {
-		cfg->user_agent, cfg->connect_timeout_s, cfg->timeout_s, cfg->low_speed_bytes,
-		cfg->low_speed_time_s, cfg->max_body_bytes, cfg->max_header_bytes,
+		cfg->user_agent, cfg->accept_encoding, cfg->connect_timeout_s, cfg->timeout_s,
+		cfg->low_speed_bytes, cfg->low_speed_time_s, cfg->max_body_bytes,
+		cfg->max_header_bytes,
 		cfg->max_in_flight, cfg->max_connections, cfg->allow_private, &f->allow,
 	};
 	char bad[64];
@@ -645,6 +629,7 @@ static void fetcher_release(struct fetcher *f)
 	segout_free(&f->out);
 	hosts_release(&f->hosts);
 	origins_release(&f->origins);
+	frontier_release(&f->frontier);
 	hmap_release(&f->done);
 	buf_release(&f->parsed);
 	host_rules_free(&f->rules);
@@ -665,7 +650,7 @@ static enum cr_err finish(struct fetcher *f)
 	if (!e)
 		e = segout_commit(f->out);
 	if (!e) {
-		origins_carry_out(&f->origins, clock_now_us(), clock_mono_us());
+		carry_out(&f->origins, f->dns, clock_now_us(), clock_mono_us());
 		e = origins_write(&f->origins, f->seg, clock_now_us());
 	}
 	dns_counters(f->dns, &q, &hits);
@@ -680,11 +665,14 @@ static enum cr_err finish(struct fetcher *f)
 	return e;
 }
 
-enum cr_err fetch_run(struct job *j, int seg, uint64_t *counters, uint64_t *parse_counters)
+enum cr_err fetch_run(struct job *j, int seg, int version, uint64_t *counters,
+		      uint64_t *parse_counters)
 {
 	struct fetcher f;
 	enum cr_err e = fetcher_init(&f, j, seg);
 
+	if (!e)
+		e = frontier_init(&f.frontier, j, version, &f.done);
 	if (!e)
 		e = load(&f, clock_now_us());
 	if (!e) {

@@ -44,15 +44,18 @@ enum fetch_counter {
 	FC_TIMEOUT,       /* no whole answer within the time limits */
 	FC_REVISITS,      /* exchanges archived as revisit records */
 	FC_HELD,          /* hosts that left the round for a hold over fetch.max_hold_s */
+	FC_FOLLOWED,      /* links that joined their host's queue in the round (frontier.h) */
 	FC_COUNT_
 };
 
 extern const char *const fetch_counter_names[FC_COUNT_];
 
-/* counters (FC_COUNT_) receive this rank's counts; with fetch.parse the
- * segment's parse data is written too, and parse_counters (PC_COUNT_)
- * receive the parse phase's counts. */
-CR_WUR enum cr_err fetch_run(struct job *j, int seg, uint64_t *counters,
+/* version: the CrawlDb version the segment was generated from (its
+ * seen-sets decide which links are new: frontier.h). counters (FC_COUNT_)
+ * receive this rank's counts; with fetch.parse the segment's parse data is
+ * written too, and parse_counters (PC_COUNT_) receive the parse phase's
+ * counts. */
+CR_WUR enum cr_err fetch_run(struct job *j, int seg, int version, uint64_t *counters,
 			     uint64_t *parse_counters);
 
 #endif

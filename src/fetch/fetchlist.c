@@ -7,8 +7,8 @@
 #include <string.h>
 #include <libpsl.h>
 
-/* One URL of a fetch list into its host's queue. */
-static void add_url(struct fetchlist_load *l, const struct crawl_record *rec, uint32_t p)
+struct host_item *fetchlist_add(struct fetchlist_load *l, const struct crawl_record *rec,
+				uint32_t p)
 {
 	char url[URL_MAX_LEN + 1], name[URL_HOST_MAX], key[URL_HOST_MAX + 16];
 	size_t before = l->hosts->hosts.count, kl;
@@ -17,12 +17,12 @@ static void add_url(struct fetchlist_load *l, const struct crawl_record *rec, ui
 
 	if (l->done->count && hmap_get(l->done, rec->url, rec->url_len)) {
 		l->urls++;   /* an earlier attempt finished it */
-		return;
+		return NULL;
 	}
 	memcpy(url, rec->url, rec->url_len);
 	url[rec->url_len] = '\0';
 	if (url_host(url, name, sizeof(name)) != CR_OK)
-		return;
+		return NULL;
 	l->urls++;
 	h = hosts_get(l->hosts, name);
 	if (l->hosts->hosts.count != before) {
@@ -45,7 +45,7 @@ static void add_url(struct fetchlist_load *l, const struct crawl_record *rec, ui
 	key[kl] = '\0';
 	o = origins_get(l->origins, key, p);
 	o->host = h;
-	hosts_add(h, url, rec, p, o);
+	return hosts_add(h, url, rec, p, o);
 }
 
 enum cr_err fetchlist_read(struct fetchlist_load *l, uint32_t p)
@@ -69,7 +69,7 @@ enum cr_err fetchlist_read(struct fetchlist_load *l, uint32_t p)
 			e = CR_ERR_FORMAT;
 			break;
 		}
-		add_url(l, &rec, p);
+		fetchlist_add(l, &rec, p);
 	}
 	recfile_reader_free(&r);
 	if (e == CR_ERR_FORMAT)

@@ -27,6 +27,13 @@ struct fetchlist_load {
 	uint64_t new_hosts;
 };
 
+/* One URL into its host's queue (the host, its group and its origin made
+ * when new), as the fetch list's: the new item, or NULL when an earlier
+ * attempt finished it or it has no host. rec's strings are borrowed for the
+ * call (the URL is copied). */
+struct host_item *fetchlist_add(struct fetchlist_load *l, const struct crawl_record *rec,
+				uint32_t p);
+
 /* Loads partition p; CR_ERR_FORMAT (logged) for a damaged fetch list. */
 CR_WUR enum cr_err fetchlist_read(struct fetchlist_load *l, uint32_t p);
 

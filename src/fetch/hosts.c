@@ -58,6 +58,7 @@ void hosts_release(struct host_table *t)
 
 		for (k = 0; k < h->n; k++) {
 			free(h->items[k]->url);
+			free(h->items[k]->from_bands);
 			free(h->items[k]);
 		}
 		free(h->items);
@@ -196,6 +197,7 @@ static void release(struct host_table *t, struct host *h)
 	t->released++;
 	t->released_urls += h->n - h->next;
 	h->next = h->n;
+	h->released = 1;
 }
 
 void hosts_settle(struct host_table *t, struct host *h, int stopping)
@@ -225,6 +227,22 @@ void hosts_settle_group(struct host_table *t, struct host *h, int stopping)
 	for (k = 0; h->group && k < h->group->n; k++)
 		if (h->group->members[k] != h)
 			hosts_settle(t, h->group->members[k], stopping);
+}
+
+uint64_t hosts_leave_rest(struct host_table *t, int stopping)
+{
+	struct hmap_slot *s;
+	size_t i = 0;
+	uint64_t n = 0;
+
+	while ((s = hmap_next(&t->hosts, &i)) != NULL) {
+		struct host *h = s->val;
+
+		n += h->n - h->next;
+		h->next = h->n;
+		hosts_settle(t, h, stopping);
+	}
+	return n;
 }
 
 void hosts_tick(struct host_table *t, int64_t now)

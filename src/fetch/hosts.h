@@ -49,6 +49,8 @@ struct host_item {
 	struct crawl_record rec;  /* its CrawlDb record (strings: url) */
 	uint32_t part;
 	struct origin *origin;    /* of its scheme and authority (not owned) */
+	uint64_t *from_bands;     /* followed in the round: the LSH band keys of the
+				     page it was found on (owned; NULL: none) */
 };
 
 struct host_group;
@@ -68,6 +70,8 @@ struct host {
 	int failures;             /* failed requests in a row (sched_on_outcome) */
 	int blocked;              /* an operator rule blocks it: no request at all */
 	unsigned rule;            /* the line of the operator rule its name matched, or 0 */
+	uint64_t followed;        /* URLs its pages added to its queue (frontier.h) */
+	int released;             /* left the round for a long hold: nothing joins */
 	void *ctx;                /* the fetcher's, for callbacks (not owned) */
 };
 
@@ -120,6 +124,9 @@ void hosts_settle(struct host_table *t, struct host *h, int stopping);
 /* hosts_settle for h and, in a group, every other member. */
 void hosts_settle_group(struct host_table *t, struct host *h, int stopping);
 
+/* The time limit or a stop: no URL not started yet will be; they get no
+ * outcome (they stay due). Returns how many. */
+uint64_t hosts_leave_rest(struct host_table *t, int stopping);
 /* The loop's clock, for the hold limit. */
 void hosts_tick(struct host_table *t, int64_t now);
 

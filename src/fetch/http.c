@@ -35,6 +35,7 @@ struct xfer {
 
 struct http_client {
 	struct http_opts o;
+	struct curl_slist *headers; /* Accept-Encoding, or NULL */
 	CURLM *multi;
 	struct xfer *open;          /* started, not finished */
 	struct xfer *spare;         /* released, kept for reuse */
@@ -216,6 +217,7 @@ static void set_options(struct xfer *x, const struct http_request *rq)
 	curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, x);
 	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, x->errbuf);
 	curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+	curl_easy_setopt(e, CURLOPT_HTTPHEADER, rq->plain ? NULL : x->c->headers);
 	if (rq->if_modified_since_s > 0) {
 		curl_easy_setopt(e, CURLOPT_TIMECONDITION, (long)CURL_TIMECOND_IFMODSINCE);
 		curl_easy_setopt(e, CURLOPT_TIMEVALUE_LARGE, (curl_off_t)rq->if_modified_since_s);
@@ -381,6 +383,19 @@ enum cr_err http_client_new(const struct http_opts *o, struct http_client **out)
 		free(c);
 		return CR_ERR_LIB;
 	}
+	/* Asked for by a header of our own, not CURLOPT_ACCEPT_ENCODING:
+	 * libcurl then leaves the body as sent, which is what the WARC keeps;
+	 * the parser undoes the coding (parse/decode.h). */
+	if (o->accept_encoding && o->accept_encoding[0]) {
+		char h[512];
+
+		snprintf(h, sizeof(h), "Accept-Encoding: %s", o->accept_encoding);
+		if (!(c->headers = curl_slist_append(NULL, h))) {
+			curl_multi_cleanup(c->multi);
+			free(c);
+			return CR_ERR_NOMEM;
+		}
+	}
 	curl_multi_setopt(c->multi, CURLMOPT_MAX_HOST_CONNECTIONS, o->max_host_connections);
 	curl_multi_setopt(c->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, o->max_connections);
 	*out = c;
@@ -401,6 +416,7 @@ void http_client_free(struct http_client **cp)
 		xfer_destroy(x);
 	}
 	curl_multi_cleanup(c->multi);
+	curl_slist_free_all(c->headers);
 	free(c);
 	*cp = NULL;
 }

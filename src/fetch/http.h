@@ -33,6 +33,7 @@
 /* What every request of a phase shares (from the config, fetch.* keys). */
 struct http_opts {
 	const char *user_agent;
+	const char *accept_encoding;   /* http.accept_encoding; "" or NULL: none sent */
 	long connect_timeout_s, timeout_s;
 	long low_speed_bytes, low_speed_time_s;
 	long max_body_bytes;       /* the rest of a body is not read */
@@ -49,6 +50,7 @@ struct http_request {
 	int64_t if_modified_since_s;   /* seconds since the epoch; 0: none */
 	void *user;                /* handed back with the result */
 	int kind;                  /* the caller's, handed back too */
+	int plain;                 /* no Accept-Encoding (a robots.txt) */
 };
 
 /* How a transfer ended, whatever the HTTP status said. */

@@ -76,7 +76,8 @@ enum cr_err journal_entry_unpack(const void *p, size_t n, struct journal_entry *
 		return CR_ERR_FORMAT;
 	memset(e, 0, sizeof(*e));
 	buf_reader_init(&r, b + FRAME_HEAD, len);
-	if (buf_get_u8(&r, &kind) || (kind != JOURNAL_OUTCOME && kind != JOURNAL_WARC))
+	if (buf_get_u8(&r, &kind) ||
+	    (kind != JOURNAL_OUTCOME && kind != JOURNAL_WARC && kind != JOURNAL_FOLLOW))
 		return CR_ERR_FORMAT;
 	e->kind = kind;
 	if (buf_get_str(&r, &e->warc, &e->warc_len) || buf_get_varint(&r, &e->warc_end))
@@ -368,10 +369,10 @@ static enum cr_err keep_entry(void *arg, const struct journal_entry *je)
 		k->dropped++;
 		return CR_OK;
 	}
-	if (je->kind != JOURNAL_OUTCOME)
+	if (je->kind == JOURNAL_WARC)
 		return CR_OK;
-	k->kept++;
-	return k->keep(k->arg, je->fetch_len ? je->fetch : NULL, je->fetch_len,
+	k->kept += je->kind == JOURNAL_OUTCOME;
+	return k->keep(k->arg, je->kind, je->fetch_len ? je->fetch : NULL, je->fetch_len,
 		       je->parse_len ? je->parse : NULL, je->parse_len);
 }
 
@@ -500,14 +501,14 @@ static enum cr_err read_part(struct resume_ctx *c, const char *path, enum rec_ki
 		if (kind == REC_KIND_FETCH) {
 			je.fetch = data;
 			je.fetch_len = n;
-			e = keep(arg, data, n, NULL, 0);
+			e = keep(arg, JOURNAL_OUTCOME, data, n, NULL, 0);
 			(*kept)++;
 		} else if (dropped->count && hmap_get(dropped, url, ul)) {
 			continue;
 		} else {
 			je.parse = data;
 			je.parse_len = n;
-			e = keep(arg, NULL, 0, data, n);
+			e = keep(arg, JOURNAL_OUTCOME, NULL, 0, data, n);
 		}
 		if (e)
 			break;

@@ -22,10 +22,15 @@
  *
  * File: 16 bytes "MPCRJNL1" and 8 zero bytes, then entries: u32 LE payload
  * length n, u64 LE XXH3_64 of the payload, n payload bytes:
- *   u8 kind (1 outcome, 2 WARC only), varint-prefixed WARC file name ("" if
- *   none), varint end offset of the exchange in it, varint-prefixed fetch
- *   record (crawldb/fetch_record.h; empty for kind 2), varint-prefixed parse
- *   record (empty without one).
+ *   u8 kind (1 outcome, 2 WARC only, 3 a link followed in the round),
+ *   varint-prefixed WARC file name ("" if none), varint end offset of the
+ *   exchange in it, varint-prefixed fetch record (crawldb/fetch_record.h;
+ *   empty for kind 2; for kind 3 the followed URL's CrawlDb record),
+ *   varint-prefixed parse record (empty without one; for kind 3 the band
+ *   keys of the page it was found on, u64 LE each).
+ * A followed link is journaled before the outcome of its page, so a kept
+ * outcome's followed links are kept too, and a resumed fetch queues them
+ * again (frontier.h).
  * A short or damaged entry ends the journal: it and what follows are cut.
  *
  * Nothing here is collective; nothing touches MPI.
@@ -40,7 +45,7 @@
 #include "util/buf.h"
 #include "util/error.h"
 
-enum journal_kind { JOURNAL_OUTCOME = 1, JOURNAL_WARC = 2 };
+enum journal_kind { JOURNAL_OUTCOME = 1, JOURNAL_WARC = 2, JOURNAL_FOLLOW = 3 };
 
 struct journal_entry {
 	int kind;
@@ -73,10 +78,12 @@ CR_WUR enum cr_err journal_sync(struct journal *jn);
  * file. Frees *jn; accepts NULL. */
 void journal_close(struct journal **jn, int remove);
 
-/* Called for each committed record a resumed partition keeps: fetch (and
- * parse, if any) records, borrowed during the call. */
-typedef enum cr_err (*journal_keep_fn)(void *arg, const void *fetch, size_t fetch_len,
-				       const void *parse, size_t parse_len);
+/* Called for each committed record a resumed partition keeps, in order:
+ * kind JOURNAL_OUTCOME with fetch (and parse, if any) records, or
+ * JOURNAL_FOLLOW with a followed link's record and band keys (as the entry
+ * holds them); borrowed during the call. */
+typedef enum cr_err (*journal_keep_fn)(void *arg, int kind, const void *fetch,
+				       size_t fetch_len, const void *parse, size_t parse_len);
 
 struct journal_resume {
 	struct journal *jn;     /* open for appending; the caller owns it */

@@ -75,6 +75,7 @@ static enum cr_err load_one(void *arg, const struct robots_cache_entry *e)
 			c->now);
 	o->last_end = e->times.last_end;
 	o->hold_until = e->times.hold_until;
+	o->dns = e->times.dns;
 	return CR_OK;
 }
 
@@ -120,12 +121,12 @@ static enum cr_err write_part(struct origin_table *t, uint32_t p, struct origin 
 	buf_init(&b);
 	for (i = 0; !e && i < n; i++) {
 		struct origin *o = os[i];
-		struct robots_cache_times tm = { o->last_end, o->hold_until };
+		struct robots_cache_times tm = { o->last_end, o->hold_until, o->dns };
 
 		/* Loaded but expired entries are written back, as the old file
 		 * had them; unavailable ones too, so the next phase knows when
 		 * the robots.txt failed. */
-		if (o->fetched_at == 0)
+		if (o->fetched_at == 0 && o->dns.expires == 0)
 			continue;
 		b.len = 0;
 		robots_cache_pack(&b, o->key, o->fetched_at, o->http_status, o->body.p,
@@ -198,22 +199,4 @@ enum cr_err origins_write(struct origin_table *t, int seg, int64_t now)
 	return e;
 }
 
-struct carry {
-	int64_t wall, mono;
-};
 
-static void carry_out(void *arg, struct origin *o)
-{
-	const struct carry *c = arg;
-	struct host *h = o->host;
-
-	if (h)
-		sched_carry_out(h->gate, c->wall, c->mono, &o->last_end, &o->hold_until);
-}
-
-void origins_carry_out(struct origin_table *t, int64_t now_wall, int64_t now_mono)
-{
-	struct carry c = { now_wall, now_mono };
-
-	origins_each(t, carry_out, &c);
-}

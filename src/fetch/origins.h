@@ -43,13 +43,10 @@ CR_WUR enum cr_err origins_load(struct origin_table *t, uint32_t p, int64_t now)
 /* Calls fn for every origin. */
 void origins_each(struct origin_table *t, void (*fn)(void *arg, struct origin *o), void *arg);
 
-/* Sets each origin's last_end and hold_until to what politeness this phase
- * leaves its host (sched_carry_out), for the robots cache. */
-void origins_carry_out(struct origin_table *t, int64_t now_wall, int64_t now_mono);
-
 /* Writes robots/SEG/part-P.zst for every owned partition: the origins of
- * this phase (each with the politeness it leaves, already in last_end and
- * hold_until: origins_carry_out) and the old entries carried. now: wall µs. */
+ * this phase (each with the politeness it leaves and its host's DNS answer,
+ * already in last_end, hold_until and dns: carry_out) and the old entries
+ * carried. now: wall µs. */
 CR_WUR enum cr_err origins_write(struct origin_table *t, int seg, int64_t now);
 
 #endif

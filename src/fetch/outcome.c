@@ -212,3 +212,32 @@ void outcome_robots(const struct outcome_in *in, struct outcome_robots *o)
 	    location_of(in, o->location, sizeof(o->location), raw, sizeof(raw), &why) != CR_OK)
 		o->location[0] = '\0';
 }
+
+void outcome_robots_body(const struct outcome_in *in, size_t max, struct buf *dec,
+			 const unsigned char **body, size_t *len)
+{
+	size_t enclen = 0;
+	const char *enc = http_head_field(in->head, in->head_len, "content-encoding", &enclen);
+
+	*body = in->body;
+	*len = in->body_len;
+	if (enc && decode_body(enc, enclen, in->body, in->body_len, max, dec) != DECODE_IDENTITY) {
+		*body = dec->p;
+		*len = dec->len;
+	}
+}
+
+void outcome_input(const struct http_result *r, long max_decoded_bytes, int64_t now_s,
+		   struct outcome_in *in)
+{
+	in->transport = r->transport;
+	in->http = r->status;
+	in->head = r->head;
+	in->head_len = r->head_len;
+	in->body = r->body;
+	in->body_len = r->body_len;
+	in->url = r->url;
+	in->error = r->error;
+	in->max_decoded_bytes = max_decoded_bytes;
+	in->now_s = now_s;
+}

@@ -46,6 +46,10 @@ struct outcome_in {
 	int64_t now_s;                /* seconds since the epoch, for Retry-After dates */
 };
 
+/* The classifier's input from a finished transfer (borrowed from r). */
+void outcome_input(const struct http_result *r, long max_decoded_bytes, int64_t now_s,
+		   struct outcome_in *in);
+
 /* Where the exchange is archived: pages (2xx, 304), diagnostics (3xx, 4xx,
  * 5xx, as Common Crawl keeps them apart), or nowhere (no response). */
 enum outcome_archive { OUTCOME_ARCHIVE_NONE, OUTCOME_ARCHIVE_PAGES,
@@ -89,5 +93,11 @@ struct outcome_robots {
 };
 
 void outcome_robots(const struct outcome_in *in, struct outcome_robots *out);
+
+/* The robots.txt body to read: as sent, or, when the server coded it
+ * anyway (it is asked for without Accept-Encoding), decoded into dec up to
+ * max bytes. *body and *len point into in's body or into dec. */
+void outcome_robots_body(const struct outcome_in *in, size_t max, struct buf *dec,
+			 const unsigned char **body, size_t *len);
 
 #endif

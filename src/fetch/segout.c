@@ -1,13 +1,19 @@
 #include "fetch/segout.h"
 #include "crawldb/parse_record.h"
 #include "fetch/journal.h"
+#include "index/index.h"
+#include "index/stage.h"
+#include "parse/html.h"
 #include "store/recfile.h"
 #include "util/fs.h"
 #include "util/log.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,17 +35,28 @@ struct part {
 	int attempt;                      /* of this fetch of the segment */
 	struct written *files;            /* checked before the partition commits */
 	size_t nfiles, cap;
+	/* What the index step takes from here (index/stage.h), per series */
+	struct recfile_writer *stage[SEGOUT_SERIES_];
+	char staged_file[SEGOUT_SERIES_][128];   /* the WARC file last named */
+	/* the last exchange archived, while it waits for segout_text */
+	int text_wanted;
+	enum segout_series text_series;
+	struct buf text_uri;
+	char text_id[48];
+	int64_t text_date_us;
 };
 
 struct segout {
 	const struct job *j;
 	int seg;
 	int with_parse;
+	int with_stage;                   /* staged records for the index step */
 	struct part *parts;               /* per partition; owned ones used */
 	struct buf scratch;
 	enum cr_err failed;               /* the first write error: kept */
 	uint32_t resume_part;
 	segout_kept_fn kept;
+	segout_followed_fn followed;
 	void *kept_arg;
 };
 
@@ -56,7 +73,7 @@ static enum cr_err fail(struct segout *s, enum cr_err e)
 enum cr_err segout_open(const struct job *j, int seg, int with_parse, struct segout **out)
 {
 	struct segout *s = calloc(1, sizeof(*s));
-	static const char *const dirs[] = { "fetch", "warc", "parse" };
+	static const char *const dirs[] = { "fetch", "warc", "parse", "staged" };
 	enum cr_err e = CR_OK;
 	size_t i;
 
@@ -65,6 +82,7 @@ enum cr_err segout_open(const struct job *j, int seg, int with_parse, struct seg
 	s->j = j;
 	s->seg = seg;
 	s->with_parse = with_parse;
+	s->with_stage = with_parse && j->cfg.index_enabled;
 	buf_init(&s->scratch);
 	s->parts = calloc(j->dir.partitions, sizeof(*s->parts));
 	if (!s->parts)
@@ -72,7 +90,7 @@ enum cr_err segout_open(const struct job *j, int seg, int with_parse, struct seg
 	for (i = 0; !e && i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		char dir[PATH_MAX];
 
-		if (i == 2 && !with_parse)
+		if ((i == 2 && !with_parse) || (i == 3 && !s->with_stage))
 			break;
 		layout_segment_sub(&j->dir, seg, dirs[i], dir, sizeof(dir));
 		e = fs_mkdirs(dir);
@@ -98,6 +116,9 @@ void segout_free(struct segout **sp)
 
 		recfile_writer_abort(&o->fetch);
 		recfile_writer_abort(&o->parse);
+		for (k = 0; k < SEGOUT_SERIES_; k++)
+			recfile_writer_abort(&o->stage[k]);
+		buf_release(&o->text_uri);
 		journal_close(&o->jn, 0);
 		/* Not committed: what they hold is journaled or redone. */
 		for (k = 0; k < SEGOUT_SERIES_; k++)
@@ -152,8 +173,28 @@ static struct warc_writer *series(struct segout *s, uint32_t p, enum segout_seri
 	return o->warc[k];
 }
 
+/* A link an earlier attempt followed: handed to the fetcher, and journaled
+ * again (the journal is this attempt's too). */
+static enum cr_err keep_followed(struct segout *s, const void *rec, size_t n,
+				 const void *bands, size_t blen)
+{
+	struct crawl_record cr;
+	uint64_t keys[512];
+	unsigned nb = (unsigned)(blen / 8), i;
+
+	if (crawl_record_unpack(rec, n, &cr) != CR_OK || blen % 8 || nb > 512) {
+		log_err("fetch", "a followed link in the fetch journal of partition %u of segment "
+			"%d is damaged", s->resume_part, s->seg);
+		return CR_ERR_FORMAT;
+	}
+	for (i = 0; i < nb; i++)
+		keys[i] = buf_load_u64le((const unsigned char *)bands + 8 * i);
+	s->followed(s->kept_arg, s->resume_part, &cr, keys, nb);
+	return CR_OK;
+}
+
 /* An outcome an earlier attempt committed: kept as it is. */
-static enum cr_err keep_done(void *arg, const void *fetch, size_t fetch_len,
+static enum cr_err keep_done(void *arg, int kind, const void *fetch, size_t fetch_len,
 			     const void *parse, size_t parse_len)
 {
 	struct segout *s = arg;
@@ -162,6 +203,8 @@ static enum cr_err keep_done(void *arg, const void *fetch, size_t fetch_len,
 
 	if (s->failed)
 		return s->failed;
+	if (kind == JOURNAL_FOLLOW)
+		return keep_followed(s, fetch, fetch_len, parse, parse_len);
 	if (fetch) {
 		if (fetch_record_unpack(fetch, fetch_len, &fr) != CR_OK)
 			return CR_ERR_FORMAT;
@@ -174,14 +217,44 @@ static enum cr_err keep_done(void *arg, const void *fetch, size_t fetch_len,
 	return CR_OK;
 }
 
-enum cr_err segout_resume(struct segout *s, uint32_t p, segout_kept_fn kept, void *arg,
-			  uint64_t *kept_n, uint64_t *cut)
+/* What earlier attempts staged for partition p, committed or not, goes: the
+ * index step reads their WARC files back. */
+static void unstage_part(struct segout *s, uint32_t p)
+{
+	char dir[PATH_MAX], prefix[64];
+	struct dirent *de;
+	size_t pl;
+	DIR *dh;
+
+	layout_segment_sub(&s->j->dir, s->seg, "staged", dir, sizeof(dir));
+	journal_warc_prefix(s->seg, p, 0, prefix, sizeof(prefix));
+	pl = strlen(prefix);
+	if (!(dh = opendir(dir)))
+		return;
+	while ((de = readdir(dh)) != NULL) {
+		char path[PATH_MAX + 512];
+
+		if (strncmp(de->d_name, prefix, pl) ||
+		    (de->d_name[pl] != '-' && de->d_name[pl] != '.'))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (unlink(path) != 0)
+			log_warn("fetch", "cannot remove '%s': %s", path, strerror(errno));
+	}
+	closedir(dh);
+}
+
+enum cr_err segout_resume(struct segout *s, uint32_t p, segout_kept_fn kept,
+			  segout_followed_fn followed, void *arg, uint64_t *kept_n, uint64_t *cut)
 {
 	struct journal_resume r;
 	enum cr_err e;
 
+	unstage_part(s, p);
+
 	s->resume_part = p;
 	s->kept = kept;
+	s->followed = followed;
 	s->kept_arg = arg;
 	e = journal_resume_part(s->j, s->seg, p, s->with_parse, keep_done, s, &r);
 	if (e)
@@ -191,6 +264,82 @@ enum cr_err segout_resume(struct segout *s, uint32_t p, segout_kept_fn kept, voi
 	*kept_n += r.kept;
 	*cut += r.warc_cut;
 	return s->failed;
+}
+
+/* Series k's staged file of partition p, opened with the series. */
+static struct recfile_writer *stage_of(struct segout *s, uint32_t p, enum segout_series k)
+{
+	struct part *o = &s->parts[p];
+	char key[160], name[200], path[PATH_MAX];
+
+	if (!s->with_stage || o->stage[k] || s->failed)
+		return o->stage[k];
+	snprintf(key, sizeof(key), "%s%s", o->prefix, series_suffix[k]);
+	snprintf(name, sizeof(name), "%s.zst", key);
+	layout_segment_file(&s->j->dir, s->seg, "staged", name, path, sizeof(path));
+	fail(s, recfile_writer_open(path, REC_KIND_STAGE, 1, &o->stage[k]));
+	return o->stage[k];
+}
+
+/* The CDXJ mime and status of an exchange's response (or revisit), as the
+ * index step reads them from the record. */
+static void exchange_facts(struct segout *s, const struct warc_exchange *x, char *mime,
+			   size_t cap, int *status)
+{
+	const char *type = x->revisit_profile ? "revisit" : "response";
+	static const char ct[] = "application/http;msgtype=response";
+	size_t head;
+
+	if (index_record_facts(type, ct, x->resp_head, x->resp_head_len, mime, cap, status,
+			       &head) || x->revisit_profile || !x->body_len)
+		return;
+	/* A head without its blank line: the record's block runs on into
+	 * the body, and so does the index step's reading of it. */
+	s->scratch.len = 0;
+	buf_add(&s->scratch, x->resp_head, x->resp_head_len);
+	buf_add(&s->scratch, x->body, x->body_len);
+	index_record_facts(type, ct, s->scratch.p, s->scratch.len, mime, cap, status, &head);
+}
+
+/* Stages the CDXJ line of the exchange just archived in w (and names its
+ * WARC file first when it is a new one), and whether a text is due. */
+static void stage_exchange(struct segout *s, uint32_t p, enum segout_series k,
+			   struct warc_writer *w, const struct warc_exchange *x, uint64_t off,
+			   uint64_t len)
+{
+	struct part *o = &s->parts[p];
+	struct recfile_writer *st = stage_of(s, p, k);
+	const char *name = warc_writer_name(w);
+	char date[WARC_DATE_MAX], mime[128];
+	struct buf line;
+	int status;
+
+	o->text_wanted = 0;
+	if (!st)
+		return;
+	if (strcmp(o->staged_file[k], name)) {
+		snprintf(o->staged_file[k], sizeof(o->staged_file[k]), "%s", name);
+		s->scratch.len = 0;
+		index_stage_pack_file(&s->scratch, name);
+		if (fail(s, recfile_writer_add(st, s->scratch.p, s->scratch.len)))
+			return;
+	}
+	buf_init(&line);
+	o->text_uri.len = 0;
+	warc_format_uri(x->target_uri, &o->text_uri);
+	warc_format_date(x->date_us, date);
+	exchange_facts(s, x, mime, sizeof(mime), &status);
+	index_cdxj_line(&line, (const char *)buf_cstr(&o->text_uri), date, mime, status,
+			warc_writer_last_payload_digest(w), len, off, name);
+	s->scratch.len = 0;
+	index_stage_pack_cdxj(&s->scratch, (const char *)line.p, line.len);
+	buf_release(&line);
+	if (fail(s, recfile_writer_add(st, s->scratch.p, s->scratch.len)))
+		return;
+	o->text_wanted = index_wants_text(name, !x->revisit_profile, status, mime);
+	o->text_series = k;
+	o->text_date_us = x->date_us;
+	snprintf(o->text_id, sizeof(o->text_id), "%s", warc_writer_last_id(w));
 }
 
 enum cr_err segout_archive(struct segout *s, uint32_t p, enum segout_series k,
@@ -205,9 +354,43 @@ enum cr_err segout_archive(struct segout *s, uint32_t p, enum segout_series k,
 		return s->failed;
 	if (fail(s, warc_write_exchange(w, x, off, &len) != CR_OK ? CR_ERR_IO : CR_OK))
 		return s->failed;
+	stage_exchange(s, p, k, w, x, *off, len);
 	/* The writer's name follows its rotations: read after the write. */
 	*name = warc_writer_name(w);
-	return CR_OK;
+	return s->failed;
+}
+
+enum cr_err segout_text(struct segout *s, uint32_t p, const struct html_page *page,
+			uint32_t flags)
+{
+	struct part *o = &s->parts[p];
+	struct index_stage_page sp;
+
+	if (!o->text_wanted || s->failed)
+		return s->failed;
+	o->text_wanted = 0;
+	s->scratch.len = 0;
+	if (!page) {
+		index_stage_pack_failed(&s->scratch);
+	} else {
+		memset(&sp, 0, sizeof(sp));
+		sp.uri = (const char *)buf_cstr(&o->text_uri);
+		sp.uri_len = o->text_uri.len;
+		sp.date_us = o->text_date_us;
+		sp.id = o->text_id;
+		sp.id_len = strlen(o->text_id);
+		sp.noindex = (flags & PARSE_NOINDEX) != 0;
+		sp.title = (const char *)page->title.p;
+		sp.title_len = page->title.len;
+		sp.text = (const char *)page->text.p;
+		sp.text_len = page->text.len;
+		sp.nlinks = page->nlinks;
+		sp.links = (const char *const *)page->links;
+		sp.anchors = (const char *const *)page->anchors;
+		index_stage_pack_page(&s->scratch, &sp);
+	}
+	return fail(s, recfile_writer_add(o->stage[o->text_series], s->scratch.p,
+					  s->scratch.len));
 }
 
 /* The metadata block: application/warc-fields lines. */
@@ -315,6 +498,32 @@ enum cr_err segout_outcome(struct segout *s, uint32_t p, const struct fetch_reco
 	return CR_OK;
 }
 
+void segout_followed(struct segout *s, uint32_t p, const struct crawl_record *rec,
+		     const uint64_t *bands, unsigned nb)
+{
+	struct part *o = &s->parts[p];
+	struct journal_entry je;
+	struct buf keys;
+	unsigned i;
+
+	if (!o->jn || s->failed)
+		return;
+	buf_init(&keys);
+	for (i = 0; i < nb; i++)
+		buf_put_u64le(&keys, bands[i]);
+	s->scratch.len = 0;
+	crawl_record_pack(rec, &s->scratch);
+	memset(&je, 0, sizeof(je));
+	je.kind = JOURNAL_FOLLOW;
+	je.warc = "";
+	je.fetch = s->scratch.p;
+	je.fetch_len = s->scratch.len;
+	je.parse = keys.p;
+	je.parse_len = keys.len;
+	journal_add(o->jn, &je);
+	buf_release(&keys);
+}
+
 void segout_robots_done(struct segout *s, uint32_t p)
 {
 	struct part *o = &s->parts[p];
@@ -397,6 +606,9 @@ static enum cr_err commit_part(struct segout *s, uint32_t p)
 		e = recfile_writer_commit(&o->fetch);
 	if (!e && o->parse)
 		e = recfile_writer_commit(&o->parse);
+	for (k = 0; !e && k < SEGOUT_SERIES_; k++)
+		if (o->stage[k])
+			e = recfile_writer_commit(&o->stage[k]);
 	if (!e)
 		journal_close(&o->jn, 1);
 	return fail(s, e);

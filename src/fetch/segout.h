@@ -49,8 +49,19 @@ void segout_free(struct segout **s);
  * cut.
  */
 typedef void (*segout_kept_fn)(void *arg, const struct fetch_record *fr);
+/* A link an earlier attempt followed (segout_followed): its record and the
+ * band keys of its page (nb of them), borrowed during the call. */
+typedef void (*segout_followed_fn)(void *arg, uint32_t p, const struct crawl_record *rec,
+				   const uint64_t *bands, unsigned nb);
 CR_WUR enum cr_err segout_resume(struct segout *s, uint32_t p, segout_kept_fn kept,
-				 void *arg, uint64_t *kept_n, uint64_t *cut);
+				 segout_followed_fn followed, void *arg, uint64_t *kept_n,
+				 uint64_t *cut);
+
+/* A link followed inside the round (frontier.h) joined partition p's
+ * queues: journaled, before its page's outcome, so that a resumed fetch
+ * queues it again. */
+void segout_followed(struct segout *s, uint32_t p, const struct crawl_record *rec,
+		     const uint64_t *bands, unsigned nb);
 
 /* Archives an exchange in series k of partition p; *name (borrowed until
  * the next call) and *off get the WARC file and the response record's
@@ -58,6 +69,16 @@ CR_WUR enum cr_err segout_resume(struct segout *s, uint32_t p, segout_kept_fn ke
 CR_WUR enum cr_err segout_archive(struct segout *s, uint32_t p, enum segout_series k,
 				  const struct warc_exchange *x, const char **name,
 				  uint64_t *off);
+
+/*
+ * The text and links of the page just archived in partition p (page NULL:
+ * it did not parse; flags: its enum parse_flag), staged for the index step
+ * when the index writes text for it (index/stage.h); otherwise nothing.
+ * The page is borrowed for the call.
+ */
+struct html_page;
+CR_WUR enum cr_err segout_text(struct segout *s, uint32_t p, const struct html_page *page,
+			       uint32_t flags);
 
 /* A page's metadata record, after its exchange in series k (warc.metadata):
  * how long the fetch took, the crawl delay robots.txt set, and the outlinks

@@ -4,7 +4,11 @@
  */
 #include "index/index.h"
 #include "crawldb/crawl_record.h"
+#include "crawldb/parse_record.h"
+#include "fetch/http_head.h"
+#include "index/stage.h"
 #include "parse/html.h"
+#include "parse/parse.h"
 #include "store/recfile.h"
 #include "util/fs.h"
 #include "util/hmap.h"
@@ -27,10 +31,11 @@
 #define INDEX_URI_MAX 8192
 #define INDEX_LANG_WORDS 2000     /* words looked at for the language */
 #define INDEX_MAX_BLOCK (64u << 20)
+#define INDEX_STREAMS_MAX 64      /* staged series of a partition (4 a fetch attempt) */
 
 const char *const index_counter_names[IX_COUNT_] = {
 	"warc_files", "cdxj_lines", "text_docs", "text_duplicates", "text_language",
-	"links", "parse_failed",
+	"links", "parse_failed", "staged_files",
 };
 
 /* ---- SURT ---- */
@@ -252,10 +257,17 @@ static enum cr_err zw_close(struct zw *z, int commit)
 
 /* ---- one partition ---- */
 
+struct stream;
+
 struct part_ix {
 	const struct job *j;
 	int seg;
 	uint32_t p;
+	int use_staged;            /* take what the fetcher staged where it can */
+	int stage_bad;             /* a staged file was damaged: read back */
+	struct stream *streams;    /* INDEX_STREAMS_MAX */
+	size_t nstreams;
+	struct buf packed;
 	struct hmap dups;          /* URL -> representative URL (strdup) */
 	struct warc_writer *wet;   /* text.format = wet */
 	gzFile jsonl;              /* text.format = jsonl */
@@ -343,10 +355,9 @@ static void head_mime(const unsigned char *h, size_t n, char *out, size_t cap)
 	}
 }
 
-/* One CDXJ line, as warcio's and pywb's indexers write it. */
-static void cdxj_line(struct buf *b, const char *uri, const char *date, const char *mime,
-		      int status, const char *digest, const struct warc_record *rec,
-		      const char *fname)
+void index_cdxj_line(struct buf *b, const char *uri, const char *date, const char *mime,
+		     int status, const char *digest, uint64_t length, uint64_t offset,
+		     const char *fname)
 {
 	char ts[15];
 	size_t i, k = 0;
@@ -370,9 +381,26 @@ static void cdxj_line(struct buf *b, const char *uri, const char *date, const ch
 		json_str(b, colon ? colon + 1 : digest, strlen(colon ? colon + 1 : digest));
 	}
 	buf_addf(b, ",\"length\":\"%llu\",\"offset\":\"%llu\",\"filename\":",
-		 (unsigned long long)rec->length, (unsigned long long)rec->offset);
+		 (unsigned long long)length, (unsigned long long)offset);
 	json_str(b, fname, strlen(fname));
 	buf_adds(b, "}");
+}
+
+int index_record_facts(const char *type, const char *ct, const unsigned char *block,
+		       size_t len, char *mime, size_t cap, int *status, size_t *head)
+{
+	int resp = !strcmp(type, "response");
+
+	snprintf(mime, cap, "%s", strcmp(type, "revisit") ? ct : "warc/revisit");
+	*status = 0;
+	*head = 0;
+	if ((resp || !strcmp(type, "revisit")) && !strncasecmp(ct, "application/http", 16) &&
+	    warc_http_split(block, len, status, head) == CR_OK) {
+		if (resp)
+			head_mime(block, *head, mime, cap);
+		return 1;
+	}
+	return 0;
 }
 
 static enum cr_err text_open(struct part_ix *x)
@@ -408,189 +436,355 @@ static enum cr_err text_open(struct part_ix *x)
 	return CR_OK;
 }
 
-/* Text and links of one 2xx HTML response. */
-static enum cr_err page(struct part_ix *x, const struct warc_record *rec, const char *uri,
-			const char *date, size_t head)
+/* The link graph's lines of a page: source, target, anchor text. */
+static enum cr_err page_links(struct part_ix *x, const struct index_stage_page *pg,
+			      const char *uri)
 {
-	struct html_page pg;
-	const char *dup, *lang;
-	char id[64];
-	uint32_t i;
+	const char *u, *a;
+	size_t pos = 0, un, an, i;
 	enum cr_err e;
 
-	if (html_extract(rec->block + head, rec->block_len - head, NULL, uri,
-			 x->j->cfg.robots_agent, (size_t)x->j->cfg.max_links, &pg) != CR_OK) {
-		x->c[IX_PARSE_FAILED]++;
-		return CR_OK;
-	}
-	for (i = 0; i < pg.nlinks; i++) {
-		const char *a;
-
+	while ((e = index_stage_link(pg, &pos, &u, &un, &a, &an)) == CR_OK) {
 		x->line.len = 0;
-		buf_addf(&x->line, "%s\t%s\t", uri, pg.links[i]);
+		buf_addf(&x->line, "%s\t%.*s\t", uri, (int)un, u);
 		/* Anchor text: blanks are collapsed already; no control byte
 		 * may break the line. */
-		for (a = pg.anchors[i]; *a; a++)
-			buf_addc(&x->line, (unsigned char)*a < 0x20 ? ' ' : *a);
+		for (i = 0; i < an; i++)
+			buf_addc(&x->line, (unsigned char)a[i] < 0x20 ? ' ' : a[i]);
 		buf_addc(&x->line, '\n');
 		zw_push(&x->links, x->line.p, x->line.len, ZSTD_e_continue);
+		x->c[IX_LINKS]++;
 	}
-	x->c[IX_LINKS] += pg.nlinks;
+	return e == CR_EOF ? CR_OK : e;
+}
+
+static void page_jsonl_line(struct part_ix *x, const struct index_stage_page *pg,
+			    const char *uri, const char *date, const char *lang,
+			    const char *dup)
+{
+	x->line.len = 0;
+	buf_adds(&x->line, "{\"url\":");
+	json_str(&x->line, uri, strlen(uri));
+	buf_adds(&x->line, ",\"date\":");
+	json_str(&x->line, date, strlen(date));
+	buf_adds(&x->line, ",\"title\":");
+	json_str(&x->line, pg->title, pg->title_len);
+	buf_adds(&x->line, ",\"language\":");
+	if (lang)
+		buf_addf(&x->line, "\"%s\"", lang);
+	else
+		buf_adds(&x->line, "null");
+	buf_adds(&x->line, ",\"duplicate_of\":");
+	if (dup)
+		json_str(&x->line, dup, strlen(dup));
+	else
+		buf_adds(&x->line, "null");
+	buf_addf(&x->line, ",\"noindex\":%s,\"text\":", pg->noindex ? "true" : "false");
+	json_str(&x->line, pg->text, pg->text_len);
+	buf_adds(&x->line, "}\n");
+}
+
+/* The text (WET record or JSON line) and links of one page, whichever path
+ * it came by. */
+static enum cr_err page_out(struct part_ix *x, const struct index_stage_page *pg)
+{
+	char uri[INDEX_URI_MAX], id[64], date[WARC_DATE_MAX];
+	const char *dup, *lang;
+	enum cr_err e;
+
+	snprintf(uri, sizeof(uri), "%.*s", (int)pg->uri_len, pg->uri);
+	snprintf(id, sizeof(id), "%.*s", (int)pg->id_len, pg->id);
+	if ((e = page_links(x, pg, uri)) != CR_OK)
+		return e;
 	x->text.len = 0;
-	buf_add(&x->text, pg.title.p, pg.title.len);
+	buf_add(&x->text, pg->title, pg->title_len);
 	buf_addc(&x->text, '\n');
-	buf_add(&x->text, pg.text.p, pg.text.len);
+	buf_add(&x->text, pg->text, pg->text_len);
 	buf_addc(&x->text, '\n');
-	lang = index_language((const char *)pg.text.p, pg.text.len);
+	lang = index_language(pg->text, pg->text_len);
 	dup = hmap_get(&x->dups, uri, strlen(uri));
 	x->c[IX_TEXT_DOCS]++;
 	x->c[IX_TEXT_DUPLICATES] += dup != NULL;
 	x->c[IX_TEXT_LANG] += lang != NULL;
-	if ((e = text_open(x)) != CR_OK) {
-		html_page_release(&pg);
+	if ((e = text_open(x)) != CR_OK)
 		return e;
-	}
 	if (x->wet) {
 		struct warc_record_out o;
 
-		warc_record_field(rec, "WARC-Record-ID", id, sizeof(id));
 		x->fields.len = 0;
 		if (lang)
 			buf_addf(&x->fields, "WARC-Identified-Content-Language: %s\r\n", lang);
 		if (dup)
 			buf_addf(&x->fields, "X-Mpicrawl-Duplicate-Of: %s\r\n", dup);
-		if (pg.meta_noindex)
+		if (pg->noindex)
 			buf_adds(&x->fields, "X-Mpicrawl-Noindex: true\r\n");
 		memset(&o, 0, sizeof(o));
 		o.type = "conversion";
 		o.target_uri = uri;
-		o.date_us = warc_date_us(date);
+		o.date_us = pg->date_us;
 		o.refers_to = id;
 		o.fields = buf_cstr(&x->fields);
 		o.content_type = "text/plain";
 		o.block = x->text.p;
 		o.block_len = x->text.len;
-		e = warc_write_record(x->wet, &o, NULL, NULL);
-	} else if (x->jsonl) {
-		x->line.len = 0;
-		buf_adds(&x->line, "{\"url\":");
-		json_str(&x->line, uri, strlen(uri));
-		buf_adds(&x->line, ",\"date\":");
-		json_str(&x->line, date, strlen(date));
-		buf_adds(&x->line, ",\"title\":");
-		json_str(&x->line, (const char *)pg.title.p, pg.title.len);
-		buf_adds(&x->line, ",\"language\":");
-		if (lang)
-			buf_addf(&x->line, "\"%s\"", lang);
-		else
-			buf_adds(&x->line, "null");
-		buf_adds(&x->line, ",\"duplicate_of\":");
-		if (dup)
-			json_str(&x->line, dup, strlen(dup));
-		else
-			buf_adds(&x->line, "null");
-		buf_addf(&x->line, ",\"noindex\":%s,\"text\":", pg.meta_noindex ? "true" : "false");
-		json_str(&x->line, (const char *)pg.text.p, pg.text.len);
-		buf_adds(&x->line, "}\n");
-		if (gzwrite(x->jsonl, x->line.p, (unsigned)x->line.len) != (int)x->line.len)
-			e = CR_ERR_IO;
+		return warc_write_record(x->wet, &o, NULL, NULL);
 	}
+	if (x->jsonl) {
+		warc_format_date(pg->date_us, date);
+		page_jsonl_line(x, pg, uri, date, lang, dup);
+		if (gzwrite(x->jsonl, x->line.p, (unsigned)x->line.len) != (int)x->line.len)
+			return CR_ERR_IO;
+	}
+	return CR_OK;
+}
+
+/* A page read back from its WARC record, through the fetcher's own reading
+ * of it (parse_html) and the staged record's packing: the same bytes out. */
+static enum cr_err page_from_warc(struct part_ix *x, const struct warc_record *rec,
+				  const char *uri, const char *date, size_t head)
+{
+	struct index_stage_page sp;
+	struct index_stage_rec sr;
+	struct html_page pg;
+	char type[128], charset[64], id[64];
+	uint64_t pc[PC_COUNT_] = { 0 };
+	uint32_t flags = 0;
+	enum cr_err e;
+
+	http_head_content_type(rec->block, head, type, sizeof(type), charset, sizeof(charset));
+	if (!parse_html(x->j, uri, charset, rec->block, head, rec->block + head,
+			rec->block_len - head, &pg, &flags, pc)) {
+		x->c[IX_PARSE_FAILED]++;
+		return CR_OK;
+	}
+	warc_record_field(rec, "WARC-Record-ID", id, sizeof(id));
+	memset(&sp, 0, sizeof(sp));
+	sp.uri = uri;
+	sp.uri_len = strlen(uri);
+	sp.date_us = warc_date_us(date);
+	sp.id = id;
+	sp.id_len = strlen(id);
+	sp.noindex = (flags & PARSE_NOINDEX) != 0;
+	sp.title = (const char *)buf_cstr(&pg.title);
+	sp.title_len = pg.title.len;
+	sp.text = (const char *)buf_cstr(&pg.text);
+	sp.text_len = pg.text.len;
+	sp.nlinks = pg.nlinks;
+	sp.links = (const char *const *)pg.links;
+	sp.anchors = (const char *const *)pg.anchors;
+	x->packed.len = 0;
+	index_stage_pack_page(&x->packed, &sp);
 	html_page_release(&pg);
+	e = index_stage_unpack(x->packed.p, x->packed.len, &sr);
+	return e ? e : page_out(x, &sr.page);
+}
+
+/* Sorts a WARC file's CDXJ lines and writes them to its .cdxj file. */
+static enum cr_err write_cdxj(struct part_ix *x, const char *name, char **lines, size_t n)
+{
+	char out[PATH_MAX], tmp[PATH_MAX + 32], cdxj[300];
+	enum cr_err e;
+	size_t i;
+	FILE *f;
+
+	qsort(lines, n, sizeof(*lines), cmp_str);
+	snprintf(cdxj, sizeof(cdxj), "%s.cdxj", name);
+	layout_segment_file(&x->j->dir, x->seg, "cdxj", cdxj, out, sizeof(out));
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", out, (int)getpid());
+	f = fopen(tmp, "w");
+	e = f ? CR_OK : CR_ERR_IO;
+	for (i = 0; f && i < n; i++)
+		if (fputs(lines[i], f) == EOF || fputc('\n', f) == EOF)
+			e = CR_ERR_IO;
+	if (f && (fflush(f) != 0 || fsync(fileno(f)) != 0))
+		e = CR_ERR_IO;
+	if (f && fclose(f) != 0)
+		e = CR_ERR_IO;
+	if (e == CR_OK && rename(tmp, out) != 0)
+		e = CR_ERR_IO;
+	if (e != CR_OK) {
+		log_err("index", "cannot write '%s': %s", out, strerror(errno));
+		unlink(tmp);
+	}
+	x->c[IX_WARC_FILES]++;
+	x->c[IX_CDXJ_LINES] += n;
 	return e;
 }
 
-static int is_html(const char *mime)
+/* A WARC file's CDXJ lines, collected to be sorted. */
+struct lines {
+	char **v;
+	size_t n, cap;
+};
+
+static enum cr_err lines_add(struct lines *l, const char *s, size_t n)
 {
-	return !strcasecmp(mime, "text/html") || !strcasecmp(mime, "application/xhtml+xml");
+	if (l->n == l->cap) {
+		char **g = realloc(l->v, (l->cap = l->cap ? 2 * l->cap : 256) * sizeof(*g));
+		if (!g)
+			return CR_ERR_NOMEM;
+		l->v = g;
+	}
+	if (!(l->v[l->n] = strndup(s, n)))
+		return CR_ERR_NOMEM;
+	l->n++;
+	return CR_OK;
 }
 
-/* CDXJ of one WARC file; text and links of its pages (robots files: CDXJ only). */
+static void lines_release(struct lines *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/* One record of a WARC file read back: its CDXJ line, and its text and
+ * links when it has them. */
+static enum cr_err one_record(struct part_ix *x, const char *name,
+			      const struct warc_record *rec, struct lines *l)
+{
+	char type[32], uri[INDEX_URI_MAX], date[64], digest[128], ct[128], mime[128];
+	int status;
+	size_t head;
+	enum cr_err e;
+
+	warc_record_field(rec, "WARC-Type", type, sizeof(type));
+	if (strcmp(type, "response") && strcmp(type, "revisit") &&
+	    strcmp(type, "resource") && strcmp(type, "metadata"))
+		return CR_OK;
+	warc_record_field(rec, "Content-Type", ct, sizeof(ct));
+	if ((!strcmp(type, "metadata") || !strcmp(type, "resource")) &&
+	    !strcasecmp(ct, "application/warc-fields"))
+		return CR_OK;
+	warc_record_field(rec, "WARC-Target-URI", uri, sizeof(uri));
+	warc_record_field(rec, "WARC-Date", date, sizeof(date));
+	warc_record_field(rec, "WARC-Payload-Digest", digest, sizeof(digest));
+	index_record_facts(type, ct, rec->block, rec->block_len, mime, sizeof(mime), &status,
+			   &head);
+	x->line.len = 0;
+	index_cdxj_line(&x->line, uri, date, mime, status, digest, rec->length, rec->offset,
+			name);
+	if ((e = lines_add(l, (const char *)x->line.p, x->line.len)) != CR_OK)
+		return e;
+	if (!index_wants_text(name, !strcmp(type, "response"), status, mime))
+		return CR_OK;
+	return page_from_warc(x, rec, uri, date, head);
+}
+
+/* CDXJ of one WARC file, text and links of its pages, read back from it. */
 static enum cr_err one_warc(struct part_ix *x, const char *name)
 {
-	char path[PATH_MAX], out[PATH_MAX], tmp[PATH_MAX + 32];
-	char type[32], uri[INDEX_URI_MAX], date[64], digest[128], ct[128], mime[128];
+	char path[PATH_MAX];
 	struct warc_reader *r;
 	struct warc_record rec;
-	char **lines = NULL;
-	size_t n = 0, cap = 0, i;
-	int robots = strstr(name, "-robots") != NULL;
-	FILE *f;
+	struct lines l = { 0 };
 	enum cr_err e;
 
 	layout_segment_file(&x->j->dir, x->seg, "warc", name, path, sizeof(path));
 	if ((e = warc_reader_open(path, INDEX_MAX_BLOCK, &r)) != CR_OK)
 		return e;
-	while ((e = warc_reader_next(r, &rec)) == CR_OK) {
-		int status = 0;
-		size_t head = 0;
-
-		warc_record_field(&rec, "WARC-Type", type, sizeof(type));
-		if (strcmp(type, "response") && strcmp(type, "revisit") &&
-		    strcmp(type, "resource") && strcmp(type, "metadata"))
-			continue;
-		warc_record_field(&rec, "Content-Type", ct, sizeof(ct));
-		if (!strcmp(type, "metadata") || !strcmp(type, "resource")) {
-			if (!strcasecmp(ct, "application/warc-fields"))
-				continue;
-		}
-		warc_record_field(&rec, "WARC-Target-URI", uri, sizeof(uri));
-		warc_record_field(&rec, "WARC-Date", date, sizeof(date));
-		warc_record_field(&rec, "WARC-Payload-Digest", digest, sizeof(digest));
-		snprintf(mime, sizeof(mime), "%s", strcmp(type, "revisit") ? ct : "warc/revisit");
-		if ((!strcmp(type, "response") || !strcmp(type, "revisit")) &&
-		    !strncasecmp(ct, "application/http", 16) &&
-		    warc_http_split(rec.block, rec.block_len, &status, &head) == CR_OK &&
-		    !strcmp(type, "response"))
-			head_mime(rec.block, head, mime, sizeof(mime));
-		x->line.len = 0;
-		cdxj_line(&x->line, uri, date, mime, status, digest, &rec, name);
-		if (n == cap) {
-			char **g = realloc(lines, (cap = cap ? 2 * cap : 256) * sizeof(*g));
-			if (!g) {
-				e = CR_ERR_NOMEM;
-				break;
-			}
-			lines = g;
-		}
-		if (!(lines[n] = strdup(buf_cstr(&x->line)))) {
-			e = CR_ERR_NOMEM;
+	while ((e = warc_reader_next(r, &rec)) == CR_OK)
+		if ((e = one_record(x, name, &rec, &l)) != CR_OK)
 			break;
-		}
-		n++;
-		if (!robots && !strcmp(type, "response") && status >= 200 && status < 300 &&
-		    is_html(mime) && (e = page(x, &rec, uri, date, head)) != CR_OK)
-			break;
-	}
 	warc_reader_free(&r);
-	if (e == CR_EOF) {
-		qsort(lines, n, sizeof(*lines), cmp_str);
-		char cdxj[300];
-
-		snprintf(cdxj, sizeof(cdxj), "%s.cdxj", name);
-		layout_segment_file(&x->j->dir, x->seg, "cdxj", cdxj, out, sizeof(out));
-		snprintf(tmp, sizeof(tmp), "%s.tmp.%d", out, (int)getpid());
-		f = fopen(tmp, "w");
-		e = f ? CR_OK : CR_ERR_IO;
-		for (i = 0; f && i < n; i++)
-			if (fputs(lines[i], f) == EOF || fputc('\n', f) == EOF)
-				e = CR_ERR_IO;
-		if (f && (fflush(f) != 0 || fsync(fileno(f)) != 0))
-			e = CR_ERR_IO;
-		if (f && fclose(f) != 0)
-			e = CR_ERR_IO;
-		if (e == CR_OK && rename(tmp, out) != 0)
-			e = CR_ERR_IO;
-		if (e != CR_OK) {
-			log_err("index", "cannot write '%s': %s", out, strerror(errno));
-			unlink(tmp);
-		}
-		x->c[IX_WARC_FILES]++;
-		x->c[IX_CDXJ_LINES] += n;
-	}
-	for (i = 0; i < n; i++)
-		free(lines[i]);
-	free(lines);
+	if (e == CR_EOF)
+		e = write_cdxj(x, name, l.v, l.n);
+	lines_release(&l);
 	return e;
+}
+
+/* ---- staged by the fetcher ---- */
+
+/* A staged file of one WARC series, read in step with the series' files. */
+struct stream {
+	char key[160];
+	struct recfile_reader *r;   /* NULL: none, or read to its end */
+	char next[256];             /* the next WARC file it holds, or "" */
+};
+
+static struct stream *stream_for(struct part_ix *x, const char *key)
+{
+	char name[200], path[PATH_MAX];
+	struct stream *st;
+	struct index_stage_rec sr;
+	const void *d;
+	size_t i, n;
+
+	for (i = 0; i < x->nstreams; i++)
+		if (!strcmp(x->streams[i].key, key))
+			return &x->streams[i];
+	if (x->nstreams == INDEX_STREAMS_MAX)
+		return NULL;
+	st = &x->streams[x->nstreams++];
+	memset(st, 0, sizeof(*st));
+	snprintf(st->key, sizeof(st->key), "%s", key);
+	snprintf(name, sizeof(name), "%s.zst", key);
+	layout_segment_file(&x->j->dir, x->seg, "staged", name, path, sizeof(path));
+	if (!fs_exists(path) || recfile_reader_open(path, REC_KIND_STAGE, &st->r) != CR_OK)
+		return st;
+	if (recfile_reader_next(st->r, &d, &n) != CR_OK ||
+	    index_stage_unpack(d, n, &sr) != CR_OK || sr.kind != STAGE_FILE) {
+		recfile_reader_free(&st->r);   /* empty or damaged: read back */
+		return st;
+	}
+	snprintf(st->next, sizeof(st->next), "%.*s", (int)sr.n, sr.s);
+	return st;
+}
+
+/* The CDXJ, text and links of WARC file name from its staged records, up to
+ * the stream's next file. CR_ERR_FORMAT (x->stage_bad set) if the staged
+ * file is damaged: the caller reads the partition back instead. */
+static enum cr_err staged_warc(struct part_ix *x, struct stream *st, const char *name)
+{
+	struct index_stage_rec sr;
+	struct lines l = { 0 };
+	const void *d;
+	size_t n;
+	enum cr_err e;
+
+	st->next[0] = '\0';
+	while ((e = recfile_reader_next(st->r, &d, &n)) == CR_OK) {
+		if ((e = index_stage_unpack(d, n, &sr)) != CR_OK)
+			break;
+		if (sr.kind == STAGE_FILE) {
+			snprintf(st->next, sizeof(st->next), "%.*s", (int)sr.n, sr.s);
+			break;
+		}
+		if (sr.kind == STAGE_CDXJ)
+			e = lines_add(&l, sr.s, sr.n);
+		else if (sr.kind == STAGE_PAGE)
+			e = page_out(x, &sr.page);
+		else
+			x->c[IX_PARSE_FAILED]++;
+		if (e)
+			break;
+	}
+	if (e == CR_EOF)
+		recfile_reader_free(&st->r);
+	if (e == CR_OK || e == CR_EOF)
+		e = write_cdxj(x, name, l.v, l.n);
+	else if (e == CR_ERR_FORMAT)
+		x->stage_bad = 1;
+	lines_release(&l);
+	return e;
+}
+
+/* One WARC file of the partition: from what the fetcher staged for it when
+ * there is such a thing, else read back. */
+static enum cr_err index_warc(struct part_ix *x, const char *name)
+{
+	char key[160];
+	struct stream *st;
+
+	if (x->use_staged && index_stage_key(name, key, sizeof(key)) &&
+	    (st = stream_for(x, key)) != NULL && st->r && !strcmp(st->next, name)) {
+		x->c[IX_STAGED_FILES]++;
+		return staged_warc(x, st, name);
+	}
+	return one_warc(x, name);
 }
 
 /* The partition of a WARC file name mpicrawl-NNNNN-PPPPP-..., or -1. */
@@ -615,15 +809,11 @@ static int is_warc_name(const char *n)
 	       (l > 9 && !strcmp(n + l - 9, ".warc.zst"));
 }
 
-static enum cr_err do_partition(struct part_ix *x, char **names, size_t nn, int ver)
+static enum cr_err do_partition(struct part_ix *x, char **names, size_t nn)
 {
-	char path[PATH_MAX];
-	enum cr_err e, e2;
+	char path[PATH_MAX], name[32];
+	enum cr_err e = CR_OK, e2;
 	size_t i;
-
-	if ((e = load_dups(x, ver)) != CR_OK)
-		return e;
-	char name[32];
 
 	layout_segment_sub(&x->j->dir, x->seg, "links", path, sizeof(path));
 	if (fs_mkdirs(path) != CR_OK)
@@ -634,7 +824,7 @@ static enum cr_err do_partition(struct part_ix *x, char **names, size_t nn, int 
 		return e;
 	for (i = 0; i < nn && e == CR_OK; i++)
 		if (name_partition(names[i], x->seg) == (long)x->p)
-			e = one_warc(x, names[i]);
+			e = index_warc(x, names[i]);
 	e2 = zw_close(&x->links, e == CR_OK);
 	if (e == CR_OK)
 		e = e2;
@@ -652,7 +842,54 @@ static enum cr_err do_partition(struct part_ix *x, char **names, size_t nn, int 
 	return e;
 }
 
-enum cr_err index_segment(const struct job *j, int seg, int crawldb_version, uint64_t *c)
+static void streams_close(struct part_ix *x)
+{
+	size_t i;
+
+	for (i = 0; i < x->nstreams; i++)
+		recfile_reader_free(&x->streams[i].r);
+	x->nstreams = 0;
+}
+
+static void dups_release(struct hmap *dups)
+{
+	size_t k = 0;
+	struct hmap_slot *s;
+
+	while ((s = hmap_next(dups, &k)) != NULL)
+		free(s->val);
+	hmap_release(dups);
+}
+
+/* Partition x->p: from the staged records where it can, and all of it read
+ * back when a staged file turns out damaged. */
+static enum cr_err index_partition(struct part_ix *x, char **names, size_t nn, int ver,
+				   int use_staged)
+{
+	uint64_t before[IX_COUNT_];
+	enum cr_err e;
+
+	hmap_init(&x->dups);
+	memcpy(before, x->c, sizeof(before));
+	x->use_staged = use_staged;
+	x->stage_bad = 0;
+	e = load_dups(x, ver);
+	if (e == CR_OK)
+		e = do_partition(x, names, nn);
+	streams_close(x);
+	if (e != CR_OK && x->stage_bad) {
+		log_warn("index", "segment %d partition %u: a staged file is damaged; reading "
+			 "its WARC files back", x->seg, x->p);
+		memcpy(x->c, before, sizeof(before));
+		x->use_staged = 0;
+		e = do_partition(x, names, nn);
+	}
+	dups_release(&x->dups);
+	return e;
+}
+
+enum cr_err index_segment(const struct job *j, int seg, int crawldb_version, int use_staged,
+			  uint64_t *c)
 {
 	struct part_ix x;
 	char dir[PATH_MAX];
@@ -694,6 +931,10 @@ enum cr_err index_segment(const struct job *j, int seg, int crawldb_version, uin
 	closedir(d);
 	if (nn)
 		qsort(names, nn, sizeof(*names), cmp_str);
+	x.streams = calloc(INDEX_STREAMS_MAX, sizeof(*x.streams));
+	if (!x.streams)
+		e = CR_ERR_NOMEM;
+	buf_init(&x.packed);
 	buf_init(&x.line);
 	buf_init(&x.text);
 	buf_init(&x.fields);
@@ -708,17 +949,10 @@ enum cr_err index_segment(const struct job *j, int seg, int crawldb_version, uin
 		if (!any)
 			continue;
 		x.p = p;
-		hmap_init(&x.dups);
-		e = do_partition(&x, names, nn, crawldb_version);
-		for (k = 0;;) {
-			struct hmap_slot *s = hmap_next(&x.dups, &k);
-
-			if (!s)
-				break;
-			free(s->val);
-		}
-		hmap_release(&x.dups);
+		e = index_partition(&x, names, nn, crawldb_version, use_staged);
 	}
+	free(x.streams);
+	buf_release(&x.packed);
 	buf_release(&x.line);
 	buf_release(&x.text);
 	buf_release(&x.fields);

@@ -9,9 +9,11 @@
  *                  (or .jsonl.gz with text.format = jsonl)
  *   segments/NNNNN/links/part-PPPPP.tsv.zst  the link graph: source, target
  *
- * Everything is read back from the segment's WARC files (the pages as
- * stored) and the CrawlDb version the update wrote (which pages are
- * duplicates, of what). Each rank does its own partitions; nothing here is
+ * What the fetcher staged while it held each page (stage.h: CDXJ lines,
+ * text, links) is used where it is whole; other WARC files are read back
+ * (the pages as stored, read as the fetcher reads them, parse_html), so
+ * both give the same bytes. Which pages are duplicates, of what, comes
+ * from the CrawlDb version the update wrote. Each rank does its own partitions; nothing here is
  * collective and nothing touches MPI. Files are written under a temporary
  * name and renamed, so a rerun replaces them whole.
  */
@@ -33,6 +35,7 @@ enum index_counter {
 	IX_TEXT_LANG,       /* of these, with a detected language */
 	IX_LINKS,           /* link graph edges */
 	IX_PARSE_FAILED,    /* 2xx HTML pages that did not parse */
+	IX_STAGED_FILES,    /* WARC files indexed from what the fetcher staged */
 	IX_COUNT_
 };
 
@@ -41,12 +44,31 @@ extern const char *const index_counter_names[IX_COUNT_];
 /*
  * Writes the CDXJ, text and link files of segment seg for the partitions
  * rank owns; crawldb_version is the version the segment's update made (0:
- * none, no duplicates flagged). Adds to c[IX_COUNT_]. CR_ERR_IO or
+ * none, no duplicates flagged). use_staged: WARC files the fetcher staged
+ * their records for (stage.h) are indexed from those, the others read
+ * back; 0 reads every WARC file back. Adds to c[IX_COUNT_]. CR_ERR_IO or
  * CR_ERR_FORMAT (logged with the file's name) if a file cannot be read or
  * written.
  */
 CR_WUR enum cr_err index_segment(const struct job *j, int seg, int crawldb_version,
-				 uint64_t *c);
+				 int use_staged, uint64_t *c);
+
+/* The CDXJ line of a WARC record, as warcio's and pywb's indexers write
+ * it: SURT key, 14-digit time stamp, JSON (url, mime, status, digest
+ * without its algorithm, length, offset, filename). Appended to b. */
+void index_cdxj_line(struct buf *b, const char *uri, const char *date, const char *mime,
+		     int status, const char *digest, uint64_t length, uint64_t offset,
+		     const char *fname);
+
+/*
+ * The CDXJ mime and status of a WARC record of type with Content-Type ct
+ * and block: a response's HTTP Content-Type (without parameters), a
+ * revisit's "warc/revisit", another record's ct; the HTTP status of a
+ * response or revisit (else 0) and *head the length of its HTTP head.
+ * 1 if the block's HTTP head was read.
+ */
+int index_record_facts(const char *type, const char *ct, const unsigned char *block,
+		       size_t len, char *mime, size_t cap, int *status, size_t *head);
 
 /*
  * The SURT form of a URL as pywb and warcio key CDXJ lines: lower-cased,

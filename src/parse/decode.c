@@ -1,5 +1,6 @@
 #include "parse/decode.h"
 
+#include <brotli/decode.h>
 #include <string.h>
 #include <strings.h>
 #include <zlib.h>
@@ -93,6 +94,44 @@ static enum decode_result unzstd_body(const unsigned char *body, size_t blen, si
 	return r;
 }
 
+/* brotli (RFC 7932) with libbrotli's streaming decoder, up to max bytes. */
+static enum decode_result unbrotli_body(const unsigned char *body, size_t blen, size_t max,
+					struct buf *out)
+{
+	BrotliDecoderState *d = BrotliDecoderCreateInstance(NULL, NULL, NULL);
+	const uint8_t *next_in = body;
+	size_t avail_in = blen;
+	unsigned char chunk[65536];
+	enum decode_result r = DECODE_BAD;
+
+	if (!d)
+		return DECODE_BAD;
+	for (;;) {
+		uint8_t *next_out = chunk;
+		size_t avail_out = sizeof(chunk), got;
+		BrotliDecoderResult br;
+
+		br = BrotliDecoderDecompressStream(d, &avail_in, &next_in, &avail_out, &next_out,
+						   NULL);
+		got = sizeof(chunk) - avail_out;
+		if (out->len + got > max) {
+			buf_add(out, chunk, max - out->len);
+			r = DECODE_TOO_LARGE;
+			break;
+		}
+		buf_add(out, chunk, got);
+		if (br == BROTLI_DECODER_RESULT_SUCCESS) {
+			r = avail_in == 0 ? DECODE_OK : DECODE_BAD;   /* bytes after the stream */
+			break;
+		}
+		/* An error, or the input ended inside the stream. */
+		if (br != BROTLI_DECODER_RESULT_NEEDS_MORE_OUTPUT)
+			break;
+	}
+	BrotliDecoderDestroyInstance(d);
+	return r;
+}
+
 enum decode_result decode_body(const char *enc, size_t enclen, const unsigned char *body,
 			       size_t blen, size_t max, struct buf *out)
 {
@@ -111,5 +150,7 @@ enum decode_result decode_body(const char *enc, size_t enclen, const unsigned ch
 	}
 	if (coding_is(enc, enclen, "zstd"))
 		return unzstd_body(body, blen, max, out);
+	if (coding_is(enc, enclen, "br"))
+		return unbrotli_body(body, blen, max, out);
 	return DECODE_UNSUPPORTED;
 }

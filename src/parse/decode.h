@@ -4,9 +4,10 @@
  * WARC files keep a body as it came over the wire; the parser needs it
  * decoded. A server may send a few kilobytes that inflate to gigabytes, so
  * decoding stops at max bytes of output: the page is then parsed from what
- * was decoded and counted as too large. gzip, x-gzip, deflate (zlib or raw)
- * and zstd are decoded; identity and an absent field mean the body is used
- * as it is; anything else (br, compress, several codings) is not parsed.
+ * was decoded and counted as too large. gzip, x-gzip, deflate (zlib or raw),
+ * br (libbrotli) and zstd are decoded - what the fetcher's Accept-Encoding
+ * asks for; identity and an absent field mean the body is used as it is;
+ * anything else (compress, several codings) is not parsed.
  */
 #ifndef CR_PARSE_DECODE_H
 #define CR_PARSE_DECODE_H

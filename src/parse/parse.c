@@ -121,7 +121,8 @@ static void sign_page(const struct job *j, const struct html_page *page,
 
 	buf_init(&t);
 	html_page_text(page, &t);
-	if (minhash_sign((const char *)t.p, t.len, (unsigned)j->cfg.dedup_shingle, n, sig)) {
+	if (minhash_sign((const char *)t.p, t.len, (unsigned)j->cfg.dedup_shingle, n,
+			 (enum minhash_scheme)j->cfg.dedup_signature, sig)) {
 		pr->sig = sig;
 		pr->nsig = n;
 	}
@@ -172,17 +173,72 @@ static void keep_link_budget(struct html_page *page)
 	html_page_keep_links(page, k);
 }
 
+int parse_html(const struct job *j, const char *url, const char *charset,
+	       const unsigned char *head, size_t hlen, const unsigned char *body, size_t blen,
+	       struct html_page *page, uint32_t *flags, uint64_t *c)
+{
+	struct buf dec;
+	enum cr_err e;
+
+	buf_init(&dec);
+	if (!undo_encoding(j, head, hlen, &body, &blen, &dec, c)) {
+		buf_release(&dec);
+		return 0;
+	}
+	e = html_extract(body, blen, charset, url, j->cfg.robots_agent, (size_t)j->cfg.max_links,
+			 page);
+	buf_release(&dec);
+	if (e != CR_OK) {
+		c[PC_FAILED]++;
+		return 0;
+	}
+	*flags = header_robots(head, hlen, j->cfg.robots_agent);
+	if (page->meta_noindex)
+		*flags |= PARSE_NOINDEX;
+	if (page->meta_nofollow)
+		*flags |= PARSE_NOFOLLOW;
+	if (*flags & PARSE_NOFOLLOW) {
+		/* X-Robots-Tag nofollow: no link of the page is followed. */
+		page->nofollow += page->nlinks;
+		html_page_keep_links(page, 0);
+	}
+	keep_link_budget(page);
+	return 1;
+}
+
+/* The redirect's parse record: its one link is the target. */
+static void pack_redirect(const struct fetch_record *f, struct parse_record *pr,
+			  struct buf *out, uint64_t *c)
+{
+	char loc[URL_MAX_LEN + 1];
+	const char *links[1] = { loc };
+
+	str0(loc, sizeof(loc), f->location, f->location_len);
+	pr->flags = PARSE_REDIRECT;
+	if (f->rec.meta.kind == CRAWL_SITEMAP) {
+		/* A sitemap moved: its target is the sitemap. */
+		struct parse_entry to = { .meta = { .kind = CRAWL_SITEMAP } };
+
+		to.meta.vouched = f->rec.meta.vouched && sitemap_page_owns(pr->url, loc, 1);
+		parse_record_pack_sitemap(pr, links, &to, 1, out);
+	} else {
+		parse_record_pack(pr, links, 1, out);
+	}
+	c[PC_REDIRECTS]++;
+	c[PC_LINKS]++;
+}
+
 int parse_page(const struct job *j, const struct fetch_record *f,
 	       const unsigned char *head, size_t hlen, const unsigned char *body, size_t blen,
-	       struct buf *out, uint64_t *c)
+	       struct buf *out, uint64_t *c, struct parse_kept *keep)
 {
 	struct parse_record pr;
 	char url[URL_MAX_LEN + 1], charset[64];
 	struct html_page page;
-	uint32_t sig[MINHASH_MAX];
-	struct buf dec;
-	enum cr_err e;
+	uint32_t sig[MINHASH_MAX], flags = 0;
 
+	if (keep)
+		memset(keep, 0, sizeof(*keep));
 	str0(url, sizeof(url), f->rec.url, f->rec.url_len);
 	memset(&pr, 0, sizeof(pr));
 	pr.url = url;
@@ -192,23 +248,7 @@ int parse_page(const struct job *j, const struct fetch_record *f,
 	pr.seed = f->rec.seed;
 	pr.title = "";
 	if (f->rec.status == ST_REDIRECT && f->location_len) {
-		char loc[URL_MAX_LEN + 1];
-		const char *links[1] = { loc };
-
-		str0(loc, sizeof(loc), f->location, f->location_len);
-		pr.flags = PARSE_REDIRECT;
-		if (f->rec.meta.kind == CRAWL_SITEMAP) {
-			/* A sitemap moved: its target is the sitemap. */
-			struct parse_entry to = { .meta = { .kind = CRAWL_SITEMAP } };
-
-			to.meta.vouched = f->rec.meta.vouched && sitemap_page_owns(url, loc, 1);
-
-			parse_record_pack_sitemap(&pr, links, &to, 1, out);
-		} else {
-			parse_record_pack(&pr, links, 1, out);
-		}
-		c[PC_REDIRECTS]++;
-		c[PC_LINKS]++;
+		pack_redirect(f, &pr, out, c);
 		return 1;
 	}
 	if (!parse_wants_body(f)) {
@@ -216,36 +256,22 @@ int parse_page(const struct job *j, const struct fetch_record *f,
 			c[PC_SKIPPED]++;
 		return 0;
 	}
-	str0(charset, sizeof(charset), f->charset, f->charset_len);
-	buf_init(&dec);
-	if (!undo_encoding(j, head, hlen, &body, &blen, &dec, c)) {
-		buf_release(&dec);
-		return 0;
-	}
 	if (f->rec.meta.kind == CRAWL_SITEMAP) {
-		sitemap_page_parse(&pr, f->rec.meta.vouched, body, blen, out, c);
+		struct buf dec;
+		int ok;
+
+		buf_init(&dec);
+		ok = undo_encoding(j, head, hlen, &body, &blen, &dec, c);
+		if (ok)
+			sitemap_page_parse(&pr, f->rec.meta.vouched, body, blen, out, c);
 		buf_release(&dec);
-		return 1;
+		return ok;
 	}
-	e = html_extract(body, blen, charset, url, j->cfg.robots_agent, (size_t)j->cfg.max_links,
-			 &page);
-	buf_release(&dec);
-	if (e != CR_OK) {
-		c[PC_FAILED]++;
+	str0(charset, sizeof(charset), f->charset, f->charset_len);
+	if (!parse_html(j, url, charset, head, hlen, body, blen, &page, &flags, c))
 		return 0;
-	}
-	pr.flags = header_robots(head, hlen, j->cfg.robots_agent);
-	if (page.meta_noindex)
-		pr.flags |= PARSE_NOINDEX;
-	if (page.meta_nofollow)
-		pr.flags |= PARSE_NOFOLLOW;
-	if (pr.flags & PARSE_NOFOLLOW) {
-		/* X-Robots-Tag nofollow: no link of the page is followed. */
-		page.nofollow += page.nlinks;
-		html_page_keep_links(&page, 0);
-	}
+	pr.flags = flags;
 	c[PC_NOINDEX] += (pr.flags & PARSE_NOINDEX) != 0;
-	keep_link_budget(&page);
 	if (j->cfg.dedup_enabled)
 		sign_page(j, &page, &pr, sig);
 	pr.title = (const char *)buf_cstr(&page.title);
@@ -259,7 +285,13 @@ int parse_page(const struct job *j, const struct fetch_record *f,
 	c[PC_LINKS] += page.nlinks;
 	c[PC_DROPPED] += page.dropped;
 	c[PC_NOFOLLOW] += page.nofollow;
-	html_page_release(&page);
+	if (keep) {
+		keep->html = 1;
+		keep->flags = pr.flags;
+		keep->page = page;
+	} else {
+		html_page_release(&page);
+	}
 	return 1;
 }
 
@@ -346,7 +378,7 @@ static enum cr_err parse_partition(struct parse_ctx *x, int seg, uint32_t p)
 		}
 		x->out.len = 0;
 		if (!parse_page(x->j, &f, body ? body - hlen : NULL, hlen, body, blen, &x->out,
-				x->c))
+				x->c, NULL))
 			continue;
 		e = recfile_writer_add(w, x->out.p, x->out.len);
 		if (e)

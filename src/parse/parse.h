@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "crawldb/job.h"
+#include "parse/html.h"
 #include "util/error.h"
 
 enum parse_counter {
@@ -49,10 +50,31 @@ int parse_wants_body(const struct fetch_record *f);
  * body: its bytes as received), the target of a redirect. Returns 1 if a
  * record was written, 0 if the outcome has nothing to parse or the page could
  * not be parsed (counted in c, PC_COUNT_ long).
- * Used by the parse phase and by the fetcher (fetch.parse).
+ * Used by the parse phase and by the fetcher (fetch.parse). keep (or NULL):
+ * the fetcher keeps the HTML page for the index step's text and link graph;
+ * it is zeroed, and filled when a page parsed (the caller releases it).
  */
+struct parse_kept {
+	int html;                 /* 1: page holds an HTML page that parsed */
+	struct html_page page;    /* owned: html_page_release */
+	uint32_t flags;           /* enum parse_flag of the page */
+};
 int parse_page(const struct job *j, const struct fetch_record *f,
 	       const unsigned char *head, size_t hlen,
-	       const unsigned char *body, size_t blen, struct buf *out, uint64_t *c);
+	       const unsigned char *body, size_t blen, struct buf *out, uint64_t *c,
+	       struct parse_kept *keep);
+
+/*
+ * An HTML page as parsing keeps it, the one reading of a page that the parse
+ * record, the text and the link graph share: the Content-Encoding undone (up
+ * to fetch.max_decoded_bytes), read with charset (NULL or "": detected),
+ * X-Robots-Tag and meta robots applied (nofollow keeps no link), the links
+ * cut to what a record holds. *flags gets enum parse_flag bits. 1 if page
+ * was filled (release it with html_page_release), 0 if the body could not be
+ * decoded or parsed (counted in c, PC_COUNT_ long).
+ */
+int parse_html(const struct job *j, const char *url, const char *charset,
+	       const unsigned char *head, size_t hlen, const unsigned char *body, size_t blen,
+	       struct html_page *page, uint32_t *flags, uint64_t *c);
 
 #endif

@@ -15,6 +15,11 @@ void robots_cache_pack(struct buf *out, const char *origin, int64_t fetched_at,
 	buf_put_str(out, body, body_len);
 	buf_put_svarint(out, t ? t->last_end : 0);
 	buf_put_svarint(out, t ? t->hold_until : 0);
+	if (t && t->dns.expires > 0) {
+		buf_put_svarint(out, t->dns.expires);
+		buf_put_u8(out, (uint8_t)t->dns.result);
+		buf_put_str(out, t->dns.addr, strlen(t->dns.addr));
+	}
 }
 
 enum cr_err robots_cache_unpack(const void *data, size_t n, char *key, size_t kcap,
@@ -31,10 +36,22 @@ enum cr_err robots_cache_unpack(const void *data, size_t n, char *key, size_t kc
 	if (buf_get_str(&rd, &k, &kl) || buf_get_svarint(&rd, &at) || buf_get_varint(&rd, &st) ||
 	    buf_get_str(&rd, &b, &bl) || kl >= kcap || st > 999)
 		return CR_ERR_FORMAT;
-	t->last_end = t->hold_until = 0;
+	memset(t, 0, sizeof(*t));
 	if (rd.off < rd.len &&
 	    (buf_get_svarint(&rd, &t->last_end) || buf_get_svarint(&rd, &t->hold_until)))
 		return CR_ERR_FORMAT;
+	if (rd.off < rd.len) {
+		const char *a;
+		size_t al;
+		uint8_t res;
+
+		if (buf_get_svarint(&rd, &t->dns.expires) || buf_get_u8(&rd, &res) || res > 3 ||
+		    buf_get_str(&rd, &a, &al) || al >= sizeof(t->dns.addr))
+			return CR_ERR_FORMAT;
+		t->dns.result = res;
+		memcpy(t->dns.addr, a, al);
+		t->dns.addr[al] = '\0';
+	}
 	if (rd.off != rd.len)
 		return CR_ERR_FORMAT;
 	memcpy(key, k, kl);

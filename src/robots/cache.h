@@ -17,10 +17,19 @@
 
 /* When the crawler may next ask the host (µs since the epoch, 0: unknown):
  * the end of its last request, and a hold it asked for (Retry-After). They
- * carry politeness from one fetch phase to the next. */
+ * carry politeness from one fetch phase to the next. And the host's DNS
+ * answer (fetch/dns.h: enum dns_result, the address when it is one) until
+ * it expires (wall µs; expires 0: none kept), so that a host is resolved once per
+ * TTL rather than once per phase. */
+struct robots_cache_dns {
+	int64_t expires;
+	int result;
+	char addr[64];
+};
 struct robots_cache_times {
 	int64_t last_end;
 	int64_t hold_until;
+	struct robots_cache_dns dns;
 };
 
 void robots_cache_pack(struct buf *out, const char *origin, int64_t fetched_at,

@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "robots/cache.h"
 #include "robots/robots.h"
 #include "util/buf.h"
 
@@ -60,6 +61,7 @@ struct origin {
 	int hops;             /* redirects followed */
 	int64_t last_end;     /* carried politeness (sched_carry_*), wall µs; 0: none */
 	int64_t hold_until;
+	struct robots_cache_dns dns;   /* its host's DNS answer, carried (expires 0: none) */
 	void *host;           /* the fetcher's queue of its URLs (not owned) */
 };
 

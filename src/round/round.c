@@ -306,7 +306,8 @@ static int fetch_mark(struct job *j, int seg, uint64_t *c, uint64_t *pc, int64_t
 
 int round_fetch(struct job *j, int seg, uint64_t *outcomes)
 {
-	static const char *const again[] = { "fetch", "warc", "parse", "progress", NULL };
+	static const char *const again[] = { "fetch", "warc", "parse", "progress", "staged",
+					     NULL };
 	static const char *const progress[] = { "progress", NULL };
 	uint64_t c[FC_COUNT_] = { 0 }, pc[PC_COUNT_] = { 0 };
 	struct round_snapshot s;
@@ -325,7 +326,7 @@ int round_fetch(struct job *j, int seg, uint64_t *outcomes)
 	p.clean_robots = !(s.phases & ROUND_FETCHED);
 	clean(j, &p);
 	comm_notice_open();
-	e = fetch_run(j, seg, c, pc);
+	e = fetch_run(j, seg, s.version, c, pc);
 	/* Ranks that finished pass a late signal on while they wait. */
 	comm_notice_close(stop_requested);
 	stopped = !comm_agree(e != CR_AGAIN);
@@ -370,19 +371,25 @@ int round_parse(struct job *j, int seg)
 	return rc;
 }
 
-int round_index(struct job *j, int seg, int crawldb_version)
+int round_index(struct job *j, int seg, int crawldb_version, int use_staged)
 {
 	uint64_t c[IX_COUNT_] = { 0 };
 	int64_t t0 = clock_mono_us();
+	char dir[PATH_MAX];
 	enum cr_err e;
 	int rc;
 
-	e = index_segment(j, seg, crawldb_version, c);
+	e = index_segment(j, seg, crawldb_version, use_staged, c);
 	if (!comm_agree(e == CR_OK)) {
 		log_user("index of segment %d failed", seg);
 		return 1;
 	}
 	rc = mark_phase(j, seg, "index", index_counter_names, c, IX_COUNT_, secs_since(t0), -1);
+	/* What the fetcher staged has served: the WARC files stay the source
+	 * of a later `mpicrawl index`. */
+	layout_segment_sub(&j->dir, seg, "staged", dir, sizeof(dir));
+	if (!rc && j->rank == 0 && fs_exists(dir) && fs_remove_tree(dir) != CR_OK)
+		log_warn("index", "cannot remove '%s'", dir);
 	if (!rc && j->rank == 0)
 		log_info("index", "segment %d: %llu WARC files, %llu CDXJ lines, %llu texts "
 			 "(%llu duplicates), %llu links", seg,
@@ -449,7 +456,7 @@ int round_update(struct job *j, int seg)
 				secs_since(t0), s.version + 1);
 	/* CDXJ, text and links: after the update, which decided the duplicates. */
 	if (!rc && j->cfg.index_enabled)
-		rc = round_index(j, seg, s.version + 1);
+		rc = round_index(j, seg, s.version + 1, 1);
 	if (!rc && j->rank == 0)
 		update_log(seg, s.version + 1, c);
 	return rc;

@@ -35,8 +35,10 @@ int round_fetch(struct job *j, int seg, uint64_t *outcomes);
 int round_parse(struct job *j, int seg);
 int round_update(struct job *j, int seg);
 /* CDXJ, text and link graph of a fetched segment (src/index/), with the
- * duplicates of CrawlDb version crawldb_version. */
-int round_index(struct job *j, int seg, int crawldb_version);
+ * duplicates of CrawlDb version crawldb_version; use_staged: from what the
+ * fetcher staged where it can (a round), else read back from the WARC
+ * files (mpicrawl index). */
+int round_index(struct job *j, int seg, int crawldb_version, int use_staged);
 /* Inject when the CrawlDb is empty, then rounds until nothing is due, or
  * rounds (0: crawl.max_rounds). */
 int round_crawl(struct job *j, const char *seeds, long rounds);

@@ -29,6 +29,7 @@ enum rec_kind {
 	REC_KIND_ROBOTS = 6,
 	REC_KIND_SORT = 7,
 	REC_KIND_SEEDS = 8,
+	REC_KIND_STAGE = 9,     /* index/stage.h */
 };
 
 /* The largest record a reader accepts (a page's parse data with text). */

@@ -149,8 +149,10 @@ enum merge_verdict merge_decide(const struct merge_in *in, const struct config *
 		out->depth = l->depth;
 	if (l)
 		take_meta(out, l);
-	if (l && !out->seed)
-		out->seed = l->seed;   /* the first seed known to reach it */
+	if (l && (!out->seed || (!in->old && in->fetch)))
+		out->seed = l->seed;   /* the first seed known to reach it: for a URL
+					  followed in the round, as its links say, not
+					  which page came first */
 	return in->fetch ? MERGE_UPDATED : MERGE_KEPT;
 }
 

@@ -438,6 +438,7 @@ struct warc_writer {
 	size_t dict_len;
 	char warcinfo_id[48];
 	char last_id[48];       /* of the last response or revisit written */
+	char last_pd[40];       /* its WARC-Payload-Digest ("sha1:..."), or "" */
 	/* a series (warc_writer_open_series): dir/prefix-SSSSS suffix ext */
 	char *dir, *prefix, *suffix, *software;
 	unsigned serial;
@@ -597,7 +598,7 @@ static enum cr_err w_uuid(struct warc_writer *w, char out[48])
 	return CR_OK;
 }
 
-static void w_date(int64_t us, char out[80])
+void warc_format_date(int64_t us, char out[WARC_DATE_MAX])
 {
 	int64_t s = us / 1000000, f = us % 1000000;
 	time_t t;
@@ -609,10 +610,10 @@ static void w_date(int64_t us, char out[80])
 	}
 	t = (time_t)s;
 	if (!gmtime_r(&t, &tm)) {
-		snprintf(out, 80, "1970-01-01T00:00:00Z");
+		snprintf(out, WARC_DATE_MAX, "1970-01-01T00:00:00Z");
 		return;
 	}
-	snprintf(out, 80, "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", tm.tm_year + 1900,
+	snprintf(out, WARC_DATE_MAX, "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", tm.tm_year + 1900,
 		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)f);
 }
 
@@ -638,7 +639,7 @@ static void w_add_text(struct buf *b, const char *s)
 	}
 }
 
-static void w_add_uri(struct buf *b, const char *s)
+void warc_format_uri(const char *s, struct buf *b)
 {
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
@@ -701,7 +702,7 @@ static enum cr_err w_warcinfo(struct warc_writer *w, const char *software)
 	if ((e = w_uuid(w, id)) != CR_OK)
 		return e;
 	memcpy(w->warcinfo_id, id, sizeof(id));
-	w_date(clock_now_us(), date);
+	warc_format_date(clock_now_us(), date);
 	if (gethostname(host, sizeof(host)) != 0)
 		snprintf(host, sizeof(host), "localhost");
 	host[sizeof(host) - 1] = '\0';
@@ -1038,11 +1039,11 @@ static void w_revisit_fields(struct buf *rec, const struct warc_exchange *x)
 	buf_addf(rec, "WARC-Profile: %s\r\n", x->revisit_profile);
 	if (x->refers_to_uri && x->refers_to_uri[0]) {
 		buf_adds(rec, "WARC-Refers-To-Target-URI: ");
-		w_add_uri(rec, x->refers_to_uri);
+		warc_format_uri(x->refers_to_uri, rec);
 		buf_adds(rec, "\r\n");
 	}
 	if (x->refers_to_date_us > 0) {
-		w_date(x->refers_to_date_us, rd);
+		warc_format_date(x->refers_to_date_us, rd);
 		buf_addf(rec, "WARC-Refers-To-Date: %s\r\n", rd);
 	}
 }
@@ -1070,7 +1071,7 @@ static enum cr_err w_response(struct warc_writer *w, const struct warc_exchange 
 	buf_addf(&w->rec, "WARC/1.1\r\nWARC-Type: %s\r\nWARC-Record-ID: %s\r\n"
 		 "WARC-Date: %s\r\nWARC-Target-URI: ",
 		 x->revisit_profile ? "revisit" : "response", id, date);
-	w_add_uri(&w->rec, x->target_uri);
+	warc_format_uri(x->target_uri, &w->rec);
 	buf_adds(&w->rec, "\r\n");
 	if (x->ip && w_token_ok(x->ip))
 		buf_addf(&w->rec, "WARC-IP-Address: %s\r\n", x->ip);
@@ -1082,8 +1083,11 @@ static enum cr_err w_response(struct warc_writer *w, const struct warc_exchange 
 	buf_addf(&w->rec, "WARC-Block-Digest: sha1:%s\r\n", bd);
 	/* A 304 has no payload; an identical-payload revisit names the
 	 * payload it did not store. */
-	if (!x->revisit_profile || x->body_len)
+	w->last_pd[0] = '\0';
+	if (!x->revisit_profile || x->body_len) {
 		buf_addf(&w->rec, "WARC-Payload-Digest: sha1:%s\r\n", pd);
+		snprintf(w->last_pd, sizeof(w->last_pd), "sha1:%s", pd);
+	}
 	buf_addf(&w->rec, "Content-Type: application/http;msgtype=response\r\n"
 		 "Content-Length: %zu\r\n\r\n", w->http.len + p[1].n);
 	p[2] = p[1];
@@ -1118,7 +1122,7 @@ static enum cr_err w_request(struct warc_writer *w, const struct warc_exchange *
 	buf_reset(&w->rec);
 	buf_addf(&w->rec, "WARC/1.1\r\nWARC-Type: request\r\nWARC-Record-ID: %s\r\n"
 		 "WARC-Date: %s\r\nWARC-Target-URI: ", id, date);
-	w_add_uri(&w->rec, x->target_uri);
+	warc_format_uri(x->target_uri, &w->rec);
 	buf_addf(&w->rec, "\r\nWARC-Concurrent-To: %s\r\nWARC-Warcinfo-ID: %s\r\n"
 		 "WARC-Block-Digest: sha1:%s\r\n", resp_id, w->warcinfo_id, bd);
 	if (have_pd)
@@ -1149,7 +1153,7 @@ enum cr_err warc_write_exchange(struct warc_writer *w, const struct warc_exchang
 		return e;
 	if ((e = w_uuid(w, resp_id)) != CR_OK || (e = w_uuid(w, req_id)) != CR_OK)
 		return e;
-	w_date(x->date_us, date);
+	warc_format_date(x->date_us, date);
 	if ((e = w_response(w, x, resp_id, date, &ro, &rl)) != CR_OK ||
 	    (e = w_request(w, x, req_id, resp_id, date)) != CR_OK)
 		return e;
@@ -1164,6 +1168,11 @@ enum cr_err warc_write_exchange(struct warc_writer *w, const struct warc_exchang
 const char *warc_writer_last_id(const struct warc_writer *w)
 {
 	return w && w->last_id[0] ? w->last_id : NULL;
+}
+
+const char *warc_writer_last_payload_digest(const struct warc_writer *w)
+{
+	return w ? w->last_pd : "";
 }
 
 enum cr_err warc_write_record(struct warc_writer *w, const struct warc_record_out *r,
@@ -1182,7 +1191,7 @@ enum cr_err warc_write_record(struct warc_writer *w, const struct warc_record_ou
 		return w->err;
 	if ((e = w_rotate(w)) != CR_OK || (e = w_uuid(w, id)) != CR_OK)
 		return e;
-	w_date(r->date_us, date);
+	warc_format_date(r->date_us, date);
 	p[0].p = r->block;
 	p[0].n = r->block_len;
 	if (!sha1_parts(p, 1, bd))
@@ -1192,7 +1201,7 @@ enum cr_err warc_write_record(struct warc_writer *w, const struct warc_record_ou
 		 "WARC-Date: %s\r\n", r->type, id, date);
 	if (r->target_uri && r->target_uri[0]) {
 		buf_adds(&w->rec, "WARC-Target-URI: ");
-		w_add_uri(&w->rec, r->target_uri);
+		warc_format_uri(r->target_uri, &w->rec);
 		buf_adds(&w->rec, "\r\n");
 	}
 	if (r->refers_to && w_token_ok(r->refers_to))

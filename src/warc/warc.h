@@ -42,6 +42,7 @@
 #include <stdint.h>
 
 #include "util/error.h"
+#include "util/buf.h"
 
 /* Caps on what input controls. */
 #define WARC_HEAD_MAX (256 * 1024)                 /* WARC header block bytes */
@@ -172,6 +173,18 @@ CR_WUR enum cr_err warc_write_record(struct warc_writer *w, const struct warc_re
 /* The WARC-Record-ID ("<urn:uuid:...>") of the last response or revisit
  * written, for a metadata record's WARC-Concurrent-To; NULL before any. */
 const char *warc_writer_last_id(const struct warc_writer *w);
+
+/* The WARC-Payload-Digest ("sha1:...") of the last response or revisit
+ * written, or "" when it had none (a 304's revisit) or before any. */
+const char *warc_writer_last_payload_digest(const struct warc_writer *w);
+
+/* A WARC-Date as the writer writes it: UTC with microseconds,
+ * "2026-11-24T14:42:01.509123Z". */
+#define WARC_DATE_MAX 48
+void warc_format_date(int64_t us, char out[WARC_DATE_MAX]);
+/* A WARC-Target-URI as the writer writes it: control bytes and spaces
+ * %-encoded, everything else as it is; appended to out. */
+void warc_format_uri(const char *uri, struct buf *out);
 
 /* Bytes written so far to the current file (including buffered ones): the
  * next record's offset, unless the series rotates first. */

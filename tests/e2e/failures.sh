@@ -165,7 +165,8 @@ check "check names WARC files gone" expect 1 "WARC file .* is missing" "$MPICRAW
 # with SIGINT at its default (as an interactive shell runs a foreground job;
 # a script's background jobs start with SIGINT ignored), signals the group
 # once the second round fetches, and checks the exit code and the time it
-# took.
+# took. Links wait for the next round (fetch.follow_max=0), so that there
+# is a second round to signal.
 stop_run() {
 	local sig=$1 dir=$SCRATCH/run-$1 pid t0 rc i
 	python3 -c 'import os, signal, sys
@@ -173,7 +174,7 @@ signal.signal(signal.SIGINT, signal.SIG_DFL)
 os.setsid()
 os.execvp(sys.argv[1], sys.argv[1:])' "$ROOT/scripts/mpicrawl-run" -n 2 crawl --dir "$dir" --seeds "$SCRATCH/web-seeds" \
 		"${opts[@]}" --set politeness.delay_ms=300 --set fetch.stop_grace_s=2 \
-		>"$dir.out" 2>&1 &
+		--set fetch.follow_max=0 >"$dir.out" 2>&1 &
 	pid=$!
 	for ((i = 0; i < 240; i++)); do
 		[ -d "$dir/segments/00002/warc" ] && break
@@ -192,9 +193,10 @@ check "Ctrl-C on scripts/mpicrawl-run: exit 75 within the grace, then the crawl 
 check "SIGTERM to scripts/mpicrawl-run: the same" stop_run TERM
 
 # ---- 2: WARC files lost under a running fetch ----
+# (links wait for the next round: segment 2 is the one to lose files in)
 V=$SCRATCH/vanish
 "$MPICRAWL" crawl --dir "$V" --seeds "$SCRATCH/web-seeds" "${opts[@]}" \
-	--set politeness.delay_ms=300 >"$SCRATCH/vanish.out" 2>&1 &
+	--set politeness.delay_ms=300 --set fetch.follow_max=0 >"$SCRATCH/vanish.out" 2>&1 &
 vpid=$!
 for ((i = 0; i < 240; i++)); do
 	ls "$V"/segments/00002/warc/*.warc.gz >/dev/null 2>&1 && break

@@ -75,7 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fr.charset_len = strlen(charset);
 	fr.body_len = size - hlen;
 	buf_init(&out);
-	if (parse_page(&j, &fr, data, hlen, data + hlen, size - hlen, &out, c)) {
+	if (parse_page(&j, &fr, data, hlen, data + hlen, size - hlen, &out, c, NULL)) {
 		const char *u;
 		size_t ul;
 		enum cr_err e;

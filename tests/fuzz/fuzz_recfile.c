@@ -12,6 +12,7 @@
 #include "crawldb/link_record.h"
 #include "crawldb/parse_record.h"
 #include "fuzz.h"
+#include "index/stage.h"
 #include "robots/cache.h"
 #include "scope/seeds.h"
 #include "store/recfile.h"
@@ -24,6 +25,7 @@ static enum cr_err unpack(enum rec_kind kind, const void *p, size_t n)
 		struct fetch_record f;
 		struct parse_record p;
 		struct link_record l;
+		struct index_stage_rec s;
 	} u;
 	char key[600];
 	int64_t at;
@@ -48,13 +50,15 @@ static enum cr_err unpack(enum rec_kind kind, const void *p, size_t n)
 	case REC_KIND_SEEDS:
 		return seeds_record_unpack(p, n, &body, &blen, &u.c.url,
 					   &u.c.url_len);
+	case REC_KIND_STAGE:
+		return index_stage_unpack(p, n, &u.s);
 	}
 	return CR_ERR_ARG;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	enum rec_kind kind = size > 8 && data[8] >= 1 && data[8] <= 8 ? (enum rec_kind)data[8]
+	enum rec_kind kind = size > 8 && data[8] >= 1 && data[8] <= 9 ? (enum rec_kind)data[8]
 								       : REC_KIND_CRAWLDB;
 	const char *path = fuzz_file(data, size);
 	struct recfile_reader *r = NULL;

@@ -9,6 +9,7 @@
 #include "crawldb/fetch_record.h"
 #include "crawldb/link_record.h"
 #include "crawldb/parse_record.h"
+#include "index/stage.h"
 #include "robots/cache.h"
 #include "store/recfile.h"
 #include "util/buf.h"
@@ -127,6 +128,48 @@ static void robots_cache(struct buf *b)
 	put_buf("fuzz_robots_cache", "404-no-times", b);
 	robots_cache_pack(b, "http://down.test", 1700000000000000, 0, "", 0, NULL);
 	put_buf("fuzz_robots_cache", "no-answer", b);
+	t.dns.expires = 1700000300000000;
+	snprintf(t.dns.addr, sizeof(t.dns.addr), "192.0.2.7");
+	robots_cache_pack(b, "https://example.com", 1700000000000000, 200, body,
+			  sizeof(body) - 1, &t);
+	put_buf("fuzz_robots_cache", "dns", b);
+	t.dns.result = 1;
+	t.dns.addr[0] = '\0';
+	robots_cache_pack(b, "http://nx.test", 0, 0, "", 0, &t);
+	put_buf("fuzz_robots_cache", "dns-nxdomain", b);
+}
+
+/* A staged file of the index step (index/stage.h): a WARC file, its CDXJ
+ * lines, a page, a page that did not parse. */
+static void staged(const char *tmp, struct buf *b)
+{
+	const char *links[] = { "http://example.com/b" };
+	const char *anchors[] = { "b" };
+	struct index_stage_page pg = { "http://example.com/a", 20, 1700000000000000,
+				       "<urn:uuid:1>", 12, 0, "t", 1, "text", 4, 1, links,
+				       anchors, NULL, 0 };
+	struct recfile_writer *w;
+
+	if (recfile_writer_open(tmp, REC_KIND_STAGE, 3, &w) != CR_OK)
+		exit(1);
+	b->len = 0;
+	index_stage_pack_file(b, "mpicrawl-00001-00000-00000.warc.gz");
+	if (recfile_writer_add(w, b->p, b->len) != CR_OK)
+		exit(1);
+	b->len = 0;
+	index_stage_pack_cdxj(b, "com,example)/a 20231114221320 {}", 32);
+	if (recfile_writer_add(w, b->p, b->len) != CR_OK)
+		exit(1);
+	b->len = 0;
+	index_stage_pack_page(b, &pg);
+	if (recfile_writer_add(w, b->p, b->len) != CR_OK)
+		exit(1);
+	b->len = 0;
+	index_stage_pack_failed(b);
+	if (recfile_writer_add(w, b->p, b->len) != CR_OK || recfile_writer_commit(&w) != CR_OK)
+		exit(1);
+	b->len = 0;
+	copy_file(tmp, "fuzz_recfile", "staged");
 }
 
 static void recfile(const char *tmp, struct buf *b, enum rec_kind kind, const char *name,
@@ -243,6 +286,7 @@ int main(int argc, char **argv)
 	recfile(tmp, &b, REC_KIND_CRAWLDB, "crawldb-3", 3);
 	recfile(tmp, &b, REC_KIND_LINK, "link-2", 2);
 	recfile(tmp, &b, REC_KIND_FETCHLIST, "fetchlist-empty", 0);
+	staged(tmp, &b);
 	remove(tmp);
 	warc(tmp, &b);
 	buf_release(&b);

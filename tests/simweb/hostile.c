@@ -73,7 +73,7 @@ static const struct hq_ep {
 	{ HC_RESET, "/reset.html", "error" },
 	{ HC_FLAP, "/flap.html", "error" },
 	{ HC_BOMBS, "/bomb.gz.html", "too_large" },
-	{ HC_BOMBS, "/bomb.br.html", "fetched" },
+	{ HC_BOMBS, "/bomb.br.html", "too_large" },
 	{ HC_BOMBS, "/bomb.zst.html", "too_large" },
 	{ HC_BOMBS, "/ok.gz.html", "fetched" },
 	{ HC_BOMBS, "/ok.zst.html", "fetched" },

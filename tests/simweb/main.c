@@ -19,7 +19,7 @@ static const char simweb_usage[] =
 	"usage: simweb --hosts N --pages M [--seed S] [--domain D] [--port P] [--bind ADDR]\n"
 	"              [--port-file FILE] [--log FILE] [--agent A] [--latency-ms L]\n"
 	"              [--politeness [--max-crawl-delay-ms C]] [--dupes F] [--hostile]\n"
-	"              [--retry-after S] [--sites K] [--sitemaps]\n"
+	"              [--retry-after S] [--sites K] [--sitemaps] [--page-bytes B]\n"
 	"       simweb --truth --hosts N --pages M [--seed S] [--domain D] --port P [--agent A]\n"
 	"              [--politeness [--max-crawl-delay-ms C]] [--dupes F]\n"
 	"              [--hostile [--max-redirects R]] [--sites K] [--scope-hosts FILE]\n"
@@ -84,7 +84,7 @@ int main(int argc, char **argv)
 {
 	enum { OPT_HOSTS = 256, OPT_PAGES, OPT_SEED, OPT_DOMAIN, OPT_PORT, OPT_BIND,
 	       OPT_PORT_FILE, OPT_LOG, OPT_AGENT, OPT_TRUTH, OPT_SEEDS, OPT_HELP,
-	       OPT_POLITENESS, OPT_LATENCY, OPT_MAX_DELAY, OPT_HOSTINFO, OPT_DUPES,
+	       OPT_POLITENESS, OPT_LATENCY, OPT_MAX_DELAY, OPT_HOSTINFO, OPT_DUPES, OPT_PAGE_BYTES,
 	       OPT_PAIRS, OPT_HOSTILE, OPT_MAX_REDIRECTS, OPT_RETRY_AFTER, OPT_SITES,
 	       OPT_SCOPE_HOSTS, OPT_SITEMAPS };
 	static const struct option opts[] = {
@@ -105,6 +105,7 @@ int main(int argc, char **argv)
 		{ "max-crawl-delay-ms", required_argument, NULL, OPT_MAX_DELAY },
 		{ "hostinfo", no_argument, NULL, OPT_HOSTINFO },
 		{ "dupes", required_argument, NULL, OPT_DUPES },
+		{ "page-bytes", required_argument, NULL, OPT_PAGE_BYTES },
 		{ "pairs", no_argument, NULL, OPT_PAIRS },
 		{ "hostile", no_argument, NULL, OPT_HOSTILE },
 		{ "max-redirects", required_argument, NULL, OPT_MAX_REDIRECTS },
@@ -165,6 +166,11 @@ int main(int argc, char **argv)
 			if (simweb_number(optarg, WEB_PAGES_MAX, &v) < 0)
 				return simweb_fail("bad --dupes", optarg);
 			w.dupes = (unsigned)v;
+			break;
+		case OPT_PAGE_BYTES:
+			if (simweb_number(optarg, WEB_PAGE_BYTES_MAX, &v) < 0)
+				return simweb_fail("bad --page-bytes", optarg);
+			w.page_bytes = (unsigned)v;
 			break;
 		case OPT_POLITENESS:
 			w.politeness = 1;

@@ -1009,6 +1009,53 @@ static void web_words_out(struct web_rng *r, struct web_sb *sb, unsigned n)
 		web_sb_printf(sb, "%s%s", i ? " " : "", web_words[web_rng_below(r, WEB_NWORDS)]);
 }
 
+/*
+ * --page-bytes: what makes a page of real size heavy besides its words - a
+ * style sheet and a script in the head, and paragraphs inside nested
+ * blocks with classes and inline emphasis - so that about two thirds of the
+ * bytes are markup, as on the web. Its links point into the page itself
+ * (fragments), so the truth does not change.
+ */
+static void web_head_weight(struct web_rng *r, struct web_sb *sb, size_t bytes)
+{
+	size_t end = sb->len + bytes / 2;
+
+	web_sb_printf(sb, "<style>\n");
+	while (sb->len < end && sb->len + 1 < sb->cap)
+		web_sb_printf(sb, ".%s-%u { margin: %upx %upx; color: #%06x; font-weight: %u; }\n",
+			      web_words[web_rng_below(r, WEB_NWORDS)], web_rng_below(r, 1000),
+			      web_rng_below(r, 40), web_rng_below(r, 40),
+			      web_rng_below(r, 0xffffff), 100 * (1 + web_rng_below(r, 9)));
+	web_sb_printf(sb, "</style>\n<script>\n");
+	end = sb->len + bytes / 2;
+	while (sb->len < end && sb->len + 1 < sb->cap)
+		web_sb_printf(sb, "function %s%u(e) { return e && e.dataset ? e.dataset['%s'] : "
+			      "null; }\n", web_words[web_rng_below(r, WEB_NWORDS)],
+			      web_rng_below(r, 100000), web_words[web_rng_below(r, WEB_NWORDS)]);
+	web_sb_printf(sb, "</script>\n");
+}
+
+static void web_heavy_paragraph(struct web_rng *r, struct web_sb *sb)
+{
+	unsigned n = 20 + web_rng_below(r, 40);
+
+	web_sb_printf(sb, "<div class=\"row\"><div class=\"col-%u\"><p class=\"text\" "
+		      "id=\"s%u\">", 1 + web_rng_below(r, 12), web_rng_below(r, 100000));
+	for (unsigned i = 0; i < n; i++) {
+		const char *word = web_words[web_rng_below(r, WEB_NWORDS)];
+
+		switch (web_rng_below(r, 12)) {
+		case 0: web_sb_printf(sb, "%s<em>%s</em>", i ? " " : "", word); break;
+		case 1: web_sb_printf(sb, "%s<span class=\"k%u\">%s</span>", i ? " " : "",
+				      web_rng_below(r, 50), word); break;
+		case 2: web_sb_printf(sb, "%s<a href=\"#s%u\">%s</a>", i ? " " : "",
+				      web_rng_below(r, 100000), word); break;
+		default: web_sb_printf(sb, "%s%s", i ? " " : "", word); break;
+		}
+	}
+	web_sb_printf(sb, ".</p></div></div>\n");
+}
+
 static void web_render(const struct web *w, unsigned host, enum web_kind kind, unsigned k,
 		       struct web_sb *sb)
 {
@@ -1022,10 +1069,15 @@ static void web_render(const struct web *w, unsigned host, enum web_kind kind, u
 
 	web_rng_init(&r, w, TAG_TEXT, host, kind == WEB_VARIANT ? WEB_PAGE : kind, k);
 	target = 1200 + web_rng_below(&r, 2600);
+	if (w->page_bytes)
+		target = w->page_bytes / 2 + web_rng_below(&r, w->page_bytes);
 	web_sb_printf(sb, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
 		      "<meta charset=\"utf-8\">\n<title>%s %u of h%04u: ", label[kind], k, host);
 	web_words_out(&r, sb, 3);
-	web_sb_printf(sb, "</title>\n%s</head>\n<body>\n<h1>", base);
+	web_sb_printf(sb, "</title>\n%s", base);
+	if (w->page_bytes)
+		web_head_weight(&r, sb, target * 3 / 10);
+	web_sb_printf(sb, "</head>\n<body>\n<h1>");
 	web_words_out(&r, sb, 2 + web_rng_below(&r, 4));
 	web_sb_printf(sb, "</h1>\n");
 	for (size_t i = 0; i < n; i++) {
@@ -1044,6 +1096,8 @@ static void web_render(const struct web *w, unsigned host, enum web_kind kind, u
 		web_words_out(&r, sb, 1 + web_rng_below(&r, 6));
 		web_sb_printf(sb, ".</p>\n");
 	}
+	while (w->page_bytes && sb->len < target && sb->len + 1 < sb->cap)
+		web_heavy_paragraph(&r, sb);
 	while (sb->len < target) {
 		web_sb_printf(sb, "<p>");
 		web_words_out(&r, sb, 1);
@@ -1371,6 +1425,15 @@ void web_respond(const struct web *w, const char *host, const char *path,
 		if (r->big)
 			return;
 	} else {
+		if (w->page_bytes) {
+			/* A page of real size: rendered into a body of its own. */
+			sb.cap = (size_t)w->page_bytes * 2 + 16384;
+			sb.p = r->big = malloc(sb.cap);
+			if (!r->big) {
+				sb.p = r->body;
+				sb.cap = sizeof(r->body);
+			}
+		}
 		web_render(w, h, kind, k, &sb);
 	}
 	r->len = sb.len;

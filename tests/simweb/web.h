@@ -30,7 +30,8 @@
 #define WEB_AGENT_MAX 64u
 #define WEB_SITES_MAX 100u        /* --sites */
 #define WEB_HOSTNAME_MAX (WEB_DOMAIN_MAX + 32u)
-#define WEB_BODY_MAX 8192u         /* largest body the model ever renders */
+#define WEB_BODY_MAX 8192u         /* largest body rendered in place (larger: big) */
+#define WEB_PAGE_BYTES_MAX (1u << 20)   /* --page-bytes at most */
 #define WEB_LOCATION_MAX 256u
 #define WEB_LINKS_MAX 24u          /* links on one page */
 #define WEB_MISSING_N 4u           /* /missing/X.html, X < this */
@@ -58,6 +59,9 @@ struct web {
 	unsigned retry_after_s;            /* --retry-after: of every 429 and 503 (default 1) */
 	unsigned sites;                    /* --sites K: host i is hNNNN.s(i%K).D; 0: hNNNN.D */
 	int sitemaps;                      /* --sitemaps: sitemaps.h */
+	unsigned page_bytes;               /* --page-bytes: average size of a page's HTML,
+					      with markup as real pages have it; 0:
+					      1.2-3.8 KB of plain paragraphs */
 	const unsigned char *in_scope;     /* --scope-hosts (truth): 1 per host the crawl may
 					      enter; NULL: every host */
 	unsigned dup_nhosts;               /* set by web_check: the hosts that may carry */

@@ -60,7 +60,7 @@ static void test_defaults(void)
 		config_defaults(&d);
 		CHECK(def && config_set(&d, name, def) == CR_OK, "%s: default '%s' parses",
 		      name, def ? def : "(null)");
-		d.partitions_set = 0;
+		d.partitions_set = d.dedup_signature_set = 0;
 		CHECK(!memcmp(&c, &d, sizeof(c)) || !def,
 		      "%s: setting the default changes nothing", name);
 	}
@@ -334,6 +334,7 @@ static void test_write(void)
 	config_defaults(&d);
 	CHECK(config_load(&d, path) == CR_OK, "load config_write output");
 	d.partitions_set = c.partitions_set;
+	d.dedup_signature_set = c.dedup_signature_set;
 	CHECK(!memcmp(&c, &d, sizeof(c)), "config_write round trip");
 }
 

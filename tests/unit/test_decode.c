@@ -46,8 +46,8 @@ int main(void)
 	      DECODE_IDENTITY, "no coding");
 	CHECK(decode_body(" identity ", 10, (const unsigned char *)html, strlen(html), 100,
 			  &out) == DECODE_IDENTITY, "identity");
-	CHECK(decode_body("br", 2, (const unsigned char *)html, strlen(html), 100, &out) ==
-	      DECODE_UNSUPPORTED, "brotli is not decoded");
+	CHECK(decode_body("compress", 8, (const unsigned char *)html, strlen(html), 100, &out) ==
+	      DECODE_UNSUPPORTED, "compress is not decoded");
 	CHECK(decode_body("gzip, gzip", 10, (const unsigned char *)html, strlen(html), 100,
 			  &out) == DECODE_UNSUPPORTED, "two codings are not decoded");
 
@@ -106,6 +106,39 @@ int main(void)
 		CHECK(decode_body("zstd", 4, body.p, body.len - 3, n, &out) == DECODE_BAD,
 		      "cut zstd is bad");
 		free(zeros);
+	}
+	/* brotli (RFC 7932), made with the brotli command: a page, and 64 MiB
+	 * of zeros in 54 bytes. */
+	{
+		static const unsigned char page[] = {
+			0x1f, 0x28, 0x00, 0xf8, 0x8d, 0xd4, 0x62, 0x4d, 0x1c, 0x0f, 0x84, 0x0c,
+			0x39, 0x96, 0x2f, 0xa4, 0xb2, 0xf2, 0x05, 0x0d, 0x0e, 0x36, 0xe0, 0x40,
+			0x03, 0xf6, 0xb0, 0x45, 0x6f, 0x06, 0x42, 0x90, 0x81, 0x0a, 0xa7, 0xaf,
+			0x71, 0x87, 0x9c, 0x41, 0x02,
+		};
+		static const unsigned char bomb[] = {
+			0xcf, 0xff, 0xff, 0x7f, 0xf8, 0x27, 0x00, 0xe2, 0xb1, 0x40, 0x20, 0xf7,
+			0xfe, 0x9f, 0xff, 0xff, 0xff, 0xf0, 0x4f, 0x00, 0xc4, 0x61, 0x01, 0x80,
+			0xee, 0xfd, 0x3f, 0xff, 0xff, 0xff, 0xe1, 0x9f, 0x00, 0x88, 0xc3, 0x22,
+			0x00, 0xdd, 0xfb, 0x7f, 0xfe, 0xff, 0xff, 0xc3, 0x3f, 0x01, 0x10, 0x87,
+			0x05, 0x00, 0xba, 0xf7, 0xff, 0x03,
+		};
+
+		out.len = 0;
+		CHECK(decode_body(" BR ", 4, page, sizeof(page), 1000, &out) == DECODE_OK &&
+		      out.len == strlen(html) && !memcmp(out.p, html, out.len), "brotli page");
+		out.len = 0;
+		CHECK(decode_body("br", 2, bomb, sizeof(bomb), 1 << 20, &out) == DECODE_TOO_LARGE &&
+		      out.len == 1u << 20, "brotli bomb stopped at the cap");
+		out.len = 0;
+		CHECK(decode_body("br", 2, bomb, sizeof(bomb), 64u << 20, &out) == DECODE_OK &&
+		      out.len == 64u << 20, "64 MiB of brotli within the cap");
+		out.len = 0;
+		CHECK(decode_body("br", 2, page, sizeof(page) - 5, 1000, &out) == DECODE_BAD,
+		      "cut brotli is bad");
+		out.len = 0;
+		CHECK(decode_body("br", 2, (const unsigned char *)html, strlen(html), 1000, &out) ==
+		      DECODE_BAD, "plain text sent as brotli is bad");
 	}
 	buf_release(&body);
 	buf_release(&out);

@@ -1,9 +1,11 @@
 /*
  * test_index.c - the SURT keys of CDXJ lines (as warcio.js and pywb make
- * them) and the language guess of extracted text.
+ * them), the language guess of extracted text, and the records the fetcher
+ * stages for the index step (index/stage.h).
  */
 #include "test.h"
 #include "index/index.h"
+#include "index/stage.h"
 
 #include <string.h>
 
@@ -51,9 +53,125 @@ static void test_language(void)
 	CHECK(index_language("", 0) == NULL, "empty text: no language");
 }
 
+static void test_stage_names(void)
+{
+	static const struct {
+		const char *name, *key;
+		int is_response, status;
+		const char *mime;
+		int text;
+	} cases[] = {
+		{ "mpicrawl-00003-00002-00000.warc.gz", "mpicrawl-00003-00002", 1, 200,
+		  "text/html", 1 },
+		{ "mpicrawl-00003-00002-r1-00007-robots.warc.gz", "mpicrawl-00003-00002-r1-robots",
+		  1, 200, "text/html", 0 },
+		{ "mpicrawl-00003-00002-00001-diagnostics.warc.zst",
+		  "mpicrawl-00003-00002-diagnostics", 1, 200, "text/html", 0 },
+		{ "mpicrawl-00003-00002-00000-sitemaps.warc.gz", "mpicrawl-00003-00002-sitemaps",
+		  1, 200, "text/html", 0 },
+		{ "mpicrawl-00003-00002-r2-00000.warc.zst", "mpicrawl-00003-00002-r2", 0, 200,
+		  "text/html", 0 },
+		{ "mpicrawl-00003-00002-00000.warc.gz", "mpicrawl-00003-00002", 1, 404,
+		  "text/html", 0 },
+		{ "mpicrawl-00003-00002-00000.warc.gz", "mpicrawl-00003-00002", 1, 200,
+		  "Application/XHTML+xml", 1 },
+		{ "mpicrawl-00003-00002-00000.warc.gz", "mpicrawl-00003-00002", 1, 204,
+		  "text/plain", 0 },
+		{ "other-00003-00002-00000.warc.gz", NULL, 1, 200, "text/html", 1 },
+		{ "mpicrawl-00003-00002-0000x.warc.gz", NULL, 1, 200, "text/html", 1 },
+		{ "mpicrawl-00003-00002-00000.cdxj", NULL, 1, 200, "text/html", 1 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char key[160];
+		int ok = index_stage_key(cases[i].name, key, sizeof(key));
+
+		if (cases[i].key)
+			CHECK(ok && !strcmp(key, cases[i].key), "%s: key '%s'", cases[i].name,
+			      ok ? key : "(none)");
+		else
+			CHECK(!ok, "%s: not one of ours", cases[i].name);
+		CHECK(index_wants_text(cases[i].name, cases[i].is_response, cases[i].status,
+				       cases[i].mime) == cases[i].text, "%s %d %s: text",
+		      cases[i].name, cases[i].status, cases[i].mime);
+	}
+}
+
+static void test_stage_records(void)
+{
+	const char *links[] = { "http://a.test/1", "http://a.test/2" };
+	const char *anchors[] = { "one", "" };
+	struct index_stage_page pg = { "http://a.test/", 14, 1795000000123456, "<urn:uuid:x>",
+				       12, 1, "T", 1, "body text", 9, 2, links, anchors, NULL,
+				       0 };
+	struct index_stage_rec r;
+	const char *u, *a;
+	size_t pos = 0, un, an;
+	struct buf b;
+
+	buf_init(&b);
+	index_stage_pack_page(&b, &pg);
+	CHECK(index_stage_unpack(b.p, b.len, &r) == CR_OK && r.kind == STAGE_PAGE &&
+	      r.page.date_us == pg.date_us && r.page.noindex && r.page.nlinks == 2 &&
+	      r.page.text_len == 9 && !memcmp(r.page.text, "body text", 9) &&
+	      r.page.id_len == 12, "a page round-trips");
+	CHECK(index_stage_link(&r.page, &pos, &u, &un, &a, &an) == CR_OK && un == 15 &&
+	      !memcmp(u, links[0], 15) && an == 3 &&
+	      index_stage_link(&r.page, &pos, &u, &un, &a, &an) == CR_OK && an == 0 &&
+	      index_stage_link(&r.page, &pos, &u, &un, &a, &an) == CR_EOF, "its links");
+	CHECK(index_stage_unpack(b.p, b.len - 1, &r) != CR_OK, "a cut page is refused");
+	b.len = 0;
+	index_stage_pack_file(&b, "mpicrawl-00001-00000-00000.warc.gz");
+	CHECK(index_stage_unpack(b.p, b.len, &r) == CR_OK && r.kind == STAGE_FILE && r.n == 34,
+	      "a file record");
+	b.len = 0;
+	index_stage_pack_cdxj(&b, "k 1 {}", 6);
+	CHECK(index_stage_unpack(b.p, b.len, &r) == CR_OK && r.kind == STAGE_CDXJ && r.n == 6,
+	      "a CDXJ record");
+	b.len = 0;
+	index_stage_pack_failed(&b);
+	buf_addc(&b, 'x');
+	CHECK(index_stage_unpack(b.p, b.len, &r) != CR_OK, "bytes after a record are refused");
+	b.p[0] = 'Q';
+	CHECK(index_stage_unpack(b.p, 1, &r) != CR_OK, "an unknown kind is refused");
+	buf_release(&b);
+}
+
+static void test_cdxj_facts(void)
+{
+	static const char head[] = "HTTP/1.1 200 OK\r\nContent-Type: Text/HTML; charset=utf-8\r\n\r\n";
+	char mime[64];
+	int status;
+	size_t hl;
+	struct buf b;
+
+	CHECK(index_record_facts("response", "application/http;msgtype=response",
+				 (const unsigned char *)head, strlen(head), mime, sizeof(mime),
+				 &status, &hl) && status == 200 && !strcmp(mime, "Text/HTML") &&
+	      hl == strlen(head), "a response: %d %s", status, mime);
+	CHECK(index_record_facts("revisit", "application/http;msgtype=response",
+				 (const unsigned char *)head, strlen(head), mime, sizeof(mime),
+				 &status, &hl) && status == 200 && !strcmp(mime, "warc/revisit"),
+	      "a revisit: %s", mime);
+	CHECK(!index_record_facts("resource", "text/plain", (const unsigned char *)"x", 1, mime,
+				  sizeof(mime), &status, &hl) && status == 0 &&
+	      !strcmp(mime, "text/plain"), "a resource");
+	buf_init(&b);
+	index_cdxj_line(&b, "http://a.test/x", "2026-11-24T14:42:01.509123Z", "text/html", 200,
+			"sha1:ABC", 10, 20, "f.warc.gz");
+	CHECK_STR(buf_cstr(&b), "test,a)/x 20261124144201 {\"url\":\"http://a.test/x\","
+		  "\"mime\":\"text/html\",\"status\":\"200\",\"digest\":\"ABC\","
+		  "\"length\":\"10\",\"offset\":\"20\",\"filename\":\"f.warc.gz\"}");
+	buf_release(&b);
+}
+
 int main(void)
 {
 	test_surt();
 	test_language();
+	test_stage_names();
+	test_stage_records();
+	test_cdxj_facts();
 	TEST_DONE();
 }

@@ -26,7 +26,7 @@ static uint32_t run(const struct job *j, const char *head, uint32_t *links, uint
 	f.charset = f.reason = f.location = f.warc = "";
 	buf_init(&out);
 	if (parse_page(j, &f, (const unsigned char *)head, strlen(head),
-		       (const unsigned char *)page, sizeof(page) - 1, &out, c) &&
+		       (const unsigned char *)page, sizeof(page) - 1, &out, c, NULL) &&
 	    parse_record_unpack(out.p, out.len, &pr) == CR_OK) {
 		flags = pr.flags;
 		*links = pr.nlinks;

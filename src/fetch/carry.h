@@ -1,0 +1,29 @@
+/*
+ * carry.h - what one fetch phase hands the next through the robots cache,
+ * per origin: when its host may next be asked (the end of its last request,
+ * a hold it asked for), the Crawl-delay of its robots.txt, and its host's
+ * DNS answer with its expiry. Politeness does not restart with a phase, and
+ * a host is resolved once per TTL, not once per round.
+ *
+ * The cache keeps wall times; the fetcher's loop runs on the monotonic
+ * clock: both clocks are passed in, read once by the caller.
+ */
+#ifndef CR_FETCH_CARRY_H
+#define CR_FETCH_CARRY_H
+
+#include <stdint.h>
+
+#include "fetch/dns.h"
+#include "fetch/origins.h"
+
+/* After origins_load: every origin's carried timing and Crawl-delay bind
+ * its host's first request, and its DNS answer, while it lasts, goes into
+ * the resolver's cache. Returns how many origins have their robots.txt
+ * rules from the cache. */
+uint64_t carry_in(struct origin_table *t, struct dns *d, int64_t wall, int64_t mono);
+
+/* Before origins_write: each origin gets the timing its host leaves
+ * (sched_carry_out) and its host's DNS answer as the resolver holds it. */
+void carry_out(struct origin_table *t, struct dns *d, int64_t wall, int64_t mono);
+
+#endif

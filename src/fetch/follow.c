@@ -1,0 +1,74 @@
+/*
+ * follow.c - the in-round following decision; see follow.h.
+ */
+#include "fetch/follow.h"
+#include "crawldb/link_record.h"
+#include "update/trap.h"
+
+#include <string.h>
+
+const char *const follow_verdict_names[FOLLOW_VERDICTS_] = {
+	"follow", "off", "origin", "seen", "queued", "depth", "seed", "scope", "trap", "cap",
+	"no-room", "near-copy", "hops",
+};
+
+int follow_near_copy(const uint64_t *a, const uint64_t *b, unsigned nb)
+{
+	unsigned i;
+
+	for (i = 0; i < nb; i++)
+		if (a[i] == b[i])
+			return 1;
+	return 0;
+}
+
+int follow_same_origin(const char *origin, size_t olen, const char *url, size_t len)
+{
+	return len >= olen && !memcmp(url, origin, olen) &&
+	       (len == olen || url[olen] == '/' || url[olen] == '?' || url[olen] == '#');
+}
+
+/* What update would refuse: its scope rules, or a path trap (the query and
+ * host counts need the sorted CrawlDb; the per-host cap stands in). */
+static enum follow_verdict admitted(const struct follow_link *l, struct scope *scope,
+				    const struct config *cfg)
+{
+	static const struct trap_state none;
+
+	if (scope && scope->rules && scope_check_rules(scope, l->url, l->len))
+		return FOLLOW_SCOPE;
+	if (trap_check(&none, l->url, l->len, cfg))
+		return FOLLOW_TRAP;
+	return FOLLOW_YES;
+}
+
+enum follow_verdict follow_decide(const struct follow_page *pg, const struct follow_link *l,
+				  struct scope *scope, const struct config *cfg)
+{
+	const struct scope_seed *sd;
+
+	if (cfg->follow_max <= 0)
+		return FOLLOW_OFF;
+	if (pg->near_copy)
+		return FOLLOW_NEAR_COPY;
+	if (pg->hops)
+		return FOLLOW_HOPS;
+	if (!follow_same_origin(pg->origin, pg->origin_len, l->url, l->len))
+		return FOLLOW_ORIGIN;
+	if (l->queued)
+		return FOLLOW_QUEUED;
+	if (l->seen)
+		return FOLLOW_SEEN;
+	if (cfg->max_depth > 0 && pg->depth + 1 > (uint64_t)cfg->max_depth)
+		return FOLLOW_DEPTH;
+	sd = scope && pg->seed ? scope_seed_of(scope, pg->seed) : NULL;
+	if (sd && (sd->set.max_pages >= 0 || sd->set.max_depth >= 0))
+		return FOLLOW_SEED;
+	if (admitted(l, scope, cfg) != FOLLOW_YES)
+		return admitted(l, scope, cfg);
+	if (pg->followed >= (uint64_t)cfg->follow_max)
+		return FOLLOW_CAP;
+	if (pg->room == 0)
+		return FOLLOW_NO_ROOM;
+	return FOLLOW_YES;
+}

@@ -1,0 +1,248 @@
+/*
+ * frontier.c - links followed inside the round; see frontier.h.
+ */
+#include "fetch/frontier.h"
+#include "crawldb/parse_record.h"
+#include "dedup/minhash.h"
+#include "seen/seen.h"
+#include "url/url.h"
+#include "util/log.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { SEEN_UNREAD = 0, SEEN_LOADED = 1, SEEN_NONE = 2 };
+
+enum cr_err frontier_init(struct frontier *fr, const struct job *j, int version,
+			  const struct hmap *done)
+{
+	memset(fr, 0, sizeof(*fr));
+	fr->j = j;
+	fr->version = version;
+	fr->done = done;
+	hmap_init(&fr->queued);
+	buf_init(&fr->kept);
+	if (j->cfg.follow_max <= 0 || !j->cfg.seen_enabled || version <= 0)
+		return CR_OK;
+	fr->seen = calloc(j->dir.partitions, sizeof(*fr->seen));
+	fr->seen_state = calloc(j->dir.partitions, 1);
+	if (!fr->seen || !fr->seen_state)
+		return CR_ERR_NOMEM;
+	if (scope_open(&fr->scope, j, version) != CR_OK) {
+		log_warn("fetch", "the scope could not be read: no link is followed in this round");
+		return CR_OK;
+	}
+	fr->on = 1;
+	return CR_OK;
+}
+
+void frontier_keep(struct frontier *fr, uint32_t p, const struct crawl_record *rec,
+		   const uint64_t *bands, unsigned nb)
+{
+	size_t at = fr->kept.len;
+	unsigned i;
+
+	buf_put_u32le(&fr->kept, p);
+	buf_put_u32le(&fr->kept, nb);
+	for (i = 0; i < nb; i++)
+		buf_put_u64le(&fr->kept, bands[i]);
+	buf_put_u32le(&fr->kept, 0);
+	crawl_record_pack(rec, &fr->kept);
+	{
+		size_t head = at + 8 + 8 * (size_t)nb;
+		uint32_t n = (uint32_t)(fr->kept.len - head - 4);
+		unsigned char *q = fr->kept.p + head;
+
+		for (i = 0; i < 4; i++)
+			q[i] = (unsigned char)(n >> (8 * i));
+	}
+}
+
+/* The kept links, queued again where not finished. */
+static enum cr_err requeue(struct frontier *fr, struct fetchlist_load *l)
+{
+	struct buf_reader rd;
+	uint64_t urls = l->urls;
+
+	buf_reader_init(&rd, fr->kept.p, fr->kept.len);
+	while (rd.off < rd.len) {
+		uint32_t p, nb, n, i;
+		uint64_t *bands;
+		struct crawl_record rec;
+		struct host_item *it;
+
+		if (buf_get_u32le(&rd, &p) || buf_get_u32le(&rd, &nb) || nb > FRONTIER_BANDS_MAX ||
+		    rd.len - rd.off < 8 * (size_t)nb + 4)
+			return CR_ERR_FORMAT;
+		bands = nb ? malloc(8 * (size_t)nb) : NULL;
+		if (nb && !bands)
+			return CR_ERR_NOMEM;
+		for (i = 0; i < nb; i++)
+			bands[i] = buf_load_u64le(rd.p + rd.off + 8 * i);
+		rd.off += 8 * (size_t)nb;
+		if (buf_get_u32le(&rd, &n) || rd.len - rd.off < n ||
+		    crawl_record_unpack(rd.p + rd.off, n, &rec) != CR_OK ||
+		    rec.url_len > URL_MAX_LEN) {
+			free(bands);
+			return CR_ERR_FORMAT;
+		}
+		rd.off += n;
+		it = fetchlist_add(l, &rec, p);
+		if (it)
+			it->from_bands = bands;
+		else
+			free(bands);
+	}
+	l->urls = urls;   /* the fetch lists' count: these were followed */
+	return CR_OK;
+}
+
+enum cr_err frontier_load(struct frontier *fr, struct fetchlist_load *l)
+{
+	struct hmap_slot *s;
+	size_t i = 0, k;
+	enum cr_err e = requeue(fr, l);
+
+	if (e) {
+		log_err("fetch", "a followed link in a fetch journal of segment %d is damaged",
+			l->seg);
+		return e;
+	}
+	buf_release(&fr->kept);
+	while (fr->on && (s = hmap_next(&l->hosts->hosts, &i)) != NULL) {
+		const struct host *h = s->val;
+
+		for (k = 0; k < h->n; k++)
+			*hmap_put(&fr->queued, h->items[k]->url, h->items[k]->rec.url_len) = fr;
+	}
+	return CR_OK;
+}
+
+void frontier_release(struct frontier *fr)
+{
+	uint32_t p;
+
+	if (fr->on)
+		scope_release(&fr->scope);
+	for (p = 0; fr->seen && p < fr->j->dir.partitions; p++)
+		if (fr->seen_state[p] == SEEN_LOADED)
+			bloom_release(&fr->seen[p]);
+	free(fr->seen);
+	free(fr->seen_state);
+	hmap_release(&fr->queued);
+	buf_release(&fr->kept);
+	memset(fr, 0, sizeof(*fr));
+}
+
+/* Partition p's seen-set (a damaged one rebuilt from its CrawlDb part, as
+ * update would), or NULL when it has none (then nothing of p is followed:
+ * every link would look new). */
+static const struct bloom *seen_of(struct frontier *fr, uint32_t p)
+{
+	if (fr->seen_state[p] == SEEN_UNREAD)
+		fr->seen_state[p] = seen_load(&fr->j->dir, &fr->j->cfg, fr->version, p,
+					      &fr->seen[p]) ? SEEN_LOADED : SEEN_NONE;
+	return fr->seen_state[p] == SEEN_LOADED ? &fr->seen[p] : NULL;
+}
+
+/* The LSH band keys of a parse record's signature (as dedup makes them)
+ * into keys; how many (0: the page has no signature). */
+static unsigned page_bands(const struct frontier *fr, const struct parse_record *pr,
+			   uint64_t *keys)
+{
+	uint32_t sig[PARSE_SIG_MAX];
+	unsigned nb = (unsigned)fr->j->cfg.dedup_bands, rows, b, i;
+
+	if (!pr->nsig || pr->nsig > PARSE_SIG_MAX || nb == 0 || nb > FRONTIER_BANDS_MAX ||
+	    pr->nsig % nb)
+		return 0;
+	for (i = 0; i < pr->nsig; i++)
+		sig[i] = parse_record_sig(pr, i);
+	rows = pr->nsig / nb;
+	for (b = 0; b < nb; b++)
+		keys[b] = minhash_band_key(sig, b, rows);
+	return nb;
+}
+
+/* A followed link's record: one hop deeper than its page, of its seed;
+ * the page's band keys go with it. */
+static void follow_one(struct frontier *fr, struct host *h, const struct host_item *it,
+		       const char *url, size_t len, const uint64_t *bands, unsigned nb,
+		       struct segout *out)
+{
+	struct host_item *added;
+	struct crawl_record rec;
+	char u[URL_MAX_LEN + 1];
+
+	memcpy(u, url, len);
+	u[len] = '\0';
+	memset(&rec, 0, sizeof(rec));
+	rec.status = ST_UNFETCHED;
+	rec.depth = it->rec.depth + 1;
+	rec.seed = it->rec.seed;
+	rec.dup_of = rec.reason = "";
+	rec.url = u;
+	rec.url_len = len;
+	segout_followed(out, it->part, &rec, bands, nb);
+	added = hosts_add(h, u, &rec, it->part, it->origin);
+	if (nb && (added->from_bands = malloc(nb * sizeof(*bands))) != NULL)
+		memcpy(added->from_bands, bands, nb * sizeof(*bands));
+	*hmap_put(&fr->queued, u, len) = fr;
+	h->followed++;
+}
+
+uint64_t frontier_room(const struct host *h, int64_t limit, int64_t now)
+{
+	uint64_t left, queued = h->n - h->next;
+
+	if (limit == INT64_MAX || h->pol.delay_us <= 0)
+		return UINT64_MAX;
+	left = now < limit ? (uint64_t)((limit - now) / h->pol.delay_us) : 0;
+	return left > queued ? left - queued : 0;
+}
+
+uint64_t frontier_page(struct frontier *fr, struct host *h, const struct host_item *it,
+		       const void *parse, size_t parse_len, uint64_t room, struct segout *out)
+{
+	struct parse_record pr;
+	struct follow_page pg;
+	const struct bloom *seen;
+	const char *url;
+	size_t pos = 0, len;
+	uint64_t n = 0, bands[FRONTIER_BANDS_MAX];
+	unsigned nb;
+
+	if (!fr->on || h->released || !(seen = seen_of(fr, it->part)) ||
+	    parse_record_unpack(parse, parse_len, &pr) != CR_OK ||
+	    (pr.flags & (PARSE_REDIRECT | PARSE_SITEMAP)))
+		return 0;
+	memset(&pg, 0, sizeof(pg));
+	pg.origin = it->origin->key;
+	pg.origin_len = strlen(it->origin->key);
+	pg.depth = it->rec.depth;
+	pg.seed = it->rec.seed;
+	pg.hops = it->rec.hops;
+	nb = page_bands(fr, &pr, bands);
+	pg.near_copy = nb && it->from_bands && follow_near_copy(bands, it->from_bands, nb);
+	while (parse_record_link(&pr, &pos, &url, &len) == CR_OK) {
+		struct follow_link l = { url, len, 0, 0 };
+		enum follow_verdict v;
+
+		if (follow_same_origin(pg.origin, pg.origin_len, url, len)) {
+			l.queued = hmap_get(&fr->queued, url, len) != NULL ||
+				   (fr->done->count && hmap_get(fr->done, url, len) != NULL);
+			l.seen = !l.queued && bloom_has(seen, url, len);
+		}
+		pg.followed = h->followed;
+		pg.room = room;
+		v = follow_decide(&pg, &l, &fr->scope, &fr->j->cfg);
+		fr->verdicts[v]++;
+		if (v != FOLLOW_YES)
+			continue;
+		follow_one(fr, h, it, url, len, bands, nb, out);
+		if (room != UINT64_MAX)
+			room--;
+		n++;
+	}
+	return n;
+}

@@ -1,0 +1,84 @@
+/*
+ * frontier.h - the links a fetch phase follows inside its round: the
+ * fetcher hands in each parsed page, and every link follow.h admits joins
+ * its host's queue at once, as a URL of the fetch list would.
+ *
+ * It owns what the decision needs beyond the page: the seen-sets of the
+ * owned partitions (of the CrawlDb version the round was generated from,
+ * loaded when first needed, a damaged one rebuilt from its part as update
+ * does; a partition without one follows nothing, since every link would
+ * look new), every URL queued in the phase
+ * (the fetch lists' and the followed ones), and the crawl's scope. Nothing
+ * here is collective; nothing reads the clock.
+ *
+ * A followed link is journaled (segout_followed) before the outcome of its
+ * page; a resumed fetch hands the ones earlier attempts followed back
+ * (frontier_keep) and they are queued again, so an interrupted round
+ * fetches what an uninterrupted one would.
+ *
+ * Life: frontier_init before the fetch lists are read, frontier_keep for
+ * each link an earlier attempt followed, frontier_load after the fetch
+ * lists, frontier_page per parsed page, frontier_release.
+ */
+#ifndef CR_FETCH_FRONTIER_H
+#define CR_FETCH_FRONTIER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "crawldb/job.h"
+#include "fetch/fetchlist.h"
+#include "fetch/follow.h"
+#include "fetch/hosts.h"
+#include "fetch/segout.h"
+#include "scope/scope.h"
+#include "seen/bloom.h"
+#include "util/hmap.h"
+
+#define FRONTIER_BANDS_MAX 512   /* dedup.bands' largest value */
+
+struct frontier {
+	const struct job *j;
+	int version;               /* the CrawlDb version of the seen-sets */
+	int on;                    /* fetch.follow_max > 0, and the scope read */
+	struct scope scope;
+	struct bloom *seen;        /* per partition */
+	uint8_t *seen_state;       /* 0: not loaded, 1: loaded, 2: none to use */
+	struct hmap queued;        /* every URL queued in the phase */
+	const struct hmap *done;   /* ... and those earlier attempts finished */
+	struct buf kept;           /* links earlier attempts followed (frontier_keep) */
+	uint64_t verdicts[FOLLOW_VERDICTS_];
+};
+
+/* version: the current CrawlDb version (0: none); done (borrowed for the
+ * phase): what earlier attempts at the segment finished, taken as queued.
+ * With following off (fetch.follow_max = 0) frontier_page does nothing. */
+CR_WUR enum cr_err frontier_init(struct frontier *fr, const struct job *j, int version,
+				 const struct hmap *done);
+/* A link an earlier attempt followed into partition p (segout_followed_fn),
+ * with the band keys of its page; copied. */
+void frontier_keep(struct frontier *fr, uint32_t p, const struct crawl_record *rec,
+		   const uint64_t *bands, unsigned nb);
+/* After the fetch lists are read through l: the kept links not finished
+ * join their hosts' queues again, in the order they were followed, and
+ * every queued URL is noted. */
+CR_WUR enum cr_err frontier_load(struct frontier *fr, struct fetchlist_load *l);
+void frontier_release(struct frontier *fr);
+
+/*
+ * The links of a parsed page (its packed parse record) of item it of host
+ * h: those follow_decide admits are added to h's queue (hosts_add) and
+ * noted. room: URLs politeness lets h still start before the time limit
+ * beyond those queued (UINT64_MAX: no limit); each followed link uses one.
+ * Each is journaled through out (segout_followed). Returns how many were
+ * followed.
+ */
+uint64_t frontier_page(struct frontier *fr, struct host *h, const struct host_item *it,
+		       const void *parse, size_t parse_len, uint64_t room, struct segout *out);
+
+/* The room of frontier_page: the URLs politeness (one a delay) lets h start
+ * from now until limit (monotonic µs; INT64_MAX: none), beyond those it has
+ * queued. */
+uint64_t frontier_room(const struct host *h, int64_t limit, int64_t now);
+
+#endif

@@ -1,0 +1,176 @@
+/*
+ * stage.c - the records the fetcher stages for the index step; see stage.h.
+ */
+#include "index/stage.h"
+#include "store/recfile.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+void index_stage_pack_file(struct buf *out, const char *name)
+{
+	buf_put_u8(out, STAGE_FILE);
+	buf_put_str(out, name, strlen(name));
+}
+
+void index_stage_pack_cdxj(struct buf *out, const char *line, size_t n)
+{
+	buf_put_u8(out, STAGE_CDXJ);
+	buf_put_str(out, line, n);
+}
+
+void index_stage_pack_failed(struct buf *out)
+{
+	buf_put_u8(out, STAGE_FAILED);
+}
+
+void index_stage_pack_page(struct buf *out, const struct index_stage_page *pg)
+{
+	size_t room = REC_MAX_BYTES - 64, used, text = pg->text_len;
+	uint32_t i;
+
+	used = pg->uri_len + pg->id_len + pg->title_len + 64;
+	for (i = 0; i < pg->nlinks; i++)
+		used += strlen(pg->links[i]) + strlen(pg->anchors[i]) + 20;
+	if (used >= room)
+		text = 0;
+	else if (text > room - used)
+		text = room - used;
+	buf_put_u8(out, STAGE_PAGE);
+	buf_put_str(out, pg->uri, pg->uri_len);
+	buf_put_svarint(out, pg->date_us);
+	buf_put_str(out, pg->id, pg->id_len);
+	buf_put_u8(out, pg->noindex ? 1 : 0);
+	buf_put_str(out, pg->title, pg->title_len);
+	buf_put_str(out, pg->text, text);
+	buf_put_varint(out, pg->nlinks);
+	for (i = 0; i < pg->nlinks; i++) {
+		buf_put_str(out, pg->links[i], strlen(pg->links[i]));
+		buf_put_str(out, pg->anchors[i], strlen(pg->anchors[i]));
+	}
+}
+
+static enum cr_err unpack_page(struct buf_reader *rd, struct index_stage_page *pg)
+{
+	uint8_t ni;
+	uint64_t nl, k;
+	size_t start;
+
+	if (buf_get_str(rd, &pg->uri, &pg->uri_len) || buf_get_svarint(rd, &pg->date_us) ||
+	    buf_get_str(rd, &pg->id, &pg->id_len) || buf_get_u8(rd, &ni) || ni > 1 ||
+	    buf_get_str(rd, &pg->title, &pg->title_len) ||
+	    buf_get_str(rd, &pg->text, &pg->text_len) || buf_get_varint(rd, &nl) ||
+	    nl > UINT32_MAX)
+		return CR_ERR_FORMAT;
+	pg->noindex = ni;
+	pg->nlinks = (uint32_t)nl;
+	start = rd->off;
+	for (k = 0; k < 2 * nl; k++) {
+		const char *s;
+		size_t n;
+
+		if (buf_get_str(rd, &s, &n))
+			return CR_ERR_FORMAT;
+	}
+	pg->packed_links = rd->p + start;
+	pg->packed_len = rd->off - start;
+	return CR_OK;
+}
+
+enum cr_err index_stage_unpack(const void *p, size_t n, struct index_stage_rec *r)
+{
+	struct buf_reader rd;
+	uint8_t kind;
+
+	memset(r, 0, sizeof(*r));
+	buf_reader_init(&rd, p, n);
+	if (buf_get_u8(&rd, &kind))
+		return CR_ERR_FORMAT;
+	r->kind = (enum index_stage_kind)kind;
+	switch (kind) {
+	case STAGE_FILE:
+	case STAGE_CDXJ:
+		if (buf_get_str(&rd, &r->s, &r->n) || !r->n)
+			return CR_ERR_FORMAT;
+		break;
+	case STAGE_PAGE:
+		if (unpack_page(&rd, &r->page))
+			return CR_ERR_FORMAT;
+		break;
+	case STAGE_FAILED:
+		break;
+	default:
+		return CR_ERR_FORMAT;
+	}
+	return rd.off == rd.len ? CR_OK : CR_ERR_FORMAT;
+}
+
+enum cr_err index_stage_link(const struct index_stage_page *pg, size_t *pos, const char **url,
+			     size_t *ulen, const char **anchor, size_t *alen)
+{
+	struct buf_reader rd;
+
+	if (*pos >= pg->packed_len)
+		return CR_EOF;
+	buf_reader_init(&rd, pg->packed_links, pg->packed_len);
+	rd.off = *pos;
+	if (buf_get_str(&rd, url, ulen) || buf_get_str(&rd, anchor, alen))
+		return CR_ERR_FORMAT;
+	*pos = rd.off;
+	return CR_OK;
+}
+
+/* The series suffixes of segout.c, longest match first. */
+static const char *const series_suffixes[] = { "-robots", "-diagnostics", "-sitemaps" };
+
+int index_stage_key(const char *name, char *out, size_t cap)
+{
+	static const char *const exts[] = { ".warc.gz", ".warc.zst", ".warc" };
+	size_t n = strlen(name), i, k;
+	const char *suffix = "";
+
+	if (strncmp(name, "mpicrawl-", 9))
+		return 0;
+	for (i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
+		size_t el = strlen(exts[i]);
+
+		if (n > el && !strcmp(name + n - el, exts[i])) {
+			n -= el;
+			break;
+		}
+	}
+	if (i == sizeof(exts) / sizeof(exts[0]))
+		return 0;
+	for (i = 0; i < sizeof(series_suffixes) / sizeof(series_suffixes[0]); i++) {
+		size_t sl = strlen(series_suffixes[i]);
+
+		if (n > sl && !strncmp(name + n - sl, series_suffixes[i], sl)) {
+			suffix = series_suffixes[i];
+			n -= sl;
+			break;
+		}
+	}
+	/* "-SSSSS": the serial */
+	if (n < 7 || name[n - 6] != '-')
+		return 0;
+	for (k = n - 5; k < n; k++)
+		if (name[k] < '0' || name[k] > '9')
+			return 0;
+	n -= 6;
+	return snprintf(out, cap, "%.*s%s", (int)n, name, suffix) < (int)cap;
+}
+
+int index_wants_text(const char *warc_name, int is_response, int status, const char *mime)
+{
+	size_t i;
+
+	if (!is_response || status < 200 || status > 299)
+		return 0;
+	if (strcasecmp(mime, "text/html") && strcasecmp(mime, "application/xhtml+xml"))
+		return 0;
+	for (i = 0; i < sizeof(series_suffixes) / sizeof(series_suffixes[0]); i++)
+		if (strstr(warc_name, series_suffixes[i]))
+			return 0;
+	return 1;
+}

@@ -1,0 +1,136 @@
+/*
+ * test_follow.c - which links the fetcher follows inside the round
+ * (fetch/follow.h), as a table, and the room a time limit leaves a host
+ * (fetch/frontier.h).
+ */
+#include "test.h"
+#include "config/config.h"
+#include "fetch/follow.h"
+#include "fetch/frontier.h"
+#include "scope/seeds.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void table(void)
+{
+	static const char seed_plain[] = "http://a.test/";
+	static const char seed_capped[] = "http://b.test/";
+	static const struct {
+		const char *what;
+		const char *url;
+		int seen, queued;
+		uint32_t depth;
+		int capped_seed;
+		uint64_t followed, room;
+		long follow_max, max_depth;
+		enum follow_verdict want;
+		int near_copy, hops;
+	} cases[] = {
+		{ "a new link of the page's origin", "http://a.test/p/2", 0, 0, 1, 0, 0,
+		  UINT64_MAX, 10, 0, FOLLOW_YES, 0, 0 },
+		{ "with a query", "http://a.test/list?page=2", 0, 0, 1, 0, 0, UINT64_MAX, 10, 0,
+		  FOLLOW_YES, 0, 0 },
+		{ "the origin itself", "http://a.test", 0, 0, 1, 0, 0, UINT64_MAX, 10, 0,
+		  FOLLOW_YES, 0, 0 },
+		{ "following off", "http://a.test/p/2", 0, 0, 1, 0, 0, UINT64_MAX, 0, 0,
+		  FOLLOW_OFF, 0, 0 },
+		{ "another host", "http://b.test/p/2", 0, 0, 1, 0, 0, UINT64_MAX, 10, 0,
+		  FOLLOW_ORIGIN, 0, 0 },
+		{ "another port", "http://a.test:8080/p/2", 0, 0, 1, 0, 0, UINT64_MAX, 10, 0,
+		  FOLLOW_ORIGIN, 0, 0 },
+		{ "another scheme", "https://a.test/p/2", 0, 0, 1, 0, 0, UINT64_MAX, 10, 0,
+		  FOLLOW_ORIGIN, 0, 0 },
+		{ "a longer host name", "http://a.test.evil/p", 0, 0, 1, 0, 0, UINT64_MAX, 10, 0,
+		  FOLLOW_ORIGIN, 0, 0 },
+		{ "queued already", "http://a.test/p/2", 0, 1, 1, 0, 0, UINT64_MAX, 10, 0,
+		  FOLLOW_QUEUED, 0, 0 },
+		{ "in the CrawlDb", "http://a.test/p/2", 1, 0, 1, 0, 0, UINT64_MAX, 10, 0,
+		  FOLLOW_SEEN, 0, 0 },
+		{ "at the depth limit", "http://a.test/p/2", 0, 0, 2, 0, 0, UINT64_MAX, 10, 3,
+		  FOLLOW_YES, 0, 0 },
+		{ "past the depth limit", "http://a.test/p/2", 0, 0, 3, 0, 0, UINT64_MAX, 10, 3,
+		  FOLLOW_DEPTH, 0, 0 },
+		{ "a seed with max_pages", "http://a.test/p/2", 0, 0, 1, 1, 0, UINT64_MAX, 10, 0,
+		  FOLLOW_SEED, 0, 0 },
+		{ "refused by scope.rules", "http://a.test/private/x", 0, 0, 1, 0, 0, UINT64_MAX,
+		  10, 0, FOLLOW_SCOPE, 0, 0 },
+		{ "a path trap", "http://a.test/x/x/x/x/x/x/x", 0, 0, 1, 0, 0, UINT64_MAX, 10, 0,
+		  FOLLOW_TRAP, 0, 0 },
+		{ "the host's cap", "http://a.test/p/2", 0, 0, 1, 0, 10, UINT64_MAX, 10, 0,
+		  FOLLOW_CAP, 0, 0 },
+		{ "under the cap", "http://a.test/p/2", 0, 0, 1, 0, 9, UINT64_MAX, 10, 0,
+		  FOLLOW_YES, 0, 0 },
+		{ "no room before the time limit", "http://a.test/p/2", 0, 0, 1, 0, 0, 0, 10, 0,
+		  FOLLOW_NO_ROOM, 0, 0 },
+		{ "room for one", "http://a.test/p/2", 0, 0, 1, 0, 0, 1, 10, 0, FOLLOW_YES, 0, 0 },
+		{ "from a near-copy of its parent", "http://a.test/cal/2027/1", 0, 0, 1, 0, 0,
+		  UINT64_MAX, 10, 0, FOLLOW_NEAR_COPY, 1, 0 },
+		{ "from a page reached over a redirect", "http://a.test/p/2", 0, 0, 1, 0, 0,
+		  UINT64_MAX, 10, 0, FOLLOW_HOPS, 0, 1 },
+	};
+	struct config cfg;
+	struct scope s;
+	struct seed_settings capped = { 5, -1, -1, 0 };
+	char err[128];
+	static const char rules[] = "-http://(test,a,)/private/\n";
+	size_t i;
+
+	config_defaults(&cfg);
+	scope_init(&s, SCOPE_SEEDS_DOMAINS);
+	CHECK(scope_add_seed(&s, seed_plain, strlen(seed_plain), NULL) == CR_OK, "seed");
+	CHECK(scope_add_seed(&s, seed_capped, strlen(seed_capped), &capped) == CR_OK, "seed");
+	CHECK(scope_rules_parse(rules, strlen(rules), "t", &s.rules, err, sizeof(err)) == CR_OK,
+	      "rules: %s", err);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct follow_page pg = { "http://a.test", 13, cases[i].depth, 0,
+					  cases[i].followed, cases[i].room, cases[i].near_copy,
+					  (uint8_t)cases[i].hops };
+		struct follow_link l = { cases[i].url, strlen(cases[i].url), cases[i].seen,
+					 cases[i].queued };
+		enum follow_verdict v;
+
+		pg.seed = cases[i].capped_seed ? seeds_id(seed_capped, strlen(seed_capped))
+					       : seeds_id(seed_plain, strlen(seed_plain));
+		cfg.follow_max = cases[i].follow_max;
+		cfg.max_depth = cases[i].max_depth;
+		v = follow_decide(&pg, &l, &s, &cfg);
+		CHECK(v == cases[i].want, "%s: %s, want %s", cases[i].what, follow_verdict_names[v],
+		      follow_verdict_names[cases[i].want]);
+	}
+	scope_release(&s);
+}
+
+static void near_copies(void)
+{
+	uint64_t a[4] = { 1, 2, 3, 4 }, b[4] = { 9, 9, 3, 9 }, c[4] = { 5, 6, 7, 8 };
+
+	CHECK(follow_near_copy(a, b, 4), "one band shared: a candidate pair");
+	CHECK(!follow_near_copy(a, c, 4), "no band shared");
+	CHECK(!follow_near_copy(a, b, 2), "only the bands given count");
+}
+
+static void room(void)
+{
+	struct host h;
+
+	memset(&h, 0, sizeof(h));
+	h.pol.delay_us = 1000000;
+	h.n = 5;
+	h.next = 2;
+	CHECK(frontier_room(&h, INT64_MAX, 0) == UINT64_MAX, "no limit: no bound");
+	CHECK(frontier_room(&h, 10000000, 0) == 7, "10 delays left, 3 queued: room for 7, got %llu",
+	      (unsigned long long)frontier_room(&h, 10000000, 0));
+	CHECK(frontier_room(&h, 10000000, 8000000) == 0, "2 delays left, 3 queued: none");
+	CHECK(frontier_room(&h, 10000000, 20000000) == 0, "past the limit: none");
+	h.pol.delay_us = 0;
+	CHECK(frontier_room(&h, 10000000, 0) == UINT64_MAX, "no delay: no bound");
+}
+
+int main(void)
+{
+	table();
+	near_copies();
+	room();
+	TEST_DONE();
+}
