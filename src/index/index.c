@@ -134,26 +134,75 @@ void index_surt(const char *url, struct buf *out)
 
 /* ---- language ---- */
 
+/* The function words of each language guessed, and for each distinct word
+ * the languages it belongs to (a bit per language), sorted for bsearch. */
+static const char *const lang_codes[] = { "eng", "deu", "fra", "spa", "ita", "nld", "por" };
+static const char *const lang_words[] = {
+	" the and of to is in that it was for with are this not ",
+	" der die und das ist nicht ein eine zu den von mit sich auf ",
+	" le la les et est des une dans que pour pas sur qui du ",
+	" el los las que y es una por con para del se no al ",
+	" il che di non una per della sono gli le con del si ",
+	" het een van en niet dat zijn op te voor met ook maar ",
+	" os que não uma do da em para com por se mais dos ",
+};
+enum { NLANG = sizeof(lang_codes) / sizeof(lang_codes[0]), LANG_WORDS_MAX = 128 };
+
+struct lang_word {
+	char w[24];   /* a text word of 21 bytes or more is not counted */
+	unsigned mask;
+};
+
+static struct lang_word lang_table[LANG_WORDS_MAX];
+static size_t lang_n;
+
+static int lang_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct lang_word *)a)->w, ((const struct lang_word *)b)->w);
+}
+
+/* Builds the table once (the words above, each with its languages). */
+static void lang_init(void)
+{
+	size_t k, i;
+
+	if (lang_n)
+		return;
+	for (k = 0; k < NLANG; k++) {
+		const char *p = lang_words[k];
+
+		while (*p) {
+			size_t n;
+
+			p += strspn(p, " ");
+			n = strcspn(p, " ");
+			if (!n)
+				break;
+			for (i = 0; i < lang_n && strncmp(lang_table[i].w, p, n) |
+						    (lang_table[i].w[n] != '\0'); i++)
+				;
+			if (i == lang_n && lang_n < LANG_WORDS_MAX && n < sizeof(lang_table[0].w)) {
+				memcpy(lang_table[lang_n].w, p, n);
+				lang_table[lang_n].w[n] = '\0';
+				lang_table[lang_n++].mask = 0;
+			}
+			if (i < lang_n)
+				lang_table[i].mask |= 1u << k;
+			p += n;
+		}
+	}
+	qsort(lang_table, lang_n, sizeof(lang_table[0]), lang_cmp);
+}
+
 const char *index_language(const char *text, size_t len)
 {
-	static const struct {
-		const char *code;
-		const char *words;   /* space-separated, with spaces around */
-	} langs[] = {
-		{ "eng", " the and of to is in that it was for with are this not " },
-		{ "deu", " der die und das ist nicht ein eine zu den von mit sich auf " },
-		{ "fra", " le la les et est des une dans que pour pas sur qui du " },
-		{ "spa", " el los las que y es una por con para del se no al " },
-		{ "ita", " il che di non una per della sono gli le con del si " },
-		{ "nld", " het een van en niet dat zijn op te voor met ook maar " },
-		{ "por", " os que não uma do da em para com por se mais dos " },
-	};
-	enum { NL = sizeof(langs) / sizeof(langs[0]) };
-	unsigned hits[NL] = { 0 };
+	unsigned hits[NLANG] = { 0 };
 	size_t i = 0, words = 0, best = 0, second = 0, k;
-	char w[24];
+	struct lang_word key;
 
+	lang_init();
 	while (i < len && words < INDEX_LANG_WORDS) {
+		const struct lang_word *hit;
 		size_t n = 0;
 
 		while (i < len && (text[i] == ' ' || text[i] == '\n' || text[i] == '\t'))
@@ -163,30 +212,28 @@ const char *index_language(const char *text, size_t len)
 
 			if (c >= 'A' && c <= 'Z')
 				c = (char)(c + 32);
-			if (n + 3 < sizeof(w) && c != ',' && c != '.' && c != ';' && c != ':' &&
+			if (n + 3 < sizeof(key.w) && c != ',' && c != '.' && c != ';' && c != ':' &&
 			    c != '!' && c != '?' && c != '"' && c != '(' && c != ')')
-				w[1 + n++] = c;
+				key.w[n++] = c;
 		}
-		if (!n || n + 3 >= sizeof(w))
+		if (!n || n + 3 >= sizeof(key.w))
 			continue;
 		words++;
-		w[0] = ' ';
-		w[n + 1] = ' ';
-		w[n + 2] = '\0';
-		for (k = 0; k < NL; k++)
-			if (strstr(langs[k].words, w))
-				hits[k]++;
+		key.w[n] = '\0';
+		hit = bsearch(&key, lang_table, lang_n, sizeof(lang_table[0]), lang_cmp);
+		for (k = 0; hit && k < NLANG; k++)
+			hits[k] += (hit->mask >> k) & 1;
 	}
-	for (k = 1; k < NL; k++)
+	for (k = 1; k < NLANG; k++)
 		if (hits[k] > hits[best])
 			best = k;
-	for (k = 0; k < NL; k++)
+	for (k = 0; k < NLANG; k++)
 		if (k != best && hits[k] > second)
 			second = hits[k];
 	/* at least 5 function words, 5 % of the words, and a clear lead */
 	if (hits[best] < 5 || hits[best] * 20 < words || hits[best] < 2 * second)
 		return NULL;
-	return langs[best].code;
+	return lang_codes[best];
 }
 
 /* ---- small writers ---- */

@@ -1013,8 +1013,8 @@ static void web_words_out(struct web_rng *r, struct web_sb *sb, unsigned n)
  * --page-bytes: what makes a page of real size heavy besides its words - a
  * style sheet and a script in the head, and paragraphs inside nested
  * blocks with classes and inline emphasis - so that about two thirds of the
- * bytes are markup, as on the web. Its links point into the page itself
- * (fragments), so the truth does not change.
+ * bytes are markup, as on the web. It adds no link, so the truth does not
+ * change.
  */
 static void web_head_weight(struct web_rng *r, struct web_sb *sb, size_t bytes)
 {
@@ -1048,8 +1048,8 @@ static void web_heavy_paragraph(struct web_rng *r, struct web_sb *sb)
 		case 0: web_sb_printf(sb, "%s<em>%s</em>", i ? " " : "", word); break;
 		case 1: web_sb_printf(sb, "%s<span class=\"k%u\">%s</span>", i ? " " : "",
 				      web_rng_below(r, 50), word); break;
-		case 2: web_sb_printf(sb, "%s<a href=\"#s%u\">%s</a>", i ? " " : "",
-				      web_rng_below(r, 100000), word); break;
+		case 2: web_sb_printf(sb, "%s<abbr title=\"%s %u\">%s</abbr>", i ? " " : "",
+				      word, web_rng_below(r, 100000), word); break;
 		default: web_sb_printf(sb, "%s%s", i ? " " : "", word); break;
 		}
 	}
