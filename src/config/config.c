@@ -1,4 +1,5 @@
 #include "config/config.h"
+#include "dedup/minhash.h"
 #include "fetch/addr.h"
 #include "scope/host_rules.h"
 #include "scope/rules.h"
@@ -143,10 +144,10 @@ static const char *check_header(const char *v)
 static const char *check_codings(const char *v)
 {
 	static const char *const known[] = { "gzip", "deflate", "br", "zstd", "identity" };
-	const char *p = v;
+	const char *p = v, *why = *v ? check_header(v) : NULL;
 
-	if (check_header(v) && *v)
-		return check_header(v);
+	if (why)
+		return why;
 	while (*p) {
 		size_t n, i, ok = 0;
 
@@ -389,7 +390,7 @@ static const struct key keys[] = {
 	C("dedup.signature", dedup_signature, dedup_signatures, "oph",
 	  "oph (one hash per shingle, densified) or minhash (one per value); fixed when the "
 	  "crawl directory is created"),
-	L("dedup.bands", dedup_bands, 1, 512, "16",
+	L("dedup.bands", dedup_bands, 1, MINHASH_BANDS_MAX, "16",
 	  "LSH bands; must divide dedup.hashes"),
 	D("dedup.threshold", dedup_threshold, 100000000, 1000000000, "0.8",
 	  "estimated Jaccard similarity from which a page is a near-duplicate"),

@@ -32,6 +32,7 @@
 #include "util/buf.h"
 
 #define MINHASH_MAX 1024
+#define MINHASH_BANDS_MAX 512   /* dedup.bands at most */
 
 /* Appends the text's words to out, separated by single spaces (what
  * `mpicrawl warc --text` prints). Returns the number of words. */

@@ -40,7 +40,7 @@ struct dns {
 	int inflight;
 	struct dns_entry *queue_head, *queue_tail;
 	long ttl_s, negative_ttl_s;
-	uint64_t queries, hits, seeded;
+	uint64_t queries, hits;
 };
 
 struct dns_query {
@@ -322,7 +322,6 @@ void dns_seed(struct dns *d, const char *host, enum dns_result r, const char *ad
 		snprintf(e->addr, sizeof(e->addr), "%s", addr);
 	e->expires_us = expires_us;
 	*slot = e;
-	d->seeded++;
 }
 
 int dns_peek(const struct dns *d, const char *host, enum dns_result *r, char *addr,

@@ -46,6 +46,7 @@ enum follow_verdict follow_decide(const struct follow_page *pg, const struct fol
 				  struct scope *scope, const struct config *cfg)
 {
 	const struct scope_seed *sd;
+	enum follow_verdict v;
 
 	if (cfg->follow_max <= 0)
 		return FOLLOW_OFF;
@@ -64,8 +65,8 @@ enum follow_verdict follow_decide(const struct follow_page *pg, const struct fol
 	sd = scope && pg->seed ? scope_seed_of(scope, pg->seed) : NULL;
 	if (sd && (sd->set.max_pages >= 0 || sd->set.max_depth >= 0))
 		return FOLLOW_SEED;
-	if (admitted(l, scope, cfg) != FOLLOW_YES)
-		return admitted(l, scope, cfg);
+	if ((v = admitted(l, scope, cfg)) != FOLLOW_YES)
+		return v;
 	if (pg->followed >= (uint64_t)cfg->follow_max)
 		return FOLLOW_CAP;
 	if (pg->room == 0)

@@ -39,23 +39,27 @@ enum cr_err frontier_init(struct frontier *fr, const struct job *j, int version,
 void frontier_keep(struct frontier *fr, uint32_t p, const struct crawl_record *rec,
 		   const uint64_t *bands, unsigned nb)
 {
-	size_t at = fr->kept.len;
+	struct buf packed;
 	unsigned i;
 
+	buf_init(&packed);
+	crawl_record_pack(rec, &packed);
 	buf_put_u32le(&fr->kept, p);
 	buf_put_u32le(&fr->kept, nb);
 	for (i = 0; i < nb; i++)
 		buf_put_u64le(&fr->kept, bands[i]);
-	buf_put_u32le(&fr->kept, 0);
-	crawl_record_pack(rec, &fr->kept);
-	{
-		size_t head = at + 8 + 8 * (size_t)nb;
-		uint32_t n = (uint32_t)(fr->kept.len - head - 4);
-		unsigned char *q = fr->kept.p + head;
+	buf_put_str(&fr->kept, (const char *)packed.p, packed.len);
+	buf_release(&packed);
+}
 
-		for (i = 0; i < 4; i++)
-			q[i] = (unsigned char)(n >> (8 * i));
-	}
+/* A followed URL, just queued as it: the band keys of the page it was found
+ * on go with it, and it is noted as queued. */
+static void note_followed(struct frontier *fr, struct host_item *it, const uint64_t *bands,
+			  unsigned nb)
+{
+	if (nb && (it->from_bands = malloc(nb * sizeof(*bands))) != NULL)
+		memcpy(it->from_bands, bands, nb * sizeof(*bands));
+	*hmap_put(&fr->queued, it->url, it->rec.url_len) = fr;
 }
 
 /* The kept links, queued again where not finished. */
@@ -66,32 +70,24 @@ static enum cr_err requeue(struct frontier *fr, struct fetchlist_load *l)
 
 	buf_reader_init(&rd, fr->kept.p, fr->kept.len);
 	while (rd.off < rd.len) {
-		uint32_t p, nb, n, i;
-		uint64_t *bands;
+		uint32_t p, nb, i;
+		uint64_t bands[MINHASH_BANDS_MAX];
 		struct crawl_record rec;
 		struct host_item *it;
+		const char *packed;
+		size_t n;
 
-		if (buf_get_u32le(&rd, &p) || buf_get_u32le(&rd, &nb) || nb > FRONTIER_BANDS_MAX ||
-		    rd.len - rd.off < 8 * (size_t)nb + 4)
+		if (buf_get_u32le(&rd, &p) || buf_get_u32le(&rd, &nb) || nb > MINHASH_BANDS_MAX)
 			return CR_ERR_FORMAT;
-		bands = nb ? malloc(8 * (size_t)nb) : NULL;
-		if (nb && !bands)
-			return CR_ERR_NOMEM;
 		for (i = 0; i < nb; i++)
-			bands[i] = buf_load_u64le(rd.p + rd.off + 8 * i);
-		rd.off += 8 * (size_t)nb;
-		if (buf_get_u32le(&rd, &n) || rd.len - rd.off < n ||
-		    crawl_record_unpack(rd.p + rd.off, n, &rec) != CR_OK ||
-		    rec.url_len > URL_MAX_LEN) {
-			free(bands);
+			if (buf_get_u64le(&rd, &bands[i]))
+				return CR_ERR_FORMAT;
+		if (buf_get_str(&rd, &packed, &n) ||
+		    crawl_record_unpack(packed, n, &rec) != CR_OK || rec.url_len > URL_MAX_LEN)
 			return CR_ERR_FORMAT;
-		}
-		rd.off += n;
-		it = fetchlist_add(l, &rec, p);
-		if (it)
-			it->from_bands = bands;
-		else
-			free(bands);
+		if ((it = fetchlist_add(l, &rec, p)) == NULL)
+			continue;
+		note_followed(fr, it, bands, nb);
 	}
 	l->urls = urls;   /* the fetch lists' count: these were followed */
 	return CR_OK;
@@ -99,23 +95,13 @@ static enum cr_err requeue(struct frontier *fr, struct fetchlist_load *l)
 
 enum cr_err frontier_load(struct frontier *fr, struct fetchlist_load *l)
 {
-	struct hmap_slot *s;
-	size_t i = 0, k;
 	enum cr_err e = requeue(fr, l);
 
-	if (e) {
+	if (e)
 		log_err("fetch", "a followed link in a fetch journal of segment %d is damaged",
 			l->seg);
-		return e;
-	}
 	buf_release(&fr->kept);
-	while (fr->on && (s = hmap_next(&l->hosts->hosts, &i)) != NULL) {
-		const struct host *h = s->val;
-
-		for (k = 0; k < h->n; k++)
-			*hmap_put(&fr->queued, h->items[k]->url, h->items[k]->rec.url_len) = fr;
-	}
-	return CR_OK;
+	return e;
 }
 
 void frontier_release(struct frontier *fr)
@@ -153,7 +139,7 @@ static unsigned page_bands(const struct frontier *fr, const struct parse_record 
 	uint32_t sig[PARSE_SIG_MAX];
 	unsigned nb = (unsigned)fr->j->cfg.dedup_bands, rows, b, i;
 
-	if (!pr->nsig || pr->nsig > PARSE_SIG_MAX || nb == 0 || nb > FRONTIER_BANDS_MAX ||
+	if (!pr->nsig || pr->nsig > PARSE_SIG_MAX || nb == 0 || nb > MINHASH_BANDS_MAX ||
 	    pr->nsig % nb)
 		return 0;
 	for (i = 0; i < pr->nsig; i++)
@@ -170,7 +156,6 @@ static void follow_one(struct frontier *fr, struct host *h, const struct host_it
 		       const char *url, size_t len, const uint64_t *bands, unsigned nb,
 		       struct segout *out)
 {
-	struct host_item *added;
 	struct crawl_record rec;
 	char u[URL_MAX_LEN + 1];
 
@@ -184,10 +169,7 @@ static void follow_one(struct frontier *fr, struct host *h, const struct host_it
 	rec.url = u;
 	rec.url_len = len;
 	segout_followed(out, it->part, &rec, bands, nb);
-	added = hosts_add(h, u, &rec, it->part, it->origin);
-	if (nb && (added->from_bands = malloc(nb * sizeof(*bands))) != NULL)
-		memcpy(added->from_bands, bands, nb * sizeof(*bands));
-	*hmap_put(&fr->queued, u, len) = fr;
+	note_followed(fr, hosts_add(h, u, &rec, it->part, it->origin), bands, nb);
 	h->followed++;
 }
 
@@ -209,7 +191,7 @@ uint64_t frontier_page(struct frontier *fr, struct host *h, const struct host_it
 	const struct bloom *seen;
 	const char *url;
 	size_t pos = 0, len;
-	uint64_t n = 0, bands[FRONTIER_BANDS_MAX];
+	uint64_t n = 0, bands[MINHASH_BANDS_MAX];
 	unsigned nb;
 
 	if (!fr->on || h->released || !(seen = seen_of(fr, it->part)) ||
@@ -236,7 +218,6 @@ uint64_t frontier_page(struct frontier *fr, struct host *h, const struct host_it
 		pg.followed = h->followed;
 		pg.room = room;
 		v = follow_decide(&pg, &l, &fr->scope, &fr->j->cfg);
-		fr->verdicts[v]++;
 		if (v != FOLLOW_YES)
 			continue;
 		follow_one(fr, h, it, url, len, bands, nb, out);

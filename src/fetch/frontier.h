@@ -7,9 +7,9 @@
  * owned partitions (of the CrawlDb version the round was generated from,
  * loaded when first needed, a damaged one rebuilt from its part as update
  * does; a partition without one follows nothing, since every link would
- * look new), every URL queued in the phase
- * (the fetch lists' and the followed ones), and the crawl's scope. Nothing
- * here is collective; nothing reads the clock.
+ * look new; it also holds every URL of the fetch lists, generated from
+ * that version), the URLs followed in the phase, and the crawl's scope.
+ * Nothing here is collective; nothing reads the clock.
  *
  * A followed link is journaled (segout_followed) before the outcome of its
  * page; a resumed fetch hands the ones earlier attempts followed back
@@ -35,8 +35,6 @@
 #include "seen/bloom.h"
 #include "util/hmap.h"
 
-#define FRONTIER_BANDS_MAX 512   /* dedup.bands' largest value */
-
 struct frontier {
 	const struct job *j;
 	int version;               /* the CrawlDb version of the seen-sets */
@@ -44,10 +42,10 @@ struct frontier {
 	struct scope scope;
 	struct bloom *seen;        /* per partition */
 	uint8_t *seen_state;       /* 0: not loaded, 1: loaded, 2: none to use */
-	struct hmap queued;        /* every URL queued in the phase */
+	struct hmap queued;        /* the URLs followed in the phase (those of the fetch
+				      lists are in the seen-set) */
 	const struct hmap *done;   /* ... and those earlier attempts finished */
 	struct buf kept;           /* links earlier attempts followed (frontier_keep) */
-	uint64_t verdicts[FOLLOW_VERDICTS_];
 };
 
 /* version: the current CrawlDb version (0: none); done (borrowed for the
@@ -60,8 +58,7 @@ CR_WUR enum cr_err frontier_init(struct frontier *fr, const struct job *j, int v
 void frontier_keep(struct frontier *fr, uint32_t p, const struct crawl_record *rec,
 		   const uint64_t *bands, unsigned nb);
 /* After the fetch lists are read through l: the kept links not finished
- * join their hosts' queues again, in the order they were followed, and
- * every queued URL is noted. */
+ * join their hosts' queues again, in the order they were followed. */
 CR_WUR enum cr_err frontier_load(struct frontier *fr, struct fetchlist_load *l);
 void frontier_release(struct frontier *fr);
 

@@ -1,5 +1,6 @@
 #include "fetch/segout.h"
 #include "crawldb/parse_record.h"
+#include "dedup/minhash.h"
 #include "fetch/journal.h"
 #include "index/index.h"
 #include "index/stage.h"
@@ -179,10 +180,10 @@ static enum cr_err keep_followed(struct segout *s, const void *rec, size_t n,
 				 const void *bands, size_t blen)
 {
 	struct crawl_record cr;
-	uint64_t keys[512];
+	uint64_t keys[MINHASH_BANDS_MAX];
 	unsigned nb = (unsigned)(blen / 8), i;
 
-	if (crawl_record_unpack(rec, n, &cr) != CR_OK || blen % 8 || nb > 512) {
+	if (crawl_record_unpack(rec, n, &cr) != CR_OK || blen % 8 || nb > MINHASH_BANDS_MAX) {
 		log_err("fetch", "a followed link in the fetch journal of partition %u of segment "
 			"%d is damaged", s->resume_part, s->seg);
 		return CR_ERR_FORMAT;
