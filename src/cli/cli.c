@@ -80,6 +80,7 @@ static void help(const char *usage, const char *allowed)
 	       "  politeness.delay_ms=1000     ms between requests to one host\n"
 	       "  dns.servers=IP[:PORT],...    DNS servers (default: /etc/resolv.conf)\n"
 	       "  fetch.allow_private=false    true to crawl loopback or a private network\n"
+	       "  generate.round_s=auto        seconds of each host's time a round plans for\n"
 	       "  fetch.time_limit_s=0         end each fetch phase after this long\n"
 	       "  robots.agent=mpicrawl        the token robots.txt rules are read for\n"
 	       "  http.user_agent=mpicrawl/0.1 the User-Agent header\n"

@@ -316,6 +316,10 @@ static const struct key keys[] = {
 	  "transient failures before a page is marked gone"),
 	L("generate.max_per_host", max_per_host, 0, 1L << 31, "0",
 	  "most URLs of one host in one fetch list (0: no limit)"),
+	L("generate.round_s", round_s, -1, 1L << 31, "auto",
+	  "seconds of each host's delays a round plans for: a host gets at most round_s / "
+	  "delay + 1 URLs, followed links included (0: no plan; auto: 3 delays, growing "
+	  "1.25x a round)"),
 	L("partition.count", partitions, 1, 65536, "16",
 	  "number of partitions; fixed when the crawl directory is created"),
 	{ "partition.by", K_ENUM_PARTITION, offsetof(struct config, partition_by), 0, 0, 1,
@@ -440,11 +444,17 @@ static enum cr_err set_key(struct config *c, const struct key *k, const char *v)
 		char *end;
 		long x;
 
+		/* A minimum of -1 stands for the word auto. */
+		if (k->min == -1 && !strcmp(v, "auto")) {
+			*(long *)p = -1;
+			return CR_OK;
+		}
 		errno = 0;
 		x = strtol(v, &end, 10);
-		if (errno || end == v || *end || x < k->min || x > k->max) {
-			log_err("config", "%s: bad value '%s' (an integer from %ld to %ld)",
-				k->name, v, k->min, k->max);
+		if (errno || end == v || *end || x < (k->min < 0 ? 0 : k->min) || x > k->max) {
+			log_err("config", "%s: bad value '%s' (an integer from %ld to %ld%s)",
+				k->name, v, k->min < 0 ? 0 : k->min, k->max,
+				k->min == -1 ? ", or auto" : "");
 			return CR_ERR_ARG;
 		}
 		*(long *)p = x;
@@ -683,7 +693,10 @@ void config_write(const struct config *c, char *out, size_t cap)
 
 		switch (keys[i].type) {
 		case K_LONG:
-			buf_addf(&b, "%s = %ld\n", keys[i].name, *(const long *)p);
+			if (keys[i].min == -1 && *(const long *)p == -1)
+				buf_addf(&b, "%s = auto\n", keys[i].name);
+			else
+				buf_addf(&b, "%s = %ld\n", keys[i].name, *(const long *)p);
 			break;
 		case K_DBL:
 			buf_addf(&b, "%s = %.10g\n", keys[i].name, *(const double *)p);

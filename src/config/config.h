@@ -66,6 +66,7 @@ struct config {
 	long retry_interval_s;
 	long max_retries;
 	long max_per_host;
+	long round_s;               /* generate.round_s; -1: auto (round/length.h) */
 	long partitions;
 	int partition_by;
 	long memory_budget_mb;

@@ -42,3 +42,12 @@ enum cr_err job_tmpdir(struct job *j)
 	}
 	return fs_mkdirs(j->tmpdir);
 }
+
+int64_t job_round_span_ms(const struct job *j)
+{
+	int64_t limit = (int64_t)j->cfg.time_limit_s * 1000;
+
+	if (limit > 0 && (j->round_ms <= 0 || limit < j->round_ms))
+		return limit;
+	return j->round_ms > 0 ? j->round_ms : 0;
+}

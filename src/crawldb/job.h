@@ -19,8 +19,16 @@ struct job {
 	struct config cfg;
 	struct crawl_dir dir;
 	int rank, nranks;
+	/* The span of each host's time the round at hand plans for (ms; 0:
+	 * none): generate.round_s as the round driver resolved it
+	 * (round/length.h). Generate and fetch read job_round_span_ms. */
+	int64_t round_ms;
 	char tmpdir[PATH_MAX];   /* DIR/tmp/rNNNN, created by job_tmpdir */
 };
+
+/* The round's span per host (ms; 0: none): round_ms, or fetch.time_limit_s
+ * when that is shorter. */
+int64_t job_round_span_ms(const struct job *j);
 
 /* Creates (empty) this rank's scratch directory under the crawl directory. */
 CR_WUR enum cr_err job_tmpdir(struct job *j);

@@ -396,7 +396,8 @@ static void page_done(struct fetcher *f, struct host_item *it, const struct http
 	if (parsed && kept.html && !f->stopping)
 		f->c[FC_FOLLOWED] += frontier_page(&f->frontier, h, it, f->parsed.p,
 						   f->parsed.len,
-						   frontier_room(h, f->limit, r->end_mono_us),
+						   frontier_room(h, f->limit, r->end_mono_us,
+								 job_round_span_ms(f->j)),
 						   f->out);
 	parsed &= f->parse;   /* parsed for its links alone: the parse phase writes it */
 	if (k != SEGOUT_NONE) {

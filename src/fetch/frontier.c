@@ -2,6 +2,7 @@
  * frontier.c - links followed inside the round; see frontier.h.
  */
 #include "fetch/frontier.h"
+#include "generate/generate.h"
 #include "crawldb/parse_record.h"
 #include "dedup/minhash.h"
 #include "seen/seen.h"
@@ -173,14 +174,23 @@ static void follow_one(struct frontier *fr, struct host *h, const struct host_it
 	h->followed++;
 }
 
-uint64_t frontier_room(const struct host *h, int64_t limit, int64_t now)
+uint64_t frontier_room(const struct host *h, int64_t limit, int64_t now, int64_t span_ms)
 {
-	uint64_t left, queued = h->n - h->next;
+	uint64_t left, room = UINT64_MAX, queued = h->n - h->next;
+	int64_t all;
 
-	if (limit == INT64_MAX || h->pol.delay_us <= 0)
+	if (h->pol.delay_us <= 0)
 		return UINT64_MAX;
-	left = now < limit ? (uint64_t)((limit - now) / h->pol.delay_us) : 0;
-	return left > queued ? left - queued : 0;
+	if (limit != INT64_MAX) {
+		left = now < limit ? (uint64_t)((limit - now) / h->pol.delay_us) : 0;
+		room = left > queued ? left - queued : 0;
+	}
+	all = generate_feasible(span_ms, (long)(h->pol.delay_us / 1000));
+	if (all != INT64_MAX) {
+		left = (uint64_t)all > h->n ? (uint64_t)all - h->n : 0;
+		room = left < room ? left : room;
+	}
+	return room;
 }
 
 uint64_t frontier_page(struct frontier *fr, struct host *h, const struct host_item *it,

@@ -75,7 +75,8 @@ uint64_t frontier_page(struct frontier *fr, struct host *h, const struct host_it
 
 /* The room of frontier_page: the URLs politeness (one a delay) lets h start
  * from now until limit (monotonic µs; INT64_MAX: none), beyond those it has
- * queued. */
-uint64_t frontier_room(const struct host *h, int64_t limit, int64_t now);
+ * queued; and in the round's span (span_ms, job_round_span_ms; 0: none) no
+ * more than generate would have selected (generate_feasible) in all. */
+uint64_t frontier_room(const struct host *h, int64_t limit, int64_t now, int64_t span_ms);
 
 #endif

@@ -20,13 +20,13 @@ const char *const generate_counter_names[GC_COUNT_] = {
 	"demoted", "demoted_hosts", "held", "seed_capped",
 };
 
-int64_t generate_feasible(long time_limit_s, long delay_ms)
+int64_t generate_feasible(int64_t span_ms, long delay_ms)
 {
-	if (time_limit_s <= 0 || delay_ms <= 0)
+	if (span_ms <= 0 || delay_ms <= 0)
 		return INT64_MAX;
 	/* One request (the robots.txt, or the first page) at the start, then
-	 * one per delay until the limit. */
-	return (int64_t)time_limit_s * 1000 / delay_ms + 1;
+	 * one per delay until the span ends. */
+	return span_ms / delay_ms + 1;
 }
 
 void generate_rules_from(const struct config *cfg, struct generate_rules *g)
@@ -36,7 +36,7 @@ void generate_rules_from(const struct config *cfg, struct generate_rules *g)
 	g->demote_min_pages = cfg->demote_min_pages;
 	g->demote_share = cfg->demote_share;
 	g->demoted_per_round = cfg->demoted_per_round;
-	g->time_limit_s = cfg->time_limit_s;
+	g->round_ms = (int64_t)cfg->time_limit_s * 1000;
 	g->delay_ms = cfg->delay_ms;
 	g->max_crawl_delay_ms = cfg->max_crawl_delay_ms;
 }
@@ -98,8 +98,8 @@ enum generate_verdict generate_select(const struct crawl_record *r,
 		return GEN_DEMOTED;
 	if (cap > 0 && h->selected >= (uint64_t)cap)
 		return GEN_HOST_CAPPED;
-	if (g->time_limit_s > 0 &&
-	    (int64_t)h->selected >= generate_feasible(g->time_limit_s, host_delay_ms(g, h)))
+	if (g->round_ms > 0 &&
+	    (int64_t)h->selected >= generate_feasible(g->round_ms, host_delay_ms(g, h)))
 		return GEN_POLITENESS_CAPPED;
 	return GEN_SELECT;
 }
@@ -163,7 +163,7 @@ static enum cr_err note_delay(void *arg, const struct robots_cache_entry *e)
 	if (e->times.hold_until > g->now)
 		*hmap_put(&g->holds, e->origin, strlen(e->origin)) =
 			(void *)(uintptr_t)e->times.hold_until;
-	if (g->rules.time_limit_s <= 0 || e->http_status < 200 || e->http_status >= 300 ||
+	if (g->rules.round_ms <= 0 || e->http_status < 200 || e->http_status >= 300 ||
 	    robots_parse(e->body, e->body_len, g->j->cfg.robots_agent, &rules) != CR_OK)
 		return CR_OK;
 	cd = robots_crawl_delay_ms(rules);
@@ -175,8 +175,8 @@ static enum cr_err note_delay(void *arg, const struct robots_cache_entry *e)
 
 /*
  * What the robots.txt cache knows of the origins of partition p: holds a
- * host asked for that have not ended, and - only when fetch.time_limit_s
- * bounds the fetch phase - each origin's Crawl-delay.
+ * host asked for that have not ended, and - only when the round has a span
+ * (generate.round_s, fetch.time_limit_s) - each origin's Crawl-delay.
  */
 static void load_crawl_delays(struct gen_part *g, uint32_t p)
 {
@@ -201,7 +201,7 @@ static void host_of(const struct gen_part *g, char *url, const char *host,
 	h->selected = (uint64_t)(uintptr_t)hmap_get(&g->per_host, host, strlen(host));
 	h->pages = v & 0xffffffffu;
 	h->duplicates = v >> 32;
-	cd = g->rules.time_limit_s > 0 ? hmap_get(&g->delays, url, ol) : NULL;
+	cd = g->rules.round_ms > 0 ? hmap_get(&g->delays, url, ol) : NULL;
 	h->crawl_delay_ms = cd ? (long)(uintptr_t)cd : -1;
 	h->hold_until = g->holds.count ? (int64_t)(uintptr_t)hmap_get(&g->holds, url, ol) : 0;
 	host_rules_by_name(g->hr, host, &h->op);
@@ -304,6 +304,7 @@ static enum cr_err generate_partition(struct job *j, int seg, int ver, uint32_t 
 	g.hr = hr;
 	g.cap = cap;
 	generate_rules_from(&j->cfg, &g.rules);
+	g.rules.round_ms = job_round_span_ms(j);
 	hmap_init(&g.per_host);
 	hmap_init(&g.delays);
 	hmap_init(&g.holds);

@@ -2,10 +2,11 @@
  * generate.h - the generate phase: each rank streams the committed CrawlDb
  * parts of its partitions and writes the URLs that are due now into the
  * segment's fetch lists (segments/N/fetchlist/part-P.zst), at most
- * generate.max_per_host per host and none deeper than crawl.max_depth. When
- * fetch.time_limit_s bounds the fetch phase, a host also gets no more URLs
- * than its delay (politeness.delay_ms, or its cached robots.txt Crawl-delay)
- * lets the phase fetch, so a round does not end with one slow host's tail.
+ * generate.max_per_host per host and none deeper than crawl.max_depth. A
+ * host also gets no more URLs than its delay (politeness.delay_ms, or its
+ * cached robots.txt Crawl-delay) lets it fetch in the round's span
+ * (generate.round_s, round/length.h; or fetch.time_limit_s when shorter), so
+ * a round does not end with one slow host's tail.
  * Memory: one counter per host, never the CrawlDb.
  *
  * generate_select is the pure decision for one record, given what the
@@ -41,19 +42,20 @@ extern const char *const generate_counter_names[GC_COUNT_];
 /* 1 if the record is due at now (µs) and within max_depth (0: no limit). */
 int generate_due(const struct crawl_record *r, int64_t now, long max_depth);
 
-/* The most URLs of one host a fetch phase of time_limit_s can fetch at one
- * request per delay_ms (INT64_MAX when either is 0: no bound). Pure. */
-int64_t generate_feasible(long time_limit_s, long delay_ms);
+/* The most URLs of one host a span of span_ms can fetch at one request per
+ * delay_ms (INT64_MAX when either is 0: no bound). Pure. */
+int64_t generate_feasible(int64_t span_ms, long delay_ms);
 
 /* The rules of selection (from the config: crawl.max_depth,
- * generate.max_per_host, trap.demote_*, fetch.time_limit_s, politeness.*). */
+ * generate.max_per_host, trap.demote_*, fetch.time_limit_s, politeness.*;
+ * generate_run sets round_ms to the round's span, job_round_span_ms). */
 struct generate_rules {
 	long max_depth;              /* 0: no limit */
 	long max_per_host;           /* 0: no limit */
 	long demote_min_pages;       /* 0: no demotion */
 	double demote_share;
 	long demoted_per_round;
-	long time_limit_s;           /* 0: the fetch phase is not bounded */
+	int64_t round_ms;            /* a host's span in the round; 0: none */
 	long delay_ms;
 	long max_crawl_delay_ms;
 };

@@ -10,6 +10,7 @@
 #include "index/index.h"
 #include "inject/inject.h"
 #include "parse/parse.h"
+#include "round/length.h"
 #include "round/state.h"
 #include "update/update.h"
 #include "util/clock.h"
@@ -56,7 +57,7 @@ static void clean(struct job *j, const struct round_plan *p)
 
 /* Sums counters over ranks and builds the phase's JSON on rank 0. */
 static void phase_json(struct job *j, const char *const *names, uint64_t *v, size_t n,
-		       double secs, int version, struct buf *out)
+		       double secs, const char *extra, struct buf *out)
 {
 	struct json_counter cs[COUNTERS_MAX];
 	size_t i;
@@ -66,9 +67,7 @@ static void phase_json(struct job *j, const char *const *names, uint64_t *v, siz
 		cs[i].name = names[i];
 		cs[i].value = v[i];
 	}
-	buf_addf(out, "{\"seconds\":%.3f,\"ranks\":%d", secs, j->nranks);
-	if (version >= 0)
-		buf_addf(out, ",\"crawldb_version\":%d", version);
+	buf_addf(out, "{\"seconds\":%.3f,\"ranks\":%d%s", secs, j->nranks, extra ? extra : "");
 	buf_adds(out, ",\"counters\":");
 	json_counters(cs, n < COUNTERS_MAX ? n : COUNTERS_MAX, out);
 	buf_adds(out, "}\n");
@@ -119,15 +118,16 @@ static int mark(struct job *j, int seg, const char *phase, struct buf *json)
 	return 0;
 }
 
-/* Sums a phase's counters over ranks and marks it done with them. Collective. */
+/* Sums a phase's counters over ranks and marks it done with them; extra:
+ * JSON members to add (",\"name\":value..."), or NULL. Collective. */
 static int mark_phase(struct job *j, int seg, const char *phase, const char *const *names,
-		      uint64_t *c, size_t n, double secs, int version)
+		      uint64_t *c, size_t n, double secs, const char *extra)
 {
 	struct buf json;
 	int rc;
 
 	buf_init(&json);
-	phase_json(j, names, c, n, secs, version, &json);
+	phase_json(j, names, c, n, secs, extra, &json);
 	rc = mark(j, seg, phase, &json);
 	buf_release(&json);
 	return rc;
@@ -155,6 +155,27 @@ static int ready_segment(struct job *j, int *seg, const char *need, int bit,
 	}
 	*seg = s->seg;
 	return 0;
+}
+
+/* The span of segment seg's round (round/length.h, ms): what its generate
+ * planned or, before it has, the decision from the segment number and the
+ * CrawlDb's size as the update before counted it. Rank 0 reads; every rank
+ * gets it. Collective. */
+static int64_t round_plan(struct job *j, int seg)
+{
+	int64_t v = 0;
+
+	if (j->rank == 0) {
+		struct round_facts here, prev;
+		struct round_length_in in = { j->cfg.round_s, j->cfg.delay_ms, seg, 0 };
+
+		round_read_facts(&j->dir, seg, &here);
+		round_read_facts(&j->dir, seg - 1, &prev);
+		in.records = prev.records;
+		v = here.round_ms >= 0 ? here.round_ms : round_length_ms(&in);
+	}
+	comm_bcast(&v, sizeof(v), 0);
+	return v;
 }
 
 /* ---- the phases ---- */
@@ -237,6 +258,7 @@ int round_generate(struct job *j, int *segp, uint64_t *selected, uint64_t *held)
 	int64_t t0 = clock_mono_us(), now = clock_now_us();
 	static const struct seedcap_comm mpi = { comm_agree, comm_sum_u64 };
 	struct seedcap cap;
+	char extra[96];
 
 	if (snapshot(j, 0, &s))
 		return 1;
@@ -251,6 +273,7 @@ int round_generate(struct job *j, int *segp, uint64_t *selected, uint64_t *held)
 	p.clean_subdirs = redo ? fetchlist : NULL;
 	clean(j, &p);
 	comm_bcast(&now, sizeof(now), 0);
+	j->round_ms = round_plan(j, p.seg);
 	e = seedcap_prepare(&cap, j, s.version, now, &mpi);   /* collective */
 	if (!e)
 		e = generate_run(j, p.seg, s.version, now, &cap, c);
@@ -259,8 +282,10 @@ int round_generate(struct job *j, int *segp, uint64_t *selected, uint64_t *held)
 		log_user("generate failed");
 		return 1;
 	}
+	snprintf(extra, sizeof(extra), ",\"crawldb_version\":%d,\"round_ms\":%lld",
+		 s.version, (long long)j->round_ms);
 	rc = mark_phase(j, p.seg, "generate", generate_counter_names, c, GC_COUNT_,
-			secs_since(t0), s.version);
+			secs_since(t0), extra);
 	if (!rc && j->rank == 0)
 		log_info("generate", "segment %d: %llu URLs due on %llu hosts "
 			 "(%llu capped per host, %llu not due, %llu held)", p.seg,
@@ -294,11 +319,11 @@ static void fetch_log(int seg, const uint64_t *c, const uint64_t *pc, int parsed
 static int fetch_mark(struct job *j, int seg, uint64_t *c, uint64_t *pc, int64_t t0)
 {
 	int rc = mark_phase(j, seg, "fetch", fetch_counter_names, c, FC_COUNT_, secs_since(t0),
-			    -1);
+			    NULL);
 
 	/* The fetcher parsed as it went: the parse phase is complete. */
 	if (!rc && j->cfg.fetch_parse)
-		rc = mark_phase(j, seg, "parse", parse_counter_names, pc, PC_COUNT_, 0, -1);
+		rc = mark_phase(j, seg, "parse", parse_counter_names, pc, PC_COUNT_, 0, NULL);
 	if (!rc && j->rank == 0)
 		fetch_log(seg, c, pc, j->cfg.fetch_parse, secs_since(t0));
 	return rc;
@@ -325,6 +350,7 @@ int round_fetch(struct job *j, int seg, uint64_t *outcomes)
 	p.clean_subdirs = s.phases & ROUND_FETCHED ? again : progress;
 	p.clean_robots = !(s.phases & ROUND_FETCHED);
 	clean(j, &p);
+	j->round_ms = round_plan(j, seg);
 	comm_notice_open();
 	e = fetch_run(j, seg, s.version, c, pc);
 	/* Ranks that finished pass a late signal on while they wait. */
@@ -363,7 +389,7 @@ int round_parse(struct job *j, int seg)
 		log_user("parse of segment %d failed", seg);
 		return 1;
 	}
-	rc = mark_phase(j, seg, "parse", parse_counter_names, c, PC_COUNT_, secs_since(t0), -1);
+	rc = mark_phase(j, seg, "parse", parse_counter_names, c, PC_COUNT_, secs_since(t0), NULL);
 	if (!rc && j->rank == 0)
 		log_info("parse", "segment %d: %llu pages, %llu links, %llu failed", seg,
 			 (unsigned long long)c[PC_PAGES], (unsigned long long)c[PC_LINKS],
@@ -384,7 +410,7 @@ int round_index(struct job *j, int seg, int crawldb_version, int use_staged)
 		log_user("index of segment %d failed", seg);
 		return 1;
 	}
-	rc = mark_phase(j, seg, "index", index_counter_names, c, IX_COUNT_, secs_since(t0), -1);
+	rc = mark_phase(j, seg, "index", index_counter_names, c, IX_COUNT_, secs_since(t0), NULL);
 	/* What the fetcher staged has served: the WARC files stay the source
 	 * of a later `mpicrawl index`. */
 	layout_segment_sub(&j->dir, seg, "staged", dir, sizeof(dir));
@@ -419,7 +445,7 @@ int round_update(struct job *j, int seg)
 	uint64_t c[UC_COUNT_] = { 0 };
 	struct round_snapshot s;
 	struct round_plan p = { ROUND_UPDATE, 0, 0, NULL, 0 };
-	char origin[32];
+	char origin[32], extra[48];
 	struct buf json;
 	int rc;
 	int64_t t0 = clock_mono_us();
@@ -450,10 +476,11 @@ int round_update(struct job *j, int seg)
 		return 1;
 	}
 	snprintf(origin, sizeof(origin), "segment %d\n", seg);
+	snprintf(extra, sizeof(extra), ",\"crawldb_version\":%d", s.version + 1);
 	rc = commit_version(j, s.version + 1, origin);
 	if (!rc)
 		rc = mark_phase(j, seg, "update", update_counter_names, c, UC_COUNT_,
-				secs_since(t0), s.version + 1);
+				secs_since(t0), extra);
 	/* CDXJ, text and links: after the update, which decided the duplicates. */
 	if (!rc && j->cfg.index_enabled)
 		rc = round_index(j, seg, s.version + 1, 1);

@@ -66,6 +66,44 @@ void round_read(const struct crawl_dir *d, int seg, struct round_snapshot *s)
 		s->seg_base = base_version(d, s->seg);
 }
 
+/* An integer member of phase's JSON in segment seg, or of its object
+ * member within (NULL: none); -1 when there is none. */
+static int64_t phase_int(const struct crawl_dir *d, int seg, const char *phase,
+			 const char *within, const char *key)
+{
+	char path[PATH_MAX], name[32];
+	const char *text;
+	struct buf b;
+	size_t n;
+	int64_t v = -1;
+
+	snprintf(name, sizeof(name), "_SUCCESS.%s", phase);
+	layout_segment_sub(d, seg, name, path, sizeof(path));
+	buf_init(&b);
+	if (fs_read_all(path, 1 << 20, &b) == CR_OK) {
+		text = (const char *)b.p;
+		n = b.len;
+		if ((!within || json_get_value(text, n, within, &text, &n) == CR_OK) &&
+		    (json_get_int(text, n, key, &v) != CR_OK || v < 0))
+			v = -1;
+	}
+	buf_release(&b);
+	return v;
+}
+
+void round_read_facts(const struct crawl_dir *d, int seg, struct round_facts *f)
+{
+	int64_t r;
+
+	f->round_ms = -1;
+	f->records = 0;
+	if (seg <= 0)
+		return;
+	f->round_ms = phase_int(d, seg, "generate", NULL, "round_ms");
+	r = phase_int(d, seg, "update", "counters", "records");
+	f->records = r > 0 ? (uint64_t)r : 0;
+}
+
 int round_generate_target(const struct round_snapshot *s, int *redo)
 {
 	*redo = s->seg > 0 && !(s->phases & ROUND_GENERATED);

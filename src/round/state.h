@@ -75,6 +75,15 @@ struct round_plan {
 /* Reads the snapshot (rank 0) of segment seg, or of the last one when seg
  * is 0. */
 void round_read(const struct crawl_dir *d, int seg, struct round_snapshot *s);
+/* What segment seg's _SUCCESS files say for round/length.h: the span its
+ * generate planned (ms; -1: it says none) and the CrawlDb's URLs its update
+ * counted (0: it says none). */
+struct round_facts {
+	int64_t round_ms;
+	uint64_t records;
+};
+void round_read_facts(const struct crawl_dir *d, int seg, struct round_facts *f);
+
 /* What the crawl does next, from the snapshot of the last segment. Pure. */
 void round_next(const struct round_snapshot *s, struct round_plan *out);
 /* The segment a generate writes: the next number, or the snapshot's when

@@ -193,6 +193,28 @@ static void test_set(void)
 			      cases[i].kv);
 		}
 	}
+	/* A number that may also be the word auto (generate.round_s). */
+	{
+		struct config c;
+		char out[65536];
+
+		config_defaults(&c);
+		CHECK(c.round_s == -1, "generate.round_s defaults to auto (-1): %ld", c.round_s);
+		CHECK(config_set(&c, "generate.round_s", "30") == CR_OK && c.round_s == 30,
+		      "generate.round_s=30");
+		CHECK(config_set(&c, "generate.round_s", "0") == CR_OK && c.round_s == 0,
+		      "generate.round_s=0");
+		CHECK(config_set(&c, "generate.round_s", "-1") == CR_ERR_ARG && c.round_s == 0,
+		      "generate.round_s=-1 refused: auto is said in words");
+		CHECK(config_set(&c, "generate.round_s", "Auto") == CR_ERR_ARG,
+		      "generate.round_s=Auto refused");
+		CHECK(config_set(&c, "politeness.delay_ms", "auto") == CR_ERR_ARG,
+		      "auto only where a key takes it");
+		CHECK(config_set(&c, "generate.round_s", "auto") == CR_OK && c.round_s == -1,
+		      "generate.round_s=auto");
+		config_write(&c, out, sizeof(out));
+		CHECK(strstr(out, "generate.round_s = auto\n") != NULL, "written back as auto");
+	}
 	/* config_set takes key and value apart, untrimmed. */
 	{
 		struct config c;

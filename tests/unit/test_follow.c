@@ -118,13 +118,21 @@ static void room(void)
 	h.pol.delay_us = 1000000;
 	h.n = 5;
 	h.next = 2;
-	CHECK(frontier_room(&h, INT64_MAX, 0) == UINT64_MAX, "no limit: no bound");
-	CHECK(frontier_room(&h, 10000000, 0) == 7, "10 delays left, 3 queued: room for 7, got %llu",
-	      (unsigned long long)frontier_room(&h, 10000000, 0));
-	CHECK(frontier_room(&h, 10000000, 8000000) == 0, "2 delays left, 3 queued: none");
-	CHECK(frontier_room(&h, 10000000, 20000000) == 0, "past the limit: none");
+	CHECK(frontier_room(&h, INT64_MAX, 0, 0) == UINT64_MAX, "no limit: no bound");
+	CHECK(frontier_room(&h, 10000000, 0, 0) == 7,
+	      "10 delays left, 3 queued: room for 7, got %llu",
+	      (unsigned long long)frontier_room(&h, 10000000, 0, 0));
+	CHECK(frontier_room(&h, 10000000, 8000000, 0) == 0, "2 delays left, 3 queued: none");
+	CHECK(frontier_room(&h, 10000000, 20000000, 0) == 0, "past the limit: none");
+	/* The round's span: 8 s at 1 s is 9 URLs in all, 5 taken already. */
+	CHECK(frontier_room(&h, INT64_MAX, 0, 8000) == 4, "span: room for 4, got %llu",
+	      (unsigned long long)frontier_room(&h, INT64_MAX, 0, 8000));
+	CHECK(frontier_room(&h, INT64_MAX, 0, 3000) == 0, "span used up: none");
+	CHECK(frontier_room(&h, 10000000, 7000000, 8000) == 0,
+	      "the time limit is the tighter: none");
+	CHECK(frontier_room(&h, 10000000, 0, 8000) == 4, "the span is the tighter: 4");
 	h.pol.delay_us = 0;
-	CHECK(frontier_room(&h, 10000000, 0) == UINT64_MAX, "no delay: no bound");
+	CHECK(frontier_room(&h, 10000000, 0, 8000) == UINT64_MAX, "no delay: no bound");
 }
 
 int main(void)

@@ -65,7 +65,7 @@ static void select_table(void)
 		generate_rules_from(&cfg, &g);
 		g.max_depth = rows[i].max_depth;
 		g.max_per_host = rows[i].max_per_host;
-		g.time_limit_s = rows[i].time_limit_s;
+		g.round_ms = (int64_t)rows[i].time_limit_s * 1000;
 		g.delay_ms = 1000;
 		g.max_crawl_delay_ms = 30000;
 		g.demote_min_pages = 10;
@@ -128,7 +128,7 @@ static void operator_table(void)
 			memset(&h.op, 0, sizeof(h.op));
 		generate_rules_from(&cfg, &g);
 		g.max_per_host = 5;
-		g.time_limit_s = 60;
+		g.round_ms = 60000;
 		g.delay_ms = 1000;
 		memset(&r, 0, sizeof(r));
 		r.status = (uint8_t)rows[i].status;
@@ -201,13 +201,15 @@ int main(void)
 	struct fetch_record f;
 	struct crawl_record old, out;
 
-	CHECK(generate_feasible(0, 1000) == INT64_MAX, "no time limit, no bound");
-	CHECK(generate_feasible(600, 0) == INT64_MAX, "no delay, no bound");
-	CHECK(generate_feasible(600, 1000) == 601, "10 min at 1 s: %lld",
-	      (long long)generate_feasible(600, 1000));
-	CHECK(generate_feasible(60, 5000) == 13, "1 min at 5 s: %lld",
-	      (long long)generate_feasible(60, 5000));
-	CHECK(generate_feasible(1, 30000) == 1, "a delay longer than the phase: one URL");
+	CHECK(generate_feasible(0, 1000) == INT64_MAX, "no span, no bound");
+	CHECK(generate_feasible(600000, 0) == INT64_MAX, "no delay, no bound");
+	CHECK(generate_feasible(600000, 1000) == 601, "10 min at 1 s: %lld",
+	      (long long)generate_feasible(600000, 1000));
+	CHECK(generate_feasible(60000, 5000) == 13, "1 min at 5 s: %lld",
+	      (long long)generate_feasible(60000, 5000));
+	CHECK(generate_feasible(1000, 30000) == 1, "a delay longer than the span: one URL");
+	CHECK(generate_feasible(3750, 1000) == 4, "3.75 s at 1 s: %lld",
+	      (long long)generate_feasible(3750, 1000));
 
 	memset(&r, 0, sizeof(r));
 	r.next_fetch = 100;

@@ -5,6 +5,7 @@
  * what it removes first. Then round_read on a real directory, and the JSON
  * reader it uses. No MPI.
  */
+#include "round/length.h"
 #include "round/state.h"
 #include "test.h"
 #include "util/json.h"
@@ -153,8 +154,43 @@ static void json(void)
 	nested();
 }
 
+/* round/length.h: the span a round plans for. */
+static void lengths(void)
+{
+	static const struct {
+		const char *name;
+		struct round_length_in in;   /* configured_s, delay_ms, seg, records */
+		int64_t want_ms;
+	} lrows[] = {
+		{ "a number is taken as it is", { 30, 1000, 7, 0 }, 30000 },
+		{ "0: no plan", { 0, 1000, 7, 0 }, 0 },
+		{ "auto without a delay: no plan", { ROUND_LENGTH_AUTO, 0, 3, 0 }, 0 },
+		{ "auto, first round: 3 delays", { ROUND_LENGTH_AUTO, 1000, 1, 0 }, 3000 },
+		{ "auto, first round, short delay: the minimum", { ROUND_LENGTH_AUTO, 20, 1, 0 },
+		  2000 },
+		{ "auto, second round: 1.25x", { ROUND_LENGTH_AUTO, 1000, 2, 0 }, 3750 },
+		{ "auto, fifth round: 1.25^4 x", { ROUND_LENGTH_AUTO, 1000, 5, 0 }, 7325 },
+		{ "auto, a large CrawlDb: 20 us a record", { ROUND_LENGTH_AUTO, 1000, 2, 10000000 },
+		  200000 },
+		{ "auto, a small CrawlDb changes nothing", { ROUND_LENGTH_AUTO, 1000, 2, 1000 },
+		  3750 },
+		{ "auto, a crawl of many rounds stops growing", { ROUND_LENGTH_AUTO, 1000, 99999, 0 },
+		  2147483647000LL },
+		{ "a long delay: its 3 delays", { ROUND_LENGTH_AUTO, 60000, 1, 0 }, 180000 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(lrows) / sizeof(lrows[0]); i++) {
+		int64_t got = round_length_ms(&lrows[i].in);
+
+		CHECK(got == lrows[i].want_ms, "%s: %lld ms, want %lld", lrows[i].name,
+		      (long long)got, (long long)lrows[i].want_ms);
+	}
+}
+
 int main(void)
 {
+	lengths();
 	decisions();
 	reading();
 	json();

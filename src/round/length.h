@@ -1,0 +1,62 @@
+/*
+ * length.h - how much of each host's time a round plans for
+ * (generate.round_s): a pure decision, table-tested in test_round.
+ *
+ * Why a round plans its length at all. Left alone, a round lasts as long as
+ * its busiest host's list, while hosts that finished early sit idle, and
+ * hosts first linked from a page of the round wait for the next one. Under
+ * politeness (one request per delay and host) that idle time is most of a
+ * crawl: 100 hosts x 30 pages at 1 s took 4 rounds of about 85 s, 0.35 of
+ * what the delay allows.
+ *
+ * So a round gives every host the same span of its time: generate selects
+ * no more of a host's URLs than round_s / delay + 1 (its delay raised by a
+ * cached Crawl-delay), and links followed inside the round stop there too.
+ * A round then lasts about round_s; a host with more goes on in the next
+ * one, keeping its timing (the robots cache carries it), so it loses only
+ * the part of the boundary (update, generate) longer than its delay.
+ *
+ * Why counted in URLs, not cut by the clock (fetch.time_limit_s does that):
+ * what a round fetches is then the same on any rank count and any machine
+ * speed, so a crawl run to completion ends with the same CrawlDb.
+ *
+ * With auto (the default), from what every rank sees alike - the segment
+ * number and the CrawlDb's size:
+ * - the first round plans ROUND_FIRST_DELAYS delays (each host's robots.txt
+ *   and first pages; the hosts they link to start in the next round), at
+ *   least ROUND_MIN_S;
+ * - each round after plans ROUND_GROWTH times the one before: a crawl of
+ *   length L takes about log(L) rounds, and its early rounds, when new
+ *   hosts are found, are short;
+ * - never less than ROUND_US_PER_RECORD per CrawlDb record, about ten times
+ *   what a round's update and generate spend on one, so that the
+ *   boundaries stay a small share of a large crawl;
+ * - without a delay (politeness.delay_ms = 0) nothing waits on politeness:
+ *   no plan, a round fetches all that is due.
+ * A number of seconds is taken as it is; 0 is no plan.
+ */
+#ifndef CR_ROUND_LENGTH_H
+#define CR_ROUND_LENGTH_H
+
+#include <stdint.h>
+
+/* generate.round_s's value for auto. */
+#define ROUND_LENGTH_AUTO (-1L)
+
+#define ROUND_FIRST_DELAYS 3
+#define ROUND_MIN_S 2
+#define ROUND_GROWTH 1.25
+#define ROUND_US_PER_RECORD 20
+
+/* What the decision knows. */
+struct round_length_in {
+	long configured_s;   /* generate.round_s: ROUND_LENGTH_AUTO, 0, or s */
+	long delay_ms;       /* politeness.delay_ms */
+	int seg;             /* the round's segment number, from 1 */
+	uint64_t records;    /* the CrawlDb's URLs, as the last update counted them */
+};
+
+/* The round's plan in ms; 0: none. Pure. */
+int64_t round_length_ms(const struct round_length_in *in);
+
+#endif
