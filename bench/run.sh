@@ -576,7 +576,7 @@ bench_b() {
 	fi
 	md "## B. Scale: $(commas "$urls") URLs on $RANKS ranks"
 	md ""
-	md "Seeds: http://hNNNNNN.bench.test/p/K.html, $B_HOSTS hosts x $B_PATHS paths. Settings: memory.budget_mb=$B_BUDGET, partition.count=$B_PARTS, generate.max_per_host=$B_MAX_PER_HOST$([ "$B_MAX_PER_HOST" = 0 ] && echo " (no cap: the whole CrawlDb is due)"). The fetch and parse of the segment are synthetic (bench/mkseg.c, two processes, no network): every fetch list URL fetched with HTTP 200 and $B_LINKS outlinks, half to existing pages of other hosts, half to new /n/ pages of a neighbouring host (some found by several pages). Each mpicrawl step is its own mpirun; RSS is per rank and includes OpenMPI's own footprint."
+	md "Seeds: http://hNNNNNN.bench.test/p/K.html, $B_HOSTS hosts x $B_PATHS paths. Settings: memory.budget_mb=$B_BUDGET, partition.count=$B_PARTS, generate.max_per_host=$B_MAX_PER_HOST and generate.round_s=0$([ "$B_MAX_PER_HOST" = 0 ] && echo " (no cap: the whole CrawlDb is due)"). The fetch and parse of the segment are synthetic (bench/mkseg.c, two processes, no network): every fetch list URL fetched with HTTP 200 and $B_LINKS outlinks, half to existing pages of other hosts, half to new /n/ pages of a neighbouring host (some found by several pages). Each mpicrawl step is its own mpirun; RSS is per rank and includes OpenMPI's own footprint."
 	md ""
 	md "| step | wall s | CPU s (all) | peak RSS MiB per rank | within ${B_BUDGET} MiB | records/s | result (rank 0's log line) |"
 	md "|---|---|---|---|---|---|---|"
@@ -633,7 +633,8 @@ bench_b() {
 	b_step inject inject inject "${common[@]}" --seeds "$seeds" --set "partition.count=$B_PARTS" ||
 		return
 	rm -f "$seeds"
-	b_step generate generate generate "${common[@]}" --set "generate.max_per_host=$B_MAX_PER_HOST" ||
+	b_step generate generate generate "${common[@]}" --set "generate.max_per_host=$B_MAX_PER_HOST" \
+		--set generate.round_s=0 ||
 		return
 
 	# The synthetic fetch + parse: $RANKS processes, each a stripe of the partitions.
