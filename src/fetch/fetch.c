@@ -169,6 +169,7 @@ static enum cr_err load(struct fetcher *f, int64_t now)
 	}
 	if (!e)
 		e = frontier_load(&f->frontier, &l);
+	frontier_count_earlier(&f->hosts, &f->done);
 	f->c[FC_URLS] += l.urls;
 	f->c[FC_HOSTS] += l.new_hosts;
 	if (!e && (f->kept || f->warc_cut))
@@ -393,7 +394,7 @@ static void page_done(struct fetcher *f, struct host_item *it, const struct http
 	if (k != SEGOUT_NONE)
 		fail(f, segout_text(f->out, it->part, kept.html ? &kept.page : NULL, kept.flags));
 	html_page_release(&kept.page);
-	if (parsed && kept.html && !f->stopping)
+	if (parsed && kept.html)   /* also while stopping: journaled, queued on resume */
 		f->c[FC_FOLLOWED] += frontier_page(&f->frontier, h, it, f->parsed.p,
 						   f->parsed.len,
 						   frontier_room(h, f->limit, r->end_mono_us,

@@ -174,6 +174,19 @@ static void follow_one(struct frontier *fr, struct host *h, const struct host_it
 	h->followed++;
 }
 
+void frontier_count_earlier(struct host_table *t, const struct hmap *done)
+{
+	struct hmap_slot *sl;
+	size_t i = 0;
+	char name[URL_HOST_MAX];
+	struct host *h;
+
+	while ((sl = hmap_next(done, &i)) != NULL)
+		if (url_host(sl->key, name, sizeof(name)) == CR_OK &&
+		    (h = hmap_get(&t->hosts, name, strlen(name))) != NULL)
+			h->earlier++;
+}
+
 uint64_t frontier_room(const struct host *h, int64_t limit, int64_t now, int64_t span_ms)
 {
 	uint64_t left, room = UINT64_MAX, queued = h->n - h->next;
@@ -187,7 +200,7 @@ uint64_t frontier_room(const struct host *h, int64_t limit, int64_t now, int64_t
 	}
 	all = generate_feasible(span_ms, (long)(h->pol.delay_us / 1000));
 	if (all != INT64_MAX) {
-		left = (uint64_t)all > h->n ? (uint64_t)all - h->n : 0;
+		left = (uint64_t)all > h->n + h->earlier ? (uint64_t)all - h->n - h->earlier : 0;
 		room = left < room ? left : room;
 	}
 	return room;

@@ -73,10 +73,16 @@ void frontier_release(struct frontier *fr);
 uint64_t frontier_page(struct frontier *fr, struct host *h, const struct host_item *it,
 		       const void *parse, size_t parse_len, uint64_t room, struct segout *out);
 
+/* Counts into each host's earlier the URLs of done (an interrupted
+ * attempt's finished URLs) that are its, so that a resumed fetch's room
+ * is the uninterrupted one's. */
+void frontier_count_earlier(struct host_table *t, const struct hmap *done);
+
 /* The room of frontier_page: the URLs politeness (one a delay) lets h start
  * from now until limit (monotonic µs; INT64_MAX: none), beyond those it has
  * queued; and in the round's span (span_ms, job_round_span_ms; 0: none) no
- * more than generate would have selected (generate_feasible) in all. */
+ * more than generate would have selected (generate_feasible) in all, the
+ * URLs an interrupted attempt finished included. */
 uint64_t frontier_room(const struct host *h, int64_t limit, int64_t now, int64_t span_ms);
 
 #endif

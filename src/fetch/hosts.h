@@ -71,6 +71,8 @@ struct host {
 	int blocked;              /* an operator rule blocks it: no request at all */
 	unsigned rule;            /* the line of the operator rule its name matched, or 0 */
 	uint64_t followed;        /* URLs its pages added to its queue (frontier.h) */
+	size_t earlier;           /* URLs an interrupted attempt at the segment finished
+				     (not queued again; frontier_count_earlier) */
 	int released;             /* left the round for a long hold: nothing joins */
 	void *ctx;                /* the fetcher's, for callbacks (not owned) */
 };
