@@ -46,6 +46,7 @@ enum dedup_counter {
 	DC_VERIFIED,     /* pairs at or over the threshold */
 	DC_DUPLICATES,   /* pages of the round marked duplicate */
 	DC_OF_EARLIER,   /* ... of a page of an earlier round */
+	DC_STORE_BYTES,  /* bytes written into the stores (the round's runs, merges) */
 	DC_COUNT_
 };
 
@@ -62,11 +63,6 @@ uint64_t dedup_id(const char *url, size_t len);
  * index, writes version ver + 1's index, fills res. */
 CR_WUR enum cr_err dedup_run(struct job *j, int seg, int ver, struct dedup_result *res,
 			     uint64_t *counters);
-/* The kinds of a version's near-duplicate stores, crawldb/V/KIND-P.zst:
- * the band index and the signature store. */
-#define DEDUP_STORES 2
-extern const char *const dedup_store_kinds[DEDUP_STORES];
-
 /* The band index and signature store of this rank's partitions in CrawlDb
  * version ver, linked into version ver + 1 (not collective). */
 CR_WUR enum cr_err dedup_carry(const struct job *j, int ver);
