@@ -454,7 +454,7 @@ static enum cr_err merge_bands(struct dd *d, uint32_t q)
 	recfile_writer_abort(&w);
 	if (!e)
 		e = dedup_runs_next(&d->j->dir, d->ver, DEDUP_LSH, q, &rs, (uint32_t)d->seg,
-				    &d->c[DC_STORE_BYTES]);
+				    (size_t)d->j->cfg.dedup_max_runs, &d->c[DC_STORE_BYTES]);
 	return e;
 }
 
@@ -847,7 +847,7 @@ static enum cr_err write_sigs(struct dd *d, uint32_t p)
 	recfile_writer_abort(&w);
 	if (!e)
 		e = dedup_runs_next(&d->j->dir, d->ver, DEDUP_SIG, p, &rs, (uint32_t)d->seg,
-				    &d->c[DC_STORE_BYTES]);
+				    (size_t)d->j->cfg.dedup_max_runs, &d->c[DC_STORE_BYTES]);
 	if (e)
 		log_err("dedup", "cannot write signature store run '%s': %s", path, error_str(e));
 	return e;

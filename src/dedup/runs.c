@@ -306,7 +306,7 @@ static enum cr_err link_runs(const struct crawl_dir *d, int ver, enum dedup_stor
 
 enum cr_err dedup_runs_next(const struct crawl_dir *d, int ver, enum dedup_store k,
 			    uint32_t p, const struct dedup_runs *old, uint32_t seg,
-			    uint64_t *written)
+			    size_t max_runs, uint64_t *written)
 {
 	struct dedup_runs rs = *old;
 	struct dedup_run round = { seg, 0, 0 };
@@ -334,7 +334,7 @@ enum cr_err dedup_runs_next(const struct crawl_dir *d, int ver, enum dedup_store
 	}
 	for (i = 0; i < rs.n; i++)
 		bytes[i] = rs.r[i].bytes;
-	m = dedup_runs_plan(bytes, rs.n, DEDUP_RUNS_MAX);
+	m = dedup_runs_plan(bytes, rs.n, max_runs);
 	e = link_runs(d, ver, k, p, &rs, m > 1 ? rs.n - m : old->n);
 	if (!e && m > 1) {
 		e = compact(d, ver, k, p, &rs, old->n, rs.n - m, seg);

@@ -23,9 +23,9 @@
  * Compaction (dedup_runs_plan, pure): after the round's run is added, the
  * oldest run that is no larger (in bytes) than all newer runs together is
  * merged with all of them into one; then more of the newest runs are merged
- * while more than DEDUP_RUNS_MAX remain. Each run is then larger than every
+ * while more than dedup.max_runs (DEDUP_RUNS_MAX, 8) remain. Each run is then larger than every
  * newer run together (unless the cap merged), so a store of N bytes whose
- * newest run has n bytes has at most min(DEDUP_RUNS_MAX, 1 + log2(N / n))
+ * newest run has n bytes has at most min(max_runs, 1 + log2(N / n))
  * runs: a reader opens at most that many files per store (its read
  * amplification). Rounds of equal size make a binary counter: a record is
  * written again about log2(rounds) times in all (its write amplification),
@@ -53,10 +53,11 @@
 enum dedup_store { DEDUP_LSH = 0, DEDUP_SIG = 1, DEDUP_STORES };
 extern const char *const dedup_store_kinds[DEDUP_STORES];
 
-/* The most runs a store keeps after an update (the bound on files a reader
- * opens per store). */
+/* The default of dedup.max_runs: the most runs a store keeps after an
+ * update (the bound on files a reader opens per store). */
 #define DEDUP_RUNS_MAX 8
-/* The most runs a manifest may list (a longer one is damaged). */
+/* The most runs a manifest may list (a longer one is damaged); more than
+ * dedup.max_runs can take. */
 #define DEDUP_RUNS_CAP 64
 
 struct dedup_run {
@@ -102,12 +103,13 @@ CR_WUR enum cr_err dedup_runs_check(const struct crawl_dir *d, int ver, enum ded
  * Version ver + 1 of the store from version ver: the round's run, if
  * update wrote one (dedup_runs_path of run { seg } in ver + 1), joins the
  * runs of ver (old, as loaded); the newest runs are merged when
- * dedup_runs_plan says so; the others are linked from ver; the manifest is
- * written. *written adds the bytes of the round's run and of a merged one.
+ * dedup_runs_plan (with max_runs) says so; the others are linked from ver;
+ * the manifest is written. *written adds the bytes of the round's run and
+ * of a merged one.
  */
 CR_WUR enum cr_err dedup_runs_next(const struct crawl_dir *d, int ver, enum dedup_store k,
 				   uint32_t p, const struct dedup_runs *old, uint32_t seg,
-				   uint64_t *written);
+				   size_t max_runs, uint64_t *written);
 
 /* Every file of store k of partition p in version from (runs, manifest, or
  * the single file of before) linked into version to. */

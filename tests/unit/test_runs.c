@@ -301,7 +301,8 @@ static void test_versions(void)
 		CHECK(dedup_runs_load(&d, v, DEDUP_SIG, 0, &old) == CR_OK, "load %d", v);
 		dedup_runs_path(&d, v + 1, DEDUP_SIG, 0, &r, path, sizeof(path));
 		CHECK(write_recs(path, 30 + 5 * (unsigned)v, 10) == 0, "round run");
-		CHECK(dedup_runs_next(&d, v, DEDUP_SIG, 0, &old, (uint32_t)v + 1, &written) ==
+		CHECK(dedup_runs_next(&d, v, DEDUP_SIG, 0, &old, (uint32_t)v + 1, DEDUP_RUNS_MAX,
+				      &written) ==
 			      CR_OK, "next version %d", v + 1);
 		CHECK(dedup_runs_check(&d, v + 1, DEDUP_SIG, 0, 1, path, sizeof(path), &why,
 				       NULL) == CR_OK, "version %d checks: %s", v + 1, why);
