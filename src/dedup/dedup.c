@@ -447,8 +447,11 @@ static enum cr_err merge_bands(struct dd *d, uint32_t q)
 	if (!e)
 		e = scan_bands(d, q, m, w);
 	dedup_merge_free(&m);
-	if (e == CR_ERR_FORMAT)
-		log_err("dedup", "a damaged band entry in the runs of '%s'", path);
+	if (e == CR_ERR_FORMAT) {
+		layout_crawldb_runs(&d->j->dir, d->ver, dedup_store_kinds[DEDUP_LSH], q, path,
+				    sizeof(path));
+		log_err("dedup", "a damaged band entry in the runs '%s' names", path);
+	}
 	if (!e && recfile_writer_count(w))
 		e = recfile_writer_commit(&w);
 	recfile_writer_abort(&w);
