@@ -84,6 +84,18 @@ static int64_t file_size(const char *path)
 	return stat(path, &st) == 0 ? (int64_t)st.st_size : -1;
 }
 
+enum cr_err dedup_runs_unpack(const void *p, size_t n, struct dedup_run *out)
+{
+	const unsigned char *b = p;
+
+	if (n != MANIFEST_REC)
+		return CR_ERR_FORMAT;
+	out->seg = (uint32_t)get_be(b, 4);
+	out->bytes = get_be(b + 4, 8);
+	out->legacy = 0;
+	return CR_OK;
+}
+
 /* The manifest's runs: numbers rising, at most DEDUP_RUNS_CAP. */
 static enum cr_err read_manifest(const char *path, struct dedup_runs *out)
 {
@@ -96,13 +108,10 @@ static enum cr_err read_manifest(const char *path, struct dedup_runs *out)
 		return CR_ERR_FORMAT;
 	out->n = 0;
 	while ((e = recfile_reader_next(r, &data, &n)) == CR_OK) {
-		const unsigned char *b = data;
-		struct dedup_run run = { 0, 0, 0 };
+		struct dedup_run run;
 
-		if (n != MANIFEST_REC || out->n == DEDUP_RUNS_CAP)
+		if (dedup_runs_unpack(data, n, &run) != CR_OK || out->n == DEDUP_RUNS_CAP)
 			break;
-		run.seg = (uint32_t)get_be(b, 4);
-		run.bytes = get_be(b + 4, 8);
 		if (out->n && run.seg <= out->r[out->n - 1].seg)
 			break;
 		out->r[out->n++] = run;

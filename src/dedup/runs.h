@@ -79,6 +79,9 @@ struct dedup_runs {
  */
 size_t dedup_runs_plan(const uint64_t *bytes, size_t n, size_t max_runs);
 
+/* A manifest's record (n bytes at p) as a run. CR_OK or CR_ERR_FORMAT. */
+CR_WUR enum cr_err dedup_runs_unpack(const void *p, size_t n, struct dedup_run *out);
+
 /* The runs of store k of partition p in version ver: its manifest, else the
  * single file of before, else none. CR_ERR_FORMAT for a damaged manifest
  * (not logged: *out untouched). */
