@@ -400,6 +400,9 @@ static const struct key keys[] = {
 	  "estimated Jaccard similarity from which a page is a near-duplicate"),
 	L("dedup.max_candidates", dedup_max_cand, 1, 100000, "32",
 	  "earlier pages of one LSH bucket a new page is compared with"),
+	L("dedup.max_runs", dedup_max_runs, 1, 32, "8",
+	  "sorted runs each near-duplicate store keeps after an update (1: one file, "
+	  "rewritten each round)"),
 	L("update.exchange_batch_kb", exchange_batch_kb, 4, 1L << 18, "4096",
 	  "bytes one rank sends to all others in one link exchange step (KiB)"),
 	L("progress.interval_ms", progress_ms, 100, 3600000, "1000",

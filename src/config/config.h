@@ -105,6 +105,7 @@ struct config {
 	long dedup_bands;
 	double dedup_threshold;
 	long dedup_max_cand;
+	long dedup_max_runs;
 	long exchange_batch_kb;
 	long progress_ms;
 	int partitions_set;   /* partition.count was given explicitly */

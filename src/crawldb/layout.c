@@ -261,10 +261,27 @@ void layout_crawldb_file(const struct crawl_dir *d, int version, const char *nam
 	snprintf(out, cap, "%s/crawldb/%05d/%s", d->root, version, name);
 }
 
+void layout_crawldb_store_stem(const char *kind, uint32_t p, char *out, size_t cap)
+{
+	snprintf(out, cap, "%s-%05u", kind, p);
+}
+
 void layout_crawldb_store(const struct crawl_dir *d, int version, const char *kind,
 			  uint32_t p, char *out, size_t cap)
 {
 	snprintf(out, cap, "%s/crawldb/%05d/%s-%05u.zst", d->root, version, kind, p);
+}
+
+void layout_crawldb_run(const struct crawl_dir *d, int version, const char *kind,
+			uint32_t p, uint32_t seg, char *out, size_t cap)
+{
+	snprintf(out, cap, "%s/crawldb/%05d/%s-%05u.%05u.zst", d->root, version, kind, p, seg);
+}
+
+void layout_crawldb_runs(const struct crawl_dir *d, int version, const char *kind,
+			 uint32_t p, char *out, size_t cap)
+{
+	snprintf(out, cap, "%s/crawldb/%05d/%s-%05u.runs", d->root, version, kind, p);
 }
 
 void layout_seen_part(const struct crawl_dir *d, int version, uint32_t p,

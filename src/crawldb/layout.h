@@ -6,8 +6,10 @@
  *   crawldb/CURRENT                   number of the committed CrawlDb version
  *   crawldb/NNNNN/part-PPPPP.zst      CrawlDb records of partition PPPPP
  *   crawldb/NNNNN/seen-PPPPP.bloom    its seen-set (seen/bloom.h)
- *   crawldb/NNNNN/lsh-PPPPP.zst       near-duplicate band index (dedup/dedup.h)
- *   crawldb/NNNNN/sig-PPPPP.zst       MinHash signatures (dedup/dedup.h)
+ *   crawldb/NNNNN/lsh-PPPPP.SSSSS.zst a run of the near-duplicate band index (dedup/runs.h)
+ *   crawldb/NNNNN/sig-PPPPP.SSSSS.zst a run of the MinHash signatures (dedup/runs.h)
+ *   crawldb/NNNNN/lsh-PPPPP.runs      the runs of a store, oldest first (also sig-)
+ *   crawldb/NNNNN/lsh-PPPPP.zst       a store as one file, as crawls before runs wrote it
  *   crawldb/NNNNN/_FROM               what made the version: "inject", "segment N"
  *   robots/NNNNN/part-PPPPP.zst       robots.txt cache (version = segment that wrote it)
  *   seeds/NNNNN.zst                   the seeds of the inject that made CrawlDb version NNNNN
@@ -76,9 +78,18 @@ void layout_crawldb_part(const struct crawl_dir *d, int version, uint32_t p,
 /* crawldb/NNNNN/NAME (_FROM) */
 void layout_crawldb_file(const struct crawl_dir *d, int version, const char *name,
 			 char *out, size_t cap);
-/* crawldb/NNNNN/KIND-PPPPP.zst: the dedup stores, kind "lsh" or "sig" */
+/* KIND-PPPPP: what the name of every file of a dedup store (kind "lsh" or
+ * "sig") of partition p begins with, followed by a dot. */
+void layout_crawldb_store_stem(const char *kind, uint32_t p, char *out, size_t cap);
+/* crawldb/NNNNN/KIND-PPPPP.zst: a dedup store as one file (before runs) */
 void layout_crawldb_store(const struct crawl_dir *d, int version, const char *kind,
 			  uint32_t p, char *out, size_t cap);
+/* crawldb/NNNNN/KIND-PPPPP.SSSSS.zst: the run of a dedup store numbered seg */
+void layout_crawldb_run(const struct crawl_dir *d, int version, const char *kind,
+			uint32_t p, uint32_t seg, char *out, size_t cap);
+/* crawldb/NNNNN/KIND-PPPPP.runs: the manifest of a dedup store's runs */
+void layout_crawldb_runs(const struct crawl_dir *d, int version, const char *kind,
+			 uint32_t p, char *out, size_t cap);
 
 /* crawldb/NNNNN/seen-PPPPP.bloom */
 void layout_seen_part(const struct crawl_dir *d, int version, uint32_t p,

@@ -2,6 +2,7 @@
 #include "comm/comm.h"
 #include "crawldb/parse_record.h"
 #include "dedup/minhash.h"
+#include "dedup/runs.h"
 #include "store/recfile.h"
 #include "store/xsort.h"
 #include "util/fs.h"
@@ -14,25 +15,24 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-const char *const dedup_store_kinds[DEDUP_STORES] = { "lsh", "sig" };
-
 const char *const dedup_counter_names[DC_COUNT_] = {
 	"pages", "band_entries", "candidates", "verified", "duplicates", "of_earlier",
+	"store_bytes",
 };
 
 /*
  * Records. Integers are big-endian where records are sorted bytewise, so
  * that memcmp orders them by their leading fields.
- *   band      key(8) round(4) id(8) part(4)                    lsh-P, sorted
- *   sig       id(8) round(4) root(1) digest(8) n(2) sig(4n LE) url   sig-P, by id
- *   cand      yid(8) xid(8) xpart(4) yround(4)                 at Y's owner
+ *   band      key(8) round(4) id(8) part(4)                    lsh-P runs, sorted
+ *   sig       id(8) round(4) root(1) digest(8) n(2) sig(4n LE) url   sig-P runs, by id
+ *   cand      ypart(4) yid(8) xid(8) xpart(4) yround(4)        at Y's owner
  *   reply     xid(8) yround(4) yid(8) kind(1) digest(8) n(2) sig(4n) yurl   at X's owner
  *   edge      xid(8) yid(8) xrank(4) yurl                      at rank 0 (yid 0: X decided)
  *   decision  xid(8) url                                       at X's owner
  * Outbox records start with the destination rank (4).
  */
 #define BAND_LEN 24
-#define CAND_LEN 24
+#define CAND_LEN 28
 #define SIG_HEAD 23
 #define REPLY_HEAD 31
 #define EDGE_HEAD 20
@@ -119,12 +119,6 @@ static int owner(const struct dd *d, uint32_t p)
 static int owned(const struct dd *d, uint32_t p)
 {
 	return layout_owns(p, d->j->rank, d->j->nranks);
-}
-
-static void path_of(const struct dd *d, int ver, const char *kind, uint32_t p, char *out,
-		    size_t cap)
-{
-	layout_crawldb_store(&d->j->dir, ver, kind, p, out, cap);
 }
 
 static void newsig_path(const struct dd *d, uint32_t p, char *out, size_t cap)
@@ -349,68 +343,67 @@ static enum cr_err candidates(struct dd *d, struct group *g, const unsigned char
 
 		if (yid == xid)
 			continue;
-		put_be(cand, yid, 8);
-		put_be(cand + 8, xid, 8);
-		memcpy(cand + 16, x + 20, 4);
-		memcpy(cand + 20, y + 8, 4);
+		memcpy(cand, y + 20, 4);
+		put_be(cand + 4, yid, 8);
+		put_be(cand + 12, xid, 8);
+		memcpy(cand + 20, x + 20, 4);
+		memcpy(cand + 24, y + 8, 4);
 		e = post(d, owner(d, (uint32_t)get_be(y + 20, 4)), cand, CAND_LEN);
 		d->c[DC_CANDIDATES]++;
 	}
 	return e;
 }
 
-static enum cr_err merge_bands(struct dd *d, uint32_t q)
+/* The next band entry of the committed runs (*live 0 at their end). */
+static enum cr_err old_band(struct dedup_merge *m, const void **p, int *live)
 {
-	char in_path[PATH_MAX], out_path[PATH_MAX];
-	struct recfile_reader *r = NULL;
-	struct recfile_writer *w = NULL;
-	struct xsort *x = d->sorts[q];
+	size_t n;
+	enum cr_err e = m ? dedup_merge_next(m, p, &n, NULL) : CR_EOF;
+
+	*live = e == CR_OK;
+	if (e == CR_OK && n != BAND_LEN)
+		return CR_ERR_FORMAT;
+	return e == CR_EOF ? CR_OK : e;
+}
+
+/* The next band entry of the round (*live 0 at its end). */
+static enum cr_err new_band(struct xsort *x, const void **p, int *live)
+{
+	size_t n;
+	enum cr_err e = xsort_next(x, p, &n);
+
+	*live = e == CR_OK;
+	if (e == CR_OK && n != BAND_LEN)
+		return CR_ERR_FORMAT;
+	return e == CR_EOF ? CR_OK : e;
+}
+
+/*
+ * The committed band index of q (its runs merged) and the round's entries,
+ * in order: each new entry makes candidates with the first M entries of
+ * its bucket; the new entries alone are the round's run.
+ */
+static enum cr_err scan_bands(struct dd *d, uint32_t q, struct dedup_merge *m,
+			      struct recfile_writer *w)
+{
 	struct group g;
 	const void *op = NULL, *np = NULL;
-	size_t on = 0, nn = 0;
-	int olive = 0, nlive;
+	int olive = 0, nlive = 0;
 	enum cr_err e;
 
 	memset(&g, 0, sizeof(g));
 	g.e = malloc((size_t)d->M * BAND_LEN);
 	if (!g.e)
 		return CR_ERR_NOMEM;
-	path_of(d, d->ver, "lsh", q, in_path, sizeof(in_path));
-	if (d->ver > 0 && fs_exists(in_path)) {
-		e = recfile_reader_open(in_path, REC_KIND_SORT, &r);
-		if (e) {
-			log_err("dedup", "cannot read band index '%s'", in_path);
-			free(g.e);
-			return e;
-		}
-	}
-	path_of(d, d->ver + 1, "lsh", q, out_path, sizeof(out_path));
-	e = recfile_writer_open(out_path, REC_KIND_SORT, 1, &w);
+	e = xsort_finish(d->sorts[q]);
 	if (!e)
-		e = xsort_finish(x);
-	if (!e && r) {
-		e = recfile_reader_next(r, &op, &on);
-		olive = e == CR_OK;
-		if (e == CR_EOF)
-			e = CR_OK;
-	}
-	nlive = 0;
-	if (!e) {
-		e = xsort_next(x, &np, &nn);
-		nlive = e == CR_OK;
-		if (e == CR_EOF)
-			e = CR_OK;
-	}
+		e = old_band(m, &op, &olive);
+	if (!e)
+		e = new_band(d->sorts[q], &np, &nlive);
 	while (!e && (olive || nlive)) {
 		int take_new = nlive && (!olive || memcmp(np, op, BAND_LEN) < 0);
 		const unsigned char *cur = take_new ? np : op;
-		size_t cn = take_new ? nn : on;
 
-		if (cn != BAND_LEN) {
-			log_err("dedup", "damaged band entry in '%s'", in_path);
-			e = CR_ERR_FORMAT;
-			break;
-		}
 		if (!g.live || memcmp(g.key, cur, 8)) {
 			memcpy(g.key, cur, 8);
 			g.live = 1;
@@ -420,27 +413,52 @@ static enum cr_err merge_bands(struct dd *d, uint32_t q)
 			e = candidates(d, &g, cur);
 		if (!e && g.n < d->M)
 			memcpy(g.e[g.n++], cur, BAND_LEN);
-		if (!e)
+		if (!e && take_new)
 			e = recfile_writer_add(w, cur, BAND_LEN);
-		if (e)
-			break;
-		if (take_new) {
-			e = xsort_next(x, &np, &nn);
-			nlive = e == CR_OK;
-		} else {
-			e = recfile_reader_next(r, &op, &on);
-			olive = e == CR_OK;
-		}
-		if (e == CR_EOF)
-			e = CR_OK;
+		if (!e && take_new)
+			e = new_band(d->sorts[q], &np, &nlive);
+		else if (!e)
+			e = old_band(m, &op, &olive);
 	}
-	recfile_reader_free(&r);
 	free(g.e);
+	return e;
+}
+
+/* The round's run of q's band index and its next version (runs.h). */
+static enum cr_err merge_bands(struct dd *d, uint32_t q)
+{
+	char path[PATH_MAX];
+	struct dedup_runs rs;
+	struct dedup_run round = { (uint32_t)d->seg, 0, 0 };
+	struct dedup_merge *m = NULL;
+	struct recfile_writer *w = NULL;
+	enum cr_err e = dedup_runs_load(&d->j->dir, d->ver, DEDUP_LSH, q, &rs);
+
+	if (!e)
+		e = dedup_merge_store(&d->j->dir, d->ver, DEDUP_LSH, q, &rs, &m);
 	if (e) {
-		recfile_writer_abort(&w);
+		layout_crawldb_runs(&d->j->dir, d->ver, dedup_store_kinds[DEDUP_LSH], q, path,
+				    sizeof(path));
+		log_err("dedup", "cannot read the band index '%s' (%s)", path, error_str(e));
 		return e;
 	}
-	return recfile_writer_commit(&w);
+	dedup_runs_path(&d->j->dir, d->ver + 1, DEDUP_LSH, q, &round, path, sizeof(path));
+	e = recfile_writer_open(path, REC_KIND_SORT, 1, &w);
+	if (!e)
+		e = scan_bands(d, q, m, w);
+	dedup_merge_free(&m);
+	if (e == CR_ERR_FORMAT) {
+		layout_crawldb_runs(&d->j->dir, d->ver, dedup_store_kinds[DEDUP_LSH], q, path,
+				    sizeof(path));
+		log_err("dedup", "a damaged band entry in the runs '%s' names", path);
+	}
+	if (!e && recfile_writer_count(w))
+		e = recfile_writer_commit(&w);
+	recfile_writer_abort(&w);
+	if (!e)
+		e = dedup_runs_next(&d->j->dir, d->ver, DEDUP_LSH, q, &rs, (uint32_t)d->seg,
+				    (size_t)d->j->cfg.dedup_max_runs, &d->c[DC_STORE_BYTES]);
+	return e;
 }
 
 /* ---- step 3: candidates meet the earlier page's signature ----------------- */
@@ -450,26 +468,14 @@ static enum cr_err file_inbox(struct dd *d, const unsigned char *r, size_t n)
 	return xsort_add(d->inbox, r, n);
 }
 
-/* A cursor over a file of sig records sorted by id. */
+/* A cursor over sig records sorted by id: the round's new signatures of a
+ * partition, or its committed signature store (runs merged). */
 struct sig_cursor {
-	struct recfile_reader *r;
+	struct dedup_merge *m;
 	const unsigned char *p;
 	size_t n;
 	int live;
 };
-
-static enum cr_err cursor_open(struct sig_cursor *c, const char *path)
-{
-	enum cr_err e;
-
-	memset(c, 0, sizeof(*c));
-	if (!fs_exists(path))
-		return CR_OK;
-	e = recfile_reader_open(path, REC_KIND_SORT, &c->r);
-	if (e)
-		return e;
-	return CR_OK;
-}
 
 static enum cr_err cursor_next(struct sig_cursor *c)
 {
@@ -477,9 +483,9 @@ static enum cr_err cursor_next(struct sig_cursor *c)
 	enum cr_err e;
 
 	c->live = 0;
-	if (!c->r)
+	if (!c->m)
 		return CR_OK;
-	e = recfile_reader_next(c->r, &p, &c->n);
+	e = dedup_merge_next(c->m, &p, &c->n, NULL);
 	if (e == CR_EOF)
 		return CR_OK;
 	if (e)
@@ -489,6 +495,41 @@ static enum cr_err cursor_next(struct sig_cursor *c)
 	c->p = p;
 	c->live = 1;
 	return CR_OK;
+}
+
+/* Opens c on the round's new signatures of p, at the first. */
+static enum cr_err cursor_open_new(struct dd *d, struct sig_cursor *c, uint32_t p)
+{
+	char path[PATH_MAX];
+	const char *paths[1] = { path };
+	enum cr_err e;
+
+	memset(c, 0, sizeof(*c));
+	newsig_path(d, p, path, sizeof(path));
+	e = fs_exists(path) ? dedup_merge_open(paths, 1, 8, 0, &c->m) : CR_OK;
+	return e ? e : cursor_next(c);
+}
+
+/* Opens c on p's signature store of the committed version, at the first. */
+static enum cr_err cursor_open_old(struct dd *d, struct sig_cursor *c, uint32_t p)
+{
+	struct dedup_runs rs;
+	char path[PATH_MAX];
+	enum cr_err e;
+
+	memset(c, 0, sizeof(*c));
+	e = dedup_runs_load(&d->j->dir, d->ver, DEDUP_SIG, p, &rs);
+	if (!e)
+		e = dedup_merge_store(&d->j->dir, d->ver, DEDUP_SIG, p, &rs, &c->m);
+	if (!e)
+		e = cursor_next(c);
+	if (e) {
+		layout_crawldb_runs(&d->j->dir, d->ver, dedup_store_kinds[DEDUP_SIG], p, path,
+				    sizeof(path));
+		log_err("dedup", "cannot read the signature store '%s' (%s)", path,
+			error_str(e));
+	}
+	return e;
 }
 
 /* Moves c to the first record with id >= id; 1 if it has exactly id. */
@@ -501,16 +542,13 @@ static int cursor_seek(struct sig_cursor *c, uint64_t id, enum cr_err *e)
 
 static void cursor_close(struct sig_cursor *c)
 {
-	recfile_reader_free(&c->r);
+	dedup_merge_free(&c->m);
+	c->live = 0;
 }
 
-/*
- * Opens, per owned partition, a cursor on the round's new signatures and,
- * when old is not NULL, one on the committed signature store; *k gets their
- * number. cursors_close frees them.
- */
-static enum cr_err cursors_open(struct dd *d, struct sig_cursor **old, struct sig_cursor **cur,
-				uint32_t *k)
+/* Opens, per owned partition, a cursor on the round's new signatures; *k
+ * gets their number. cursors_close frees them. */
+static enum cr_err cursors_open(struct dd *d, struct sig_cursor **cur, uint32_t *k)
 {
 	uint32_t p, nown = 0;
 	enum cr_err e = CR_OK;
@@ -519,42 +557,20 @@ static enum cr_err cursors_open(struct dd *d, struct sig_cursor **old, struct si
 	for (p = 0; p < d->P; p++)
 		nown += owned(d, p);
 	*cur = calloc(nown ? nown : 1, sizeof(**cur));
-	if (old)
-		*old = calloc(nown ? nown : 1, sizeof(**old));
-	if (!*cur || (old && !*old))
+	if (!*cur)
 		return CR_ERR_NOMEM;
-	for (p = 0; !e && p < d->P; p++) {
-		char path[PATH_MAX];
-
-		if (!owned(d, p))
-			continue;
-		if (old) {
-			path_of(d, d->ver, "sig", p, path, sizeof(path));
-			e = d->ver > 0 ? cursor_open(&(*old)[*k], path) : CR_OK;
-			if (!e)
-				e = cursor_next(&(*old)[*k]);
-		}
-		newsig_path(d, p, path, sizeof(path));
-		if (!e)
-			e = cursor_open(&(*cur)[*k], path);
-		if (!e)
-			e = cursor_next(&(*cur)[*k]);
-		(*k)++;
-	}
+	for (p = 0; !e && p < d->P; p++)
+		if (owned(d, p))
+			e = cursor_open_new(d, &(*cur)[(*k)++], p);
 	return e;
 }
 
-static void cursors_close(struct sig_cursor *old, struct sig_cursor *cur, uint32_t k)
+static void cursors_close(struct sig_cursor *cur, uint32_t k)
 {
 	uint32_t i;
 
-	for (i = 0; i < k; i++) {
-		if (old)
-			cursor_close(&old[i]);
-		if (cur)
-			cursor_close(&cur[i]);
-	}
-	free(old);
+	for (i = 0; cur && i < k; i++)
+		cursor_close(&cur[i]);
 	free(cur);
 }
 
@@ -564,7 +580,7 @@ static enum cr_err reply(struct dd *d, const unsigned char *cand, const unsigned
 {
 	unsigned char h[REPLY_HEAD];
 
-	memcpy(h, cand + 8, 8);           /* xid */
+	memcpy(h, cand + 12, 8);          /* xid */
 	memcpy(h + 8, s + 8, 4);          /* yround */
 	memcpy(h + 12, s, 8);             /* yid */
 	h[20] = (unsigned char)kind;
@@ -573,57 +589,68 @@ static enum cr_err reply(struct dd *d, const unsigned char *cand, const unsigned
 	d->rec.len = 0;
 	buf_add(&d->rec, h, REPLY_HEAD);
 	buf_add(&d->rec, s + SIG_HEAD, sn - SIG_HEAD);   /* the values, then the URL */
-	return post(d, owner(d, (uint32_t)get_be(cand + 16, 4)), d->rec.p, d->rec.len);
+	return post(d, owner(d, (uint32_t)get_be(cand + 20, 4)), d->rec.p, d->rec.len);
+}
+
+/* Moves old and cur to Y's partition p (an owned one) when they are not. */
+static enum cr_err cursors_at(struct dd *d, uint32_t p, uint32_t *at, struct sig_cursor *old,
+			      struct sig_cursor *cur)
+{
+	enum cr_err e;
+
+	if (*at == p)
+		return CR_OK;
+	cursor_close(old);
+	cursor_close(cur);
+	*at = p;
+	if (p >= d->P || !owned(d, p))
+		return CR_ERR_FORMAT;
+	e = cursor_open_new(d, cur, p);
+	return e ? e : cursor_open_old(d, old, p);
 }
 
 /*
- * Answers the candidates that arrived at this rank. Y may live in any owned
- * partition: the candidates are sorted by Y's id and matched against the
- * merged id order of every owned signature store (earlier rounds) and of
- * the round's new signatures.
+ * Answers the candidates that arrived at this rank. They come sorted by
+ * Y's partition, then Y's id: one partition's signatures at a time, the
+ * round's new ones and those of its committed store (runs merged).
  */
 static enum cr_err answer(struct dd *d)
 {
-	struct sig_cursor *old = NULL, *cur = NULL;
+	struct sig_cursor old, cur;
 	struct xsort *x = d->inbox;
-	uint32_t k = 0;
-	unsigned char last[16];
+	uint32_t at = UINT32_MAX;
+	unsigned char last[20];
 	int have_last = 0;
 	const void *cp;
 	size_t cn;
-	enum cr_err e = cursors_open(d, &old, &cur, &k);
+	enum cr_err e = xsort_finish(x);
 
-	if (!e)
-		e = xsort_finish(x);
+	memset(&old, 0, sizeof(old));
+	memset(&cur, 0, sizeof(cur));
 	while (!e && (e = xsort_next(x, &cp, &cn)) == CR_OK) {
 		const unsigned char *c = cp;
-		uint64_t yid = get_be(c, 8);
-		uint32_t i;
+		uint64_t yid;
 
 		if (cn != CAND_LEN) {
 			e = CR_ERR_FORMAT;
 			break;
 		}
 		/* One answer per (Y, X), however many bands made the pair. */
-		if (have_last && !memcmp(last, c, 16))
+		if (have_last && !memcmp(last, c, 20))
 			continue;
-		memcpy(last, c, 16);
+		memcpy(last, c, 20);
 		have_last = 1;
-		for (i = 0; !e && i < k; i++) {
-			if (cursor_seek(&cur[i], yid, &e)) {
-				e = reply(d, c, cur[i].p, cur[i].n, Y_NEW);
-				break;
-			}
-			if (cursor_seek(&old[i], yid, &e)) {
-				e = reply(d, c, old[i].p, old[i].n,
-					  old[i].p[12] ? Y_OLD_ROOT : Y_OLD_DUP);
-				break;
-			}
-		}
+		e = cursors_at(d, (uint32_t)get_be(c, 4), &at, &old, &cur);
+		yid = get_be(c + 4, 8);
+		if (cursor_seek(&cur, yid, &e))
+			e = reply(d, c, cur.p, cur.n, Y_NEW);
+		else if (cursor_seek(&old, yid, &e))
+			e = reply(d, c, old.p, old.n, old.p[12] ? Y_OLD_ROOT : Y_OLD_DUP);
 	}
 	if (e == CR_EOF)
 		e = CR_OK;
-	cursors_close(old, cur, k);
+	cursor_close(&old);
+	cursor_close(&cur);
 	return e;
 }
 
@@ -696,7 +723,7 @@ static enum cr_err verify(struct dd *d)
 	int decided = 0;
 	const void *rp;
 	size_t rn;
-	enum cr_err e = sx && sy ? cursors_open(d, NULL, &cur, &k) : CR_ERR_NOMEM;
+	enum cr_err e = sx && sy ? cursors_open(d, &cur, &k) : CR_ERR_NOMEM;
 
 	if (!e)
 		e = xsort_finish(d->inbox);
@@ -723,7 +750,7 @@ static enum cr_err verify(struct dd *d)
 	}
 	if (e == CR_EOF)
 		e = CR_OK;
-	cursors_close(NULL, cur, k);
+	cursors_close(cur, k);
 	free(sx);
 	free(sy);
 	return e;
@@ -789,59 +816,44 @@ static enum cr_err take_decision(struct dd *d, const unsigned char *r, size_t n)
 
 /* ---- step 6: the next signature store --------------------------------- */
 
+/* The round's run of p's signature store (the round's signatures, each
+ * marked representative or not) and its next version (runs.h). */
 static enum cr_err write_sigs(struct dd *d, uint32_t p)
 {
 	char path[PATH_MAX];
-	struct sig_cursor o, n;
+	struct dedup_runs rs;
+	struct dedup_run round = { (uint32_t)d->seg, 0, 0 };
+	struct sig_cursor n;
 	struct recfile_writer *w = NULL;
-	enum cr_err e;
+	enum cr_err e = dedup_runs_load(&d->j->dir, d->ver, DEDUP_SIG, p, &rs);
 
-	memset(&o, 0, sizeof(o));
-	path_of(d, d->ver, "sig", p, path, sizeof(path));
-	e = d->ver > 0 ? cursor_open(&o, path) : CR_OK;
+	dedup_runs_path(&d->j->dir, d->ver + 1, DEDUP_SIG, p, &round, path, sizeof(path));
+	memset(&n, 0, sizeof(n));
 	if (!e)
-		e = cursor_next(&o);
-	newsig_path(d, p, path, sizeof(path));
-	if (!e)
-		e = cursor_open(&n, path);
-	else
-		memset(&n, 0, sizeof(n));
-	if (!e)
-		e = cursor_next(&n);
-	path_of(d, d->ver + 1, "sig", p, path, sizeof(path));
+		e = cursor_open_new(d, &n, p);
 	if (!e)
 		e = recfile_writer_open(path, REC_KIND_SORT, 1, &w);
-	while (!e && (o.live || n.live)) {
-		uint64_t oid = o.live ? get_be(o.p, 8) : UINT64_MAX;
-		uint64_t nid = n.live ? get_be(n.p, 8) : UINT64_MAX;
+	while (!e && n.live) {
+		char k[8];
 
-		if (n.live && nid <= oid) {
-			char k[8];
-
-			/* A page of the round (a refetch replaces its old entry). */
-			d->rec.len = 0;
-			buf_add(&d->rec, n.p, n.n);
-			key8(k, nid);
-			d->rec.p[12] = hmap_get(&d->res->dups, k, 8) ? 0 : 1;
-			e = recfile_writer_add(w, d->rec.p, d->rec.len);
-			if (!e && nid == oid)
-				e = cursor_next(&o);
-			if (!e)
-				e = cursor_next(&n);
-		} else {
-			e = recfile_writer_add(w, o.p, o.n);
-			if (!e)
-				e = cursor_next(&o);
-		}
+		d->rec.len = 0;
+		buf_add(&d->rec, n.p, n.n);
+		memcpy(k, n.p, 8);
+		d->rec.p[12] = hmap_get(&d->res->dups, k, 8) ? 0 : 1;
+		e = recfile_writer_add(w, d->rec.p, d->rec.len);
+		if (!e)
+			e = cursor_next(&n);
 	}
-	cursor_close(&o);
 	cursor_close(&n);
-	if (e) {
-		recfile_writer_abort(&w);
-		log_err("dedup", "cannot write signature store '%s': %s", path, error_str(e));
-		return e;
-	}
-	return recfile_writer_commit(&w);
+	if (!e && recfile_writer_count(w))
+		e = recfile_writer_commit(&w);
+	recfile_writer_abort(&w);
+	if (!e)
+		e = dedup_runs_next(&d->j->dir, d->ver, DEDUP_SIG, p, &rs, (uint32_t)d->seg,
+				    (size_t)d->j->cfg.dedup_max_runs, &d->c[DC_STORE_BYTES]);
+	if (e)
+		log_err("dedup", "cannot write signature store run '%s': %s", path, error_str(e));
+	return e;
 }
 
 /* ---- the run --------------------------------------------------------------- */
@@ -956,24 +968,15 @@ enum cr_err dedup_run(struct job *j, int seg, int ver, struct dedup_result *res,
 
 enum cr_err dedup_carry(const struct job *j, int ver)
 {
-	char from[PATH_MAX], to[PATH_MAX];
 	enum cr_err e = CR_OK;
 	uint32_t p;
-	size_t k;
+	int k;
 
 	for (p = 0; !e && ver > 0 && p < j->dir.partitions; p++) {
 		if (!layout_owns(p, j->rank, j->nranks))
 			continue;
-		for (k = 0; !e && k < DEDUP_STORES; k++) {
-			const char *kind = dedup_store_kinds[k];
-
-			layout_crawldb_store(&j->dir, ver, kind, p, from, sizeof(from));
-			layout_crawldb_store(&j->dir, ver + 1, kind, p, to, sizeof(to));
-			if (fs_exists(from))
-				e = fs_link_or_copy(from, to);
-			if (e)
-				log_err("inject", "cannot carry '%s' into the new version", from);
-		}
+		for (k = 0; !e && k < DEDUP_STORES; k++)
+			e = dedup_runs_carry(&j->dir, ver, ver + 1, (enum dedup_store)k, p);
 	}
 	return e;
 }

@@ -4,15 +4,19 @@
  * Each page parsed in a round carries a MinHash signature (minhash.h) in its
  * parse record. In the update phase, dedup_run splits every signature into
  * dedup.bands bands; a band's key names its owner partition (key % P), and
- * the band entries travel there (MPI, in bounded batches). The owner merges
- * them into its persistent band index (crawldb/V/lsh-P.zst, every page seen
- * so far, sorted by key, then round, then URL hash); a new page and up to
+ * the band entries travel there (MPI, in bounded batches). The owner reads
+ * them beside its persistent band index (every page seen so far, sorted by
+ * key, then round, then URL hash); a new page and up to
  * dedup.max_candidates earlier pages of the same bucket form candidate
  * pairs. The earlier page's signature comes from the signature store of its
- * partition (crawldb/V/sig-P.zst: every signed page, by URL hash, with its
- * round and whether it is a representative); the pair is verified where the
- * new page lives: estimated Jaccard >= dedup.threshold, or equal text
- * digests.
+ * partition (every signed page, by URL hash, with its round and whether it
+ * is a representative); the pair is verified where the new page lives:
+ * estimated Jaccard >= dedup.threshold, or equal text digests.
+ *
+ * Both stores are lists of sorted runs (runs.h): version V+1 links the
+ * runs of V and adds one run of the round's entries, merging runs now and
+ * then; readers merge the runs. What an update writes into them grows with
+ * the round, not with the crawl.
  *
  * Clusters: pages are ordered by (round, URL hash). A new page is a
  * duplicate of the first page in that order it was verified against that is
@@ -46,6 +50,7 @@ enum dedup_counter {
 	DC_VERIFIED,     /* pairs at or over the threshold */
 	DC_DUPLICATES,   /* pages of the round marked duplicate */
 	DC_OF_EARLIER,   /* ... of a page of an earlier round */
+	DC_STORE_BYTES,  /* bytes written into the stores (the round's runs, merges) */
 	DC_COUNT_
 };
 
@@ -59,14 +64,9 @@ struct dedup_result {
 uint64_t dedup_id(const char *url, size_t len);
 
 /* Collective. Reads segment seg's parse data and CrawlDb version ver's
- * index, writes version ver + 1's index, fills res. */
+ * stores, writes version ver + 1's (the round's runs; runs.h), fills res. */
 CR_WUR enum cr_err dedup_run(struct job *j, int seg, int ver, struct dedup_result *res,
 			     uint64_t *counters);
-/* The kinds of a version's near-duplicate stores, crawldb/V/KIND-P.zst:
- * the band index and the signature store. */
-#define DEDUP_STORES 2
-extern const char *const dedup_store_kinds[DEDUP_STORES];
-
 /* The band index and signature store of this rank's partitions in CrawlDb
  * version ver, linked into version ver + 1 (not collective). */
 CR_WUR enum cr_err dedup_carry(const struct job *j, int ver);

@@ -1,7 +1,7 @@
 #include "round/check.h"
 #include "crawldb/crawl_record.h"
 #include "crawldb/fetch_record.h"
-#include "dedup/dedup.h"
+#include "dedup/runs.h"
 #include "round/state.h"
 #include "scope/decisions.h"
 #include "seen/bloom.h"
@@ -79,17 +79,14 @@ static enum cr_err read_whole(struct ck *c, const char *path, enum rec_kind kind
 /* Version ver's stores, of every partition, removed. */
 static void drop_stores(struct ck *c, int ver)
 {
-	char path[PATH_MAX];
 	uint32_t p;
-	size_t k;
+	int k;
 
 	for (p = 0; p < c->d->partitions; p++)
-		for (k = 0; k < DEDUP_STORES; k++) {
-			layout_crawldb_store(c->d, ver, dedup_store_kinds[k], p, path,
-					     sizeof(path));
-			if (fs_exists(path) && unlink(path) != 0)
-				say(c, 0, "cannot remove '%s'", path);
-		}
+		for (k = 0; k < DEDUP_STORES; k++)
+			if (dedup_runs_remove(c->d, ver, (enum dedup_store)k, p))
+				say(c, 0, "cannot remove the files of near-duplicate store %s-%05u "
+				    "of CrawlDb version %d", dedup_store_kinds[k], p, ver);
 	say(c, 1, "the near-duplicate stores of CrawlDb version %d were dropped: the crawl "
 	    "goes on, near-duplicates of pages fetched before are no longer recognised", ver);
 }
@@ -146,7 +143,7 @@ static void check_crawldb(struct ck *c, const struct round_snapshot *s)
 	char path[PATH_MAX];
 	uint64_t part_bad = 0, stores_bad = 0;
 	uint32_t p;
-	size_t k;
+	int k;
 
 	for (p = 0; p < c->d->partitions; p++) {
 		struct bloom b;
@@ -168,12 +165,13 @@ static void check_crawldb(struct ck *c, const struct round_snapshot *s)
 		else if (e)
 			say(c, 0, "damaged seen-set '%s' (%s)", path, error_str(e));
 		for (k = 0; k < DEDUP_STORES; k++) {
-			layout_crawldb_store(c->d, s->version, dedup_store_kinds[k], p, path,
-					     sizeof(path));
-			if (read_whole(c, path, REC_KIND_SORT, NULL, NULL) == CR_ERR_FORMAT) {
-				say(c, 0, "damaged near-duplicate store '%s'", path);
-				stores_bad++;
-			}
+			const char *why;
+
+			if (dedup_runs_check(c->d, s->version, (enum dedup_store)k, p, 1, path,
+					     sizeof(path), &why, &c->r->files) == CR_OK)
+				continue;
+			say(c, 0, "damaged near-duplicate store '%s': %s", path, why);
+			stores_bad++;
 		}
 	}
 	/* What a repair mends is no longer a problem left. */

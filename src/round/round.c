@@ -4,6 +4,7 @@
 #include "util/hmap.h"
 #include "crawldb/crawl_record.h"
 #include "dedup/dedup.h"
+#include "dedup/runs.h"
 #include "fetch/fetch.h"
 #include "generate/generate.h"
 #include "generate/seedcap.h"
@@ -220,7 +221,7 @@ static int verify_version(struct job *j, int ver)
 	char path[PATH_MAX];
 	const char *why;
 	uint32_t p;
-	size_t k;
+	int k;
 	int bad = 0;
 
 	for (p = 0; ver > 0 && p < j->dir.partitions; p++) {
@@ -232,12 +233,11 @@ static int verify_version(struct job *j, int ver)
 			bad = 1;
 		}
 		for (k = 0; k < DEDUP_STORES; k++) {
-			layout_crawldb_store(&j->dir, ver, dedup_store_kinds[k], p, path,
-					     sizeof(path));
-			if (recfile_probe(path, REC_KIND_SORT, &why) == CR_ERR_FORMAT) {
-				log_err("crawl", "damaged file '%s': %s", path, why);
-				bad = 1;
-			}
+			if (dedup_runs_check(&j->dir, ver, (enum dedup_store)k, p, 0, path,
+					     sizeof(path), &why, NULL) == CR_OK)
+				continue;
+			log_err("crawl", "damaged file '%s': %s", path, why);
+			bad = 1;
 		}
 	}
 	if (comm_agree(!bad))

@@ -27,7 +27,7 @@ const char *const update_counter_names[UC_COUNT_] = {
 	"status_duplicate", "status_trap", "status_truncated", "status_too_large",
 	"status_timeout",
 	"dedup_pages", "dedup_band_entries", "dedup_candidates", "dedup_verified",
-	"duplicates", "duplicates_of_earlier",
+	"duplicates", "duplicates_of_earlier", "dedup_store_bytes",
 };
 
 /* Streams the links of this rank's parse parts, one partition after

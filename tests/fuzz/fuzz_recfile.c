@@ -11,6 +11,7 @@
 #include "crawldb/fetch_record.h"
 #include "crawldb/link_record.h"
 #include "crawldb/parse_record.h"
+#include "dedup/runs.h"
 #include "fuzz.h"
 #include "index/stage.h"
 #include "robots/cache.h"
@@ -26,6 +27,7 @@ static enum cr_err unpack(enum rec_kind kind, const void *p, size_t n)
 		struct parse_record p;
 		struct link_record l;
 		struct index_stage_rec s;
+		struct dedup_run d;
 	} u;
 	char key[600];
 	int64_t at;
@@ -52,13 +54,15 @@ static enum cr_err unpack(enum rec_kind kind, const void *p, size_t n)
 					   &u.c.url_len);
 	case REC_KIND_STAGE:
 		return index_stage_unpack(p, n, &u.s);
+	case REC_KIND_RUNS:
+		return dedup_runs_unpack(p, n, &u.d);
 	}
 	return CR_ERR_ARG;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	enum rec_kind kind = size > 8 && data[8] >= 1 && data[8] <= 9 ? (enum rec_kind)data[8]
+	enum rec_kind kind = size > 8 && data[8] >= 1 && data[8] <= 10 ? (enum rec_kind)data[8]
 								       : REC_KIND_CRAWLDB;
 	const char *path = fuzz_file(data, size);
 	struct recfile_reader *r = NULL;

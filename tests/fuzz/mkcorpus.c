@@ -188,6 +188,12 @@ static void recfile(const char *tmp, struct buf *b, enum rec_kind kind, const ch
 		b->len = 0;
 		if (kind == REC_KIND_LINK) {
 			link_record_pack(&l, b);
+		} else if (kind == REC_KIND_RUNS) {
+			/* A manifest's run (dedup/runs.h): number, size, big-endian. */
+			static const unsigned char run[12] = { 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 1, 0 };
+
+			buf_add(b, run, sizeof(run));
+			b->p[3] = (unsigned char)(b->p[3] + i);
 		} else {
 			c.depth = (uint32_t)i;
 			crawl_record_pack(&c, b);
@@ -286,6 +292,7 @@ int main(int argc, char **argv)
 	recfile(tmp, &b, REC_KIND_CRAWLDB, "crawldb-3", 3);
 	recfile(tmp, &b, REC_KIND_LINK, "link-2", 2);
 	recfile(tmp, &b, REC_KIND_FETCHLIST, "fetchlist-empty", 0);
+	recfile(tmp, &b, REC_KIND_RUNS, "runs-2", 2);
 	staged(tmp, &b);
 	remove(tmp);
 	warc(tmp, &b);
