@@ -132,6 +132,7 @@ static int read_seeds(const struct crawl_dir *d, int ver)
 	int rc;
 
 	scope_init(&s, SCOPE_ANY);
+	s.keep_plain = 1;
 	hmap_init(&by_id);
 	if (seeds_load_scope(d, ver, &s) != CR_OK) {
 		scope_release(&s);

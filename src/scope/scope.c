@@ -49,9 +49,15 @@ static enum cr_err note_seed(struct scope *s, const char *url, const char *host,
 			     const struct seed_settings *set)
 {
 	uint64_t id = seeds_id(url, strlen(url));
-	void **slot = hmap_put(&s->by_id, (const char *)&id, sizeof(id));
-	struct scope_seed *sd = *slot;
+	int plain = !set || (set->max_pages < 0 && set->max_depth < 0 && set->scope < 0 &&
+			     !set->sitemap);
+	void **slot;
+	struct scope_seed *sd;
 
+	if (plain && !s->keep_plain && !hmap_get(&s->by_id, (const char *)&id, sizeof(id)))
+		return CR_OK;
+	slot = hmap_put(&s->by_id, (const char *)&id, sizeof(id));
+	sd = *slot;
 	if (!sd) {
 		if (s->nlist == s->cap) {
 			size_t nc = s->cap ? s->cap * 2 : 64;

@@ -55,8 +55,13 @@ struct scope {
 	struct hmap domains;         /* ... and their registrable domains */
 	uint64_t seeds;
 	struct hmap by_id;           /* seed id (8 bytes) -> struct scope_seed */
-	struct scope_seed **list;    /* every seed once, in the order first added */
+	struct scope_seed **list;    /* every seed with settings once (every seed with
+				        keep_plain), in the order first added */
 	size_t nlist, cap;
+	/* 0 (scope_init): a seed without settings adds its host and domain
+	 * only - a crawl of 10 M seeds must not hold 10 M records in each
+	 * phase; 1: a record for every seed (readdb --seeds lists them). */
+	int keep_plain;
 };
 
 void scope_init(struct scope *s, int mode);
@@ -65,7 +70,8 @@ void scope_release(struct scope *s);
  * (NULL: none; a seed added again takes its latest settings). */
 CR_WUR enum cr_err scope_add_seed(struct scope *s, const char *url, size_t len,
 				  const struct seed_settings *set);
-/* The seed of id, or NULL. */
+/* The seed of id, or NULL (also for a seed without settings, unless
+ * keep_plain). */
 const struct scope_seed *scope_seed_of(const struct scope *s, uint64_t id);
 
 struct link_record;
