@@ -47,7 +47,7 @@ size_t dedup_runs_plan(const uint64_t *bytes, size_t n, size_t max_runs)
 	return m;
 }
 
-static void put_be(unsigned char *p, uint64_t v, int n)
+void dedup_put_be(unsigned char *p, uint64_t v, int n)
 {
 	int i;
 
@@ -57,7 +57,7 @@ static void put_be(unsigned char *p, uint64_t v, int n)
 	}
 }
 
-static uint64_t get_be(const unsigned char *p, int n)
+uint64_t dedup_get_be(const unsigned char *p, int n)
 {
 	uint64_t v = 0;
 	int i;
@@ -90,8 +90,8 @@ enum cr_err dedup_runs_unpack(const void *p, size_t n, struct dedup_run *out)
 
 	if (n != MANIFEST_REC)
 		return CR_ERR_FORMAT;
-	out->seg = (uint32_t)get_be(b, 4);
-	out->bytes = get_be(b + 4, 8);
+	out->seg = (uint32_t)dedup_get_be(b, 4);
+	out->bytes = dedup_get_be(b + 4, 8);
 	out->legacy = 0;
 	return CR_OK;
 }
@@ -160,8 +160,8 @@ static enum cr_err write_manifest(const struct crawl_dir *d, int ver, enum dedup
 	for (i = 0; !e && i < rs->n; i++) {
 		unsigned char b[MANIFEST_REC];
 
-		put_be(b, rs->r[i].seg, 4);
-		put_be(b + 4, rs->r[i].bytes, 8);
+		dedup_put_be(b, rs->r[i].seg, 4);
+		dedup_put_be(b + 4, rs->r[i].bytes, 8);
 		e = recfile_writer_add(w, b, sizeof(b));
 	}
 	if (e) {

@@ -101,16 +101,6 @@ static void test_plan_rounds(int equal)
 
 /* ---- the merged reader ---- */
 
-static void put_be(unsigned char *p, uint64_t v, int n)
-{
-	int i;
-
-	for (i = n - 1; i >= 0; i--) {
-		p[i] = (unsigned char)v;
-		v >>= 8;
-	}
-}
-
 static int cmp_rec(const void *a, const void *b)
 {
 	return memcmp(a, b, 24);
@@ -154,9 +144,9 @@ static void test_merge(int shadow)
 	test_rng_state = shadow ? 11 : 12;
 	for (r = 0; r < NRUNS; r++) {
 		for (i = 0; i < PER_RUN; i++) {
-			put_be(recs[r][i], test_rng() % 700, 8);
-			put_be(recs[r][i] + 8, r, 8);
-			put_be(recs[r][i] + 16, test_rng() % 3, 8);   /* some equal records */
+			dedup_put_be(recs[r][i], test_rng() % 700, 8);
+			dedup_put_be(recs[r][i] + 8, r, 8);
+			dedup_put_be(recs[r][i] + 16, test_rng() % 3, 8);   /* some equal records */
 		}
 		snprintf(paths[r], sizeof(paths[r]), "%s/run%zu.zst", tmp_dir, r);
 		pp[r] = paths[r];
@@ -212,7 +202,7 @@ static void test_merge_bad(void)
 	dedup_merge_free(&m);
 	memset(recs, 0, sizeof(recs));
 	for (i = 0; i < 3; i++)
-		put_be(recs[i], 3 - i, 8);   /* descending: out of order */
+		dedup_put_be(recs[i], 3 - i, 8);   /* descending: out of order */
 	snprintf(good, sizeof(good), "%s/good.zst", tmp_dir);
 	snprintf(bad, sizeof(bad), "%s/bad.zst", tmp_dir);
 	snprintf(cut, sizeof(cut), "%s/cut.zst", tmp_dir);
@@ -251,7 +241,7 @@ static int write_recs(const char *path, unsigned first, unsigned count)
 
 	memset(recs, 0, sizeof(recs));
 	for (i = 0; i < count && i < 64; i++)
-		put_be(recs[i], first + i, 8);
+		dedup_put_be(recs[i], first + i, 8);
 	return write_run(path, recs, count);
 }
 
