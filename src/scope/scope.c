@@ -45,12 +45,18 @@ const struct scope_seed *scope_seed_of(const struct scope *s, uint64_t id)
 }
 
 /* The seed's entry, created on first sight. */
+/* 1 if a seed line's settings are none at all. */
+static int seed_plain(const struct seed_settings *set)
+{
+	return !set || (set->max_pages < 0 && set->max_depth < 0 && set->scope < 0 &&
+			!set->sitemap);
+}
+
 static enum cr_err note_seed(struct scope *s, const char *url, const char *host,
 			     const struct seed_settings *set)
 {
 	uint64_t id = seeds_id(url, strlen(url));
-	int plain = !set || (set->max_pages < 0 && set->max_depth < 0 && set->scope < 0 &&
-			     !set->sitemap);
+	int plain = seed_plain(set);
 	void **slot;
 	struct scope_seed *sd;
 
@@ -108,6 +114,10 @@ enum cr_err scope_add_seed(struct scope *s, const char *url, size_t len,
 	tmp[len] = '\0';
 	if (url_host(tmp, host, sizeof(host)) != CR_OK)
 		return CR_ERR_FORMAT;
+	if (s->settings_only) {   /* note_seed passes plain seeds by */
+		s->seeds++;
+		return note_seed(s, tmp, host, set);
+	}
 	dom = scope_domain(host);
 	/* A present key holds a non-NULL value (hmap_get's NULL is "absent"). */
 	*hmap_put(&s->hosts, host, strlen(host)) = s;
