@@ -547,7 +547,10 @@ static void fetch_loop(struct fetcher *f)
 
 	f->limit = cfg->time_limit_s ? clock_mono_us() + cfg->time_limit_s * 1000000 : INT64_MAX;
 	progress_init(&prog, f->j, f->seg, "fetch");
-	while ((f->hosts.left > 0 || http_active(f->http) > 0) && !f->failed && !f->stopping) {
+	/* Asked to stop: only until the open requests end (links followed
+	 * meanwhile are journaled, not fetched). */
+	while (((f->hosts.left > 0 && !f->drain_until) || http_active(f->http) > 0) &&
+	       !f->failed && !f->stopping) {
 		int64_t now = clock_mono_us();
 
 		if (check_limits(f, now))
@@ -557,7 +560,8 @@ static void fetch_loop(struct fetcher *f)
 			fail(f, segout_sync(f->out));
 			f->next_sync = now + (int64_t)cfg->sync_interval_ms * 1000;
 		}
-		while (!f->stopping && http_active(f->http) < cfg->max_connections &&
+		while (!f->stopping && !f->drain_until &&   /* a stop: nothing new */
+		       http_active(f->http) < cfg->max_connections &&
 		       (h = hosts_due(&f->hosts, now)) != NULL)
 			turn(f, h, now);
 		wait_events(f, now);
