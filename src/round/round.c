@@ -171,9 +171,13 @@ static int64_t round_plan(struct job *j, int seg)
 		struct round_length_in in = { j->cfg.round_s, j->cfg.delay_ms, seg, 0 };
 
 		round_read_facts(&j->dir, seg, &here);
-		round_read_facts(&j->dir, seg - 1, &prev);
-		in.records = prev.records;
-		v = here.round_ms >= 0 ? here.round_ms : round_length_ms(&in);
+		if (here.round_ms >= 0) {
+			v = here.round_ms;
+		} else {
+			round_read_facts(&j->dir, seg - 1, &prev);
+			in.records = prev.records;
+			v = round_length_ms(&in);
+		}
 	}
 	comm_bcast(&v, sizeof(v), 0);
 	return v;
