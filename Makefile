@@ -10,7 +10,7 @@
 #   (into build-san/) and runs them; SANITIZE_TESTS=0 skips that
 CC      ?= gcc
 MPICC   ?= mpicc
-PKGS    := libcurl libcares libxml-2.0 libzstd libxxhash libpsl libidn2 zlib libcrypto libpcre2-8 libdeflate \
+PKGS    := libcurl libcares libxml-2.0 libzstd libxxhash libpsl libidn2 zlib libssl libcrypto libpcre2-8 libdeflate \
 	   libbrotlidec
 WARN    := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS  ?= -O2 -g

@@ -22,6 +22,8 @@ LIB_HOMES = {
     'ares.h': 'src/fetch/dns.c',
     'libxml/': ('src/parse/html.c', 'src/parse/sitemap.c'),
     'mpi.h': 'src/comm/comm.c',
+    'openssl/ssl.h': 'src/fetch/tls.c',
+    'openssl/x509_vfy.h': 'src/fetch/tls.c',
 }
 
 findings = []

@@ -59,6 +59,9 @@ struct key {
 static const char *const warc_compressions[] = { "gzip", "zstd", NULL };
 /* In the order of enum minhash_scheme (dedup/minhash.h). */
 static const char *const dedup_signatures[] = { "minhash", "oph", NULL };
+/* In the order of enum dns_family (fetch/dns.h) and enum http_version (fetch/http.h). */
+static const char *const dns_families[] = { "auto", "ipv4", "ipv6", NULL };
+static const char *const http_versions[] = { "auto", "1.1", "2", NULL };
 
 /* dns.servers: "ip", "ip:port" or "[ipv6]:port" items, comma-separated. */
 static const char *check_servers(const char *v)
@@ -183,6 +186,23 @@ static const char *check_dictionary(const char *v)
 	fclose(fp);
 	return n == 4 && !memcmp(head, magic, 4) ? NULL : "not a zstd dictionary";
 }
+/* tls.ca_file: "" or a readable PEM file. */
+static const char *check_ca_file(const char *v)
+{
+	char line[128];
+	FILE *fp;
+	int pem = 0;
+
+	if (!*v)
+		return NULL;
+	fp = fopen(v, "r");
+	if (!fp)
+		return "cannot be read";
+	while (!pem && fgets(line, sizeof(line), fp))
+		pem = !strncmp(line, "-----BEGIN CERTIFICATE-----", 27);
+	fclose(fp);
+	return pem ? NULL : "holds no PEM certificate";
+}
 /* scope.rules: "" or a rules file that parses (scope/rules.h). */
 static const char *check_rules(const char *v)
 {
@@ -263,6 +283,8 @@ static const struct key keys[] = {
 	  "how often finished URLs are made durable in the fetch journal (ms)"),
 	SC("dns.servers", dns_servers, "", check_servers,
 	  "comma-separated DNS servers (ip or ip:port); empty: resolv.conf and /etc/hosts"),
+	C("dns.family", dns_family, dns_families, "auto",
+	  "addresses used: auto (AAAA and A, libcurl races them), ipv4 or ipv6 only"),
 	L("dns.timeout_ms", dns_timeout_ms, 100, 600000, "1000",
 	  "timeout of the first DNS query try; each of the 3 tries doubles it (ms)"),
 	L("dns.cache_ttl_s", dns_cache_ttl_s, 0, 86400 * 7, "3600",
@@ -279,6 +301,12 @@ static const struct key keys[] = {
 	  "User-Agent header sent with every request"),
 	SC("http.accept_encoding", accept_encoding, "gzip, deflate, br, zstd", check_codings,
 	  "Accept-Encoding of page requests (the WARC keeps bodies as sent); \"\": none"),
+	C("http.version", http_version, http_versions, "auto",
+	  "auto: HTTP/2 where a TLS server offers it by ALPN, else 1.1; 1.1; 2 (also h2c)"),
+	B("tls.verify", tls_verify, "true",
+	  "verify server certificates and names; false is logged and marks no page (opt-out)"),
+	SP("tls.ca_file", tls_ca_file, "", check_ca_file,
+	  "PEM file of the CAs trusted instead of the system's store; \"\": the system's"),
 	B("url.drop_fragment", url_drop_fragment, "true",
 	  "canonical URLs drop the fragment (#...)"),
 	B("url.drop_userinfo", url_drop_userinfo, "true",

@@ -41,6 +41,7 @@ struct config {
 	long sync_interval_ms;      /* fetch.sync_interval_ms: journal batches */
 	long max_hold_s;            /* fetch.max_hold_s: longer holds leave the round */
 	char dns_servers[512];
+	int dns_family;             /* dns.family: enum dns_family (fetch/dns.h) */
 	long dns_timeout_ms;
 	long dns_cache_ttl_s;
 	long dns_negative_ttl_s;
@@ -49,6 +50,9 @@ struct config {
 	long robots_max_bytes;
 	char user_agent[256];
 	char accept_encoding[128];
+	int http_version;           /* http.version: enum http_version (fetch/http.h) */
+	int tls_verify;             /* tls.verify */
+	char tls_ca_file[512];      /* tls.ca_file */
 	int url_drop_fragment;      /* url.*: the dedup rules of url_canon */
 	int url_drop_userinfo;
 	int url_default_port;

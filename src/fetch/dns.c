@@ -22,7 +22,7 @@ struct dns_entry {
 	struct dns_entry *queue_next;
 	int pending;
 	enum dns_result result;
-	char addr[INET6_ADDRSTRLEN];
+	char addr[DNS_ADDRS_MAX];
 	int64_t expires_us;
 	struct dns_waiter *waiters;
 };
@@ -40,6 +40,7 @@ struct dns {
 	int inflight;
 	struct dns_entry *queue_head, *queue_tail;
 	long ttl_s, negative_ttl_s;
+	enum dns_family family;
 	uint64_t queries, hits;
 };
 
@@ -50,8 +51,8 @@ struct dns_query {
 
 static int dns_lib_refs;
 
-enum cr_err dns_new(const char *servers, long timeout_ms, long ttl_s,
-		    long negative_ttl_s, struct dns **out)
+enum cr_err dns_new(const char *servers, enum dns_family family, long timeout_ms,
+		    long ttl_s, long negative_ttl_s, struct dns **out)
 {
 	struct ares_options opt;
 	struct dns *d;
@@ -90,6 +91,7 @@ enum cr_err dns_new(const char *servers, long timeout_ms, long ttl_s,
 	hmap_init(&d->cache);
 	d->ttl_s = ttl_s;
 	d->negative_ttl_s = negative_ttl_s;
+	d->family = family;
 	*out = d;
 	return CR_OK;
 }
@@ -140,12 +142,43 @@ static void finish(struct dns_entry *e)
 
 static void start_queued(struct dns *d);
 
+/* The first address of each family the setting lets through into out
+ * (DNS_ADDRS_MAX bytes), IPv6 first; the smallest TTL of those, or -1 when
+ * none is usable. */
+static int pick_addrs(enum dns_family family, const struct ares_addrinfo *res, char *out)
+{
+	const struct ares_addrinfo_node *n, *v4 = NULL, *v6 = NULL;
+	size_t len = 0;
+	int ttl = -1;
+
+	for (n = res->nodes; n; n = n->ai_next) {
+		if (n->ai_family == AF_INET && !v4 && family != DNS_FAMILY_IPV6)
+			v4 = n;
+		if (n->ai_family == AF_INET6 && !v6 && family != DNS_FAMILY_IPV4)
+			v6 = n;
+	}
+	out[0] = '\0';
+	if (v6) {
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)v6->ai_addr)->sin6_addr, out,
+			  INET6_ADDRSTRLEN);
+		len = strlen(out);
+		ttl = v6->ai_ttl;
+	}
+	if (v4) {
+		if (len)
+			out[len++] = ',';
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)v4->ai_addr)->sin_addr, out + len,
+			  INET_ADDRSTRLEN);
+		if (ttl < 0 || v4->ai_ttl < ttl)
+			ttl = v4->ai_ttl;
+	}
+	return ttl;
+}
+
 static void on_answer(void *arg, int status, int timeouts, struct ares_addrinfo *res)
 {
 	struct dns_query *q = arg;
 	struct dns_entry *e = q->ent;
-	struct ares_addrinfo_node *n;
-	const struct ares_addrinfo_node *pick = NULL;
 	int ttl = -1;
 
 	(void)timeouts;
@@ -156,22 +189,7 @@ static void on_answer(void *arg, int status, int timeouts, struct ares_addrinfo 
 	}
 	e->pending = 0;
 	q->d->inflight--;
-	if (status == ARES_SUCCESS && res) {
-		/* Prefer IPv4: loopback test webs and most of the web answer there. */
-		for (n = res->nodes; n; n = n->ai_next)
-			if (n->ai_family == AF_INET && !pick)
-				pick = n;
-		for (n = res->nodes; n && !pick; n = n->ai_next)
-			if (n->ai_family == AF_INET6)
-				pick = n;
-	}
-	if (pick) {
-		const void *a = pick->ai_family == AF_INET
-			? (const void *)&((const struct sockaddr_in *)pick->ai_addr)->sin_addr
-			: (const void *)&((const struct sockaddr_in6 *)pick->ai_addr)->sin6_addr;
-
-		inet_ntop(pick->ai_family, a, e->addr, sizeof(e->addr));
-		ttl = pick->ai_ttl;
+	if (status == ARES_SUCCESS && res && (ttl = pick_addrs(q->d->family, res, e->addr)) >= 0) {
 		e->result = DNS_OK;
 	} else if (status == ARES_ENOTFOUND) {
 		e->result = DNS_NXDOMAIN;
@@ -213,7 +231,8 @@ static void send_query(struct dns *d, struct dns_entry *e, const char *host)
 	d->queries++;
 	d->inflight++;
 	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = AF_UNSPEC;
+	hints.ai_family = d->family == DNS_FAMILY_IPV4 ? AF_INET
+			: d->family == DNS_FAMILY_IPV6 ? AF_INET6 : AF_UNSPEC;
 	hints.ai_flags = ARES_AI_NOSORT;
 	ares_getaddrinfo(d->ch, host, NULL, &hints, on_answer, q);
 }
@@ -248,12 +267,18 @@ void dns_resolve(struct dns *d, const char *host, int64_t now_us, dns_done_fn do
 		memcpy(bare, host + 1, hl - 2);
 		bare[hl - 2] = '\0';
 		if (inet_pton(AF_INET6, bare, tmp) == 1) {
-			done(arg, DNS_OK, bare);
+			if (d->family == DNS_FAMILY_IPV4)
+				done(arg, DNS_NODATA, NULL);
+			else
+				done(arg, DNS_OK, bare);
 			return;
 		}
 	}
 	if (inet_pton(AF_INET, host, tmp) == 1) {
-		done(arg, DNS_OK, host);
+		if (d->family == DNS_FAMILY_IPV6)
+			done(arg, DNS_NODATA, NULL);
+		else
+			done(arg, DNS_OK, host);
 		return;
 	}
 	slot = (struct dns_entry **)hmap_put(&d->cache, host, hl);

@@ -9,6 +9,10 @@
  * handed to libcurl (CURLOPT_RESOLVE), which then never resolves by itself.
  * The sockets of c-ares join the fetcher's poll (dns_waitfds) - there is one
  * event loop per rank.
+ *
+ * An answer is one address of each family the family setting lets through
+ * (dns.family): "2001:db8::1,192.0.2.1" - IPv6 first, as RFC 8305 has it;
+ * libcurl races them (Happy Eyeballs) and says which one answered.
  */
 #ifndef CR_FETCH_DNS_H
 #define CR_FETCH_DNS_H
@@ -28,14 +32,21 @@ enum dns_result {
 	DNS_FAIL = 3,         /* server failure, refused, timeout */
 };
 
-/* addr: numeric address (IPv4 dotted or IPv6 without brackets), borrowed
- * for the duration of the call; NULL unless result is DNS_OK. */
+/* Which addresses an answer holds (dns.family, in the order of its words). */
+enum dns_family { DNS_FAMILY_AUTO = 0, DNS_FAMILY_IPV4 = 1, DNS_FAMILY_IPV6 = 2 };
+
+/* The longest answer: an IPv6 and an IPv4 address with a comma between. */
+#define DNS_ADDRS_MAX (46 + 16)
+
+/* addr: the numeric addresses, comma-separated (IPv4 dotted, IPv6 without
+ * brackets), at most DNS_ADDRS_MAX bytes with its NUL; borrowed for the
+ * duration of the call; NULL unless result is DNS_OK. */
 typedef void (*dns_done_fn)(void *arg, enum dns_result result, const char *addr);
 
 /* servers: comma-separated "ip" or "ip:port"; "" for the system's resolver
  * configuration (resolv.conf, /etc/hosts). */
-CR_WUR enum cr_err dns_new(const char *servers, long timeout_ms, long ttl_s,
-			   long negative_ttl_s, struct dns **out);
+CR_WUR enum cr_err dns_new(const char *servers, enum dns_family family, long timeout_ms,
+			   long ttl_s, long negative_ttl_s, struct dns **out);
 void dns_free(struct dns **d);
 /* Resolves host; done is called exactly once, possibly before dns_resolve
  * returns (cache hit, numeric host). */

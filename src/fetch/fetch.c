@@ -43,7 +43,7 @@ const char *const fetch_counter_names[FC_COUNT_] = {
 	"redirect", "gone", "error", "denied", "blocked", "deferred", "truncated",
 	"not_reached", "robots_unavailable", "robots_wait", "backoffs", "parked",
 	"bytes", "dns_queries", "dns_failed", "hosts", "latency_us_sum", "too_large", "timeout",
-	"revisits", "held", "followed",
+	"revisits", "held", "followed", "tls_failed",
 };
 
 struct fetcher {
@@ -79,7 +79,7 @@ static void fail(struct fetcher *f, enum cr_err e)
 
 /* ---- outcomes ---- */
 
-static void count_outcome(struct fetcher *f, int status)
+static void count_outcome(struct fetcher *f, const struct fetch_record *fr)
 {
 	static const int counter[ST_COUNT_] = {
 		[ST_FETCHED] = FC_FETCHED, [ST_REDIRECT] = FC_REDIRECT, [ST_GONE] = FC_GONE,
@@ -87,9 +87,10 @@ static void count_outcome(struct fetcher *f, int status)
 		[ST_TRUNCATED] = FC_TRUNCATED, [ST_TOO_LARGE] = FC_TOO_LARGE,
 		[ST_TIMEOUT] = FC_TIMEOUT,
 	};
-	int k = status > 0 && status < ST_COUNT_ ? counter[status] : 0;
+	int st = fr->rec.status, k = st > 0 && st < ST_COUNT_ ? counter[st] : 0;
 
 	f->c[k ? k : FC_ERROR]++;
+	f->c[FC_TLS_FAILED] += fr->reason_len > 4 && !memcmp(fr->reason, "tls:", 4);
 }
 
 /* The fields of a fetch record that come from the URL's own record. */
@@ -122,7 +123,7 @@ static void emit_status(struct fetcher *f, struct host_item *it, int status, con
 	fr.rec.fetched_at = clock_now_us();
 	set_str(&fr.reason, &fr.reason_len, why);
 	fail(f, segout_outcome(f->out, it->part, &fr, NULL, 0, SEGOUT_NONE));
-	count_outcome(f, status);
+	count_outcome(f, &fr);
 }
 
 static void fail_all(struct fetcher *f, struct host *h, int status, const char *why)
@@ -146,7 +147,7 @@ static void on_kept(void *arg, const struct fetch_record *fr)
 	struct fetcher *f = arg;
 
 	*hmap_put(&f->done, fr->rec.url, fr->rec.url_len) = f;
-	count_outcome(f, fr->rec.status);
+	count_outcome(f, fr);
 }
 
 /* The owned partitions' fetch lists, robots cache entries and what
@@ -253,7 +254,7 @@ static void on_dns(void *arg, enum dns_result res, const char *addr)
 		snprintf(h->addr, sizeof(h->addr), "%s", addr);
 		/* Before its first request, so no timing is lost by the move. */
 		if (f->j->cfg.politeness_by == POLITE_BY_IP && !h->group)
-			hosts_join(&f->hosts, h, addr);
+			hosts_join_addr(&f->hosts, h, addr);
 	}
 	hosts_set(&f->hosts, h, HOST_READY);
 }
@@ -288,9 +289,13 @@ static void turn(struct fetcher *f, struct host *h, int64_t now)
 			return;
 		case ORIGIN_HOLD:
 			/* RFC 9309 2.3.1.4: an unreachable robots.txt means
-			 * "disallow all" for now; the URL stays due. */
+			 * "disallow all" for now; the URL stays due - unless
+			 * no server we may trust answers: an error. */
 			h->next++;
-			f->c[FC_ROBOTS_WAIT]++;
+			if (it->origin->refused)
+				emit_status(f, it, ST_ERROR, it->origin->refused);
+			else
+				f->c[FC_ROBOTS_WAIT]++;
 			continue;
 		case ORIGIN_APPLY:
 			h->next++;
@@ -317,12 +322,9 @@ static enum segout_series archive_page(struct fetcher *f, const struct host_item
 			       it->rec.meta.kind == CRAWL_SITEMAP ? SEGOUT_SITEMAPS : SEGOUT_PAGES;
 	enum outcome_revisit rv = f->revisits ?
 		outcome_revisit(oc, it->rec.fetched_at, it->rec.digest) : OUTCOME_NEW;
-	struct warc_exchange wx = {
-		it->url, r->start_wall_us, r->ip[0] ? r->ip : NULL, r->req, r->req_len,
-		r->head, r->head_len, r->body, r->body_len, oc->truncated ? "length" : NULL,
-		NULL, NULL, 0,
-	};
+	struct warc_exchange wx;
 
+	segout_exchange(r, it->url, oc->truncated ? "length" : NULL, &wx);
 	if (k == SEGOUT_NONE)
 		return k;
 	if (rv != OUTCOME_NEW) {
@@ -411,7 +413,7 @@ static void page_done(struct fetcher *f, struct host_item *it, const struct http
 	}
 	fail(f, segout_outcome(f->out, it->part, &fr, parsed ? f->parsed.p : NULL,
 			       parsed ? f->parsed.len : 0, k));
-	count_outcome(f, fr.rec.status);
+	count_outcome(f, &fr);
 }
 
 static void robots_done(struct fetcher *f, struct origin *o, const struct http_result *r)
@@ -426,12 +428,11 @@ static void robots_done(struct fetcher *f, struct origin *o, const struct http_r
 	f->c[FC_ROBOTS]++;
 	if (r->head_len) {
 		/* After redirects, the record is of the URL that answered. */
-		struct warc_exchange wx = { r->url, r->start_wall_us, r->ip[0] ? r->ip : NULL,
-			r->req, r->req_len, r->head, r->head_len, r->body, r->body_len,
-			r->transport == HTTP_CUT ? "length" : NULL, NULL, NULL, 0 };
+		struct warc_exchange wx;
 		const char *name;
 		uint64_t off;
 
+		segout_exchange(r, r->url, r->transport == HTTP_CUT ? "length" : NULL, &wx);
 		fail(f, segout_archive(f->out, o->part, SEGOUT_ROBOTS, &wx, &name, &off));
 		segout_robots_done(f->out, o->part);
 	}
@@ -443,6 +444,7 @@ static void robots_done(struct fetcher *f, struct origin *o, const struct http_r
 	outcome_robots_body(&in, (size_t)f->j->cfg.robots_max_bytes + 1, &dec, &rb, &rl);
 	origin_on_answer(o, &f->origins.pol, r->start_wall_us, ro.status, rb, rl, ro.location);
 	buf_release(&dec);
+	o->refused = !ro.status && !strncmp(r->error, "tls:", 4) ? r->error : NULL;
 	if (o->state == ORIGIN_UNAVAILABLE)
 		f->c[FC_ROBOTS_UNAVAILABLE]++;
 	if (o->state == ORIGIN_READY)
@@ -592,6 +594,7 @@ static enum cr_err fetcher_init(struct fetcher *f, struct job *j, int seg)
 		cfg->low_speed_bytes, cfg->low_speed_time_s, cfg->max_body_bytes,
 		cfg->max_header_bytes,
 		cfg->max_in_flight, cfg->max_connections, cfg->allow_private, &f->allow,
+		(enum http_version)cfg->http_version, cfg->tls_verify, cfg->tls_ca_file,
 	};
 	char bad[64];
 	enum cr_err e;
@@ -621,8 +624,9 @@ static enum cr_err fetcher_init(struct fetcher *f, struct job *j, int seg)
 		ho.max_host_connections = host_rules_max_in_flight(f->rules);
 	e = segout_open(j, seg, f->parse, &f->out);
 	if (!e)
-		e = dns_new(cfg->dns_servers, cfg->dns_timeout_ms, cfg->dns_cache_ttl_s,
-			    cfg->dns_negative_ttl_s, &f->dns);
+		e = dns_new(cfg->dns_servers, (enum dns_family)cfg->dns_family,
+			    cfg->dns_timeout_ms, cfg->dns_cache_ttl_s, cfg->dns_negative_ttl_s,
+			    &f->dns);
 	if (!e)
 		e = http_client_new(&ho, &f->http);
 	return e;

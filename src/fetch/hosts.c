@@ -137,6 +137,14 @@ void hosts_join(struct host_table *t, struct host *h, const char *key)
 	h->gate = &g->gate;
 }
 
+void hosts_join_addr(struct host_table *t, struct host *h, const char *addrs)
+{
+	char first[64];
+
+	snprintf(first, sizeof(first), "%.*s", (int)strcspn(addrs, ","), addrs);
+	hosts_join(t, h, first);
+}
+
 /* 1 if a ready host's next start lies beyond the hold limit. */
 static int held_too_long(const struct host_table *t, const struct host *h)
 {
@@ -276,18 +284,31 @@ void hosts_override(struct host *h, const struct host_settings *s)
 		h->pol.max_in_flight = (int)s->max_in_flight;
 }
 
-const char *hosts_address_verdict(struct host *h, const char *addr, int allow_private,
+const char *hosts_address_verdict(struct host *h, const char *addrs, int allow_private,
 				  const struct addr_list *allow, const struct host_rules *rules)
 {
 	struct host_settings s;
+	char a[64];
+	int first = 1;
 
-	if (!allow_private && !addr_is_public_str(addr) && !addr_list_has_str(allow, addr))
-		return "non-public address";
-	if (host_rules_by_addr(rules, addr, &s) && s.block)
-		return "operator";
-	/* A name rule, when one matched, says more than an address rule. */
-	if (!h->rule)
-		hosts_override(h, &s);
+	/* Every address of the answer: libcurl may connect to any of them. */
+	while (*addrs) {
+		size_t n = strcspn(addrs, ",");
+
+		snprintf(a, sizeof(a), "%.*s", (int)n, addrs);
+		addrs += n + (addrs[n] == ',');
+		if (!allow_private && !addr_is_public_str(a) && !addr_list_has_str(allow, a))
+			return "non-public address";
+		if (host_rules_by_addr(rules, a, &s)) {
+			if (s.block)
+				return "operator";
+			/* A name rule, when one matched, says more than an address
+			 * rule; the first address's rule sets the pace. */
+			if (!h->rule && first)
+				hosts_override(h, &s);
+		}
+		first = 0;
+	}
 	return NULL;
 }
 

@@ -102,6 +102,9 @@ struct host_item *hosts_add(struct host *h, const char *url,
 /* Puts h into the group of key (a registrable domain or an address),
  * created on first use; h's timing joins the group's gate. */
 void hosts_join(struct host_table *t, struct host *h, const char *key);
+/* The same for politeness.by = ip: the group of the first of addrs (dns.h's
+ * answer; the address libcurl tries first). */
+void hosts_join_addr(struct host_table *t, struct host *h, const char *addrs);
 
 /* Applies an operator rule (hosts.rules) to h: block, or its delay and
  * max_in_flight in place of the phase's (a Crawl-delay still raises the
@@ -109,13 +112,14 @@ void hosts_join(struct host_table *t, struct host *h, const char *key);
 void hosts_override(struct host *h, const struct host_settings *s);
 
 /*
- * What the address a host resolved to means for it: NULL to go on (an
- * address rule's overrides applied when no name rule matched the host), or
- * why all its URLs are blocked: "non-public address" (unless allowed, by
- * fetch.allow_private or an allow list), "operator" (an address rule's
- * block). Pure but for h's overrides.
+ * What the addresses a host resolved to (dns.h's comma-separated answer)
+ * mean for it: NULL to go on (the first address's rule overrides applied
+ * when no name rule matched the host), or why all its URLs are blocked:
+ * "non-public address" (any of them, unless allowed, by fetch.allow_private
+ * or an allow list), "operator" (an address rule's block on any of them).
+ * Pure but for h's overrides.
  */
-const char *hosts_address_verdict(struct host *h, const char *addr, int allow_private,
+const char *hosts_address_verdict(struct host *h, const char *addrs, int allow_private,
 				  const struct addr_list *allow, const struct host_rules *rules);
 
 /* Moves h to state s (RESOLVING, READY or ROBOTS) and settles it. */

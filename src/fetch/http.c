@@ -3,9 +3,11 @@
  * callbacks, and the translation of libcurl's results into ours.
  */
 #include "fetch/http.h"
+#include "fetch/tls.h"
 #include "url/url.h"
 #include "util/buf.h"
 #include "util/clock.h"
+#include "util/log.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -29,6 +31,7 @@ struct xfer {
 	char *url;
 	int cut, head_too_big, addr_refused;
 	char errbuf[CURL_ERROR_SIZE];
+	char tls[16], cipher[80];
 	struct curl_slist *resolve;
 	struct xfer *prev, *next;   /* open transfers, or the spares */
 };
@@ -37,6 +40,7 @@ struct http_client {
 	struct http_opts o;
 	struct curl_slist *headers; /* Accept-Encoding, or NULL */
 	CURLM *multi;
+	CURLSH *share;              /* TLS sessions, resumed across connections */
 	struct xfer *open;          /* started, not finished */
 	struct xfer *spare;         /* released, kept for reuse */
 	int active;                 /* started and not handed back */
@@ -69,14 +73,28 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *arg)
 	return n;
 }
 
+/* The TLS version and cipher suite of the connection: asked while the
+ * transfer has it (libcurl lets go of it when the transfer ends). */
+static void tls_info(struct xfer *x)
+{
+	struct curl_tlssessioninfo *ti = NULL;
+
+	x->tls[0] = x->cipher[0] = '\0';
+	if (curl_easy_getinfo(x->easy, CURLINFO_TLS_SSL_PTR, &ti) == CURLE_OK && ti &&
+	    ti->backend == CURLSSLBACKEND_OPENSSL)
+		tls_describe(ti->internals, x->tls, sizeof(x->tls), x->cipher, sizeof(x->cipher));
+}
+
 static size_t on_header(char *data, size_t size, size_t nmemb, void *arg)
 {
 	struct xfer *x = arg;
 	size_t n = size * nmemb;
 
 	/* A new status line starts a new response (after 1xx). */
-	if (n >= 5 && !memcmp(data, "HTTP/", 5))
+	if (n >= 5 && !memcmp(data, "HTTP/", 5)) {
 		x->head.len = 0;
+		tls_info(x);
+	}
 	if (x->head.len + n > (size_t)x->c->o.max_header_bytes) {
 		x->head_too_big = 1;
 		return 0;
@@ -123,7 +141,7 @@ static struct xfer *xfer_get(struct http_client *c)
 		curl_easy_reset(x->easy);
 		x->req.len = x->head.len = x->body.len = 0;
 		x->cut = x->head_too_big = x->addr_refused = 0;
-		x->errbuf[0] = '\0';
+		x->errbuf[0] = x->tls[0] = x->cipher[0] = '\0';
 		x->prev = x->next = NULL;
 		return x;
 	}
@@ -166,24 +184,41 @@ static void xfer_put(struct http_client *c, struct xfer *x)
 	c->spare = x;
 }
 
-/* "host:port:addr" entries for CURLOPT_RESOLVE: the URL's port, and the
+/* addrs (dns.h's answer) as CURLOPT_RESOLVE wants them: IPv6 bracketed. */
+static void resolve_addrs(const char *addrs, char *out, size_t cap)
+{
+	size_t o = 0;
+
+	out[0] = '\0';
+	while (*addrs && o < cap) {
+		size_t n = strcspn(addrs, ",");
+		int v6 = memchr(addrs, ':', n) != NULL;
+
+		o += (size_t)snprintf(out + o, cap - o, "%s%s%.*s%s", o ? "," : "",
+				      v6 ? "[" : "", (int)n, addrs, v6 ? "]" : "");
+		addrs += n + (addrs[n] == ',');
+	}
+}
+
+/* "host:port:addrs" entries for CURLOPT_RESOLVE: the URL's port, and the
  * other of 80 and 443, so that a robots.txt hop from http to https on the
- * same host (a request of its own) also uses our address. */
+ * same host (a request of its own) also uses our addresses. */
 static struct curl_slist *resolve_list(const char *url, const char *host, const char *addr)
 {
-	char entry[URL_HOST_MAX + 96], auth[URL_HOST_MAX + 8];
+	char entry[URL_HOST_MAX + 256], auth[URL_HOST_MAX + 8], addrs[160];
 	struct curl_slist *l, *l2;
-	const char *lb = strchr(addr, ':') ? "[" : "", *rb = *lb ? "]" : "", *colon;
+	const char *colon;
 	long p = !strncmp(url, "https:", 6) ? 443 : 80;
 
 	if (url_authority(url, auth, sizeof(auth)) == CR_OK &&
 	    (colon = strrchr(auth, ':')) != NULL && !strchr(colon, ']'))
 		p = strtol(colon + 1, NULL, 10);
-	snprintf(entry, sizeof(entry), "%s:%ld:%s%s%s", host, p, lb, addr, rb);
+	resolve_addrs(addr, addrs, sizeof(addrs));
+	snprintf(entry, sizeof(entry), "%s:%ld:%s", host, p, addrs);
 	l = curl_slist_append(NULL, entry);
 	if (!l)
 		return NULL;
-	snprintf(entry, sizeof(entry), "%s:%d:%s%s%s", host, p == 443 ? 80 : 443, lb, addr, rb);
+	snprintf(entry, sizeof(entry), "%s:%d:%s", host, p == 443 ? 80 : 443, addrs);
 	l2 = curl_slist_append(l, entry);
 	if (!l2)
 		curl_slist_free_all(l);
@@ -216,7 +251,18 @@ static void set_options(struct xfer *x, const struct http_request *rq)
 	curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, on_opensocket);
 	curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, x);
 	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, x->errbuf);
-	curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+	curl_easy_setopt(e, CURLOPT_HTTP_VERSION,
+			 o->version == HTTP_VERSION_1_1 ? (long)CURL_HTTP_VERSION_1_1
+			 : o->version == HTTP_VERSION_2 ? (long)CURL_HTTP_VERSION_2_0
+			 : (long)CURL_HTTP_VERSION_2TLS);
+	/* A second request to a host waits to learn whether the first's
+	 * connection multiplexes (h2) rather than opening another. */
+	curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+	curl_easy_setopt(e, CURLOPT_SHARE, x->c->share);
+	curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, o->tls_verify ? 1L : 0L);
+	curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, o->tls_verify ? 2L : 0L);
+	if (o->ca_file && o->ca_file[0])
+		curl_easy_setopt(e, CURLOPT_CAINFO, o->ca_file);
 	curl_easy_setopt(e, CURLOPT_HTTPHEADER, rq->plain ? NULL : x->c->headers);
 	if (rq->if_modified_since_s > 0) {
 		curl_easy_setopt(e, CURLOPT_TIMECONDITION, (long)CURL_TIMECOND_IFMODSINCE);
@@ -259,11 +305,53 @@ int http_active(const struct http_client *c)
 	return c->active;
 }
 
+/* The HTTP version that answered, as WARC-Protocol names it. */
+static const char *protocol_name(CURL *e, int tls)
+{
+	long v = 0;
+
+	curl_easy_getinfo(e, CURLINFO_HTTP_VERSION, &v);
+	switch (v) {
+	case CURL_HTTP_VERSION_1_0: return "http/1.0";
+	case CURL_HTTP_VERSION_1_1: return "http/1.1";
+	case CURL_HTTP_VERSION_2_0: return tls ? "h2" : "h2c";
+	case CURL_HTTP_VERSION_3:   return "h3";
+	default:                    return "";
+	}
+}
+
+/* Our reason for a TLS failure, or NULL when rc is not one. */
+static const char *tls_reason(CURL *e, CURLcode rc)
+{
+	long v = 0;
+
+	switch (rc) {
+	case CURLE_PEER_FAILED_VERIFICATION:
+		curl_easy_getinfo(e, CURLINFO_SSL_VERIFYRESULT, &v);
+		return tls_verify_reason(v);
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_SSL_CIPHER:
+	case CURLE_SSL_ISSUER_ERROR:
+	case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+	case CURLE_SSL_INVALIDCERTSTATUS:
+	case CURLE_SSL_CERTPROBLEM:
+	case CURLE_SSL_SHUTDOWN_FAILED:
+	case CURLE_SSL_CRL_BADFILE:
+	case CURLE_SSL_ENGINE_INITFAILED:
+		return "tls:handshake";
+	case CURLE_SSL_CACERT_BADFILE:
+		return "tls:ca-file";
+	default:
+		return NULL;
+	}
+}
+
 /* libcurl's result of a finished transfer, in our words. */
 static void fill_result(struct xfer *x, CURLcode rc)
 {
 	struct http_result *r = &x->res;
 	char *ip = NULL;
+	const char *why;
 
 	r->end_mono_us = clock_mono_us();
 	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &r->status);
@@ -272,6 +360,9 @@ static void fill_result(struct xfer *x, CURLcode rc)
 	r->ip = ip;
 	r->url = x->url;
 	r->error = "";
+	r->tls = x->tls;
+	r->cipher = x->cipher;
+	r->protocol = r->status > 0 ? protocol_name(x->easy, !strncmp(x->url, "https:", 6)) : "";
 	if (x->cut)
 		r->transport = HTTP_CUT;
 	else if (x->addr_refused)
@@ -284,10 +375,12 @@ static void fill_result(struct xfer *x, CURLcode rc)
 		r->transport = HTTP_TIMEOUT;
 	else
 		r->transport = HTTP_FAILED;
-	/* The reason a page keeps is libcurl's name of the failure, the same
-	 * on every run; its message (with times and ports) is detail. */
+	/* The reason a page keeps is libcurl's name of the failure (or ours,
+	 * for TLS), the same on every run; its message (with times and
+	 * ports) is detail. */
 	if (rc != CURLE_OK && r->transport != HTTP_CUT) {
-		r->error = curl_easy_strerror(rc);
+		why = tls_reason(x->easy, rc);
+		r->error = why ? why : curl_easy_strerror(rc);
 		r->detail = x->errbuf[0] ? x->errbuf : r->error;
 	} else {
 		r->detail = "";
@@ -379,10 +472,19 @@ enum cr_err http_client_new(const struct http_opts *o, struct http_client **out)
 		return CR_ERR_NOMEM;
 	c->o = *o;
 	c->multi = curl_multi_init();
-	if (!c->multi) {
+	c->share = curl_share_init();
+	if (!c->multi || !c->share || curl_share_setopt(c->share, CURLSHOPT_SHARE,
+						       CURL_LOCK_DATA_SSL_SESSION) != CURLSHE_OK) {
+		if (c->multi)
+			curl_multi_cleanup(c->multi);
+		if (c->share)
+			curl_share_cleanup(c->share);
 		free(c);
 		return CR_ERR_LIB;
 	}
+	if (!o->tls_verify)
+		log_warn("http", "tls.verify = false: server certificates and names are not "
+			 "checked; an HTTPS page may come from anyone");
 	/* Asked for by a header of our own, not CURLOPT_ACCEPT_ENCODING:
 	 * libcurl then leaves the body as sent, which is what the WARC keeps;
 	 * the parser undoes the coding (parse/decode.h). */
@@ -392,12 +494,17 @@ enum cr_err http_client_new(const struct http_opts *o, struct http_client **out)
 		snprintf(h, sizeof(h), "Accept-Encoding: %s", o->accept_encoding);
 		if (!(c->headers = curl_slist_append(NULL, h))) {
 			curl_multi_cleanup(c->multi);
+			curl_share_cleanup(c->share);
 			free(c);
 			return CR_ERR_NOMEM;
 		}
 	}
 	curl_multi_setopt(c->multi, CURLMOPT_MAX_HOST_CONNECTIONS, o->max_host_connections);
 	curl_multi_setopt(c->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, o->max_connections);
+	/* The fetcher starts no more than a host's in-flight cap at once; a
+	 * multiplexed connection never carries more. */
+	curl_multi_setopt(c->multi, CURLMOPT_MAX_CONCURRENT_STREAMS,
+			  o->max_host_connections > 0 ? o->max_host_connections : 1L);
 	*out = c;
 	return CR_OK;
 }
@@ -416,6 +523,7 @@ void http_client_free(struct http_client **cp)
 		xfer_destroy(x);
 	}
 	curl_multi_cleanup(c->multi);
+	curl_share_cleanup(c->share);
 	curl_slist_free_all(c->headers);
 	free(c);
 	*cp = NULL;

@@ -18,6 +18,14 @@
  * DNS resolved (CURLOPT_RESOLVE: libcurl never resolves a host we resolved).
  * Redirects are never followed here: each hop is a request of its own.
  *
+ * HTTPS verifies the server's certificate and name against the system's
+ * trust store or tls.ca_file; a refusal is a failure with a reason of
+ * tls.h's ("tls:expired", ...), a failed handshake "tls:handshake". TLS
+ * sessions are shared by the client's transfers, so a host's next
+ * connection resumes the last one's. HTTP/2 is negotiated by ALPN
+ * (http.version auto); a host's requests then share one connection, as
+ * many streams as the fetcher starts (politeness bounds them).
+ *
  * Nothing here is collective. One client per thread.
  */
 #ifndef CR_FETCH_HTTP_H
@@ -30,6 +38,9 @@
 #include "fetch/addr.h"
 #include "util/error.h"
 
+/* http.version, in the order of its words. */
+enum http_version { HTTP_VERSION_AUTO = 0, HTTP_VERSION_1_1 = 1, HTTP_VERSION_2 = 2 };
+
 /* What every request of a phase shares (from the config, fetch.* keys). */
 struct http_opts {
 	const char *user_agent;
@@ -41,12 +52,15 @@ struct http_opts {
 	long max_host_connections, max_connections;
 	int allow_private;         /* fetch.allow_private */
 	const struct addr_list *allow;   /* fetch.allow_addresses; borrowed */
+	enum http_version version;       /* http.version */
+	int tls_verify;                  /* tls.verify */
+	const char *ca_file;             /* tls.ca_file; "" or NULL: the system's */
 };
 
 struct http_request {
 	const char *url;
 	const char *host;          /* the host name our DNS resolved ... */
-	const char *addr;          /* ... to this numeric address */
+	const char *addr;          /* ... to these numeric addresses (dns.h's answer) */
 	int64_t if_modified_since_s;   /* seconds since the epoch; 0: none */
 	void *user;                /* handed back with the result */
 	int kind;                  /* the caller's, handed back too */
@@ -76,6 +90,9 @@ struct http_result {
 	const char *error;         /* why it failed, or "": the same on every run */
 	const char *detail;        /* the same with its particulars (times, ports), or "" */
 	const char *ip;            /* the address that answered, or "" */
+	const char *protocol;      /* "http/1.1", "http/1.0", "h2", "h2c", or "" (none) */
+	const char *tls;           /* "tls/1.3", ... (tls.h), or "" (plain http) */
+	const char *cipher;        /* the TLS cipher suite's IANA name, or "" */
 	const char *url;           /* the URL asked */
 	int64_t start_wall_us, start_mono_us, end_mono_us;
 	void *user;

@@ -624,3 +624,22 @@ enum cr_err segout_commit(struct segout *s)
 			commit_part(s, p);
 	return s->failed;
 }
+
+void segout_exchange(const struct http_result *r, const char *url, const char *truncated,
+		     struct warc_exchange *x)
+{
+	memset(x, 0, sizeof(*x));
+	x->target_uri = url;
+	x->date_us = r->start_wall_us;
+	x->ip = r->ip[0] ? r->ip : NULL;
+	x->request = r->req;
+	x->request_len = r->req_len;
+	x->resp_head = r->head;
+	x->resp_head_len = r->head_len;
+	x->body = r->body;
+	x->body_len = r->body_len;
+	x->truncated = truncated;
+	x->protocol = r->protocol;
+	x->tls = r->tls;
+	x->cipher = r->cipher;
+}

@@ -27,6 +27,7 @@
 
 #include "crawldb/fetch_record.h"
 #include "crawldb/job.h"
+#include "fetch/http.h"
 #include "util/error.h"
 #include "warc/warc.h"
 
@@ -62,6 +63,11 @@ CR_WUR enum cr_err segout_resume(struct segout *s, uint32_t p, segout_kept_fn ke
  * queues it again. */
 void segout_followed(struct segout *s, uint32_t p, const struct crawl_record *rec,
 		     const uint64_t *bands, unsigned nb);
+
+/* The exchange a finished transfer archives, as url (borrowed from r and
+ * url); truncated: NULL or the WARC-Truncated reason. */
+void segout_exchange(const struct http_result *r, const char *url, const char *truncated,
+		     struct warc_exchange *x);
 
 /* Archives an exchange in series k of partition p; *name (borrowed until
  * the next call) and *off get the WARC file and the response record's

@@ -62,6 +62,9 @@ struct origin {
 	int64_t last_end;     /* carried politeness (sched_carry_*), wall µs; 0: none */
 	int64_t hold_until;
 	struct robots_cache_dns dns;   /* its host's DNS answer, carried (expires 0: none) */
+	const char *refused;  /* UNAVAILABLE because the server's TLS certificate or
+			       * handshake failed: the reason (a literal, tls.h), its
+			       * URLs' outcome; NULL otherwise */
 	void *host;           /* the fetcher's queue of its URLs (not owned) */
 };
 
@@ -78,7 +81,8 @@ enum origin_action {
 	ORIGIN_ASK,      /* fetch its robots.txt now (origin_robots_url): it is FETCHING */
 	ORIGIN_WAIT,     /* it is being fetched: the URL waits */
 	ORIGIN_APPLY,    /* its rules are known: apply them to the URL */
-	ORIGIN_HOLD,     /* unavailable: the URL gets no outcome and stays due */
+	ORIGIN_HOLD,     /* unavailable: the URL gets no outcome and stays due
+			  * (with refused set, the fetcher gives it that error) */
 };
 
 /* Event: a URL of the origin is next in its host's queue. */

@@ -667,10 +667,37 @@ static int w_chunked_te(const unsigned char *l, size_t n)
 	return 0;
 }
 
-/* The response head as stored: Transfer-Encoding chunked renamed. */
-static void w_store_head(struct buf *h, const unsigned char *p, size_t n)
+/* The length of the HTTP version that ends (request) or starts (status)
+ * a first line of n bytes at l, when it is one readers do not take (not
+ * HTTP/1.0 or HTTP/1.1: "HTTP/2"), else 0; *at gets its offset. */
+static size_t w_odd_version(const unsigned char *l, size_t n, int request, size_t *at)
 {
-	size_t i = 0;
+	size_t i, e;
+
+	while (n && (l[n - 1] == '\n' || l[n - 1] == '\r'))
+		n--;
+	if (request) {
+		for (i = n; i && l[i - 1] != ' '; i--)
+			;
+		e = n;
+	} else {
+		i = 0;
+		for (e = 0; e < n && l[e] != ' '; e++)
+			;
+	}
+	*at = i;
+	if (e - i < 6 || memcmp(l + i, "HTTP/", 5) ||
+	    (e - i == 8 && (!memcmp(l + i + 5, "1.1", 3) || !memcmp(l + i + 5, "1.0", 3))))
+		return 0;
+	return e - i;
+}
+
+/* A head as stored: an HTTP version readers do not take written as
+ * HTTP/1.1 (WARC-Protocol keeps the real one); in a response head,
+ * Transfer-Encoding chunked renamed. */
+static void w_store_head(struct buf *h, const unsigned char *p, size_t n, int request)
+{
+	size_t i = 0, at, vl;
 	int first = 1;
 
 	while (i < n) {
@@ -682,12 +709,29 @@ static void w_store_head(struct buf *h, const unsigned char *p, size_t n)
 			buf_add(h, p + i, n - i);   /* blank line: the rest verbatim */
 			return;
 		}
-		if (!first && w_chunked_te(p + i, ll))
-			buf_adds(h, "X-Crawler-");
-		buf_add(h, p + i, ll);
+		if (first && (vl = w_odd_version(p + i, ll, request, &at)) != 0) {
+			buf_add(h, p + i, at);
+			buf_adds(h, "HTTP/1.1");
+			buf_add(h, p + i + at + vl, ll - at - vl);
+		} else {
+			if (!first && !request && w_chunked_te(p + i, ll))
+				buf_adds(h, "X-Crawler-");
+			buf_add(h, p + i, ll);
+		}
 		first = 0;
 		i = end;
 	}
+}
+
+/* WARC-Protocol (HTTP, then TLS) and WARC-Cipher-Suite of an exchange. */
+static void w_protocol_fields(struct buf *rec, const struct warc_exchange *x)
+{
+	if (x->protocol && w_token_ok(x->protocol))
+		buf_addf(rec, "WARC-Protocol: %s\r\n", x->protocol);
+	if (x->tls && w_token_ok(x->tls))
+		buf_addf(rec, "WARC-Protocol: %s\r\n", x->tls);
+	if (x->cipher && w_token_ok(x->cipher))
+		buf_addf(rec, "WARC-Cipher-Suite: %s\r\n", x->cipher);
 }
 
 static enum cr_err w_warcinfo(struct warc_writer *w, const char *software)
@@ -1056,7 +1100,7 @@ static enum cr_err w_response(struct warc_writer *w, const struct warc_exchange 
 	struct part p[3];
 
 	buf_reset(&w->http);
-	w_store_head(&w->http, x->resp_head, x->resp_head_len);
+	w_store_head(&w->http, x->resp_head, x->resp_head_len, 0);
 	p[0].p = w->http.p;
 	p[0].n = w->http.len;
 	p[1].p = x->body;
@@ -1075,6 +1119,7 @@ static enum cr_err w_response(struct warc_writer *w, const struct warc_exchange 
 	buf_adds(&w->rec, "\r\n");
 	if (x->ip && w_token_ok(x->ip))
 		buf_addf(&w->rec, "WARC-IP-Address: %s\r\n", x->ip);
+	w_protocol_fields(&w->rec, x);
 	buf_addf(&w->rec, "WARC-Warcinfo-ID: %s\r\n", w->warcinfo_id);
 	if (x->revisit_profile)
 		w_revisit_fields(&w->rec, x);
@@ -1107,15 +1152,17 @@ static enum cr_err w_request(struct warc_writer *w, const struct warc_exchange *
 	size_t qhl = 0;
 	int qst, have_pd;
 
-	p[0].p = x->request;
-	p[0].n = x->request_len;
+	buf_reset(&w->http);
+	w_store_head(&w->http, x->request, x->request_len, 1);
+	p[0].p = w->http.p;
+	p[0].n = w->http.len;
 	if (!sha1_parts(p, 1, bd))
 		return w_fail(w, "sha1 for", CR_ERR_LIB);
-	have_pd = x->request_len &&
-		  warc_http_split(x->request, x->request_len, &qst, &qhl) == CR_OK;
+	have_pd = w->http.len &&
+		  warc_http_split(w->http.p, w->http.len, &qst, &qhl) == CR_OK;
 	if (have_pd) {
-		p[1].p = (const unsigned char *)x->request + qhl;
-		p[1].n = x->request_len - qhl;
+		p[1].p = w->http.p + qhl;
+		p[1].n = w->http.len - qhl;
 		if (!sha1_parts(p + 1, 1, pd))
 			return w_fail(w, "sha1 for", CR_ERR_LIB);
 	}
@@ -1123,14 +1170,16 @@ static enum cr_err w_request(struct warc_writer *w, const struct warc_exchange *
 	buf_addf(&w->rec, "WARC/1.1\r\nWARC-Type: request\r\nWARC-Record-ID: %s\r\n"
 		 "WARC-Date: %s\r\nWARC-Target-URI: ", id, date);
 	warc_format_uri(x->target_uri, &w->rec);
-	buf_addf(&w->rec, "\r\nWARC-Concurrent-To: %s\r\nWARC-Warcinfo-ID: %s\r\n"
-		 "WARC-Block-Digest: sha1:%s\r\n", resp_id, w->warcinfo_id, bd);
+	buf_addf(&w->rec, "\r\nWARC-Concurrent-To: %s\r\n", resp_id);
+	w_protocol_fields(&w->rec, x);
+	buf_addf(&w->rec, "WARC-Warcinfo-ID: %s\r\nWARC-Block-Digest: sha1:%s\r\n",
+		 w->warcinfo_id, bd);
 	if (have_pd)
 		buf_addf(&w->rec, "WARC-Payload-Digest: sha1:%s\r\n", pd);
 	buf_addf(&w->rec, "Content-Type: application/http;msgtype=request\r\n"
-		 "Content-Length: %zu\r\n\r\n", x->request_len);
-	p[1].p = x->request;
-	p[1].n = x->request_len;
+		 "Content-Length: %zu\r\n\r\n", w->http.len);
+	p[1].p = w->http.p;
+	p[1].n = w->http.len;
 	p[0].p = w->rec.p;
 	p[0].n = w->rec.len;
 	return w_member(w, p, 2, &off, &len);

@@ -122,6 +122,15 @@ struct warc_exchange {
 	const char *revisit_profile;
 	const char *refers_to_uri;
 	int64_t refers_to_date_us;
+	/* WARC-Protocol fields, as the WARC-Protocol proposal names them:
+	 * the HTTP version ("http/1.1", "h2") and the TLS version ("tls/1.3"),
+	 * each NULL or "" when unknown (plain http: no TLS field), and
+	 * WARC-Cipher-Suite (IANA name), on the response and the request. An
+	 * HTTP version other than 1.0 and 1.1 in the request or status line
+	 * is stored as HTTP/1.1, as readers expect (docs/OUTPUTS.md). */
+	const char *protocol;
+	const char *tls;
+	const char *cipher;
 };
 
 #define WARC_PROFILE_IDENTICAL \
@@ -134,7 +143,8 @@ struct warc_exchange {
  * WARC-Concurrent-To (on the request), each as its own gzip member. Both
  * carry the same WARC-Date (microseconds). A "Transfer-Encoding: ...chunked"
  * line of the response head is stored as "X-Crawler-Transfer-Encoding:"
- * because the body is stored de-chunked; nothing else in the head changes.
+ * because the body is stored de-chunked; an h2 status line is stored as
+ * "HTTP/1.1 200 " (so is the request line): nothing else in the head changes.
  * Control characters and spaces in target_uri are %-encoded; an ip or
  * truncated value that is not a plain token is left out.
  * *resp_offset / *resp_length: byte offset and length of the response

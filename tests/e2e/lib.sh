@@ -15,12 +15,16 @@ T_PASSED=0
 T_FAILED=0
 T_SKIPPED=0
 WEBS=()
+TLSWEBS=()
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/mpicrawl-test.XXXXXX")
 
 cleanup() {
 	local w
 	for w in "${WEBS[@]}"; do
 		"$ROOT/scripts/webenv.sh" stop "$w" >/dev/null 2>&1 || true
+	done
+	for w in "${TLSWEBS[@]}"; do
+		"$ROOT/scripts/tlsweb.sh" stop "$w" >/dev/null 2>&1 || true
 	done
 	rm -rf "$SCRATCH"
 }
@@ -76,6 +80,17 @@ start_web() {
 	shift
 	"$ROOT/scripts/webenv.sh" start "$SCRATCH/$name" "$@" >/dev/null || return 1
 	WEBS+=("$SCRATCH/$name")
+	# shellcheck disable=SC1091
+	. "$SCRATCH/$name/env"
+}
+
+# start_tlsweb NAME tlsweb-args...: starts nginx's HTTPS web (scripts/tlsweb.sh)
+# in $SCRATCH/NAME, sources its env.
+start_tlsweb() {
+	local name=$1
+	shift
+	"$ROOT/scripts/tlsweb.sh" start "$SCRATCH/$name" "$@" >/dev/null || return 1
+	TLSWEBS+=("$SCRATCH/$name")
 	# shellcheck disable=SC1091
 	. "$SCRATCH/$name/env"
 }

@@ -201,6 +201,13 @@ static void operator_rules(void)
 		{ "other.test", "127.0.0.2", 1, NULL, 9000000, 1 },
 		{ "named.test", "127.0.0.2", 1, NULL, 700000, 1 },
 		{ "other.test", "127.0.0.1", 1, NULL, 1000, 1 },
+		/* Answers with an IPv6 and an IPv4 address: any one decides. */
+		{ "other.test", "2001:db8::1,127.0.0.2", 0, "non-public address", 1000, 1 },
+		{ "other.test", "::1,192.0.2.1", 0, "non-public address", 1000, 1 },
+		{ "other.test", "2606:4700::1,192.0.2.1", 1, NULL, 1000, 1 },
+		{ "other.test", "2606:4700::1,203.0.113.9", 1, "operator", 1000, 1 },
+		{ "other.test", "127.0.0.2,::1", 1, NULL, 9000000, 1 },
+		{ "other.test", "::1,127.0.0.2", 1, NULL, 1000, 1 },
 	};
 	struct sched_policy pol = { .delay_us = 1000, .max_in_flight = 1 };
 	struct host_rules *r = NULL;

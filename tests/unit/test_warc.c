@@ -1392,6 +1392,73 @@ static void test_conformance(void)
 	test_digest_vectors(dir);
 }
 
+/* An HTTP/2 exchange over TLS: WARC-Protocol twice and WARC-Cipher-Suite on
+ * both records, the request and status lines stored as HTTP/1.1 and the
+ * rest of the heads as received; an HTTP/1.1 one over plain http has one
+ * WARC-Protocol and no cipher. */
+static void test_protocols(void)
+{
+	static const char req[] = "GET /x HTTP/2\r\nHost: h2.example\r\naccept: */*\r\n\r\n";
+	static const char head[] = "HTTP/2 200 \r\ncontent-type: text/html\r\n"
+				   "transfer-encoding: chunked\r\n\r\n";
+	static const char req_stored[] =
+		"GET /x HTTP/1.1\r\nHost: h2.example\r\naccept: */*\r\n\r\n";
+	static const char head_stored[] = "HTTP/1.1 200 \r\ncontent-type: text/html\r\n"
+					  "X-Crawler-transfer-encoding: chunked\r\n\r\n";
+	struct warc_exchange x[2] = {
+		{ .target_uri = "https://h2.example/x", .date_us = 1700000000000000LL,
+		  .ip = "::1", .request = req, .request_len = sizeof(req) - 1,
+		  .resp_head = head, .resp_head_len = sizeof(head) - 1, .body = "<p>hi",
+		  .body_len = 5, .protocol = "h2", .tls = "tls/1.3",
+		  .cipher = "TLS_AES_256_GCM_SHA384" },
+		{ .target_uri = "http://a.example/index.html", .date_us = 1700000000000001LL,
+		  .request = req_get, .request_len = sizeof(req_get) - 1,
+		  .resp_head = head_ok, .resp_head_len = sizeof(head_ok) - 1,
+		  .body = body_ok, .body_len = sizeof(body_ok) - 1, .protocol = "http/1.1",
+		  .tls = "", .cipher = "" },
+	};
+	struct warc_writer *w = NULL;
+	struct warc_reader *r = NULL;
+	struct warc_record rec;
+	char path[300];
+	int i, n = 0;
+
+	tmp_path(path, sizeof(path), "proto.warc.gz");
+	CHECK(warc_writer_open(path, "mpicrawl-test/1.0", &w) == CR_OK, "open %s", path);
+	for (i = 0; i < 2 && w; i++)
+		CHECK(warc_write_exchange(w, &x[i], NULL, NULL) == CR_OK, "exchange %d", i);
+	CHECK(warc_writer_close(&w) == CR_OK, "close");
+	CHECK(warc_reader_open(path, 1 << 20, &r) == CR_OK, "reader");
+	while (r && warc_reader_next(r, &rec) == CR_OK) {
+		char type[32];
+		int h2 = n < 3;
+
+		n++;
+		if (!warc_record_field(&rec, "WARC-Type", type, sizeof(type)) ||
+		    !strcmp(type, "warcinfo"))
+			continue;
+		CHECK(memmem(rec.head, rec.head_len, h2 ? "\r\nWARC-Protocol: h2\r\n"
+				   "WARC-Protocol: tls/1.3\r\nWARC-Cipher-Suite: "
+				   "TLS_AES_256_GCM_SHA384\r\n" : "\r\nWARC-Protocol: http/1.1\r\n"
+				   "WARC-Warcinfo-ID", h2 ? 88 : 43) != NULL,
+		      "record %d (%s): protocol fields", n, type);
+		CHECK(warc_check_block_digest(&rec) == 1, "record %d: block digest", n);
+		if (!strcmp(type, "request"))
+			CHECK(h2 ? rec.block_len == sizeof(req_stored) - 1 &&
+			      !memcmp(rec.block, req_stored, rec.block_len)
+			      : rec.block_len == sizeof(req_get) - 1,
+			      "record %d: request stored as HTTP/1.1", n);
+		else
+			CHECK(h2 ? rec.block_len == sizeof(head_stored) - 1 + 5 &&
+			      !memcmp(rec.block, head_stored, sizeof(head_stored) - 1)
+			      : rec.block_len == sizeof(head_ok) - 1 + sizeof(body_ok) - 1,
+			      "record %d: response stored with an HTTP/1.1 status line", n);
+	}
+	CHECK(n == 5, "warcinfo and two exchanges: %d records", n);
+	warc_reader_free(&r);
+	unlink(path);
+}
+
 int main(void)
 {
 	const char *t = getenv("TMPDIR");
@@ -1408,6 +1475,7 @@ int main(void)
 	test_zstd();
 	test_write_error();
 	test_conformance();
+	test_protocols();
 	{
 		static const char *const names[] = {
 			"rt.warc.gz", "small.warc.gz", "small.warc", "small.warc.zst",

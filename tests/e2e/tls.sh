@@ -1,0 +1,213 @@
+#!/usr/bin/env bash
+# The real web's transport against a server we did not write: Debian's nginx
+# (scripts/tlsweb.sh) over HTTPS with a test CA, HTTP/2 by ALPN, IPv6 on
+# [::1] for a host with only an AAAA record, gzip, and three hosts whose
+# certificates must be refused. A crawl on 2 ranks, then:
+# - every page of the good hosts fetched (the HTTPS ones over TLS), nothing
+#   else; h2 where nginx offers it, http/1.1 where it does not; the v6 host
+#   from ::1; the bad-certificate hosts with tls:expired, tls:name-mismatch,
+#   tls:untrusted, counted as tls_failed;
+# - the WARC: WARC-Protocol (h2 / http/1.1, tls/1.x) and WARC-Cipher-Suite on
+#   responses and requests, status and request lines as HTTP/1.1,
+#   WARC-IP-Address the address nginx saw; every record read by warcio.js
+#   with its digests checked;
+# - nginx's own log: robots.txt first on every host, nothing under the
+#   disallowed /private/, no two requests to a host closer than the delay,
+#   one connection per host and fetch phase over h2, TLS sessions resumed
+#   when nginx closes a connection;
+# - the settings: http.version=1.1, dns.family=ipv4/ipv6, tls.verify=false
+#   (logged), the system's trust store (the test CA unknown there), a bad
+#   tls.ca_file.
+. "$(dirname "$0")/lib.sh"
+
+WARCIO=$ROOT/tests/warcio
+DELAY=150
+ROUNDS=4
+
+check "tlsweb starts (nginx, dnsmasq, test CA)" start_tlsweb tls --pages 12
+W=$SCRATCH/tls
+P=$TLS_PORT
+D=tls.test
+common=(--set fetch.allow_private=true --set "dns.servers=127.0.0.1:$DNS_PORT"
+	--set politeness.delay_ms=$DELAY --set partition.count=8)
+printf '%s\n' "https://h2.$D:$P/" "https://h1.$D:$P/" "https://v6.$D:$P/" \
+	"https://expired.$D:$P/" "https://wrongname.$D:$P/" "https://selfsigned.$D:$P/" \
+	"http://plain.$D:$HTTP_PORT/" >"$SCRATCH/seeds"
+: >"$NGINX_LOG"
+
+check "crawl of nginx over TLS on 2 ranks exits 0" run_ranks 2 crawl --dir "$SCRATCH/c" \
+	--seeds "$SCRATCH/seeds" --rounds $ROUNDS "${common[@]}" --set "tls.ca_file=$TLS_CA" \
+	>"$SCRATCH/c.out" 2>&1
+tail -n 3 "$SCRATCH/c.out"
+"$MPICRAWL" readdb --dir "$SCRATCH/c" --dump >"$SCRATCH/db" 2>/dev/null
+
+# The pages each good host serves outside /private/, as URLs.
+for h in h2 h1 v6 plain; do
+	base="https://$h.$D:$P"
+	[ $h = plain ] && base="http://$h.$D:$HTTP_PORT"
+	(cd "$W/www/$h" && find . -name '*.html' ! -path './private/*' | sed "s|^\./|$base/|;s|/index.html$|/|")
+done | LC_ALL=C sort >"$SCRATCH/want"
+jq -r 'select(.status == "fetched") | .url' "$SCRATCH/db" | LC_ALL=C sort >"$SCRATCH/got"
+check "every page of the good hosts fetched, nothing else ($(wc -l <"$SCRATCH/want") pages)" \
+	cmp -s "$SCRATCH/want" "$SCRATCH/got"
+diff "$SCRATCH/want" "$SCRATCH/got" | head -n 5
+
+reason_of() { jq -r --arg u "$1" 'select(.url == $u) | "\(.status) \(.reason)"' "$SCRATCH/db"; }
+check "expired certificate: error tls:expired" \
+	test "$(reason_of "https://expired.$D:$P/")" = "error tls:expired"
+check "certificate for another name: error tls:name-mismatch" \
+	test "$(reason_of "https://wrongname.$D:$P/")" = "error tls:name-mismatch"
+check "self-signed certificate: error tls:untrusted" \
+	test "$(reason_of "https://selfsigned.$D:$P/")" = "error tls:untrusted"
+tls_failed=$(jq -s '[.[] | .fetch.counters.tls_failed // 0] | add' \
+	"$SCRATCH"/c/segments/*/stats.json)
+check "tls_failed counts the three refused hosts ($tls_failed)" test "$tls_failed" -ge 3
+
+# The WARC records of the pages: head fields per host, as "host field" lines.
+for f in "$SCRATCH"/c/segments/*/warc/*.warc.gz; do
+	zcat "$f" | tr -d '\r' | awk -v want="$D" '
+		/^WARC\/1\.1$/ { type = ""; uri = "" }
+		/^WARC-Type: / { type = $2 }
+		/^WARC-Target-URI: / { split($2, a, "/"); host = a[3]; sub(/:.*/, "", host) }
+		/^WARC-Protocol: |^WARC-Cipher-Suite: |^WARC-IP-Address: / &&
+			(type == "response" || type == "request") {
+			v = $2; if ($1 == "WARC-Cipher-Suite:") v = "cipher"
+			print type, host, $1, v }
+		/^HTTP\/[0-9.]+ [0-9]/ { print "status-line", host, $1 }
+		/^GET [^ ]+ HTTP\// { print "request-line", host, $3 }'
+done | sort | uniq -c >"$SCRATCH/fields"
+has() { grep -qE "^ +[0-9]+ $1\$" "$SCRATCH/fields"; }
+check "h2 host: responses over h2 and TLS with a cipher suite" \
+	eval 'has "response h2.$D WARC-Protocol: h2" && has "response h2.$D WARC-Protocol: tls/1.[23]" &&
+	has "response h2.$D WARC-Cipher-Suite: cipher" && has "request h2.$D WARC-Protocol: h2"'
+check "h1 host: http/1.1 over TLS, never h2" \
+	eval 'has "response h1.$D WARC-Protocol: http/1.1" && has "response h1.$D WARC-Protocol: tls/1.[23]" &&
+	! has "response h1.$D WARC-Protocol: h2"'
+check "v6 host (AAAA only): h2 from ::1" \
+	eval 'has "response v6.$D WARC-Protocol: h2" && has "response v6.$D WARC-IP-Address: ::1" &&
+	! grep -q "v6.$D WARC-IP-Address: 127" "$SCRATCH/fields"'
+check "h1 host from 127.0.0.2, as DNS said" has "response h1.$D WARC-IP-Address: 127.0.0.2"
+check "plain host: http/1.1, no TLS fields" \
+	eval 'has "response plain.$D WARC-Protocol: http/1.1" && ! grep -q "plain.$D WARC-Protocol: tls" "$SCRATCH/fields" &&
+	! grep -q "plain.$D WARC-Cipher" "$SCRATCH/fields"'
+check "status and request lines stored as HTTP/1.1 (h2 too)" \
+	eval '! grep -E "(status|request)-line .* HTTP/(2|3)" "$SCRATCH/fields" && has "status-line h2.$D HTTP/1.1"'
+sed 's/^/  /' "$SCRATCH/fields" | head -n 40
+
+if [ ! -d "$WARCIO/node_modules/warcio" ]; then
+	(cd "$WARCIO" && npm ci --no-audit --no-fund --loglevel=error) >"$SCRATCH/npm.log" 2>&1 ||
+		cat "$SCRATCH/npm.log"
+fi
+check "every record read by warcio.js, digests checked" \
+	eval '(cd "$WARCIO" && node check.mjs "$SCRATCH"/c/segments/*/warc/*.warc.gz) >"$SCRATCH/warcio.out" 2>"$SCRATCH/warcio.err"'
+head -n 3 "$SCRATCH/warcio.err"
+
+# nginx's log: robots first, nothing disallowed, the delay, connections.
+audit_nginx() {
+	python3 - "$NGINX_LOG" "$DELAY" <<'PY'
+import sys, collections
+log, delay_ms = sys.argv[1], int(sys.argv[2])
+starts = collections.defaultdict(list)
+first = {}
+bad = 0
+conns = collections.defaultdict(set)
+reused = collections.Counter()
+for line in open(log):
+    f = line.rstrip("\n").split("\t")
+    if len(f) != 20 or f[18] == "tlsweb.sh probe":
+        continue
+    end, host, proto, path = float(f[0]), f[4], f[6], f[13]
+    start = end - float(f[19])
+    starts[host].append(start)
+    first.setdefault(host, path)
+    conns[(host, proto)].add(f[10])
+    if f[9] == "r":
+        reused[host] += 1
+    if path.startswith("/private/"):
+        print("disallowed fetched:", host, path); bad += 1
+for host, path in first.items():
+    if path != "/robots.txt":
+        print("first request of", host, "was", path); bad += 1
+close = 0
+for host, ts in starts.items():
+    ts.sort()
+    for a, b in zip(ts, ts[1:]):
+        if (b - a) * 1000 < delay_ms - 1:
+            close += 1
+            print("requests to %s %.1f ms apart" % (host, (b - a) * 1000))
+bad += close
+print("hosts", len(starts), "requests", sum(map(len, starts.values())),
+      "connections", {"%s %s" % k: len(v) for k, v in sorted(conns.items())},
+      "resumed", dict(reused))
+sys.exit(1 if bad else 0)
+PY
+}
+check "nginx's log: robots.txt first, nothing disallowed, no request within ${DELAY} ms" \
+	eval 'audit_nginx >"$SCRATCH/audit" 2>&1'
+cat "$SCRATCH/audit" | tail -n 4
+phases=$(awk -F'\t' -v h="h2.$D" '$5 == h && $19 != "tlsweb.sh probe" { print $11 }' "$NGINX_LOG" | sort -u | wc -l)
+rounds=$(ls -d "$SCRATCH"/c/segments/*/warc | wc -l)
+check "h2 host: at most one connection per fetch phase ($phases connections, $rounds phases)" \
+	test "$phases" -ge 1 -a "$phases" -le "$rounds"
+check "h1 host: TLS sessions resumed after nginx closed connections" \
+	eval 'awk -F"\t" -v h="h1.$D" "\$5 == h && \$10 == \"r\"" "$NGINX_LOG" | grep -q .'
+
+# Three requests in flight per host, no delay: over h2 they share one
+# connection; over HTTP/1.1 each needs its own.
+printf '%s\n' "https://h2.$D:$P/" "https://h1.$D:$P/" >"$SCRATCH/seeds1"
+: >"$NGINX_LOG"
+check "crawl with politeness.max_in_flight=3 exits 0" run_ranks 1 crawl --dir "$SCRATCH/c1" \
+	--seeds "$SCRATCH/seeds1" --rounds 1 "${common[@]}" --set "tls.ca_file=$TLS_CA" \
+	--set politeness.delay_ms=0 --set politeness.max_in_flight=3 >"$SCRATCH/c1.out" 2>&1
+conns() { awk -F'\t' -v h="$1.$D" '$5 == h && $19 != "tlsweb.sh probe" { print $11 }' "$NGINX_LOG" | sort -u | wc -l; }
+reqs() { awk -F'\t' -v h="$1.$D" '$5 == h && $19 != "tlsweb.sh probe"' "$NGINX_LOG" | wc -l; }
+check "h2: $(reqs h2) requests, 3 at a time, on $(conns h2) connection" \
+	test "$(conns h2)" -eq 1 -a "$(reqs h2)" -gt 3
+check "http/1.1: $(reqs h1) requests on $(conns h1) connections" test "$(conns h1)" -gt 1
+
+# http.version=1.1 and dns.family=ipv4: h2 host over HTTP/1.1, v6 host has no address.
+printf '%s\n' "https://h2.$D:$P/robots.txt" "https://v6.$D:$P/" >"$SCRATCH/seeds2"
+: >"$NGINX_LOG"
+check "crawl with http.version=1.1 dns.family=ipv4 exits 0" run_ranks 1 crawl \
+	--dir "$SCRATCH/c2" --seeds "$SCRATCH/seeds2" --rounds 1 "${common[@]}" \
+	--set "tls.ca_file=$TLS_CA" --set http.version=1.1 --set dns.family=ipv4 \
+	>"$SCRATCH/c2.out" 2>&1
+"$MPICRAWL" readdb --dir "$SCRATCH/c2" --dump >"$SCRATCH/db" 2>/dev/null
+check "http.version=1.1: nginx saw HTTP/1.1 only" \
+	eval 'awk -F"\t" "\$5 ~ /^h2\\./ && \$19 != \"tlsweb.sh probe\" { print \$7 }" "$NGINX_LOG" | sort -u | grep -qx "HTTP/1.1" &&
+	! awk -F"\t" "{ print \$7 }" "$NGINX_LOG" | grep -q "HTTP/2"'
+check "dns.family=ipv4: the AAAA-only host has no address" \
+	test "$(reason_of "https://v6.$D:$P/")" = "error dns: no address"
+
+# dns.family=ipv6: the A-only host has no address, the v6 one is fetched.
+printf '%s\n' "https://h2.$D:$P/" "https://v6.$D:$P/" >"$SCRATCH/seeds3"
+check "crawl with dns.family=ipv6 exits 0" run_ranks 1 crawl --dir "$SCRATCH/c3" \
+	--seeds "$SCRATCH/seeds3" --rounds 1 "${common[@]}" --set "tls.ca_file=$TLS_CA" \
+	--set dns.family=ipv6 >"$SCRATCH/c3.out" 2>&1
+"$MPICRAWL" readdb --dir "$SCRATCH/c3" --dump >"$SCRATCH/db" 2>/dev/null
+check "dns.family=ipv6: the A-only host has no address, the AAAA one fetched" \
+	eval 'test "$(reason_of "https://h2.$D:$P/")" = "error dns: no address" &&
+	test "$(reason_of "https://v6.$D:$P/")" = "fetched null"'
+
+# The system's trust store does not know the test CA; tls.verify=false is
+# the logged opt-out.
+printf '%s\n' "https://h2.$D:$P/" "https://expired.$D:$P/" >"$SCRATCH/seeds4"
+check "crawl with the system's trust store exits 0" run_ranks 1 crawl --dir "$SCRATCH/c4" \
+	--seeds "$SCRATCH/seeds4" --rounds 1 "${common[@]}" >"$SCRATCH/c4.out" 2>&1
+"$MPICRAWL" readdb --dir "$SCRATCH/c4" --dump >"$SCRATCH/db" 2>/dev/null
+check "system trust store: the test CA's host is tls:untrusted" \
+	test "$(reason_of "https://h2.$D:$P/")" = "error tls:untrusted"
+check "crawl with tls.verify=false exits 0" run_ranks 1 crawl --dir "$SCRATCH/c5" \
+	--seeds "$SCRATCH/seeds4" --rounds 1 "${common[@]}" --set tls.verify=false \
+	>"$SCRATCH/c5.out" 2>&1
+"$MPICRAWL" readdb --dir "$SCRATCH/c5" --dump >"$SCRATCH/db" 2>/dev/null
+check "tls.verify=false: the expired host is fetched, and the opt-out is logged" \
+	eval 'test "$(reason_of "https://expired.$D:$P/")" = "fetched null" &&
+	grep -q "tls.verify = false" "$SCRATCH/c5.out"'
+check "a tls.ca_file that is not a PEM file: one-line error, exit 2" \
+	expect 2 "tls.ca_file" "$MPICRAWL" crawl --dir "$SCRATCH/c6" --seeds "$SCRATCH/seeds4" \
+	--set tls.ca_file="$SCRATCH/seeds4"
+check "a tls.ca_file that does not exist: one-line error, exit 2" \
+	expect 2 "tls.ca_file.*cannot be read" "$MPICRAWL" crawl --dir "$SCRATCH/c6" \
+	--seeds "$SCRATCH/seeds4" --set tls.ca_file=/nonexistent/ca.pem
+finish
