@@ -33,7 +33,8 @@
 # link to the next good host, one into the forbidden /private/, whose pages
 # exist), each with its own text and the requisites /style.css (which
 # @imports /base.css and uses /img/bg.png), /img/pK.png and /img/pK@2x.png
-# (srcset), /app.js and /favicon.ico; index.html also shows /img/logo.svg. The
+# (srcset), /app.js and /favicon.ico; index.html also shows /img/logo.svg and
+# the next good host's /img/shared.png (shown by no page of its own). The
 # bad-certificate hosts serve an index.html and a robots.txt.
 #
 # dnsmasq on a free UDP port of 127.0.0.1 answers A 127.0.0.1 for h2, expired,
@@ -308,8 +309,11 @@ for hi, host in enumerate(GOOD):
                     for i in range(1, min(pages, 5) + 1))
     write(d + '/index.html', head('%s.%s: start' % (host, domain), host) +
           '<h1>The %s test site</h1>\n<p><img src="/img/logo.svg" alt="logo" '
-          'width="64" height="64"></p>\n<p>%s</p>\n<nav><ul>\n%s</ul></nav>\n'
-          '</body>\n</html>\n' % (host, paragraph(rnd), links))
+          'width="64" height="64"> <img src="%s/img/shared.png" alt="%s" width="8" '
+          'height="8"></p>\n<p>%s</p>\n<nav><ul>\n%s</ul></nav>\n'
+          '</body>\n</html>\n' % (host, base(other), other, paragraph(rnd), links))
+    # Shown only by the previous host's index: a requisite of another host.
+    write(d + '/img/shared.png', png(8, 8, (200, 40 + 50 * hi, 40)))
     for i in range(1, pages + 1):
         rnd = random.Random('%s-%d' % (host, i))
         nxt, prv = i % pages + 1, (i - 2) % pages + 1

@@ -44,6 +44,8 @@ static void dump_one(const struct crawl_record *r, struct buf *b)
 	}
 	if (r->meta.kind == CRAWL_SITEMAP)
 		buf_adds(b, ",\"kind\":\"sitemap\"");
+	else if (r->meta.kind == CRAWL_EMBED)
+		buf_adds(b, ",\"kind\":\"embed\"");
 	if (r->meta.lastmod)
 		buf_addf(b, ",\"lastmod\":%lld", (long long)(r->meta.lastmod / 1000000));
 	if (r->meta.priority)

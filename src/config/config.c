@@ -62,6 +62,8 @@ static const char *const dedup_signatures[] = { "minhash", "oph", NULL };
 /* In the order of enum dns_family (fetch/dns.h) and enum http_version (fetch/http.h). */
 static const char *const dns_families[] = { "auto", "ipv4", "ipv6", NULL };
 static const char *const http_versions[] = { "auto", "1.1", "2", NULL };
+/* In the order of enum scope_embeds (scope/scope.h). */
+static const char *const scope_embeds[] = { "any-host", "in-scope", NULL };
 
 /* dns.servers: "ip", "ip:port" or "[ipv6]:port" items, comma-separated. */
 static const char *check_servers(const char *v)
@@ -270,6 +272,10 @@ static const struct key keys[] = {
 	  "bytes a Content-Encoding (gzip, deflate, zstd) may decode to; the page is too_large"),
 	B("fetch.parse", fetch_parse, "true",
 	  "parse pages while fetching, so that the parse phase has nothing left to do"),
+	B("fetch.embeds", fetch_embeds, "true",
+	  "fetch each page's requisites (images, stylesheets, scripts, fonts) for replay"),
+	L("fetch.max_embeds", max_embeds, 0, 100000, "200",
+	  "requisites kept of one page (or stylesheet), at most"),
 	L("fetch.follow_max", follow_max, 0, 1L << 31, "1000",
 	  "links of a host's pages to its own origin that join its queue in the same round, "
 	  "at most, per host (0: links wait for the next round)"),
@@ -377,6 +383,8 @@ static const struct key keys[] = {
 	  "extracted text as WARC conversion records (wet), JSON lines (jsonl) or none"),
 	L("parse.max_links", max_links, 1, 1000000, "5000",
 	  "outlinks kept per page"),
+	C("scope.embeds", scope_embeds, scope_embeds, "any-host",
+	  "requisites: any-host (wherever they are) or in-scope (as links are scoped)"),
 	C("scope.mode", scope_mode, scope_mode_names, "seeds-domains",
 	  "URLs that may enter the CrawlDb: of the seeds' registrable domains, the seeds' "
 	  "hosts, or any"),

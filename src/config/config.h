@@ -37,6 +37,8 @@ struct config {
 	int fetch_parse;
 	long time_limit_s;
 	long follow_max;
+	int fetch_embeds;           /* fetch.embeds: page requisites */
+	long max_embeds;            /* fetch.max_embeds, per page */
 	long stop_grace_s;          /* fetch.stop_grace_s: SIGTERM/SIGUSR1 */
 	long sync_interval_ms;      /* fetch.sync_interval_ms: journal batches */
 	long max_hold_s;            /* fetch.max_hold_s: longer holds leave the round */
@@ -86,6 +88,7 @@ struct config {
 	int text_format;            /* 0 wet, 1 jsonl, 2 none */
 	long max_links;
 	int scope_mode;             /* enum scope_mode (scope/scope.h) */
+	int scope_embeds;           /* scope.embeds: enum scope_embeds (scope/scope.h) */
 	char scope_rules[512];      /* scope.rules: a rules file, or "" */
 	int log_decisions;          /* log.decisions: segments/N/decisions/ */
 	int sitemaps_enabled;       /* sitemaps.enabled */

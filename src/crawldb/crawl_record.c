@@ -56,7 +56,9 @@ int crawl_record_meta_same(const struct crawl_meta *a, const struct crawl_meta *
 
 void crawl_record_meta_put(const struct crawl_meta *m, struct buf *out)
 {
-	buf_put_u8(out, (uint8_t)(m->kind | (m->vouched ? 2 : 0)));
+	/* bit 0: a sitemap, bit 1: vouched, bit 2: a requisite */
+	buf_put_u8(out, (uint8_t)((m->kind == CRAWL_SITEMAP ? 1 : 0) | (m->vouched ? 2 : 0) |
+				  (m->kind == CRAWL_EMBED ? 4 : 0)));
 	buf_put_u8(out, m->changefreq);
 	buf_put_varint(out, m->priority);
 	buf_put_svarint(out, m->lastmod);
@@ -68,10 +70,11 @@ enum cr_err crawl_record_meta_get(struct buf_reader *rd, struct crawl_meta *m)
 
 	if (buf_get_u8(rd, &m->kind) || buf_get_u8(rd, &m->changefreq) ||
 	    buf_get_varint(rd, &pr) || buf_get_svarint(rd, &m->lastmod) ||
-	    m->kind > (CRAWL_SITEMAP | 2) || m->changefreq > 7 || pr > 1001 || m->lastmod < 0)
+	    m->kind > 7 || (m->kind & 5) == 5 || m->changefreq > 7 || pr > 1001 ||
+	    m->lastmod < 0)
 		return CR_ERR_FORMAT;
 	m->vouched = (m->kind & 2) != 0;
-	m->kind &= 1;
+	m->kind = (m->kind & 4) ? CRAWL_EMBED : (m->kind & 1) ? CRAWL_SITEMAP : CRAWL_PAGE;
 	m->priority = (uint16_t)pr;
 	return CR_OK;
 }

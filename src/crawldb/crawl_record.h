@@ -46,7 +46,10 @@ const char *crawl_record_status_name(int status);
  * (the frontier uses priority and changefreq; a lastmod later than the
  * last fetch makes a fetched page due again). A zeroed struct is a page
  * nothing said anything of. */
-enum crawl_kind { CRAWL_PAGE = 0, CRAWL_SITEMAP = 1 };
+/* A page, a sitemap (read for its URLs), or a page's requisite (an image,
+ * a stylesheet, a script: fetched for replay, never a page of the text
+ * outputs or dedup; fetch.embeds). */
+enum crawl_kind { CRAWL_PAGE = 0, CRAWL_SITEMAP = 1, CRAWL_EMBED = 2 };
 
 struct crawl_meta {
 	uint8_t kind;         /* enum crawl_kind */

@@ -45,10 +45,13 @@ int link_record_cmp(const void *a, size_t an, const void *b, size_t bn)
 
 	if (c)
 		return c;
-	/* Equal URLs: the smaller depth first, so the merge keeps it; then
-	 * the fewer redirect hops. */
+	/* Equal URLs: a link before a requisite (a URL both linked and shown
+	 * is a page: the merge keeps the first); then the smaller depth, so
+	 * the merge keeps it; then the fewer redirect hops. */
 	if (link_record_unpack(a, an, &la) || link_record_unpack(b, bn, &lb))
 		return 0;
+	if ((la.meta.kind == CRAWL_EMBED) != (lb.meta.kind == CRAWL_EMBED))
+		return la.meta.kind == CRAWL_EMBED ? 1 : -1;
 	if (la.depth != lb.depth)
 		return la.depth < lb.depth ? -1 : 1;
 	if (la.hops != lb.hops)

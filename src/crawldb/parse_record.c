@@ -7,13 +7,14 @@
 #define PARSE_RECORD_V3 3   /* V2 and the MinHash signature at the end */
 #define PARSE_RECORD_V4 4   /* V3 and hops (u8) at the end */
 #define PARSE_RECORD_V5 5   /* V4, the seed, refused links, and a sitemap's entries */
+#define PARSE_RECORD_V6 6   /* V5 and the page's requisites at the end */
 
 static void pack(const struct parse_record *p, const char *const *links,
 		 const struct parse_entry *entries, uint32_t nlinks, struct buf *out)
 {
 	uint32_t i;
 
-	buf_put_u8(out, PARSE_RECORD_V5);
+	buf_put_u8(out, PARSE_RECORD_V6);
 	buf_put_str(out, p->url, p->url_len);
 	buf_put_varint(out, p->depth);
 	buf_put_str(out, p->title, p->title_len);
@@ -36,6 +37,9 @@ static void pack(const struct parse_record *p, const char *const *links,
 		buf_put_u8(out, entries[i].flags);
 		crawl_record_meta_put(&entries[i].meta, out);
 	}
+	buf_put_varint(out, p->nembeds);
+	for (i = 0; i < p->nembeds; i++)
+		buf_put_str(out, p->embed_urls[i], strlen(p->embed_urls[i]));
 }
 
 void parse_record_pack(const struct parse_record *p, const char *const *links,
@@ -91,6 +95,30 @@ static enum cr_err get_entry(struct buf_reader *rd, struct parse_entry *e)
 	return CR_OK;
 }
 
+/* The requisites at rd (version 6; none before), each checked. */
+static enum cr_err get_embeds(struct buf_reader *rd, uint8_t v, struct parse_record *t)
+{
+	uint64_t ne, i;
+	const char *u;
+	size_t ul;
+
+	t->nembeds = 0;
+	t->embed_urls = NULL;
+	t->embeds = rd->p + rd->off;
+	t->embeds_len = 0;
+	if (v < PARSE_RECORD_V6)
+		return CR_OK;
+	if (buf_get_varint(rd, &ne) || ne > rd->len)
+		return CR_ERR_FORMAT;
+	t->embeds = rd->p + rd->off;
+	for (i = 0; i < ne; i++)
+		if (buf_get_str(rd, &u, &ul))
+			return CR_ERR_FORMAT;
+	t->nembeds = (uint32_t)ne;
+	t->embeds_len = rd->off - (size_t)(t->embeds - rd->p);
+	return CR_OK;
+}
+
 enum cr_err parse_record_unpack(const void *p, size_t n, struct parse_record *r)
 {
 	struct buf_reader rd;
@@ -99,7 +127,7 @@ enum cr_err parse_record_unpack(const void *p, size_t n, struct parse_record *r)
 	struct parse_record t;
 
 	buf_reader_init(&rd, p, n);
-	if (buf_get_u8(&rd, &v) || v < PARSE_RECORD_V1 || v > PARSE_RECORD_V5 ||
+	if (buf_get_u8(&rd, &v) || v < PARSE_RECORD_V1 || v > PARSE_RECORD_V6 ||
 	    buf_get_str(&rd, &t.url, &t.url_len) ||
 	    buf_get_varint(&rd, &depth) || buf_get_str(&rd, &t.title, &t.title_len) ||
 	    buf_get_u64le(&rd, &t.text_digest) || buf_get_varint(&rd, &nl) ||
@@ -173,6 +201,8 @@ enum cr_err parse_record_unpack(const void *p, size_t n, struct parse_record *r)
 				return CR_ERR_FORMAT;
 		t.entries_len = rd.off - (size_t)(t.entries - rd.p);
 	}
+	if (get_embeds(&rd, v, &t))
+		return CR_ERR_FORMAT;
 	if (rd.off != rd.len)
 		return CR_ERR_FORMAT;
 	*r = t;
@@ -202,12 +232,13 @@ enum cr_err parse_record_entry(const struct parse_record *r, size_t *pos,
 	return CR_OK;
 }
 
-enum cr_err parse_record_link(const struct parse_record *r, size_t *pos,
-			      const char **url, size_t *len)
+/* The next of the packed strings p[0..n) from *pos. */
+static enum cr_err next_str(const unsigned char *p, size_t n, size_t *pos, const char **url,
+			    size_t *len)
 {
 	struct buf_reader rd;
 
-	buf_reader_init(&rd, r->links, r->links_len);
+	buf_reader_init(&rd, p, n);
 	rd.off = *pos;
 	if (rd.off >= rd.len)
 		return CR_EOF;
@@ -215,4 +246,16 @@ enum cr_err parse_record_link(const struct parse_record *r, size_t *pos,
 		return CR_ERR_FORMAT;
 	*pos = rd.off;
 	return CR_OK;
+}
+
+enum cr_err parse_record_link(const struct parse_record *r, size_t *pos,
+			      const char **url, size_t *len)
+{
+	return next_str(r->links, r->links_len, pos, url, len);
+}
+
+enum cr_err parse_record_embed(const struct parse_record *r, size_t *pos,
+			       const char **url, size_t *len)
+{
+	return next_str(r->embeds, r->embeds_len, pos, url, len);
 }

@@ -1,7 +1,9 @@
 /*
  * parse_record.h - what parsing one page found: title, text digest, links,
- * page-level robots flags and the MinHash signature of its text
- * (segments/N/parse/part-P.zst). Packed and unpacked as crawl_record.h says;
+ * page-level robots flags, the MinHash signature of its text and its
+ * requisites (fetch.embeds: what a browser loads to show it; a stylesheet's
+ * record has these alone) (segments/N/parse/part-P.zst). Packed and unpacked
+ * as crawl_record.h says;
  * unpacked strings are borrowed.
  */
 #ifndef CR_CRAWLDB_PARSE_RECORD_H
@@ -59,6 +61,12 @@ struct parse_record {
 	const unsigned char *entries; /* PARSE_SITEMAP: nlinks packed parse_entry;
 					 see parse_record_entry */
 	size_t entries_len;
+	/* The page's requisites (version 6), canonical: for packing the
+	 * array, unpacked the bytes (parse_record_embed). */
+	uint32_t nembeds;
+	const char *const *embed_urls;
+	const unsigned char *embeds;
+	size_t embeds_len;
 };
 
 #define PARSE_SIG_MAX 1024
@@ -84,5 +92,8 @@ CR_WUR enum cr_err parse_record_refused(const struct parse_record *r, size_t *po
 /* Iterates the links of an unpacked parse record: *pos starts at 0. */
 CR_WUR enum cr_err parse_record_link(const struct parse_record *r, size_t *pos,
 				     const char **url, size_t *len);
+/* The same over its requisites. */
+CR_WUR enum cr_err parse_record_embed(const struct parse_record *r, size_t *pos,
+				      const char **url, size_t *len);
 
 #endif

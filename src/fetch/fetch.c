@@ -43,7 +43,7 @@ const char *const fetch_counter_names[FC_COUNT_] = {
 	"redirect", "gone", "error", "denied", "blocked", "deferred", "truncated",
 	"not_reached", "robots_unavailable", "robots_wait", "backoffs", "parked",
 	"bytes", "dns_queries", "dns_failed", "hosts", "latency_us_sum", "too_large", "timeout",
-	"revisits", "held", "followed", "tls_failed",
+	"revisits", "held", "followed", "tls_failed", "embeds",
 };
 
 struct fetcher {
@@ -396,12 +396,13 @@ static void page_done(struct fetcher *f, struct host_item *it, const struct http
 	if (k != SEGOUT_NONE)
 		fail(f, segout_text(f->out, it->part, kept.html ? &kept.page : NULL, kept.flags));
 	html_page_release(&kept.page);
-	if (parsed && kept.html)   /* also while stopping: journaled, queued on resume */
+	if (parsed)   /* also while stopping: journaled, queued on resume */
 		f->c[FC_FOLLOWED] += frontier_page(&f->frontier, h, it, f->parsed.p,
 						   f->parsed.len,
 						   frontier_room(h, f->limit, r->end_mono_us,
 								 job_round_span_ms(f->j)),
 						   f->out);
+	f->c[FC_EMBEDS] = f->frontier.embeds;
 	parsed &= f->parse;   /* parsed for its links alone: the parse phase writes it */
 	if (k != SEGOUT_NONE) {
 		struct segout_meta m = { it->url, r->start_wall_us,

@@ -46,6 +46,7 @@ enum fetch_counter {
 	FC_HELD,          /* hosts that left the round for a hold over fetch.max_hold_s */
 	FC_FOLLOWED,      /* links that joined their host's queue in the round (frontier.h) */
 	FC_TLS_FAILED,    /* pages whose server's certificate or handshake failed (tls.h) */
+	FC_EMBEDS,        /* requisites that joined their host's queue in the round */
 	FC_COUNT_
 };
 

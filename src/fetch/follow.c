@@ -42,6 +42,18 @@ static enum follow_verdict admitted(const struct follow_link *l, struct scope *s
 	return FOLLOW_YES;
 }
 
+/* A URL of the page's origin that the fetch and the CrawlDb do not hold. */
+static enum follow_verdict fresh(const struct follow_page *pg, const struct follow_link *l)
+{
+	if (!follow_same_origin(pg->origin, pg->origin_len, l->url, l->len))
+		return FOLLOW_ORIGIN;
+	if (l->queued)
+		return FOLLOW_QUEUED;
+	if (l->seen)
+		return FOLLOW_SEEN;
+	return FOLLOW_YES;
+}
+
 enum follow_verdict follow_decide(const struct follow_page *pg, const struct follow_link *l,
 				  struct scope *scope, const struct config *cfg)
 {
@@ -54,12 +66,8 @@ enum follow_verdict follow_decide(const struct follow_page *pg, const struct fol
 		return FOLLOW_NEAR_COPY;
 	if (pg->hops)
 		return FOLLOW_HOPS;
-	if (!follow_same_origin(pg->origin, pg->origin_len, l->url, l->len))
-		return FOLLOW_ORIGIN;
-	if (l->queued)
-		return FOLLOW_QUEUED;
-	if (l->seen)
-		return FOLLOW_SEEN;
+	if ((v = fresh(pg, l)) != FOLLOW_YES)
+		return v;
 	if (cfg->max_depth > 0 && pg->depth + 1 > (uint64_t)cfg->max_depth)
 		return FOLLOW_DEPTH;
 	sd = scope && pg->seed ? scope_seed_of(scope, pg->seed) : NULL;
@@ -69,6 +77,30 @@ enum follow_verdict follow_decide(const struct follow_page *pg, const struct fol
 		return v;
 	if (pg->followed >= (uint64_t)cfg->follow_max)
 		return FOLLOW_CAP;
+	if (pg->room == 0)
+		return FOLLOW_NO_ROOM;
+	return FOLLOW_YES;
+}
+
+enum follow_verdict follow_embed(const struct follow_page *pg, const struct follow_link *l,
+				 struct scope *scope, const struct config *cfg)
+{
+	static const struct trap_state none;
+	const struct scope_seed *sd;
+	enum follow_verdict v;
+
+	if (!cfg->fetch_embeds)
+		return FOLLOW_OFF;
+	if ((v = fresh(pg, l)) != FOLLOW_YES)
+		return v;
+	sd = scope && pg->seed ? scope_seed_of(scope, pg->seed) : NULL;
+	if (sd && (sd->set.max_pages >= 0 || sd->set.max_depth >= 0))
+		return FOLLOW_SEED;
+	if (cfg->scope_embeds == SCOPE_EMBEDS_IN_SCOPE && scope && scope->rules &&
+	    scope_check_rules(scope, l->url, l->len))
+		return FOLLOW_SCOPE;
+	if (trap_check(&none, l->url, l->len, cfg))
+		return FOLLOW_TRAP;
 	if (pg->room == 0)
 		return FOLLOW_NO_ROOM;
 	return FOLLOW_YES;

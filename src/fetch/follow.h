@@ -91,6 +91,18 @@ struct follow_link {
 enum follow_verdict follow_decide(const struct follow_page *pg, const struct follow_link *l,
 				  struct scope *scope, const struct config *cfg);
 
+/*
+ * The same for a requisite of a page or stylesheet (fetch.embeds): one on
+ * the page's own origin joins the queue right away - not in the seen-set,
+ * not queued, update's trap rule, and scope.rules only with scope.embeds
+ * in-scope - as deep as its page, whatever crawl.max_depth, and outside
+ * fetch.follow_max (fetch.max_embeds bounded it per page already). Room
+ * bounds it as it bounds links. Requisites of other origins wait for
+ * update like links do: their hosts may be another rank's.
+ */
+enum follow_verdict follow_embed(const struct follow_page *pg, const struct follow_link *l,
+				 struct scope *scope, const struct config *cfg);
+
 /* 1 if the two pages' band keys (nb each) share one: the pair is a
  * candidate near-duplicate in dedup's terms. */
 int follow_near_copy(const uint64_t *a, const uint64_t *b, unsigned nb);

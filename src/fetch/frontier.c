@@ -23,7 +23,8 @@ enum cr_err frontier_init(struct frontier *fr, const struct job *j, int version,
 	fr->done = done;
 	hmap_init(&fr->queued);
 	buf_init(&fr->kept);
-	if (j->cfg.follow_max <= 0 || !j->cfg.seen_enabled || version <= 0)
+	if ((j->cfg.follow_max <= 0 && !j->cfg.fetch_embeds) || !j->cfg.seen_enabled ||
+	    version <= 0)
 		return CR_OK;
 	fr->seen = calloc(j->dir.partitions, sizeof(*fr->seen));
 	fr->seen_state = calloc(j->dir.partitions, 1);
@@ -152,10 +153,11 @@ static unsigned page_bands(const struct frontier *fr, const struct parse_record 
 }
 
 /* A followed link's record: one hop deeper than its page, of its seed;
- * the page's band keys go with it. */
+ * the page's band keys go with it. A requisite (kind CRAWL_EMBED) is as
+ * deep as its page, without band keys. */
 static void follow_one(struct frontier *fr, struct host *h, const struct host_item *it,
 		       const char *url, size_t len, const uint64_t *bands, unsigned nb,
-		       struct segout *out)
+		       struct segout *out, int kind)
 {
 	struct crawl_record rec;
 	char u[URL_MAX_LEN + 1];
@@ -164,14 +166,50 @@ static void follow_one(struct frontier *fr, struct host *h, const struct host_it
 	u[len] = '\0';
 	memset(&rec, 0, sizeof(rec));
 	rec.status = ST_UNFETCHED;
-	rec.depth = it->rec.depth + 1;
+	rec.depth = it->rec.depth + (kind != CRAWL_EMBED);
+	rec.meta.kind = (uint8_t)kind;
 	rec.seed = it->rec.seed;
 	rec.dup_of = rec.reason = "";
 	rec.url = u;
 	rec.url_len = len;
 	segout_followed(out, it->part, &rec, bands, nb);
 	note_followed(fr, hosts_add(h, u, &rec, it->part, it->origin), bands, nb);
-	h->followed++;
+	if (kind == CRAWL_EMBED)
+		fr->embeds++;
+	else
+		h->followed++;
+}
+
+/* Whether the canonical url is queued already or known to the CrawlDb. */
+static void known(struct frontier *fr, const struct bloom *seen, struct follow_link *l)
+{
+	l->queued = hmap_get(&fr->queued, l->url, l->len) != NULL ||
+		    (fr->done->count && hmap_get(fr->done, l->url, l->len) != NULL);
+	l->seen = !l->queued && bloom_has(seen, l->url, l->len);
+}
+
+/* The requisites of a parsed page or stylesheet that join h's queue. */
+static uint64_t follow_embeds(struct frontier *fr, struct host *h, const struct host_item *it,
+			      const struct parse_record *pr, struct follow_page *pg,
+			      const struct bloom *seen, struct segout *out)
+{
+	const char *url;
+	size_t pos = 0, len;
+	uint64_t n = 0;
+
+	while (parse_record_embed(pr, &pos, &url, &len) == CR_OK) {
+		struct follow_link l = { url, len, 0, 0 };
+
+		if (follow_same_origin(pg->origin, pg->origin_len, url, len))
+			known(fr, seen, &l);
+		if (follow_embed(pg, &l, &fr->scope, &fr->j->cfg) != FOLLOW_YES)
+			continue;
+		follow_one(fr, h, it, url, len, NULL, 0, out, CRAWL_EMBED);
+		if (pg->room != UINT64_MAX)
+			pg->room--;
+		n++;
+	}
+	return n;
 }
 
 void frontier_count_earlier(struct host_table *t, const struct hmap *done)
@@ -233,20 +271,19 @@ uint64_t frontier_page(struct frontier *fr, struct host *h, const struct host_it
 		struct follow_link l = { url, len, 0, 0 };
 		enum follow_verdict v;
 
-		if (follow_same_origin(pg.origin, pg.origin_len, url, len)) {
-			l.queued = hmap_get(&fr->queued, url, len) != NULL ||
-				   (fr->done->count && hmap_get(fr->done, url, len) != NULL);
-			l.seen = !l.queued && bloom_has(seen, url, len);
-		}
+		if (follow_same_origin(pg.origin, pg.origin_len, url, len))
+			known(fr, seen, &l);
 		pg.followed = h->followed;
 		pg.room = room;
 		v = follow_decide(&pg, &l, &fr->scope, &fr->j->cfg);
 		if (v != FOLLOW_YES)
 			continue;
-		follow_one(fr, h, it, url, len, bands, nb, out);
+		follow_one(fr, h, it, url, len, bands, nb, out, CRAWL_PAGE);
 		if (room != UINT64_MAX)
 			room--;
 		n++;
 	}
+	pg.room = room;
+	follow_embeds(fr, h, it, &pr, &pg, seen, out);
 	return n;
 }

@@ -46,11 +46,13 @@ struct frontier {
 				      lists are in the seen-set) */
 	const struct hmap *done;   /* ... and those earlier attempts finished */
 	struct buf kept;           /* links earlier attempts followed (frontier_keep) */
+	uint64_t embeds;           /* requisites that joined their host's queue */
 };
 
 /* version: the current CrawlDb version (0: none); done (borrowed for the
  * phase): what earlier attempts at the segment finished, taken as queued.
- * With following off (fetch.follow_max = 0) frontier_page does nothing. */
+ * With following off (fetch.follow_max = 0 and fetch.embeds false)
+ * frontier_page does nothing. */
 CR_WUR enum cr_err frontier_init(struct frontier *fr, const struct job *j, int version,
 				 const struct hmap *done);
 /* A link an earlier attempt followed into partition p (segout_followed_fn),
@@ -65,7 +67,8 @@ void frontier_release(struct frontier *fr);
 /*
  * The links of a parsed page (its packed parse record) of item it of host
  * h: those follow_decide admits are added to h's queue (hosts_add) and
- * noted. room: URLs politeness lets h still start before the time limit
+ * noted; then its requisites that follow_embed admits (counted in
+ * fr->embeds, not returned). room: URLs politeness lets h still start before the time limit
  * beyond those queued (UINT64_MAX: no limit); each followed link uses one.
  * Each is journaled through out (segout_followed). Returns how many were
  * followed.

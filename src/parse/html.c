@@ -1,4 +1,5 @@
 #include "parse/html.h"
+#include "parse/css.h"
 #include "url/url.h"
 #include "util/hmap.h"
 
@@ -37,6 +38,11 @@ struct walk {
 	struct buf anchors;     /* one NUL-terminated anchor text per raw href */
 	struct buf cur;         /* the text of the open <a> */
 	int in_a;               /* an <a> with a kept href is open */
+	struct buf raw_embeds;  /* raw requisite URLs, each NUL-terminated */
+	struct buf style;       /* the text of the open <style> */
+	int in_style;
+	struct hmap seen_embeds;
+	size_t embeds_cap;
 };
 
 static int has_token(const char *list, const char *tok)
@@ -105,6 +111,107 @@ static void keep_raw(struct walk *w, const char *href, int is_a)
 	}
 }
 
+/* ---- requisites ---- */
+
+static void keep_embed(struct walk *w, const char *url)
+{
+	size_t n = strlen(url);
+
+	while (n && isspace((unsigned char)*url))
+		url++, n--;
+	if (!n || w->raw_embeds.len + n + 1 > RAW_LINKS_MAX_BYTES)
+		return;
+	buf_add(&w->raw_embeds, url, n + 1);
+}
+
+static void on_css_url(void *arg, const char *url)
+{
+	keep_embed(arg, url);
+}
+
+/* The URLs of a srcset: candidates split at commas, each a URL and its
+ * descriptors (HTML's "parse a srcset attribute", without the
+ * descriptors' meaning). */
+static void keep_srcset(struct walk *w, const char *v)
+{
+	char u[URL_MAX_LEN + 1];
+
+	while (*v) {
+		size_t n = 0;
+
+		while (*v && (isspace((unsigned char)*v) || *v == ','))
+			v++;
+		while (v[n] && !isspace((unsigned char)v[n]))
+			n++;
+		if (!n)
+			break;
+		if (n <= URL_MAX_LEN) {
+			size_t k = n;
+
+			while (k && v[k - 1] == ',')
+				k--;
+			memcpy(u, v, k);
+			u[k] = '\0';
+			keep_embed(w, u);
+		}
+		v += n;
+		/* The descriptors, up to a comma outside parentheses. */
+		for (int depth = 0; *v && (depth || *v != ','); v++)
+			depth += *v == '(' ? 1 : *v == ')' && depth ? -1 : 0;
+	}
+}
+
+static int embed_rel(const char *rel)
+{
+	static const char *const rels[] = { "stylesheet", "icon", "apple-touch-icon",
+					    "apple-touch-icon-precomposed", "mask-icon",
+					    "preload", "modulepreload" };
+	size_t i;
+
+	for (i = 0; rel && i < sizeof(rels) / sizeof(rels[0]); i++)
+		if (has_token(rel, rels[i]))
+			return 1;
+	return 0;
+}
+
+/* The requisites an element names. */
+static void element_embeds(struct walk *w, const char *name, const xmlChar **atts)
+{
+	const char *v, *style = attr(atts, "style");
+
+	if (!strcmp(name, "img") || !strcmp(name, "source")) {
+		if ((v = attr(atts, "srcset")) != NULL)
+			keep_srcset(w, v);
+		if ((v = attr(atts, "src")) != NULL)
+			keep_embed(w, v);
+	} else if (!strcmp(name, "link")) {
+		if (embed_rel(attr(atts, "rel")) && (v = attr(atts, "href")) != NULL)
+			keep_embed(w, v);
+	} else if (!strcmp(name, "script") || !strcmp(name, "embed") ||
+		   !strcmp(name, "track") || !strcmp(name, "audio")) {
+		if ((v = attr(atts, "src")) != NULL)
+			keep_embed(w, v);
+	} else if (!strcmp(name, "video")) {
+		if ((v = attr(atts, "poster")) != NULL)
+			keep_embed(w, v);
+		if ((v = attr(atts, "src")) != NULL)
+			keep_embed(w, v);
+	} else if (!strcmp(name, "input")) {
+		if ((v = attr(atts, "type")) && !strcasecmp(v, "image") &&
+		    (v = attr(atts, "src")) != NULL)
+			keep_embed(w, v);
+	} else if (!strcmp(name, "object")) {
+		if ((v = attr(atts, "data")) != NULL)
+			keep_embed(w, v);
+	} else if (!strcmp(name, "body") || !strcmp(name, "table") || !strcmp(name, "td") ||
+		   !strcmp(name, "th")) {
+		if ((v = attr(atts, "background")) != NULL)
+			keep_embed(w, v);
+	}
+	if (style)
+		css_urls(style, strlen(style), w->max_links, on_css_url, w);
+}
+
 static void on_start(void *ctx, const xmlChar *tag, const xmlChar **atts)
 {
 	struct walk *w = ctx;
@@ -113,8 +220,13 @@ static void on_start(void *ctx, const xmlChar *tag, const xmlChar **atts)
 
 	if (!name)
 		return;
+	element_embeds(w, name, atts);
 	if (is_skip(name)) {
 		w->skip_depth++;
+		if (!strcmp(name, "style")) {
+			w->in_style = 1;
+			w->style.len = 0;
+		}
 		return;
 	}
 	if (!strcmp(name, "title")) {
@@ -163,6 +275,11 @@ static void on_end(void *ctx, const xmlChar *tag)
 	if (is_skip(name)) {
 		if (w->skip_depth > 0)
 			w->skip_depth--;
+		if (!strcmp(name, "style") && w->in_style) {
+			css_urls((const char *)w->style.p, w->style.len, w->max_links, on_css_url,
+				 w);
+			w->in_style = 0;
+		}
 	} else if (!strcmp(name, "title") && w->in_title) {
 		w->in_title = 0;
 		w->title_done = 1;
@@ -196,6 +313,8 @@ static void on_text(void *ctx, const xmlChar *ch, int len)
 		add_title(w, s, len);
 		return;
 	}
+	if (w->in_style && w->style.len < RAW_LINKS_MAX_BYTES)
+		buf_add(&w->style, s, (size_t)len);
 	if (w->skip_depth > 0)
 		return;
 	while (i < len) {
@@ -282,6 +401,39 @@ static void add_link(struct walk *w, const char *base, const char *href, const c
 	w->page->nlinks++;
 }
 
+/* Resolves the kept requisites: canonical, each once, at most max_links. */
+static void resolve_embeds(struct walk *w, const char *base)
+{
+	struct html_page *p = w->page;
+	char out[URL_MAX_LEN + 1];
+	const char *why;
+	size_t off = 0;
+
+	while (off < w->raw_embeds.len && p->nembeds < w->max_links) {
+		const char *raw = (const char *)w->raw_embeds.p + off;
+		void **slot;
+
+		off += strlen(raw) + 1;
+		if (url_canon(base, raw, out, sizeof(out), &why) != CR_OK)
+			continue;
+		slot = hmap_put(&w->seen_embeds, out, strlen(out));
+		if (*slot)
+			continue;
+		*slot = (void *)1;
+		if (p->nembeds == w->embeds_cap) {
+			size_t cap = w->embeds_cap ? w->embeds_cap * 2 : 16;
+			char **ne = realloc(p->embeds, cap * sizeof(*ne));
+
+			if (!ne)
+				abort();
+			p->embeds = ne;
+			w->embeds_cap = cap;
+		}
+		if (!(p->embeds[p->nembeds++] = strdup(out)))
+			abort();
+	}
+}
+
 /* Resolves the kept hrefs against the document's base. */
 static void resolve_links(struct walk *w)
 {
@@ -304,6 +456,7 @@ static void resolve_links(struct walk *w)
 		else
 			add_link(w, base, href, anchor);
 	}
+	resolve_embeds(w, base);
 }
 
 static void on_cdata(void *ctx, const xmlChar *ch, int len)
@@ -344,6 +497,9 @@ enum cr_err html_extract(const void *body, size_t len, const char *charset,
 	buf_init(&w.raw);
 	buf_init(&w.anchors);
 	buf_init(&w.cur);
+	buf_init(&w.raw_embeds);
+	buf_init(&w.style);
+	hmap_init(&w.seen_embeds);
 	ctxt = htmlCreatePushParserCtxt(&sax, &w, NULL, 0, page_url, XML_CHAR_ENCODING_NONE);
 	if (!ctxt)
 		return CR_ERR_NOMEM;
@@ -373,8 +529,11 @@ enum cr_err html_extract(const void *body, size_t len, const char *charset,
 	buf_release(&w.raw);
 	buf_release(&w.anchors);
 	buf_release(&w.cur);
+	buf_release(&w.raw_embeds);
+	buf_release(&w.style);
 	free(w.base);
 	hmap_release(&w.seen);
+	hmap_release(&w.seen_embeds);
 	return CR_OK;
 }
 
@@ -406,6 +565,9 @@ void html_page_release(struct html_page *p)
 	}
 	free(p->links);
 	free(p->anchors);
+	for (i = 0; i < p->nembeds; i++)
+		free(p->embeds[i]);
+	free(p->embeds);
 	for (i = 0; i < p->nrefused; i++)
 		free(p->refused[i]);
 	buf_release(&p->title);

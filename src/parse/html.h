@@ -7,6 +7,16 @@
  * duplicates within a page kept once, at most max_links. rel=nofollow links
  * and every link of a page whose meta robots says nofollow are not followed
  * (counted). The title and a digest of the visible text are taken too.
+ *
+ * Page requisites (embeds: what a browser loads to show the page, fetched
+ * as Heritrix's E hops when fetch.embeds is on) are kept apart, resolved
+ * and canonicalised the same way: img src and srcset, picture/video/audio
+ * source src and srcset, link href with rel stylesheet, icon,
+ * apple-touch-icon, mask-icon, preload or modulepreload, script src,
+ * video poster, track src, input type=image src, embed src, object data,
+ * a body/table/td/th background, and the url()s and @imports of style
+ * attributes and <style> elements (css.h). nofollow does not apply to them
+ * (a browser loads them all).
  * Pure: bytes in, data out.
  */
 #ifndef CR_PARSE_HTML_H
@@ -34,6 +44,8 @@ struct html_page {
 	char **anchors;        /* each link's anchor text (a's text, blanks collapsed,
 				  at most HTML_ANCHOR_MAX bytes; "" for others), owned */
 	uint32_t nlinks;
+	char **embeds;         /* the page's requisites, canonical, owned */
+	uint32_t nembeds;
 	uint32_t dropped;      /* invalid, non-http(s), over max_links */
 	uint32_t nofollow;     /* not followed because of nofollow */
 	int meta_noindex;

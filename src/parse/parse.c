@@ -4,11 +4,13 @@
 #include "crawldb/parse_record.h"
 #include "dedup/minhash.h"
 #include "fetch/http_head.h"
+#include "parse/css.h"
 #include "parse/decode.h"
 #include "parse/html.h"
 #include "parse/sitemap_page.h"
 #include "store/recfile.h"
 #include "url/url.h"
+#include "util/hmap.h"
 #include "util/fs.h"
 #include "util/log.h"
 #include "warc/warc.h"
@@ -20,7 +22,7 @@
 const char *const parse_counter_names[PC_COUNT_] = {
 	"pages", "failed", "skipped", "redirects", "links", "dropped", "nofollow", "noindex",
 	"decoded", "decode_capped", "undecodable", "sitemaps", "sitemap_entries",
-	"sitemap_dropped", "sitemap_invalid", "sitemap_malformed",
+	"sitemap_dropped", "sitemap_invalid", "sitemap_malformed", "embeds", "stylesheets",
 };
 
 static int is_html(const struct fetch_record *f)
@@ -35,6 +37,11 @@ static int is_html(const struct fetch_record *f)
 	return 0;
 }
 
+static int is_css(const struct fetch_record *f)
+{
+	return f->content_type_len == 8 && !memcmp(f->content_type, "text/css", 8);
+}
+
 static void str0(char *dst, size_t cap, const char *s, size_t n)
 {
 	if (n >= cap)
@@ -46,7 +53,9 @@ static void str0(char *dst, size_t cap, const char *s, size_t n)
 int parse_wants_body(const struct fetch_record *f)
 {
 	return (f->rec.status == ST_FETCHED || f->rec.status == ST_TRUNCATED ||
-		f->rec.status == ST_TOO_LARGE) && (is_html(f) || f->rec.meta.kind == CRAWL_SITEMAP);
+		f->rec.status == ST_TOO_LARGE) &&
+	       (is_html(f) || f->rec.meta.kind == CRAWL_SITEMAP ||
+		(f->rec.meta.kind == CRAWL_EMBED && is_css(f)));
 }
 
 /* 1 if word (a directive) is in the comma/blank separated list s[0..n). */
@@ -206,6 +215,93 @@ int parse_html(const struct job *j, const char *url, const char *charset,
 	return 1;
 }
 
+/* A record holds at most this many bytes of requisites. */
+#define EMBED_BYTES_MAX (REC_MAX_BYTES / 4)
+
+/* A stylesheet's requisites as css.h finds them, canonical, each once. */
+struct sheet {
+	const char *base;
+	char **urls;
+	uint32_t n, cap, max;
+	size_t bytes;
+	struct hmap seen;
+};
+
+static void on_sheet_url(void *arg, const char *raw)
+{
+	struct sheet *sh = arg;
+	char u[URL_MAX_LEN + 1];
+	const char *why;
+	void **slot;
+
+	if (sh->n >= sh->max || url_canon(sh->base, raw, u, sizeof(u), &why) != CR_OK ||
+	    sh->bytes + strlen(u) > EMBED_BYTES_MAX)
+		return;
+	slot = hmap_put(&sh->seen, u, strlen(u));
+	if (*slot)
+		return;
+	*slot = sh;
+	if (sh->n == sh->cap) {
+		sh->cap = sh->cap ? sh->cap * 2 : 16;
+		sh->urls = realloc(sh->urls, sh->cap * sizeof(*sh->urls));
+		if (!sh->urls)
+			abort();
+	}
+	if (!(sh->urls[sh->n++] = strdup(u)))
+		abort();
+	sh->bytes += strlen(u) + 4;
+}
+
+/* A stylesheet fetched as a requisite: a record of its own requisites
+ * (@import, url()) alone. */
+static int parse_sheet(const struct job *j, struct parse_record *pr,
+		       const unsigned char *head, size_t hlen, const unsigned char *body,
+		       size_t blen, struct buf *out, uint64_t *c)
+{
+	struct sheet sh = { pr->url, NULL, 0, 0, (uint32_t)j->cfg.max_embeds, 0, { 0 } };
+	struct buf dec;
+	uint32_t i;
+
+	buf_init(&dec);
+	if (!undo_encoding(j, head, hlen, &body, &blen, &dec, c)) {
+		buf_release(&dec);
+		return 0;
+	}
+	hmap_init(&sh.seen);
+	css_urls((const char *)body, blen, (size_t)j->cfg.max_embeds * 4, on_sheet_url, &sh);
+	pr->nembeds = sh.n;
+	pr->embed_urls = (const char *const *)sh.urls;
+	parse_record_pack(pr, NULL, 0, out);
+	c[PC_STYLESHEETS]++;
+	c[PC_EMBEDS] += sh.n;
+	for (i = 0; i < sh.n; i++)
+		free(sh.urls[i]);
+	free(sh.urls);
+	hmap_release(&sh.seen);
+	buf_release(&dec);
+	return 1;
+}
+
+/* The page's requisites its record keeps: fetch.max_embeds, and a byte
+ * budget. */
+static void keep_embeds(const struct job *j, const struct html_page *page,
+			struct parse_record *pr, uint64_t *c)
+{
+	size_t bytes = 0;
+	uint32_t k;
+
+	if (!j->cfg.fetch_embeds)
+		return;
+	for (k = 0; k < page->nembeds && k < (uint64_t)j->cfg.max_embeds; k++) {
+		bytes += strlen(page->embeds[k]) + 4;
+		if (bytes > EMBED_BYTES_MAX)
+			break;
+	}
+	pr->nembeds = k;
+	pr->embed_urls = (const char *const *)page->embeds;
+	c[PC_EMBEDS] += k;
+}
+
 /* The redirect's parse record: its one link is the target. */
 static void pack_redirect(const struct fetch_record *f, struct parse_record *pr,
 			  struct buf *out, uint64_t *c)
@@ -267,6 +363,8 @@ int parse_page(const struct job *j, const struct fetch_record *f,
 		buf_release(&dec);
 		return ok;
 	}
+	if (f->rec.meta.kind == CRAWL_EMBED && is_css(f))
+		return j->cfg.fetch_embeds && parse_sheet(j, &pr, head, hlen, body, blen, out, c);
 	str0(charset, sizeof(charset), f->charset, f->charset_len);
 	if (!parse_html(j, url, charset, head, hlen, body, blen, &page, &flags, c))
 		return 0;
@@ -280,6 +378,7 @@ int parse_page(const struct job *j, const struct fetch_record *f,
 	pr.refused_urls = (const char *const *)page.refused;
 	pr.refused_why = page.refused_why;
 	pr.text_digest = page.text_digest;
+	keep_embeds(j, &page, &pr, c);
 	parse_record_pack(&pr, (const char *const *)page.links, page.nlinks, out);
 	c[PC_PAGES]++;
 	c[PC_LINKS] += page.nlinks;

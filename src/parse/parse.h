@@ -33,6 +33,8 @@ enum parse_counter {
 	PC_SITEMAP_DROPPED,  /* ... past the protocol's caps (50,000 URLs, 50 MiB) */
 	PC_SITEMAP_INVALID,  /* ... entries without a usable URL */
 	PC_SITEMAP_MALFORMED, /* sitemaps that were not one, or broke off */
+	PC_EMBEDS,       /* requisites kept (fetch.embeds), of pages and stylesheets */
+	PC_STYLESHEETS,  /* stylesheets fetched as requisites, read for theirs */
 	PC_COUNT_
 };
 

@@ -34,6 +34,9 @@
 #include "util/error.h"
 #include "util/hmap.h"
 
+/* scope.embeds: where a page's requisites may come from. */
+enum scope_embeds { SCOPE_EMBEDS_ANY_HOST = 0, SCOPE_EMBEDS_IN_SCOPE = 1 };
+
 enum scope_mode { SCOPE_SEEDS_DOMAINS = 0, SCOPE_SEEDS_HOSTS = 1, SCOPE_ANY = 2 };
 
 /* The words of scope.mode, in enum order (the config key's choices). */

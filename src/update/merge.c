@@ -111,6 +111,9 @@ static void take_meta(struct crawl_record *out, const struct link_record *l)
 {
 	if (l->meta.kind == CRAWL_SITEMAP)
 		out->meta.kind = CRAWL_SITEMAP;
+	/* A requisite that a page links to is a page from now on. */
+	if (l->meta.kind == CRAWL_PAGE && out->meta.kind == CRAWL_EMBED)
+		out->meta.kind = CRAWL_PAGE;
 	out->meta.vouched |= l->meta.vouched;
 	if (!(l->flags & LINK_ENTRY))
 		return;

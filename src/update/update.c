@@ -39,7 +39,7 @@ struct link_source {
 	struct recfile_reader *r;
 	char path[PATH_MAX];
 	struct parse_record cur; /* borrowed from r's last record */
-	size_t pos, epos;        /* in its links, and in a sitemap's entries */
+	size_t pos, epos, mpos;  /* in its links, a sitemap's entries, its requisites */
 	int have;
 	const struct dedup_result *dups;   /* the round's duplicates */
 	uint8_t hops;            /* of the current record's links */
@@ -60,7 +60,10 @@ struct link_source {
 /* Routes one link, or logs and counts its refusal by the scope. */
 static int offer_link(struct link_source *s, struct route *rt, const struct link_record *l)
 {
-	const char *why = scope_check_link(s->scope, l);
+	/* A requisite from any host, unless scope.embeds says in-scope. */
+	const char *why = l->meta.kind == CRAWL_EMBED &&
+			  s->j->cfg.scope_embeds == SCOPE_EMBEDS_ANY_HOST ? NULL
+			  : scope_check_link(s->scope, l);
 	struct decisions *log = s->dlog ? s->dlog[s->cur_p] : NULL;
 
 	if (!why) {
@@ -81,9 +84,31 @@ static int offer_link(struct link_source *s, struct route *rt, const struct link
 	return decisions_add(log, why, l->url, l->url_len, l->from, l->from_len) != CR_OK ? -1 : 0;
 }
 
-/* The current parse record's next link: CR_OK, CR_EOF at its end. A
- * sitemap's entry carries what the sitemap said, and its source (for the
- * cross-host rule); an index's child sitemap is no hop deeper. */
+/* The current parse record's next requisite (fetch.embeds): as deep as
+ * its page (crawl.max_depth cuts pages, not what they show), no hops. */
+static enum cr_err record_embed(struct link_source *s, struct link_record *l)
+{
+	enum cr_err e;
+
+	if (!s->j->cfg.fetch_embeds)
+		return CR_EOF;
+	e = parse_record_embed(&s->cur, &s->mpos, &l->url, &l->url_len);
+	if (e)
+		return e;
+	l->depth = s->cur.depth;
+	l->seed = s->cur.seed;
+	l->meta.kind = CRAWL_EMBED;
+	if (s->dlog) {
+		l->from = s->cur.url;
+		l->from_len = s->cur.url_len;
+	}
+	return CR_OK;
+}
+
+/* The current parse record's next link, then its requisites: CR_OK,
+ * CR_EOF at its end. A sitemap's entry carries what the sitemap said, and
+ * its source (for the cross-host rule); an index's child sitemap is no hop
+ * deeper. */
 static enum cr_err record_link(struct link_source *s, struct link_record *l)
 {
 	struct parse_entry pe;
@@ -91,6 +116,8 @@ static enum cr_err record_link(struct link_source *s, struct link_record *l)
 
 	memset(l, 0, sizeof(*l));
 	e = parse_record_link(&s->cur, &s->pos, &l->url, &l->url_len);
+	if (e == CR_EOF)
+		return record_embed(s, l);
 	if (e)
 		return e;
 	l->depth = s->cur.depth + 1;
@@ -142,7 +169,7 @@ static int next_record(struct link_source *s)
 		log_err("update", "damaged record in '%s'", s->path);
 		return -1;
 	}
-	s->pos = s->epos = 0;
+	s->pos = s->epos = s->mpos = 0;
 	s->have = 1;
 	if (log_refused(s))
 		return -1;

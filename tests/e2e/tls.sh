@@ -4,7 +4,8 @@
 # [::1] for a host with only an AAAA record, gzip, and three hosts whose
 # certificates must be refused. A crawl on 2 ranks, then:
 # - every page of the good hosts fetched (the HTTPS ones over TLS), nothing
-#   else; h2 where nginx offers it, http/1.1 where it does not; the v6 host
+#   else, and every requisite (images, srcset, stylesheets with their
+#   @import and url(), scripts, icons) as an embed, none of them in the text; h2 where nginx offers it, http/1.1 where it does not; the v6 host
 #   from ::1; the bad-certificate hosts with tls:expired, tls:name-mismatch,
 #   tls:untrusted, counted as tls_failed;
 # - the WARC: WARC-Protocol (h2 / http/1.1, tls/1.x) and WARC-Cipher-Suite on
@@ -47,10 +48,25 @@ for h in h2 h1 v6 plain; do
 	[ $h = plain ] && base="http://$h.$D:$HTTP_PORT"
 	(cd "$W/www/$h" && find . -name '*.html' ! -path './private/*' | sed "s|^\./|$base/|;s|/index.html$|/|")
 done | LC_ALL=C sort >"$SCRATCH/want"
-jq -r 'select(.status == "fetched") | .url' "$SCRATCH/db" | LC_ALL=C sort >"$SCRATCH/got"
+jq -r 'select(.status == "fetched" and .kind == null) | .url' "$SCRATCH/db" | LC_ALL=C sort >"$SCRATCH/got"
 check "every page of the good hosts fetched, nothing else ($(wc -l <"$SCRATCH/want") pages)" \
 	cmp -s "$SCRATCH/want" "$SCRATCH/got"
 diff "$SCRATCH/want" "$SCRATCH/got" | head -n 5
+# Their requisites (fetch.embeds): images of img src and srcset, the
+# stylesheet, what it @imports and its url(), the script, the icon - every
+# other file the hosts serve but robots.txt.
+for h in h2 h1 v6 plain; do
+	base="https://$h.$D:$P"
+	[ $h = plain ] && base="http://$h.$D:$HTTP_PORT"
+	(cd "$W/www/$h" && find . -type f ! -name '*.html' ! -name robots.txt | sed "s|^\./|$base/|")
+done | LC_ALL=C sort >"$SCRATCH/want_e"
+jq -r 'select(.status == "fetched" and .kind == "embed") | .url' "$SCRATCH/db" |
+	LC_ALL=C sort >"$SCRATCH/got_e"
+check "every requisite fetched as an embed ($(wc -l <"$SCRATCH/want_e"), css imports and url() too)" \
+	cmp -s "$SCRATCH/want_e" "$SCRATCH/got_e"
+diff "$SCRATCH/want_e" "$SCRATCH/got_e" | head -n 5
+check "no requisite in the extracted text" \
+	eval '! zcat "$SCRATCH"/c/segments/*/text/*.gz | grep -a "^WARC-Target-URI: " | grep -qE "\.(css|js|png|ico|svg)"'
 
 reason_of() { jq -r --arg u "$1" 'select(.url == $u) | "\(.status) \(.reason)"' "$SCRATCH/db"; }
 check "expired certificate: error tls:expired" \

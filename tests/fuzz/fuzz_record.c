@@ -67,7 +67,7 @@ static void try_parse(const uint8_t *data, size_t size, struct buf *b)
 	uint32_t *sig;
 	char **links;
 	struct parse_entry *ents;
-	char **rurls;
+	char **rurls, **eurls;
 	uint8_t *rwhy;
 	const char *u;
 	size_t ul, pos = 0;
@@ -113,6 +113,19 @@ static void try_parse(const uint8_t *data, size_t size, struct buf *b)
 	}
 	p.refused_urls = (const char *const *)rurls;
 	p.refused_why = rwhy;
+	/* The requisites, as packing takes them. */
+	eurls = calloc(p.nembeds + 1, sizeof(*eurls));
+	if (!eurls)
+		abort();
+	for (i = 0, pos = 0; i < p.nembeds; i++) {
+		if (parse_record_embed(&p, &pos, &u, &ul) != CR_OK)
+			abort();
+		has_nul |= ul && memchr(u, 0, ul) != NULL;
+		eurls[i] = fuzz_strndup(u, ul);
+	}
+	if (parse_record_embed(&p, &pos, &u, &ul) != CR_EOF)
+		abort();
+	p.embed_urls = (const char *const *)eurls;
 	/* A sitemap's entries, one a link. */
 	ents = calloc(p.nlinks + 1, sizeof(*ents));
 	if (!ents)
@@ -134,8 +147,12 @@ static void try_parse(const uint8_t *data, size_t size, struct buf *b)
 		    !SAME_STR(p.title, p.title_len, p2.title, p2.title_len) ||
 		    p.text_digest != p2.text_digest || p.nlinks != p2.nlinks ||
 		    p.flags != p2.flags || p.nsig != p2.nsig || p.seed != p2.seed ||
-		    p.hops != p2.hops || p.nrefused != p2.nrefused)
+		    p.hops != p2.hops || p.nrefused != p2.nrefused || p.nembeds != p2.nembeds)
 			abort();
+		for (i = 0, pos = 0; i < p.nembeds; i++)
+			if (parse_record_embed(&p2, &pos, &u, &ul) != CR_OK ||
+			    !SAME_STR(u, ul, eurls[i], strlen(eurls[i])))
+				abort();
 		for (i = 0, pos = 0; i < p.nrefused; i++) {
 			int why;
 
@@ -168,6 +185,9 @@ static void try_parse(const uint8_t *data, size_t size, struct buf *b)
 	for (i = 0; i < p.nrefused; i++)
 		free(rurls[i]);
 	free(rurls);
+	for (i = 0; i < p.nembeds; i++)
+		free(eurls[i]);
+	free(eurls);
 	free(rwhy);
 	free(sig);
 }

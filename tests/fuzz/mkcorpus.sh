@@ -43,6 +43,12 @@ printf 'https://xn--nxasmq6b.example/\n?only-query' >"$U/idn-query"
 printf 'http://[2001:db8::1]:8080/a\n#frag' >"$U/ipv6"
 printf 'http://example.com/\njavascript:alert(1)' >"$U/bad-scheme"
 
+# Stylesheets.
+K=$C/fuzz_css
+printf '@import url(base.css);\nbody{background:url("a b.png")}\n/* url(x) */ a{b:url(\\31 .png)}\n@font-face{src:url(f.woff2) format("woff2")}\n' >"$K/basic"
+printf 'x{y:url(' >"$K/open-url"
+printf "@import 'unterminated\n" >"$K/unterminated"
+
 # HTML pages.
 H=$C/fuzz_html
 cat >"$H/links.html" <<'HTML'

@@ -12,10 +12,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const char seed_plain[] = "http://a.test/";
+static const char seed_capped[] = "http://b.test/";
+
+/* The defaults, and a scope of two seeds (b.test's with max_pages) and a
+ * rule refusing a.test's /private/. */
+static void setup(struct config *cfg, struct scope *s)
+{
+	struct seed_settings capped = { 5, -1, -1, 0 };
+	static const char rules[] = "-http://(test,a,)/private/\n";
+	char err[128];
+
+	config_defaults(cfg);
+	scope_init(s, SCOPE_SEEDS_DOMAINS);
+	CHECK(scope_add_seed(s, seed_plain, strlen(seed_plain), NULL) == CR_OK, "seed");
+	CHECK(scope_add_seed(s, seed_capped, strlen(seed_capped), &capped) == CR_OK, "seed");
+	CHECK(scope_rules_parse(rules, strlen(rules), "t", &s->rules, err, sizeof(err)) == CR_OK,
+	      "rules: %s", err);
+}
+
 static void table(void)
 {
-	static const char seed_plain[] = "http://a.test/";
-	static const char seed_capped[] = "http://b.test/";
 	static const struct {
 		const char *what;
 		const char *url;
@@ -71,17 +88,9 @@ static void table(void)
 	};
 	struct config cfg;
 	struct scope s;
-	struct seed_settings capped = { 5, -1, -1, 0 };
-	char err[128];
-	static const char rules[] = "-http://(test,a,)/private/\n";
 	size_t i;
 
-	config_defaults(&cfg);
-	scope_init(&s, SCOPE_SEEDS_DOMAINS);
-	CHECK(scope_add_seed(&s, seed_plain, strlen(seed_plain), NULL) == CR_OK, "seed");
-	CHECK(scope_add_seed(&s, seed_capped, strlen(seed_capped), &capped) == CR_OK, "seed");
-	CHECK(scope_rules_parse(rules, strlen(rules), "t", &s.rules, err, sizeof(err)) == CR_OK,
-	      "rules: %s", err);
+	setup(&cfg, &s);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct follow_page pg = { "http://a.test", 13, cases[i].depth, 0,
 					  cases[i].followed, cases[i].room, cases[i].near_copy,
@@ -135,9 +144,69 @@ static void room(void)
 	CHECK(frontier_room(&h, 10000000, 0, 8000) == UINT64_MAX, "no delay: no bound");
 }
 
+/* Requisites (follow_embed): the page's origin, not seen or queued, no
+ * trap, room; past crawl.max_depth and outside follow_max; scope.rules only
+ * with scope.embeds in-scope. */
+static void embeds(void)
+{
+	static const struct {
+		const char *what, *url;
+		int seen, queued, capped_seed, embeds, in_scope;
+		uint64_t room, followed;
+		enum follow_verdict want;
+	} cases[] = {
+		{ "a stylesheet of the page's origin", "http://a.test/s.css", 0, 0, 0, 1, 0,
+		  UINT64_MAX, 0, FOLLOW_YES },
+		{ "fetch.embeds off", "http://a.test/s.css", 0, 0, 0, 0, 0, UINT64_MAX, 0,
+		  FOLLOW_OFF },
+		{ "a CDN's image: next round", "http://cdn.test/i.png", 0, 0, 0, 1, 0, UINT64_MAX,
+		  0, FOLLOW_ORIGIN },
+		{ "queued already", "http://a.test/s.css", 0, 1, 0, 1, 0, UINT64_MAX, 0,
+		  FOLLOW_QUEUED },
+		{ "in the CrawlDb", "http://a.test/s.css", 1, 0, 0, 1, 0, UINT64_MAX, 0,
+		  FOLLOW_SEEN },
+		{ "a seed with limits", "http://a.test/s.css", 0, 0, 1, 1, 0, UINT64_MAX, 0,
+		  FOLLOW_SEED },
+		{ "any-host: scope.rules do not apply", "http://a.test/private/s.css", 0, 0, 0,
+		  1, 0, UINT64_MAX, 0, FOLLOW_YES },
+		{ "in-scope: scope.rules apply", "http://a.test/private/s.css", 0, 0, 0, 1, 1,
+		  UINT64_MAX, 0, FOLLOW_SCOPE },
+		{ "a path trap", "http://a.test/x/x/x/x/x/x/x.png", 0, 0, 0, 1, 0, UINT64_MAX, 0,
+		  FOLLOW_TRAP },
+		{ "no room", "http://a.test/s.css", 0, 0, 0, 1, 0, 0, 0, FOLLOW_NO_ROOM },
+		{ "past follow_max: not counted there", "http://a.test/s.css", 0, 0, 0, 1, 0,
+		  UINT64_MAX, 10, FOLLOW_YES },
+	};
+	struct config cfg;
+	struct scope s;
+	size_t i;
+
+	setup(&cfg, &s);
+	cfg.follow_max = 10;
+	cfg.max_depth = 2;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		/* At the depth limit: its links would not be followed. */
+		struct follow_page pg = { "http://a.test", 13, 2, 0, cases[i].followed,
+					  cases[i].room, 0, 0 };
+		struct follow_link l = { cases[i].url, strlen(cases[i].url), cases[i].seen,
+					 cases[i].queued };
+		enum follow_verdict v;
+
+		pg.seed = cases[i].capped_seed ? seeds_id(seed_capped, strlen(seed_capped))
+					       : seeds_id(seed_plain, strlen(seed_plain));
+		cfg.fetch_embeds = cases[i].embeds;
+		cfg.scope_embeds = cases[i].in_scope ? SCOPE_EMBEDS_IN_SCOPE : SCOPE_EMBEDS_ANY_HOST;
+		v = follow_embed(&pg, &l, &s, &cfg);
+		CHECK(v == cases[i].want, "embed, %s: %s, want %s", cases[i].what,
+		      follow_verdict_names[v], follow_verdict_names[cases[i].want]);
+	}
+	scope_release(&s);
+}
+
 int main(void)
 {
 	table();
+	embeds();
 	near_copies();
 	room();
 	TEST_DONE();

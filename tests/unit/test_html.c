@@ -14,6 +14,56 @@ static int has(const struct html_page *p, const char *url)
 	return 0;
 }
 
+/* A page's requisites: every kind of element that loads one, srcset
+ * candidates, CSS in style attributes and <style>, <base> applied, each
+ * once, none of them a link; nofollow does not hide them. */
+static void test_embeds(void)
+{
+	static const char d[] =
+		"<html><head><base href=\"http://cdn.test/s/\">"
+		"<meta name=robots content=nofollow>"
+		"<link rel=stylesheet href=a.css><link rel=\"shortcut icon\" href=/fav.ico>"
+		"<link rel=alternate href=/feed><link rel=preload href=f.woff2 as=font>"
+		"<script src=app.js></script><script>var x = 'url(no.png)';</script>"
+		"<style>@import 'b.css'; body{background:url(bg.png)}</style></head>"
+		"<body background=body.gif><img src=i.png srcset=\"i.png 1x, i2.png 2x,"
+		"i3.png 3x\"><picture><source srcset=\"p.webp 100w,p2.webp 200w\">"
+		"</picture><video poster=v.jpg><source src=v.mp4><track src=t.vtt></video>"
+		"<input type=image src=go.png><input type=text src=no.png>"
+		"<object data=o.svg></object><embed src=e.swf>"
+		"<div style=\"background-image:url('d.png')\">x</div>"
+		"<img src=\"data:image/png;base64,AAAA\"><img src=i.png>"
+		"<a href=/page>a page</a></body></html>";
+	static const char *const want[] = {
+		"http://cdn.test/s/a.css", "http://cdn.test/fav.ico", "http://cdn.test/s/f.woff2",
+		"http://cdn.test/s/app.js", "http://cdn.test/s/b.css", "http://cdn.test/s/bg.png",
+		"http://cdn.test/s/body.gif", "http://cdn.test/s/i.png", "http://cdn.test/s/i2.png",
+		"http://cdn.test/s/i3.png", "http://cdn.test/s/p.webp",
+		"http://cdn.test/s/p2.webp", "http://cdn.test/s/v.jpg", "http://cdn.test/s/v.mp4",
+		"http://cdn.test/s/t.vtt", "http://cdn.test/s/go.png", "http://cdn.test/s/o.svg",
+		"http://cdn.test/s/e.swf", "http://cdn.test/s/d.png",
+	};
+	struct html_page p;
+	uint32_t i;
+	int same = 1;
+
+	CHECK(html_extract(d, sizeof(d) - 1, NULL, "http://h.test/x", "mpicrawl", 100, &p) ==
+	      CR_OK, "embeds: parsed");
+	CHECK(p.nembeds == sizeof(want) / sizeof(want[0]), "embeds: %u found", p.nembeds);
+	for (i = 0; i < p.nembeds && i < sizeof(want) / sizeof(want[0]); i++)
+		if (strcmp(p.embeds[i], want[i])) {
+			printf("# embed %u: %s, want %s\n", i, p.embeds[i], want[i]);
+			same = 0;
+		}
+	CHECK(same, "embeds: in document order, resolved against <base>");
+	CHECK(p.nlinks == 0 && p.nofollow == 2, "embeds: no links (nofollow page), %u nofollow",
+	      p.nofollow);
+	html_page_release(&p);
+	CHECK(html_extract(d, sizeof(d) - 1, NULL, "http://h.test/x", "mpicrawl", 3, &p) ==
+	      CR_OK && p.nembeds == 3, "embeds: at most max_links");
+	html_page_release(&p);
+}
+
 int main(void)
 {
 	static const char doc1[] =
@@ -156,5 +206,6 @@ int main(void)
 		CHECK(e == CR_OK || e == CR_ERR_FORMAT, "garbage gives a status, not a crash");
 	}
 	html_page_release(&p);
+	test_embeds();
 	TEST_DONE();
 }

@@ -174,10 +174,16 @@ static void test_crawl(void)
 		crawl_record_pack(&crawl_cases[1], &b);
 		b.p[0] = 6;
 		CHECK(crawl_record_unpack(b.p, b.len, &r) == CR_ERR_FORMAT, "crawl version 6");
-		/* A meta out of range: kind 4. */
+		/* A meta out of range: kind bits 8, or a sitemap that is a
+		 * requisite (5); 4 alone is a requisite. */
 		b.p[0] = 5;
+		b.p[b.len - 5] = 8;
+		CHECK(crawl_record_unpack(b.p, b.len, &r) == CR_ERR_FORMAT, "crawl kind 8");
+		b.p[b.len - 5] = 5;
+		CHECK(crawl_record_unpack(b.p, b.len, &r) == CR_ERR_FORMAT, "crawl kind 5");
 		b.p[b.len - 5] = 4;
-		CHECK(crawl_record_unpack(b.p, b.len, &r) == CR_ERR_FORMAT, "crawl kind 4");
+		CHECK(crawl_record_unpack(b.p, b.len, &r) == CR_OK && r.meta.kind == CRAWL_EMBED,
+		      "crawl kind 4: a requisite");
 		/* Version 4 (no meta, no seed), 3 (no reason), 2 (no hops) and 1
 		 * (no dup_of either) are still read: drop the zero meta and seed
 		 * (5 bytes), the empty reason, the hops byte, then the empty
@@ -446,6 +452,43 @@ static void test_parse(void)
 	buf_release(&b);
 }
 
+/* Version 6: a page's requisites after everything else; a record of
+ * version 5 (no requisites) still reads. */
+static void test_parse_embeds(void)
+{
+	static const char *const links[] = { "http://a.example/next" };
+	static const char *const embeds[] = { "http://a.example/s.css", "http://cdn.example/i.png" };
+	struct parse_record p, q;
+	struct buf b;
+	size_t pos = 0, ul;
+	const char *u;
+	uint32_t i;
+	int ok = 1;
+
+	memset(&p, 0, sizeof(p));
+	p.url = "http://a.example/";
+	p.url_len = strlen(p.url);
+	p.title = "";
+	p.nembeds = 2;
+	p.embed_urls = embeds;
+	buf_init(&b);
+	parse_record_pack(&p, links, 1, &b);
+	CHECK(b.p[0] == 6, "embeds: version 6 written");
+	CHECK(parse_record_unpack(b.p, b.len, &q) == CR_OK && q.nembeds == 2 && q.nlinks == 1,
+	      "embeds: unpacked");
+	for (i = 0; i < 2; i++)
+		ok &= parse_record_embed(&q, &pos, &u, &ul) == CR_OK &&
+		      same(u, ul, embeds[i], strlen(embeds[i]));
+	CHECK(ok && parse_record_embed(&q, &pos, &u, &ul) == CR_EOF, "embeds: in order, then EOF");
+	CHECK(all_prefixes_fail(b.p, b.len, parse_unpack_v, &q), "embeds: truncations fail");
+	/* The same record as version 5 wrote it: without the requisites. */
+	b.p[0] = 5;
+	b.len -= 1 + 1 + strlen(embeds[0]) + 1 + strlen(embeds[1]);
+	CHECK(parse_record_unpack(b.p, b.len, &q) == CR_OK && q.nembeds == 0 &&
+	      parse_record_embed(&q, &(size_t){ 0 }, &u, &ul) == CR_EOF, "embeds: version 5 reads");
+	buf_release(&b);
+}
+
 static void test_link(void)
 {
 	static const struct link_record cases[] = {
@@ -457,6 +500,8 @@ static void test_link(void)
 		{ S("https://b.example/"), 128, 0, S("https://b.example/a/b/c?d=e&f=g"),
 		  LINK_ENTRY | LINK_CROSS, { CRAWL_SITEMAP, 1, 7, 1, 1 }, 1 },
 		{ S("https://c.example/"), UINT32_MAX, 7, S(""), 0, M0, UINT64_MAX },
+		{ S("https://c.example/s.css"), 3, 0, S(""), 0, { CRAWL_EMBED, 0, 0, 0, 0 }, 9 },
+		{ S("https://c.example/i.png"), 3, 0, S(""), 0, { CRAWL_EMBED, 1, 0, 0, 0 }, 9 },
 	};
 	struct buf b;
 	size_t i;
@@ -638,6 +683,7 @@ int main(void)
 	test_crawl();
 	test_fetch();
 	test_parse();
+	test_parse_embeds();
 	test_link();
 	test_order();
 	test_random_bytes();
