@@ -128,6 +128,12 @@ static int usable(const struct buf *v)
 	return v->len && !(v->len >= 5 && !strncasecmp((const char *)v->p, "data:", 5));
 }
 
+/* The bytes a token of interest starts with: a comment, a string, an
+ * escape, url( and @import. */
+static const unsigned char starts[256] = {
+	['/'] = 1, ['"'] = 1, ['\''] = 1, ['\\'] = 1, ['u'] = 1, ['U'] = 1, ['@'] = 1,
+};
+
 size_t css_urls(const char *css, size_t len, size_t max,
 		void (*fn)(void *arg, const char *url), void *arg)
 {
@@ -136,9 +142,17 @@ size_t css_urls(const char *css, size_t len, size_t max,
 
 	buf_init(&c.v);
 	while (c.i < c.n && found < max) {
-		const char *p = c.s + c.i;
-		size_t left = c.n - c.i;
+		const char *p;
+		size_t left;
 		int got = 0;
+
+		/* Most bytes start nothing of interest: passed over at once. */
+		while (c.i < c.n && !starts[(unsigned char)c.s[c.i]])
+			c.i++;
+		if (c.i >= c.n)
+			break;
+		p = c.s + c.i;
+		left = c.n - c.i;
 
 		if (left >= 2 && p[0] == '/' && p[1] == '*') {
 			const char *e = memmem(p + 2, left - 2, "*/", 2);
