@@ -33,6 +33,37 @@ static int v4_public(uint32_t a)
 	return 1;
 }
 
+/* The rest of the special-purpose registry (RFC 6890 and after). */
+static int v6_public_more(const unsigned char *b)
+{
+	static const unsigned char siit[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0 };
+	static const unsigned char discard[8] = { 0x01, 0x00, 0, 0, 0, 0, 0, 0 };
+
+	if (!memcmp(b, siit, 12))                    /* ::ffff:0:0/96 SIIT, embeds v4 */
+		return v4_public((uint32_t)b[12] << 24 | (uint32_t)b[13] << 16 |
+				 (uint32_t)b[14] << 8 | b[15]);
+	if (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0 && b[3] == 0)   /* 2001::/32 Teredo */
+		return v4_public((uint32_t)b[4] << 24 | (uint32_t)b[5] << 16 |
+				 (uint32_t)b[6] << 8 | b[7]) &&
+		       v4_public(~((uint32_t)b[12] << 24 | (uint32_t)b[13] << 16 |
+				   (uint32_t)b[14] << 8 | b[15]));
+	if (!memcmp(b, discard, 8))                  /* 100::/64 discard-only */
+		return 0;
+	if (b[0] == 0x00 && b[1] == 0x64 && b[2] == 0xff && b[3] == 0x9b)
+		return 0;                            /* 64:ff9b:1::/48 local NAT64, the rest */
+	if (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0 && b[3] == 0x02 && b[4] == 0 &&
+	    b[5] == 0)                               /* 2001:2::/48 benchmarking */
+		return 0;
+	if (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0 &&
+	    ((b[3] & 0xf0) == 0x10 || (b[3] & 0xf0) == 0x20))   /* 2001:10::/28, 2001:20::/28 */
+		return 0;
+	if (b[0] == 0x3f && b[1] == 0xff && (b[2] & 0xf0) == 0)   /* 3fff::/20 documentation */
+		return 0;
+	if (b[0] == 0x5f && b[1] == 0x00)            /* 5f00::/16 SRv6 SIDs */
+		return 0;
+	return 1;
+}
+
 static int v6_public(const unsigned char *b)
 {
 	static const unsigned char mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
@@ -51,13 +82,14 @@ static int v6_public(const unsigned char *b)
 		return 0;
 	if (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0x0d && b[3] == 0xb8)  /* 2001:db8::/32 */
 		return 0;
-	if (b[0] == 0x00 && b[1] == 0x64 && b[2] == 0xff && b[3] == 0x9b)  /* 64:ff9b::/96 NAT64 */
+	if (b[0] == 0x00 && b[1] == 0x64 && b[2] == 0xff && b[3] == 0x9b &&
+	    !memcmp(b + 4, zero, 8))                 /* 64:ff9b::/96 NAT64 */
 		return v4_public((uint32_t)b[12] << 24 | (uint32_t)b[13] << 16 |
 				 (uint32_t)b[14] << 8 | b[15]);
 	if (b[0] == 0x20 && b[1] == 0x02)            /* 2002::/16 6to4 embeds v4 */
 		return v4_public((uint32_t)b[2] << 24 | (uint32_t)b[3] << 16 |
 				 (uint32_t)b[4] << 8 | b[5]);
-	return 1;
+	return v6_public_more(b);
 }
 
 int addr_is_public(const struct sockaddr *sa)

@@ -3,10 +3,16 @@
  *
  * Unless fetch.allow_private is set, only public unicast addresses are
  * fetched: loopback, private (RFC 1918), CGNAT, link-local, multicast,
- * documentation/benchmark ranges, IPv6 ULA and IPv4-mapped forms of those are
- * refused. The check runs on the address actually connected to (libcurl's
- * open-socket callback), so a DNS answer that changes between our lookup and
- * the connect does not get through. Pure.
+ * documentation/benchmark ranges are refused, and in IPv6 besides those
+ * (::1, ::, fe80::/10, fec0::/10, ff00::/8, 2001:db8::/32, 3fff::/20,
+ * 2001:2::/48): ULA fc00::/7, discard-only 100::/64, ORCHID 2001:10::/28 and
+ * 2001:20::/28, SRv6 5f00::/16, local-use NAT64 64:ff9b:1::/48, and every
+ * form that carries an IPv4 address is judged by it - mapped ::ffff:0:0/96,
+ * compatible ::/96, SIIT ::ffff:0:0:0/96, NAT64 64:ff9b::/96, 6to4
+ * 2002::/16, Teredo 2001::/32 (server and client address). The check runs
+ * on the address actually connected to (libcurl's open-socket callback), so
+ * a DNS answer that changes between our lookup and the connect does not get
+ * through. Pure.
  */
 #ifndef CR_FETCH_ADDR_H
 #define CR_FETCH_ADDR_H
