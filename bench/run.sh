@@ -5,6 +5,8 @@
 #   A. Crawl throughput against wget2: one simweb (200 hosts x 250 pages) is
 #      crawled completely by mpicrawl on 2 ranks and by wget2 -r with 16
 #      threads; each tool's requests are the server log lines it added.
+#      Both also crawl it over https, through Debian's nginx in front of
+#      simweb (TLS 1.3, HTTP/2, gzip; a CA made for the run).
 #   B. Scale: 10,000,000 generated seed URLs on 2 ranks under
 #      memory.budget_mb=256: inject, generate, a synthetic fetch + parse
 #      (bench/mkseg.c, no network) and update, each timed with peak RSS per rank.
@@ -114,6 +116,7 @@ cleanup() {
 		kill "$DU_PID" 2>/dev/null
 		wait "$DU_PID" 2>/dev/null
 	fi
+	https_stop
 	if [ -n "$WEB" ] && [ -f "$WEB/env" ]; then
 		"$WEBENV" stop "$WEB" >/dev/null 2>&1 || say "could not stop the web in $WEB"
 	fi
@@ -335,11 +338,11 @@ run_wget2() {
 	if [ "$WGET2_DNS" = hosts ]; then
 		bg_run "$TIME" -f '%e %U %S %M' -o "$WORK/$name.time" timeout -k 10 "$lim" \
 			unshare -m sh -c 'mount --bind "$0" /etc/hosts && exec "$@"' "$WORK/hosts" \
-			wget2 "${WGET2_ARGS[@]}" "$@" -P "$WORK/$name.files" -i "$WORK/seeds" \
+			wget2 "${WGET2_ARGS[@]}" "$@" -P "$WORK/$name.files" -i "${A_SEEDS:-$WORK/seeds}" \
 			>"$WORK/$name.out" 2>&1
 	else
 		bg_run "$TIME" -f '%e %U %S %M' -o "$WORK/$name.time" timeout -k 10 "$lim" \
-			wget2 "${WGET2_ARGS[@]}" "$@" -P "$WORK/$name.files" -i "$WORK/seeds" \
+			wget2 "${WGET2_ARGS[@]}" "$@" -P "$WORK/$name.files" -i "${A_SEEDS:-$WORK/seeds}" \
 			>"$WORK/$name.out" 2>&1
 	fi
 	rc=$?
@@ -366,7 +369,7 @@ run_mpicrawl() {
 	before=$(wc -l <"$SIMWEB_LOG")
 	scpu0=$(server_cpu)
 	lim=$(step_timeout 300)
-	mpi_timed "$name" "$lim" crawl --dir "$WORK/$name.crawl" --seeds "$WORK/seeds" \
+	mpi_timed "$name" "$lim" crawl --dir "$WORK/$name.crawl" --seeds "${A_SEEDS:-$WORK/seeds}" \
 		--set fetch.allow_private=true --set "dns.servers=127.0.0.1:$DNS_PORT" \
 		--set politeness.delay_ms=0 --set "politeness.max_in_flight=$A_IN_FLIGHT" "$@"
 	rc=$?
@@ -389,6 +392,114 @@ run_mpicrawl() {
 	rm -rf "$WORK/$name.crawl"
 }
 
+# ---- A over HTTPS: nginx in front of simweb ----
+
+# https_start: Debian's nginx as a TLS 1.3 and HTTP/2 reverse proxy in front
+# of simweb, with a wildcard certificate for *.SIMWEB_DOMAIN from a CA made
+# here: the same pages over the transport of the real web. Its sub_filter
+# rewrites simweb's absolute links (http://hNNNN.D:SIMWEB_PORT/) and
+# proxy_redirect its Location headers to https on nginx's port, so a crawl
+# stays on https; every request still reaches simweb, whose log the audit
+# reads. gzip on for HTML, as real servers send it. Sets HTTPS_PORT, HTTPS_CA
+# and $WORK/seeds.https; false when nginx or openssl is missing or nginx
+# does not come up.
+https_start() {
+	local d=$WORK/tls port p user='' i
+	command -v nginx >/dev/null && command -v openssl >/dev/null || return 1
+	mkdir -p "$d/tmp"
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+		-subj "/CN=mpicrawl bench CA" -addext basicConstraints=critical,CA:TRUE \
+		-keyout "$d/ca.key" -out "$d/ca.pem" >/dev/null 2>&1 &&
+		openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+			-subj "/CN=*.$SIMWEB_DOMAIN" -keyout "$d/srv.key" -out "$d/srv.csr" \
+			>/dev/null 2>&1 &&
+		printf 'subjectAltName=DNS:*.%s\n' "$SIMWEB_DOMAIN" >"$d/san" &&
+		openssl x509 -req -in "$d/srv.csr" -CA "$d/ca.pem" -CAkey "$d/ca.key" \
+			-CAcreateserial -days 2 -extfile "$d/san" -out "$d/srv.pem" >/dev/null 2>&1 ||
+		return 1
+	[ "$(id -u)" -eq 0 ] && user='user root;'
+	for i in 1 2 3 4 5; do
+		port=$(( ((RANDOM << 15) | RANDOM) % 40001 + 20000 ))
+		https_conf "$d" "$port" "$user" >"$d/nginx.conf"
+		bg_nginx "$d"
+		for p in $(seq 50); do
+			curl -s -o /dev/null --cacert "$d/ca.pem" \
+				--resolve "h0000.$SIMWEB_DOMAIN:$port:127.0.0.1" \
+				"https://h0000.$SIMWEB_DOMAIN:$port/robots.txt" && break
+			sleep 0.1
+		done
+		if [ "$p" -lt 50 ]; then
+			HTTPS_PORT=$port
+			HTTPS_CA=$d/ca.pem
+			sed -E "s|^http://([^/:]+):$SIMWEB_PORT|https://\\1:$port|" "$WORK/seeds" \
+				>"$WORK/seeds.https"
+			return 0
+		fi
+		https_stop
+		say "A: nginx did not answer on port $port (try $i): $(head -c 200 "$d/nginx.err")"
+	done
+	return 1
+}
+
+# https_conf DIR PORT USER: the proxy's nginx.conf.
+https_conf() {
+	local d=$1 port=$2 user=$3 sp=$SIMWEB_PORT dom=$SIMWEB_DOMAIN
+	cat <<CONF
+$user
+worker_processes 1;
+daemon off;
+pid $d/nginx.pid;
+error_log $d/nginx.err;
+events { worker_connections 4096; }
+http {
+	access_log off;
+	client_body_temp_path $d/tmp/body;
+	proxy_temp_path $d/tmp/proxy;
+	fastcgi_temp_path $d/tmp/fastcgi;
+	uwsgi_temp_path $d/tmp/uwsgi;
+	scgi_temp_path $d/tmp/scgi;
+	upstream simweb { server 127.0.0.1:$sp; keepalive 256; }
+	server {
+		listen 127.0.0.1:$port ssl http2;
+		server_name *.$dom;
+		ssl_certificate $d/srv.pem;
+		ssl_certificate_key $d/srv.key;
+		ssl_protocols TLSv1.3;
+		ssl_session_cache shared:B:4m;
+		keepalive_requests 100000;
+		gzip on;
+		location / {
+			proxy_pass http://simweb;
+			proxy_http_version 1.1;
+			proxy_set_header Connection "";
+			proxy_set_header Host \$host:$sp;
+			proxy_set_header Accept-Encoding "";
+			proxy_redirect ~^http://([^/:]+):$sp(.*)\$ https://\$1:$port\$2;
+			sub_filter_types *;
+			sub_filter_once off;
+			sub_filter "http://" "https://";
+			sub_filter ".$dom:$sp" ".$dom:$port";
+		}
+	}
+}
+CONF
+}
+
+# Starts the nginx of directory $1 in the background (NGINX_PID). Not with
+# NGINX in its environment: nginx reads that as sockets to inherit.
+bg_nginx() {
+	env -u NGINX nginx -p "$1" -c "$1/nginx.conf" -e "$1/nginx.err" </dev/null \
+		>"$1/nginx.out" 2>&1 &
+	NGINX_PID=$!
+}
+
+https_stop() {
+	[ -n "${NGINX_PID:-}" ] || return 0
+	kill -TERM "$NGINX_PID" 2>/dev/null
+	wait "$NGINX_PID" 2>/dev/null
+	NGINX_PID=
+}
+
 # bench_a_web PAGE_BYTES: benchmark A on one web (simweb --page-bytes
 # PAGE_BYTES; 0: its small pages), with its own section of the results.
 bench_a_web() {
@@ -403,6 +514,13 @@ bench_a_web() {
 	. "$WEB/env"
 	"$SIMWEB" --seeds --hosts "$A_HOSTS" --pages "$A_PAGES" --port "$SIMWEB_PORT" >"$WORK/seeds"
 	"$SIMWEB" --truth --hosts "$A_HOSTS" --pages "$A_PAGES" --port "$SIMWEB_PORT" >"$WORK/truth"
+	HTTPS_OK=0
+	if https_start; then
+		HTTPS_OK=1
+		say "A: nginx proxies simweb over TLS 1.3 and HTTP/2 on port $HTTPS_PORT"
+	else
+		say "A: no https rows: nginx in front of simweb did not start"
+	fi
 
 	# wget2 has no option for a DNS server: in a private mount namespace
 	# (unshare -m, root) /etc/hosts is replaced by a copy that also lists the
@@ -464,6 +582,22 @@ bench_a_web() {
 					"$wall" "$cpu" "$rss" "$WORK/mpicrawl-zstd.$run.log" "$scpu" \
 					"as above, warc.compression=zstd (.warc.zst, level 3)"
 		fi
+		if [ "$HTTPS_OK" = 1 ] && [ "$HAVE_WGET2" = 1 ] && [ "$(left_s)" -gt 60 ]; then
+			say "A: run $run: wget2 -r over https (nginx: TLS 1.3, HTTP/2, gzip)"
+			A_SEEDS=$WORK/seeds.https run_wget2 wget2-https "$run" \
+				"--ca-certificate=$HTTPS_CA" &&
+				a_row wget2-https "$run" "wget2 over https (robots on)" "$wall" "$cpu" \
+					"$rss" "$WORK/wget2-https.$run.log" "$scpu" \
+					"as wget2 above, the https seeds, --ca-certificate (HTTP/2 by ALPN, its default)"
+		fi
+		if [ "$HTTPS_OK" = 1 ] && [ "$(left_s)" -gt 60 ]; then
+			say "A: run $run: mpicrawl over https"
+			A_SEEDS=$WORK/seeds.https run_mpicrawl mpicrawl-https "$run" \
+				--set "tls.ca_file=$HTTPS_CA" &&
+				a_row mpicrawl-https "$run" "mpicrawl over https, $RANKS ranks" "$wall" \
+					"$cpu" "$rss" "$WORK/mpicrawl-https.$run.log" "$scpu" \
+					"as mpicrawl above, the https seeds, tls.ca_file (http.version=auto: h2)"
+		fi
 		if [ "$HAVE_WGET2" = 1 ] && [ "$(left_s)" -gt 60 ]; then
 			say "A: run $run: wget2 -r with robots.txt ignored"
 			run_wget2 wget2-norobots "$run" --no-robots &&
@@ -471,6 +605,7 @@ bench_a_web() {
 					"$WORK/wget2-norobots.$run.log" "$scpu" "as wget2 above, --no-robots"
 		fi
 	done
+	https_stop
 	"$WEBENV" stop "$WEB" >/dev/null 2>&1 || say "A: could not stop the web"
 	WEB=
 
@@ -484,7 +619,8 @@ bench_a_web() {
 	md ""
 	md "| run | wall s | requests | req/s | CPU s | CPU ms/req | peak RSS MiB | server CPU s | truth URLs fetched | 2xx / 3xx / 4xx | robots.txt | repeated | not in truth | settings | wall s, all runs |"
 	md "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
-	for k in wget2 mpicrawl mpicrawl-baseline mpicrawl-zstd wget2-norobots; do
+	for k in wget2 mpicrawl mpicrawl-baseline mpicrawl-zstd wget2-norobots wget2-https \
+		mpicrawl-https; do
 		unset "A_BEST_WALL_${k//-/_}" "A_BEST_PPS_${k//-/_}" "A_BEST_CPP_${k//-/_}"
 		a_best "$k" || continue
 		md "${A_ROW[$k.$BEST_RUN]/@WALL@/${A_WALL[$k.$BEST_RUN]}} $ALL_WALLS |"
@@ -494,7 +630,7 @@ bench_a_web() {
 		declare -g "A_BEST_CPP_${k//-/_}=${A_CPP[$k.$BEST_RUN]}"
 	done
 	md ""
-	for k in mpicrawl mpicrawl-baseline mpicrawl-zstd; do
+	for k in mpicrawl mpicrawl-baseline mpicrawl-zstd mpicrawl-https; do
 		[ -n "${A_PHASES[$k]:-}" ] && md "- $k (fastest run): ${A_PHASES[$k]}."
 	done
 	a_floors "$page_bytes"
@@ -533,6 +669,8 @@ a_floors() {
 		[ -n "$z_wall" ] && [ "$small" = 0 ] &&
 			md "- Wall time mpicrawl with warc.compression=zstd / wget2: $(awk -v m="$z_wall" -v w="$w_wall" 'BEGIN { printf "%.2f", m / w }')x."
 	fi
+	[ -n "${A_BEST_WALL_wget2_https:-}" ] && [ -n "${A_BEST_WALL_mpicrawl_https:-}" ] &&
+		md "- Over https (nginx in front of simweb: TLS 1.3, HTTP/2, gzip; the same pages): wall time mpicrawl / wget2 **$(awk -v m="$A_BEST_WALL_mpicrawl_https" -v w="$A_BEST_WALL_wget2_https" 'BEGIN { printf "%.2f", (w > 0 ? m / w : 0) }')x** ($A_BEST_WALL_mpicrawl_https s against $A_BEST_WALL_wget2_https s); CPU ms per request mpicrawl ${A_BEST_CPP_mpicrawl_https:-?}, wget2 ${A_BEST_CPP_wget2_https:-?}. The server CPU column includes simweb only, not nginx."
 	[ -n "$cpp" ] && a_floor "CPU ms per request, mpicrawl (all ranks and mpirun)" "$cpp" \
 		"$([ "$small" = 1 ] && echo 0.25 || echo 0.6)"
 	md "- What was fetched differs: wget2 matches robots.txt groups with the token \"wget2\", so on hosts whose robots.txt names mpicrawl (index mod 4 = 3) it falls under \`User-agent: *\` / \`Disallow: /\` and fetches little there, and it ignores \`Allow:\` (no /private/open/ pages on index mod 4 = 2). With --no-robots it fetches every reachable page, a superset of mpicrawl's. \"repeated\" counts extra requests for a URL already requested; \"not in truth\" counts URLs outside simweb's truth for agent mpicrawl (disallowed for it)."
