@@ -109,6 +109,12 @@ check "plain host: http/1.1, no TLS fields" \
 check "status and request lines stored as HTTP/1.1 (h2 too)" \
 	eval '! grep -E "(status|request)-line .* HTTP/(2|3)" "$SCRATCH/fields" && has "status-line h2.$D HTTP/1.1"'
 sed 's/^/  /' "$SCRATCH/fields" | head -n 40
+# gzip on the wire (nginx's gzip on): the WARC keeps the body as sent, and
+# the text was read from it decoded.
+check "HTML responses archived gzip-coded as nginx sent them, text read decoded" \
+	eval '"$MPICRAWL" warc --check "$SCRATCH"/c/segments/00001/warc/*00000.warc.gz >/dev/null &&
+	zcat "$SCRATCH"/c/segments/*/warc/*.warc.gz | tr -d "\r" | grep -aic "^content-encoding: gzip" | grep -qv "^0$" &&
+	zcat "$SCRATCH"/c/segments/*/text/*.gz | grep -aq "The h2 test site"'
 
 if [ ! -d "$WARCIO/node_modules/warcio" ]; then
 	(cd "$WARCIO" && npm ci --no-audit --no-fund --loglevel=error) >"$SCRATCH/npm.log" 2>&1 ||
@@ -204,6 +210,15 @@ check "crawl with dns.family=ipv6 exits 0" run_ranks 1 crawl --dir "$SCRATCH/c3"
 check "dns.family=ipv6: the A-only host has no address, the AAAA one fetched" \
 	eval 'test "$(reason_of "https://h2.$D:$P/")" = "error dns: no address" &&
 	test "$(reason_of "https://v6.$D:$P/")" = "fetched null"'
+
+# A TLS client meeting a server that speaks plain HTTP: the handshake fails.
+printf '%s\n' "https://plain.$D:$HTTP_PORT/" >"$SCRATCH/seeds7"
+check "crawl of an https URL on a plain-http port exits 0" run_ranks 1 crawl --dir "$SCRATCH/c7" \
+	--seeds "$SCRATCH/seeds7" --rounds 1 "${common[@]}" --set "tls.ca_file=$TLS_CA" \
+	>"$SCRATCH/c7.out" 2>&1
+"$MPICRAWL" readdb --dir "$SCRATCH/c7" --dump >"$SCRATCH/db" 2>/dev/null
+check "no TLS server there: error tls:handshake" \
+	test "$(reason_of "https://plain.$D:$HTTP_PORT/")" = "error tls:handshake"
 
 # The system's trust store does not know the test CA; tls.verify=false is
 # the logged opt-out.
