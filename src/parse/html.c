@@ -174,40 +174,52 @@ static int embed_rel(const char *rel)
 	return 0;
 }
 
+/* The attribute of element name that names a requisite (a second one in
+ * *also: video's src beside its poster), or NULL; srcset is read apart.
+ * Switched on the first letter: most elements of a page are none of these. */
+static const char *embed_attr(const char *name, const char **also)
+{
+	*also = NULL;
+	switch (name[0]) {
+	case 'a': return !strcmp(name, "audio") ? "src" : NULL;
+	case 'b': return !strcmp(name, "body") ? "background" : NULL;
+	case 'e': return !strcmp(name, "embed") ? "src" : NULL;
+	case 'i': return !strcmp(name, "img") || !strcmp(name, "input") ? "src" : NULL;
+	case 'o': return !strcmp(name, "object") ? "data" : NULL;
+	case 's': return !strcmp(name, "source") || !strcmp(name, "script") ? "src" : NULL;
+	case 't':
+		if (!strcmp(name, "track"))
+			return "src";
+		return !strcmp(name, "table") || !strcmp(name, "td") || !strcmp(name, "th")
+		       ? "background" : NULL;
+	case 'v':
+		if (strcmp(name, "video"))
+			return NULL;
+		*also = "src";
+		return "poster";
+	default: return NULL;
+	}
+}
+
 /* The requisites an element names. */
 static void element_embeds(struct walk *w, const char *name, const xmlChar **atts)
 {
-	const char *v, *style = attr(atts, "style");
+	const char *v, *also, *style = attr(atts, "style"), *a = embed_attr(name, &also);
 
-	if (!strcmp(name, "img") || !strcmp(name, "source")) {
-		if ((v = attr(atts, "srcset")) != NULL)
-			keep_srcset(w, v);
-		if ((v = attr(atts, "src")) != NULL)
-			keep_embed(w, v);
-	} else if (!strcmp(name, "link")) {
-		if (embed_rel(attr(atts, "rel")) && (v = attr(atts, "href")) != NULL)
-			keep_embed(w, v);
-	} else if (!strcmp(name, "script") || !strcmp(name, "embed") ||
-		   !strcmp(name, "track") || !strcmp(name, "audio")) {
-		if ((v = attr(atts, "src")) != NULL)
-			keep_embed(w, v);
-	} else if (!strcmp(name, "video")) {
-		if ((v = attr(atts, "poster")) != NULL)
-			keep_embed(w, v);
-		if ((v = attr(atts, "src")) != NULL)
-			keep_embed(w, v);
-	} else if (!strcmp(name, "input")) {
-		if ((v = attr(atts, "type")) && !strcasecmp(v, "image") &&
-		    (v = attr(atts, "src")) != NULL)
-			keep_embed(w, v);
-	} else if (!strcmp(name, "object")) {
-		if ((v = attr(atts, "data")) != NULL)
-			keep_embed(w, v);
-	} else if (!strcmp(name, "body") || !strcmp(name, "table") || !strcmp(name, "td") ||
-		   !strcmp(name, "th")) {
-		if ((v = attr(atts, "background")) != NULL)
-			keep_embed(w, v);
-	}
+	int srcset = (name[0] == 'i' && !strcmp(name, "img")) ||
+		     (name[0] == 's' && !strcmp(name, "source"));
+
+	if (srcset && (v = attr(atts, "srcset")) != NULL)
+		keep_srcset(w, v);
+	if (a && !strcmp(name, "input") && !((v = attr(atts, "type")) && !strcasecmp(v, "image")))
+		a = NULL;
+	if (a && (v = attr(atts, a)) != NULL)
+		keep_embed(w, v);
+	if (also && (v = attr(atts, also)) != NULL)
+		keep_embed(w, v);
+	if (name[0] == 'l' && !strcmp(name, "link") && embed_rel(attr(atts, "rel")) &&
+	    (v = attr(atts, "href")) != NULL)
+		keep_embed(w, v);
 	if (style)
 		css_urls(style, strlen(style), w->max_links, on_css_url, w);
 }
