@@ -66,6 +66,14 @@ want=$(printf 'http://a.example/z.html\nhttp://a.example/x/y.html\nhttp://b.exam
 check "url canonical forms" test "$out" = "$want"
 check "url --resolve-only keeps the fragment" test \
 	"$("$MPICRAWL" url --resolve-only --base http://a.example/x/ 'y#frag')" = "http://a.example/x/y#frag"
+# --stdin: BASE<TAB>HREF lines, each with its own base (none without a tab).
+out=$(printf 'http://a.example/x/y.html\t../z.html\nhttp://c.example/d/\t#f\nHTTP://B.EXAMPLE:80/a/./b/../c\n\tx\n' |
+	"$MPICRAWL" url --stdin)
+want=$(printf 'http://a.example/z.html\nhttp://c.example/d/\nhttp://b.example/a/c\ninvalid\tnot an absolute URL')
+check "url --stdin: one line per BASE<TAB>HREF line" test "$out" = "$want"
+check "url --stdin --hex --resolve-only" test "$(printf '%s\t%s\n' 687474703a2f2f612e6578616d706c652f 20780979 |
+	"$MPICRAWL" url --stdin --hex --resolve-only)" = "http://a.example/xy"
+check "url --stdin with --base: bad usage" expect 2 "takes no --base" "$MPICRAWL" url --stdin --base http://a.example/
 printf 'User-agent: *\nDisallow: /private/\n' >"$SCRATCH/robots.txt"
 out=$("$MPICRAWL" robots --agent mybot "$SCRATCH/robots.txt" http://a.example/private/x http://a.example/ok)
 check "robots tool" test "$out" = "$(printf 'deny\thttp://a.example/private/x\nallow\thttp://a.example/ok')"
