@@ -4,7 +4,8 @@
 # this is a real TLS stack: HTTP/2 and HTTP/1.1 picked by ALPN, SNI, session
 # resumption, gzip, and certificates that must fail verification.
 #
-#   scripts/tlsweb.sh start DIR [--pages N]     (N pages per good host, default 20)
+#   scripts/tlsweb.sh start DIR [--pages N] [--site NAME=ROOT]...
+#                       (N pages per good host, default 20)
 #   scripts/tlsweb.sh stop DIR
 #
 # start makes a test CA with openssl in DIR/pki (ca.pem, ca.key, EC P-256) and
@@ -37,15 +38,34 @@
 # the next good host's /img/shared.png (shown by no page of its own). The
 # bad-certificate hosts serve an index.html and a robots.txt.
 #
+# --site NAME=ROOT (repeatable) adds a host serving a directory that is
+# already there, as it is: https://NAME.tls.test:TLS_PORT/ on 127.0.0.1, TLS
+# with ALPN h2 or http/1.1, a certificate from the test CA for NAME.tls.test
+# (DIR/pki/site-NAME.pem), the directory ROOT as its document root (nginx's
+# defaults: index.html for a directory, 403 for a directory without one,
+# symbolic links followed, 404 for anything missing - robots.txt too unless
+# ROOT has one) and DNS A 127.0.0.1 for its name. tests/e2e/real_pages.sh
+# serves Debian's HTML documentation this way. NAME is one DNS label (a-z,
+# 0-9, -) and none of the hosts above; ROOT must not hold a double quote, a
+# dollar sign, a backslash, a semicolon or braces (nginx syntax).
+# The types nginx knows, for the sites' files: .html and .htm text/html,
+# .css, .txt, .js, .png, .gif, .jpg/.jpeg, .svg, .ico, .pdf, .xml; anything
+# else is application/octet-stream.
+#
 # dnsmasq on a free UDP port of 127.0.0.1 answers A 127.0.0.1 for h2, expired,
 # wrongname, selfsigned and plain, A 127.0.0.2 for h1, AAAA ::1 (and for an A
 # query NOERROR without an answer, NODATA) for v6, and NXDOMAIN for any other
 # name under tls.test; names outside it get REFUSED (there is no upstream).
-# Its answers have TTL 0.
+# Its answers have TTL 0. A client that cannot be given a DNS server (wget2)
+# can read the same names from DIR/hosts, a file in the form of /etc/hosts
+# (one address and name a line, every host above and every site), e.g.
+# bind-mounted over /etc/hosts in a private mount namespace (unshare -m, as
+# tests/e2e/real_pages.sh runs wget2).
 #
 # start writes DIR/env (TLS_PORT, HTTP_PORT, DNS_PORT, NGINX_PID, DNSMASQ_PID,
-# TLS_CA, NGINX_LOG, TLS_DOMAIN, TLSWEB_PAGES) for `source` once nginx answers,
-# and logs to DIR/nginx.err (nginx's error log; its stdout and stderr go to
+# TLS_CA, NGINX_LOG, TLS_DOMAIN, TLSWEB_PAGES, TLSWEB_SITES - the sites' NAMEs,
+# blank-separated, in the order given - and TLSWEB_HOSTS, DIR/hosts) for
+# `source` once nginx answers, and logs to DIR/nginx.err (nginx's error log; its stdout and stderr go to
 # DIR/nginx.out) and DIR/dnsmasq.err. NGINX_LOG, DIR/access.log,
 # has one line per request, tab-separated, in this column order:
 #
@@ -62,8 +82,8 @@
 #
 # An empty value is "-"; nginx escapes quotes, backslashes and control bytes
 # (a tab too) in values as \xHH, so a line always has 20 fields. The log
-# starts with start's readiness probes, GET / on h2, h1, v6 and plain with
-# User-Agent "tlsweb.sh probe" (more if nginx was slow to come up). A
+# starts with start's readiness probes, GET / on h2, h1, v6, plain and each
+# site with User-Agent "tlsweb.sh probe" (more if nginx was slow to come up). A
 # connection whose TLS handshake fails (a client refusing a bad certificate)
 # sends no request, so it leaves no line.
 #
@@ -196,7 +216,11 @@ EOF
 		die "openssl could not make the CA (see $log)"
 	# FILE:NAME, NAME the certificate's subject and only DNS name (in tls.test
 	# unless it has a dot); expired is valid only in January 2020.
-	for host in h2:h2 h1:h1 v6:v6 expired:expired wrongname:other.example; do
+	local certs=(h2:h2 h1:h1 v6:v6 expired:expired wrongname:other.example) site
+	for site in "${SITES[@]}"; do
+		certs+=("site-${site%%=*}:${site%%=*}")
+	done
+	for host in "${certs[@]}"; do
 		local file=${host%%:*} cn=${host#*:} dates=(-days 825)
 		[ "$cn" = other.example ] || cn=$cn.$DOMAIN
 		[ "$file" = expired ] && dates=(-startdate 20200101000000Z -enddate 20200201000000Z)
@@ -358,7 +382,7 @@ EOF
 
 # DIR/nginx.conf for the ports.
 make_conf() {
-	local dir=$1 tls_port=$2 http_port=$3 user='' host listen extra
+	local dir=$1 tls_port=$2 http_port=$3 user='' host listen extra site
 	[ "$(id -u)" -eq 0 ] && user='user root;'
 	{
 		cat <<EOF
@@ -374,13 +398,17 @@ events {
 }
 http {
 	types {
-		text/html html;
+		text/html html htm;
 		text/css css;
 		text/plain txt;
 		application/javascript js;
 		image/png png;
+		image/gif gif;
+		image/jpeg jpg jpeg;
 		image/svg+xml svg;
 		image/x-icon ico;
+		application/pdf pdf;
+		application/xml xml;
 	}
 	default_type application/octet-stream;
 	log_format tlsweb "\$msec\t\$remote_addr\t\$server_addr\t\$server_port\t\$host\t\$ssl_server_name\t\$server_protocol\t\$ssl_protocol\t\$ssl_cipher\t\$ssl_session_reused\t\$connection\t\$connection_requests\t\$request_method\t\$request_uri\t\$status\t\$body_bytes_sent\t\$http_accept_encoding\t\$http_referer\t\$http_user_agent\t\$request_time";
@@ -424,6 +452,17 @@ EOF
 	}
 EOF
 		done
+		for site in "${SITES[@]}"; do
+			cat <<EOF
+	server {
+		listen 127.0.0.1:$tls_port ssl http2;
+		server_name ${site%%=*}.$DOMAIN;
+		ssl_certificate $dir/pki/site-${site%%=*}.pem;
+		ssl_certificate_key $dir/pki/site-${site%%=*}.key;
+		root "${site#*=}";
+	}
+EOF
+		done
 		cat <<EOF
 	server {
 		listen 127.0.0.1:$http_port default_server;
@@ -450,10 +489,42 @@ nginx_answers() {
 		return
 	fi
 	local c=(curl -sf -o /dev/null --max-time 2 -A "tlsweb.sh probe" --cacert "$dir/pki/ca.pem")
+	local site name
 	"${c[@]}" --resolve "h2.$DOMAIN:$tls_port:127.0.0.1" "https://h2.$DOMAIN:$tls_port/" &&
 		"${c[@]}" --resolve "h1.$DOMAIN:$tls_port:127.0.0.2" "https://h1.$DOMAIN:$tls_port/" &&
 		"${c[@]}" --resolve "v6.$DOMAIN:$tls_port:[::1]" "https://v6.$DOMAIN:$tls_port/" &&
-		"${c[@]}" --resolve "plain.$DOMAIN:$http_port:127.0.0.1" "http://plain.$DOMAIN:$http_port/"
+		"${c[@]}" --resolve "plain.$DOMAIN:$http_port:127.0.0.1" "http://plain.$DOMAIN:$http_port/" ||
+		return 1
+	# A site answers with its certificate; any status will do (its root
+	# may have no index.html).
+	for site in "${SITES[@]}"; do
+		name=${site%%=*}.$DOMAIN
+		curl -s -o /dev/null --max-time 2 -A "tlsweb.sh probe" --cacert "$dir/pki/ca.pem" \
+			--resolve "$name:$tls_port:127.0.0.1" "https://$name:$tls_port/" || return 1
+	done
+}
+
+# The sites of --site, NAME=ROOT each with ROOT absolute.
+SITES=()
+add_site() {
+	local name=${1%%=*} root=${1#*=} s
+	[[ $1 == *=* ]] || die "--site wants NAME=ROOT, not '$1'"
+	[[ $name =~ ^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$ ]] ||
+		die "--site: '$name' is not one DNS label (a-z, 0-9, -)"
+	case $name in
+	h2 | h1 | v6 | expired | wrongname | selfsigned | plain)
+		die "--site: $name is a host of tlsweb already" ;;
+	esac
+	for s in "${SITES[@]}"; do
+		[ "${s%%=*}" != "$name" ] || die "--site: $name given twice"
+	done
+	[ -d "$root" ] || die "--site $name: no directory $root"
+	root=$(cd "$root" && pwd)
+	case $root in
+	*[\"\$\\\;{}]* | *[[:cntrl:]]*)
+		die "--site $name: nginx cannot be given the directory $root" ;;
+	esac
+	SITES+=("$name=$root")
 }
 
 # What start has running, stopped when it fails.
@@ -476,7 +547,13 @@ start() {
 			pages=$2
 			shift
 			;;
-		*) die "unknown option $1 (usage: tlsweb.sh start DIR [--pages N])" ;;
+		--site=*) add_site "${1#--site=}" ;;
+		--site)
+			[ $# -ge 2 ] || die "--site needs NAME=ROOT"
+			add_site "$2"
+			shift
+			;;
+		*) die "unknown option $1 (usage: tlsweb.sh start DIR [--pages N] [--site NAME=ROOT]...)" ;;
 		esac
 		shift
 	done
@@ -503,7 +580,10 @@ start() {
 
 	local user=()
 	[ "$(id -u)" -eq 0 ] && user=(--user=root)
-	local dns_port="" port pid
+	local dns_port="" port pid host site site_records=()
+	for site in "${SITES[@]}"; do
+		site_records+=("--host-record=${site%%=*}.$DOMAIN,127.0.0.1")
+	done
 	for _ in $(seq 20); do
 		port=$(random_port)
 		"$DNSMASQ" --keep-in-foreground --no-resolv --no-hosts --conf-file=/dev/null \
@@ -513,7 +593,7 @@ start() {
 			--host-record="v6.$DOMAIN,::1" --host-record="expired.$DOMAIN,127.0.0.1" \
 			--host-record="wrongname.$DOMAIN,127.0.0.1" \
 			--host-record="selfsigned.$DOMAIN,127.0.0.1" \
-			--host-record="plain.$DOMAIN,127.0.0.1" \
+			--host-record="plain.$DOMAIN,127.0.0.1" "${site_records[@]}" \
 			"${user[@]}" </dev/null >"$dir/dnsmasq.err" 2>&1 &
 		pid=$!
 		for _ in $(seq 30); do
@@ -584,7 +664,17 @@ TLS_CA=$dir/pki/ca.pem
 NGINX_LOG=$dir/access.log
 TLS_DOMAIN=$DOMAIN
 TLSWEB_PAGES=$pages
+TLSWEB_SITES="${SITES[*]%%=*}"
+TLSWEB_HOSTS=$dir/hosts
 EOF
+	{
+		echo "# The names of the tlsweb in $dir, as its dnsmasq answers them."
+		for host in h2 expired wrongname selfsigned plain "${SITES[@]%%=*}"; do
+			echo "127.0.0.1 $host.$DOMAIN"
+		done
+		echo "127.0.0.2 h1.$DOMAIN"
+		echo "::1 v6.$DOMAIN"
+	} >"$dir/hosts"
 	mv "$dir/env.tmp" "$dir/env"
 	trap - EXIT
 }
@@ -601,7 +691,7 @@ stop() {
 
 case ${1:-} in
 start)
-	[ $# -ge 2 ] || die "usage: tlsweb.sh start DIR [--pages N]"
+	[ $# -ge 2 ] || die "usage: tlsweb.sh start DIR [--pages N] [--site NAME=ROOT]..."
 	shift
 	start "$@"
 	;;
@@ -610,6 +700,6 @@ stop)
 	stop "$2"
 	;;
 *)
-	die "usage: tlsweb.sh start DIR [--pages N] | stop DIR"
+	die "usage: tlsweb.sh start DIR [--pages N] [--site NAME=ROOT]... | stop DIR"
 	;;
 esac
