@@ -512,27 +512,27 @@ enum cr_err html_extract(const void *body, size_t len, const char *charset,
 	buf_init(&w.raw_embeds);
 	buf_init(&w.style);
 	hmap_init(&w.seen_embeds);
-	ctxt = htmlCreatePushParserCtxt(&sax, &w, NULL, 0, page_url, XML_CHAR_ENCODING_NONE);
-	if (!ctxt)
-		return CR_ERR_NOMEM;
-	htmlCtxtUseOptions(ctxt, opts);
-	if (charset && charset[0]) {
-		/* An encoding libxml2 does not know: let it detect one. */
-		xmlCharEncodingHandlerPtr h = xmlFindCharEncodingHandler(charset);
+	/* The whole body at once, by libxml2's pull parser: its push parser
+	 * (htmlParseChunk) stops at </html> and drops what follows, where a
+	 * browser reads on (docs/REAL_PAGES.md). len fits an int: at most
+	 * HTML_MAX_BYTES. */
+	if (len > 0) {
+		ctxt = htmlCreateMemoryParserCtxt(body, (int)len);
+		if (!ctxt)
+			return CR_ERR_NOMEM;
+		memcpy(ctxt->sax, &sax, sizeof(sax));
+		ctxt->userData = &w;
+		htmlCtxtUseOptions(ctxt, opts);
+		if (charset && charset[0]) {
+			/* An encoding libxml2 does not know: let it detect one. */
+			xmlCharEncodingHandlerPtr h = xmlFindCharEncodingHandler(charset);
 
-		if (h)
-			xmlSwitchToEncoding(ctxt, h);
+			if (h)
+				xmlSwitchToEncoding(ctxt, h);
+		}
+		htmlParseDocument(ctxt);
+		htmlFreeParserCtxt(ctxt);
 	}
-	/* Fed in slices: htmlParseChunk takes an int length. */
-	while (len > 0) {
-		int n = len > (1u << 30) ? (1 << 30) : (int)len;
-
-		htmlParseChunk(ctxt, body, n, 0);
-		body = (const char *)body + n;
-		len -= (size_t)n;
-	}
-	htmlParseChunk(ctxt, NULL, 0, 1);
-	htmlFreeParserCtxt(ctxt);
 	while (out->title.len && out->title.p[out->title.len - 1] == ' ')
 		out->title.len--;
 	resolve_links(&w);

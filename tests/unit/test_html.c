@@ -188,6 +188,21 @@ int main(void)
 		      "late base: %s", p.nlinks ? p.links[0] : "-");
 		html_page_release(&p);
 	}
+	/* What follows </html> is read on, as browsers do (sqlite3-doc's pages
+	 * put a link there: tests/e2e/real_pages.sh); libxml2's push parser
+	 * stopped at </html>. */
+	{
+		static const char after[] =
+			"<html><body><a href=\"/in\">in</a></body></html>\n"
+			"<p><small><a href=\"/after\">after the end</a></small></p>\n";
+
+		CHECK(html_extract(after, sizeof(after) - 1, NULL, "http://h.test/", "x", 10, &p) ==
+		      CR_OK && p.nlinks == 2 && has(&p, "http://h.test/in") &&
+		      has(&p, "http://h.test/after"), "a link after </html>: %u links", p.nlinks);
+		CHECK(strstr((const char *)buf_cstr(&p.text), "after the end") != NULL,
+		      "the text after </html> is read too");
+		html_page_release(&p);
+	}
 	/* 100 000 nested elements and a link cap. */
 	deep = malloc(100000 * 5 + 64);
 	for (i = 0; i < 100000; i++)
