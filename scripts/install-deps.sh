@@ -5,7 +5,11 @@ set -euo pipefail
 pkgs=(build-essential pkg-config libopenmpi-dev openmpi-bin libcurl4-openssl-dev
       libc-ares-dev libxml2-dev libzstd-dev libxxhash-dev libpsl-dev libidn2-dev zlib1g-dev
       libssl-dev libpcre2-dev libdeflate-dev libbrotli-dev brotli dnsmasq-base nginx wget2 clang libclang-rt-dev python3 time zstd jq chromium
-      slurmctld slurmd slurm-client munge)
+      slurmctld slurmd slurm-client munge
+      # Real HTML written by others, served by tests/e2e/real_pages.sh
+      # (docs/REAL_PAGES.md): Debian's documentation.
+      python3-doc postgresql-doc-15 git-doc sqlite3-doc zsh-doc debian-reference-en vim-doc
+      ncurses-doc libxslt1-dev)
 missing=()
 # The tests read our WARC files with warcio.js (tests/warcio, npm ci): node
 # and npm from Debian, unless a node with its npm is installed already.
