@@ -33,6 +33,7 @@ mpicrawl did not.
 """
 import codecs
 import collections
+import html.entities
 import html.parser
 import json
 import multiprocessing
@@ -111,6 +112,36 @@ def tokens(v):
     return set((v or '').lower().split())
 
 
+ENTITIES = html.entities.html5
+CHARREF = re.compile(r'&(#[0-9]+;?|#[xX][0-9a-fA-F]+;?|[A-Za-z][A-Za-z0-9]*;?)')
+
+
+def attr_unescape(v):
+    """An attribute value's character references decoded as the HTML
+    standard does in attributes: html.unescape's rules, except that a named
+    reference without its ';' followed by '=' or a letter or digit stays as
+    written ("?a=1&copy=2" keeps "&copy=2", where html.unescape gives
+    "\u00a9=2")."""
+    def one(m):
+        ref = m.group(1)
+        if ref[0] == '#':
+            return html.unescape(m.group(0))
+        for n in range(len(ref), 0, -1):
+            if ref[:n] in ENTITIES:
+                break
+        else:
+            return m.group(0)
+        name = ref[:n]
+        nxt = ref[n:n + 1] or v[m.end():m.end() + 1]
+        if not name.endswith(';') and (nxt == '=' or nxt.isascii() and nxt.isalnum()):
+            return m.group(0)
+        return ENTITIES[name] + ref[n:]
+    return CHARREF.sub(one, v)
+
+
+LINK_TAGS = frozenset(('a', 'area', 'link', 'frame', 'iframe', 'base', 'meta'))
+
+
 class Links(html.parser.HTMLParser):
     """Raw links of one page: (element, href, context) in document order."""
 
@@ -124,37 +155,56 @@ class Links(html.parser.HTMLParser):
         self.svg = 0
         self.ended = False      # after </html>
 
+    def raw_attrs(self):
+        """The tag's attributes as html.parser splits them, the values
+        neither unquoted nor decoded (html.parser decodes them with
+        html.unescape, which is not the attribute rule)."""
+        text = self.get_starttag_text() or ''
+        m = html.parser.tagfind_tolerant.match(text, 1)
+        k = m.end() if m else len(text)
+        out = []
+        while k < len(text):
+            m = html.parser.attrfind_tolerant.match(text, k)
+            if not m:
+                break
+            name, rest, value = m.group(1, 2, 3)
+            if not rest:
+                value = None
+            elif value[:1] == "'" == value[-1:] or value[:1] == '"' == value[-1:]:
+                value = value[1:-1]
+            out.append((name.lower(), value))
+            k = m.end()
+        return out
+
     def handle_starttag(self, tag, attrs):
-        a = {}
-        for k, v in attrs:          # the first of repeated attributes counts
-            a.setdefault(k, '' if v is None else v)
         ctx = 'template' if self.template else 'svg' if self.svg else \
             'after </html>' if self.ended else ''
         if tag == 'template':
             self.template += 1
         elif tag == 'svg':
             self.svg += 1
+        if tag not in LINK_TAGS:
+            return
+        a, w = {}, {}
+        for k, v in self.raw_attrs():   # the first of repeated attributes counts
+            if k not in a:
+                a[k] = attr_unescape(v) if v else ''
+                w[k] = v or ''
         if tag in ('a', 'area') and 'href' in a:
             if 'nofollow' in tokens(a.get('rel')):
                 self.nofollowed += 1
             else:
-                self.raw.append((tag, a['href'], ctx, self.written('href')))
+                self.raw.append((tag, a['href'], ctx, w['href']))
         elif tag == 'link' and 'href' in a and tokens(a.get('rel')) & {'alternate', 'canonical'}:
-            self.raw.append((tag, a['href'], ctx, self.written('href')))
+            self.raw.append((tag, a['href'], ctx, w['href']))
         elif tag in ('frame', 'iframe') and 'src' in a:
-            self.raw.append((tag, a['src'], ctx, self.written('src')))
+            self.raw.append((tag, a['src'], ctx, w['src']))
         elif tag == 'base' and 'href' in a and self.base is None and not self.template:
             self.base = a['href']
         elif tag == 'meta' and a.get('name', '').lower() in ('robots', AGENT):
             c = set(re.split(r'[\s,]+', a.get('content', '').lower()))
             if c & {'nofollow', 'none'}:
                 self.nofollow = True
-
-    def written(self, name):
-        """The attribute as the page spells it (entities not decoded)."""
-        m = re.search(r'\s%s\s*=\s*("[^"]*"|\'[^\']*\'|[^\s>]+)' % name,
-                      self.get_starttag_text() or '', re.I)
-        return m.group(1).strip('"\'') if m else ''
 
     def handle_endtag(self, tag):
         if tag == 'html':
@@ -243,28 +293,33 @@ def extract(mpicrawl, pages, stats):
             pairs.append((base, raw[1]))
             owners.append((url, raw))
     links = collections.defaultdict(lambda: collections.defaultdict(list))
+    inert = collections.defaultdict(lambda: collections.defaultdict(list))
     why = collections.Counter()
     for (url, raw), target in zip(owners, mpicrawl_url(mpicrawl, pairs, why=why)):
         if target is not None:
-            links[url][target].append(raw)
+            # <template> content is inert (no link in a browser): kept
+            # aside, to name a difference.
+            (inert if raw[2] == 'template' else links)[url][target].append(raw)
     for w, n in why.items():
         stats['raw links invalid: ' + w] += n
-    return parsed, links, nofollow_pages, bases
+    return parsed, links, inert, nofollow_pages, bases
 
 
 # ---- the classes of differences ----
 
-def classify(side, src, dst, raws, data):
-    """The class of one pair found by one side only; None when unknown."""
+def classify(side, raws):
+    """The class of one pair found by one side only, from the raw links
+    that give it on the page (Python's, or for mpicrawl's the inert ones
+    Python left out); None when unknown."""
+    ctxs = {r[2] for r in raws}
     if side == 'python':
-        ctxs = {r[2] for r in raws}
         if ctxs == {'after </html>'}:
             return 'python only: after </html> (libxml2\'s push parser stopped there)'
-        if ctxs == {'template'}:
-            return 'python only: inside <template> (inert content)'
         if ctxs == {'svg'}:
             return 'python only: SVG <a> inside inline <svg>'
         return None
+    if ctxs == {'template'}:
+        return 'mpicrawl only: inside <template> (inert content: no link in a browser)'
     return None
 
 
@@ -272,7 +327,7 @@ def cmd_links(mpicrawl, db, links_tsv, sites_file, out):
     sites = read_sites(sites_file)
     pages = fetched_pages(db, sites)
     stats = collections.Counter()
-    parsed, py, nofollow_pages, bases = extract(mpicrawl, pages, stats)
+    parsed, py, inert, nofollow_pages, bases = extract(mpicrawl, pages, stats)
     mp = collections.defaultdict(set)
     for line in open(links_tsv, encoding='utf-8', errors='replace'):
         f = line.rstrip('\n').split('\t')
@@ -293,8 +348,8 @@ def cmd_links(mpicrawl, db, links_tsv, sites_file, out):
             per_page.append((100.0 * i / u if u else 100.0, url))
             for side, only in (('python', a - b), ('mpicrawl', b - a)):
                 for dst in sorted(only):
-                    raws = py[url].get(dst, []) if side == 'python' else []
-                    c = classify(side, url, dst, raws, None)
+                    raws = (py if side == 'python' else inert)[url].get(dst, [])
+                    c = classify(side, raws)
                     dump.write('%s only\t%s\t%s\t%s\t%s\n' % (side, url, dst, c, raws[:3]))
                     if c is None:
                         c = '%s only: UNCLASSIFIED' % side
