@@ -22,6 +22,8 @@
 /* Bodies larger than this are not kept in a spare transfer's buffer. */
 #define SPARE_BODY_MAX (1u << 20)
 #define EXTRA_FDS_MAX 16
+/* libcurl's receive buffer per transfer (CURLOPT_BUFFERSIZE). */
+#define HTTP_RECV_BUFFER (64L << 10)
 
 struct xfer {
 	CURL *easy;
@@ -258,6 +260,10 @@ static void set_options(struct xfer *x, const struct http_request *rq)
 	/* A second request to a host waits to learn whether the first's
 	 * connection multiplexes (h2) rather than opening another. */
 	curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+	/* libcurl 7.88.1 over HTTP/2 with its 16 KiB receive buffer now and
+	 * then holds a stream's last bytes until the low-speed limit ends the
+	 * transfer (docs/REAL_PAGES.md); with 64 KiB it was never seen. */
+	curl_easy_setopt(e, CURLOPT_BUFFERSIZE, HTTP_RECV_BUFFER);
 	curl_easy_setopt(e, CURLOPT_SHARE, x->c->share);
 	curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, o->tls_verify ? 1L : 0L);
 	curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, o->tls_verify ? 2L : 0L);
