@@ -17,7 +17,11 @@
 #
 #   h2.tls.test          127.0.0.1:TLS_PORT  TLS, ALPN h2 or http/1.1
 #   h1.tls.test          127.0.0.2:TLS_PORT  TLS, http/1.1 only (no http2 there);
-#                                            a connection closes after 6 requests
+#                                            a connection closes after 6 requests;
+#                                            304 for any If-Modified-Since not
+#                                            before Last-Modified (nginx's
+#                                            default, elsewhere: only the same
+#                                            date)
 #   v6.tls.test          [::1]:TLS_PORT      TLS, h2; DNS has only AAAA ::1
 #   expired.tls.test     127.0.0.1:TLS_PORT  expired certificate
 #   wrongname.tls.test   127.0.0.1:TLS_PORT  certificate for other.example
@@ -436,8 +440,10 @@ EOF
 			case $host in
 			h2) listen="127.0.0.1:$tls_port ssl http2 default_server" ;;
 			# h1 closes a connection after 6 requests: a client
-			# reconnects and may resume its TLS session.
-			h1) listen="127.0.0.2:$tls_port ssl" extra='keepalive_requests 6;' ;;
+			# reconnects and may resume its TLS session; it answers
+			# an If-Modified-Since at or after the file's date 304.
+			h1) listen="127.0.0.2:$tls_port ssl"
+			    extra='keepalive_requests 6; if_modified_since before;' ;;
 			v6) listen="[::1]:$tls_port ssl http2" ;;
 			*) listen="127.0.0.1:$tls_port ssl http2" ;;
 			esac

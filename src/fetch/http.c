@@ -35,6 +35,7 @@ struct xfer {
 	char errbuf[CURL_ERROR_SIZE];
 	char tls[16], cipher[80];
 	struct curl_slist *resolve;
+	struct curl_slist *hdrs;    /* the request's own headers (If-Modified-Since), or NULL */
 	struct xfer *prev, *next;   /* open transfers, or the spares */
 };
 
@@ -166,6 +167,7 @@ static void xfer_destroy(struct xfer *x)
 {
 	curl_easy_cleanup(x->easy);
 	curl_slist_free_all(x->resolve);
+	curl_slist_free_all(x->hdrs);
 	buf_release(&x->req);
 	buf_release(&x->head);
 	buf_release(&x->body);
@@ -178,6 +180,8 @@ static void xfer_put(struct http_client *c, struct xfer *x)
 {
 	curl_slist_free_all(x->resolve);
 	x->resolve = NULL;
+	curl_slist_free_all(x->hdrs);
+	x->hdrs = NULL;
 	free(x->url);
 	x->url = NULL;
 	if (x->body.cap > SPARE_BODY_MAX)
@@ -269,11 +273,40 @@ static void set_options(struct xfer *x, const struct http_request *rq)
 	curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, o->tls_verify ? 2L : 0L);
 	if (o->ca_file && o->ca_file[0])
 		curl_easy_setopt(e, CURLOPT_CAINFO, o->ca_file);
-	curl_easy_setopt(e, CURLOPT_HTTPHEADER, rq->plain ? NULL : x->c->headers);
-	if (rq->if_modified_since_s > 0) {
-		curl_easy_setopt(e, CURLOPT_TIMECONDITION, (long)CURL_TIMECOND_IFMODSINCE);
-		curl_easy_setopt(e, CURLOPT_TIMEVALUE_LARGE, (curl_off_t)rq->if_modified_since_s);
+	curl_easy_setopt(e, CURLOPT_HTTPHEADER, x->hdrs ? x->hdrs
+				     : rq->plain ? NULL : x->c->headers);
+}
+
+/*
+ * The headers of a request that has its own: the client's and
+ * If-Modified-Since. Sent as a header of ours, not CURLOPT_TIMECONDITION:
+ * libcurl answers a 200 whose Last-Modified is older than the condition as
+ * a 304 it makes up, dropping the body the server sent (nginx sends 200
+ * unless the date is exactly its Last-Modified) - and the WARC would keep
+ * a "server-not-modified" revisit of a 200. NULL: none of its own, or out of
+ * memory (then the condition is not sent).
+ */
+static struct curl_slist *request_headers(const struct http_client *c,
+					  const struct http_request *rq)
+{
+	struct curl_slist *l = NULL, *h, *n;
+	char line[64];
+	time_t t = (time_t)rq->if_modified_since_s;
+	struct tm tm;
+
+	if (rq->if_modified_since_s <= 0 || !gmtime_r(&t, &tm) ||
+	    !strftime(line, sizeof(line), "If-Modified-Since: %a, %d %b %Y %H:%M:%S GMT", &tm))
+		return NULL;
+	for (h = rq->plain ? NULL : c->headers; h; h = h->next) {
+		if (!(n = curl_slist_append(l, h->data))) {
+			curl_slist_free_all(l);
+			return NULL;
+		}
+		l = n;
 	}
+	if (!(n = curl_slist_append(l, line)))
+		curl_slist_free_all(l);
+	return n;
 }
 
 enum cr_err http_start(struct http_client *c, const struct http_request *rq)
@@ -284,6 +317,7 @@ enum cr_err http_start(struct http_client *c, const struct http_request *rq)
 		return CR_ERR_NOMEM;
 	x->url = strdup(rq->url);
 	x->resolve = resolve_list(rq->url, rq->host, rq->addr);
+	x->hdrs = request_headers(c, rq);
 	if (!x->url || !x->resolve) {
 		xfer_put(c, x);
 		return CR_ERR_NOMEM;

@@ -211,6 +211,33 @@ check "dns.family=ipv6: the A-only host has no address, the AAAA one fetched" \
 	eval 'test "$(reason_of "https://h2.$D:$P/")" = "error dns: no address" &&
 	test "$(reason_of "https://v6.$D:$P/")" = "fetched null"'
 
+# Refetches ask If-Modified-Since (the last fetch's time): h1 answers 304,
+# archived as server-not-modified revisits; h2 (nginx's default: 304 only
+# for the file's exact date) answers 200 with the same bytes, archived as
+# identical-payload-digest revisits - never a made-up 304 with a 200 line.
+printf '%s\n' "https://h1.$D:$P/" "https://h2.$D:$P/" >"$SCRATCH/seeds8"
+refetch=(--seeds "$SCRATCH/seeds8" --rounds 1 "${common[@]}" --set "tls.ca_file=$TLS_CA"
+	--set crawl.refetch_interval_s=1 --set fetch.follow_max=0 --set fetch.embeds=false)
+check "a crawl and its refetch 2 s later exit 0" eval 'run_ranks 1 crawl --dir "$SCRATCH/c8" \
+	"${refetch[@]}" >"$SCRATCH/c8.out" 2>&1 && sleep 2 && : >"$NGINX_LOG" &&
+	run_ranks 1 crawl --dir "$SCRATCH/c8" "${refetch[@]}" >>"$SCRATCH/c8.out" 2>&1'
+revisits() {
+	zcat "$SCRATCH"/c8/segments/00002/warc/*0.warc.gz | tr -d '\r' | awk '
+		/^WARC-Type: / { t = $2 } /^WARC-Target-URI: / { u = $2 }
+		/^WARC-Profile: / { p = $2; sub(/.*\//, "", p) }
+		/^HTTP\/1\.1 [0-9]+/ && t == "revisit" { print u, p, $2 }
+		tolower($0) ~ /^if-modified-since: / { print u, "asked" }'
+}
+revisits >"$SCRATCH/revisits"
+check "h1: 304, a server-not-modified revisit with its 304 status line" \
+	grep -q "^https://h1.$D:$P/ server-not-modified 304$" "$SCRATCH/revisits"
+check "h2: 200 with the same body, an identical-payload-digest revisit" \
+	grep -q "^https://h2.$D:$P/ identical-payload-digest 200$" "$SCRATCH/revisits"
+check "both refetches sent If-Modified-Since; nginx logged one 304 and one 200" \
+	eval 'test "$(grep -c " asked$" "$SCRATCH/revisits")" -eq 2 &&
+	test "$(awk -F"\t" "\$14 == \"/\" { print \$5, \$15 }" "$NGINX_LOG" | sort | tr "\n" " ")" = "h1.$D 304 h2.$D 200 "'
+cat "$SCRATCH/revisits"
+
 # A TLS client meeting a server that speaks plain HTTP: the handshake fails.
 printf '%s\n' "https://plain.$D:$HTTP_PORT/" >"$SCRATCH/seeds7"
 check "crawl of an https URL on a plain-http port exits 0" run_ranks 1 crawl --dir "$SCRATCH/c7" \
