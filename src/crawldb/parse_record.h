@@ -20,6 +20,7 @@ enum parse_flag {
 	PARSE_NOINDEX = 1,    /* meta robots or X-Robots-Tag: noindex */
 	PARSE_NOFOLLOW = 2,   /* meta robots or X-Robots-Tag: nofollow (no links kept) */
 	PARSE_REDIRECT = 4,   /* a redirect: its one link is the Location */
+	PARSE_SHEET = 16,     /* a stylesheet fetched as a requisite: requisites alone */
 	PARSE_SITEMAP = 8,    /* a sitemap: its links are its entries, each with a
 				 parse_entry (version 5) */
 };

@@ -158,19 +158,22 @@ static int pick_addrs(enum dns_family family, const struct ares_addrinfo *res, c
 			v6 = n;
 	}
 	out[0] = '\0';
+	/* A TTL of 2^31 s or more comes out negative: RFC 2181 reads it as 0. */
 	if (v6) {
 		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)v6->ai_addr)->sin6_addr, out,
 			  INET6_ADDRSTRLEN);
 		len = strlen(out);
-		ttl = v6->ai_ttl;
+		ttl = v6->ai_ttl > 0 ? v6->ai_ttl : 0;
 	}
 	if (v4) {
+		int t = v4->ai_ttl > 0 ? v4->ai_ttl : 0;
+
 		if (len)
 			out[len++] = ',';
 		inet_ntop(AF_INET, &((const struct sockaddr_in *)v4->ai_addr)->sin_addr, out + len,
 			  INET_ADDRSTRLEN);
-		if (ttl < 0 || v4->ai_ttl < ttl)
-			ttl = v4->ai_ttl;
+		if (ttl < 0 || t < ttl)
+			ttl = t;
 	}
 	return ttl;
 }

@@ -168,6 +168,9 @@ static void follow_one(struct frontier *fr, struct host *h, const struct host_it
 	rec.status = ST_UNFETCHED;
 	rec.depth = it->rec.depth + (kind != CRAWL_EMBED);
 	rec.meta.kind = (uint8_t)kind;
+	/* A requisite of a requisite (a stylesheet's): one sheet further. */
+	if (kind == CRAWL_EMBED && it->rec.meta.kind == CRAWL_EMBED)
+		rec.hops = it->rec.hops < 255 ? it->rec.hops + 1 : 255;
 	rec.seed = it->rec.seed;
 	rec.dup_of = rec.reason = "";
 	rec.url = u;

@@ -155,6 +155,8 @@ static void keep_srcset(struct walk *w, const char *v)
 			keep_embed(w, u);
 		}
 		v += n;
+		if (v[-1] == ',')
+			continue;   /* "a.jpg, b.jpg 2x": no descriptors, the next follows */
 		/* The descriptors, up to a comma outside parentheses. */
 		for (int depth = 0; *v && (depth || *v != ','); v++)
 			depth += *v == '(' ? 1 : *v == ')' && depth ? -1 : 0;

@@ -215,6 +215,8 @@ int parse_html(const struct job *j, const char *url, const char *charset,
 	return 1;
 }
 
+/* Stylesheets read for requisites in a chain from a page, at most. */
+#define EMBED_HOPS_MAX 2
 /* A record holds at most this many bytes of requisites. */
 #define EMBED_BYTES_MAX (REC_MAX_BYTES / 4)
 
@@ -253,7 +255,8 @@ static void on_sheet_url(void *arg, const char *raw)
 }
 
 /* A stylesheet fetched as a requisite: a record of its own requisites
- * (@import, url()) alone. */
+ * (@import, url()) alone. A sheet reached through EMBED_HOPS_MAX sheets
+ * already (its hops) keeps none: a chain of @imports ends there. */
 static int parse_sheet(const struct job *j, struct parse_record *pr,
 		       const unsigned char *head, size_t hlen, const unsigned char *body,
 		       size_t blen, struct buf *out, uint64_t *c)
@@ -268,7 +271,10 @@ static int parse_sheet(const struct job *j, struct parse_record *pr,
 		return 0;
 	}
 	hmap_init(&sh.seen);
-	css_urls((const char *)body, blen, (size_t)j->cfg.max_embeds * 4, on_sheet_url, &sh);
+	if (pr->hops < EMBED_HOPS_MAX)
+		css_urls((const char *)body, blen, (size_t)j->cfg.max_embeds * 4, on_sheet_url,
+			 &sh);
+	pr->flags |= PARSE_SHEET;
 	pr->nembeds = sh.n;
 	pr->embed_urls = (const char *const *)sh.urls;
 	parse_record_pack(pr, NULL, 0, out);

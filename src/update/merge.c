@@ -92,8 +92,8 @@ static enum merge_verdict new_url(const struct merge_in *in, const struct link_r
 	out->dup_of = out->reason = "";
 	out->meta = l->meta;
 	out->seed = l->seed;
-	if (l->hops > cfg->max_redirects)
-		out->reason = "trap:redirects";
+	if (l->hops > cfg->max_redirects && l->meta.kind != CRAWL_EMBED)
+		out->reason = "trap:redirects";   /* a requisite's hops count sheets */
 	else if (in->trapped)
 		out->reason = trap_reason(in->trapped(in->trap_arg, l));
 	out->reason_len = strlen(out->reason);

@@ -85,7 +85,7 @@ static int offer_link(struct link_source *s, struct route *rt, const struct link
 }
 
 /* The current parse record's next requisite (fetch.embeds): as deep as
- * its page (crawl.max_depth cuts pages, not what they show), no hops. */
+ * its page (crawl.max_depth cuts pages, not what they show). */
 static enum cr_err record_embed(struct link_source *s, struct link_record *l)
 {
 	enum cr_err e;
@@ -98,6 +98,8 @@ static enum cr_err record_embed(struct link_source *s, struct link_record *l)
 	l->depth = s->cur.depth;
 	l->seed = s->cur.seed;
 	l->meta.kind = CRAWL_EMBED;
+	/* hops count the stylesheets between it and its page (parse.c). */
+	l->hops = (s->cur.flags & PARSE_SHEET) && s->cur.hops < 255 ? s->cur.hops + 1 : 0;
 	if (s->dlog) {
 		l->from = s->cur.url;
 		l->from_len = s->cur.url_len;

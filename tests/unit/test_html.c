@@ -26,7 +26,7 @@ static void test_embeds(void)
 		"<link rel=alternate href=/feed><link rel=preload href=f.woff2 as=font>"
 		"<script src=app.js></script><script>var x = 'url(no.png)';</script>"
 		"<style>@import 'b.css'; body{background:url(bg.png)}</style></head>"
-		"<body background=body.gif><img src=i.png srcset=\"i.png 1x, i2.png 2x,"
+		"<body background=body.gif><img src=i.png srcset=\"i.png, i2.png 2x,"
 		"i3.png 3x\"><picture><source srcset=\"p.webp 100w,p2.webp 200w\">"
 		"</picture><video poster=v.jpg><source src=v.mp4><track src=t.vtt></video>"
 		"<input type=image src=go.png><input type=text src=no.png>"
