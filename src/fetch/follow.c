@@ -96,8 +96,7 @@ enum follow_verdict follow_embed(const struct follow_page *pg, const struct foll
 	sd = scope && pg->seed ? scope_seed_of(scope, pg->seed) : NULL;
 	if (sd && (sd->set.max_pages >= 0 || sd->set.max_depth >= 0))
 		return FOLLOW_SEED;
-	if (cfg->scope_embeds == SCOPE_EMBEDS_IN_SCOPE && scope && scope->rules &&
-	    scope_check_rules(scope, l->url, l->len))
+	if (scope && scope->rules && scope_check_rules(scope, l->url, l->len))
 		return FOLLOW_SCOPE;
 	if (trap_check(&none, l->url, l->len, cfg))
 		return FOLLOW_TRAP;

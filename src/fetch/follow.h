@@ -94,8 +94,8 @@ enum follow_verdict follow_decide(const struct follow_page *pg, const struct fol
 /*
  * The same for a requisite of a page or stylesheet (fetch.embeds): one on
  * the page's own origin joins the queue right away - not in the seen-set,
- * not queued, update's trap rule, and scope.rules only with scope.embeds
- * in-scope - as deep as its page, whatever crawl.max_depth, and outside
+ * not queued, update's trap rule, not refused by scope.rules - as deep as
+ * its page, whatever crawl.max_depth, and outside
  * fetch.follow_max (fetch.max_embeds bounded it per page already). Room
  * bounds it as it bounds links. Requisites of other origins wait for
  * update like links do: their hosts may be another rank's.

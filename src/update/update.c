@@ -60,9 +60,11 @@ struct link_source {
 /* Routes one link, or logs and counts its refusal by the scope. */
 static int offer_link(struct link_source *s, struct route *rt, const struct link_record *l)
 {
-	/* A requisite from any host, unless scope.embeds says in-scope. */
+	/* A requisite from any host (but where scope.rules refuse it), unless
+	 * scope.embeds says in-scope. */
 	const char *why = l->meta.kind == CRAWL_EMBED &&
-			  s->j->cfg.scope_embeds == SCOPE_EMBEDS_ANY_HOST ? NULL
+			  s->j->cfg.scope_embeds == SCOPE_EMBEDS_ANY_HOST
+			  ? scope_check_rules(s->scope, l->url, l->url_len)
 			  : scope_check_link(s->scope, l);
 	struct decisions *log = s->dlog ? s->dlog[s->cur_p] : NULL;
 

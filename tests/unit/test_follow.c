@@ -145,8 +145,7 @@ static void room(void)
 }
 
 /* Requisites (follow_embed): the page's origin, not seen or queued, no
- * trap, room; past crawl.max_depth and outside follow_max; scope.rules only
- * with scope.embeds in-scope. */
+ * trap, room, scope.rules; past crawl.max_depth and outside follow_max. */
 static void embeds(void)
 {
 	static const struct {
@@ -167,8 +166,8 @@ static void embeds(void)
 		  FOLLOW_SEEN },
 		{ "a seed with limits", "http://a.test/s.css", 0, 0, 1, 1, 0, UINT64_MAX, 0,
 		  FOLLOW_SEED },
-		{ "any-host: scope.rules do not apply", "http://a.test/private/s.css", 0, 0, 0,
-		  1, 0, UINT64_MAX, 0, FOLLOW_YES },
+		{ "any-host: scope.rules' deny lines still apply", "http://a.test/private/s.css",
+		  0, 0, 0, 1, 0, UINT64_MAX, 0, FOLLOW_SCOPE },
 		{ "in-scope: scope.rules apply", "http://a.test/private/s.css", 0, 0, 0, 1, 1,
 		  UINT64_MAX, 0, FOLLOW_SCOPE },
 		{ "a path trap", "http://a.test/x/x/x/x/x/x/x.png", 0, 0, 0, 1, 0, UINT64_MAX, 0,
