@@ -13,6 +13,7 @@
 #include "fetch/dns.h"
 #include "fetch/fetchlist.h"
 #include "fetch/frontier.h"
+#include "fetch/handoff.h"
 #include "fetch/hosts.h"
 #include "fetch/http.h"
 #include "fetch/origins.h"
@@ -79,33 +80,6 @@ static void fail(struct fetcher *f, enum cr_err e)
 
 /* ---- outcomes ---- */
 
-static void count_outcome(struct fetcher *f, const struct fetch_record *fr)
-{
-	static const int counter[ST_COUNT_] = {
-		[ST_FETCHED] = FC_FETCHED, [ST_REDIRECT] = FC_REDIRECT, [ST_GONE] = FC_GONE,
-		[ST_DENIED] = FC_DENIED, [ST_BLOCKED] = FC_BLOCKED, [ST_DEFERRED] = FC_DEFERRED,
-		[ST_TRUNCATED] = FC_TRUNCATED, [ST_TOO_LARGE] = FC_TOO_LARGE,
-		[ST_TIMEOUT] = FC_TIMEOUT,
-	};
-	int st = fr->rec.status, k = st > 0 && st < ST_COUNT_ ? counter[st] : 0;
-
-	f->c[k ? k : FC_ERROR]++;
-	f->c[FC_TLS_FAILED] += fr->reason_len > 4 && !memcmp(fr->reason, "tls:", 4);
-}
-
-/* The fields of a fetch record that come from the URL's own record. */
-static void record_of(const struct host_item *it, struct fetch_record *fr)
-{
-	fr->rec.url = it->url;
-	fr->rec.url_len = it->rec.url_len;
-	fr->rec.depth = it->rec.depth;
-	fr->rec.retries = it->rec.retries;
-	fr->rec.hops = it->rec.hops;
-	fr->rec.meta = it->rec.meta;
-	fr->rec.seed = it->rec.seed;
-	fr->reason = fr->location = fr->content_type = fr->charset = fr->warc = "";
-}
-
 static void set_str(const char **s, size_t *n, const char *v)
 {
 	*s = v;
@@ -118,12 +92,12 @@ static void emit_status(struct fetcher *f, struct host_item *it, int status, con
 	struct fetch_record fr;
 
 	memset(&fr, 0, sizeof(fr));
-	record_of(it, &fr);
+	fetchlist_record(it, &fr);
 	fr.rec.status = (uint8_t)status;
 	fr.rec.fetched_at = clock_now_us();
 	set_str(&fr.reason, &fr.reason_len, why);
 	fail(f, segout_outcome(f->out, it->part, &fr, NULL, 0, SEGOUT_NONE));
-	count_outcome(f, &fr);
+	outcome_count(f->c, &fr);
 }
 
 static void fail_all(struct fetcher *f, struct host *h, int status, const char *why)
@@ -136,9 +110,12 @@ static void fail_all(struct fetcher *f, struct host *h, int status, const char *
 
 /* A link an earlier attempt followed: queued again after the fetch lists. */
 static void on_followed(void *arg, uint32_t p, const struct crawl_record *rec,
-			const uint64_t *bands, unsigned nb)
+			const uint64_t *bands, unsigned nb, int handoff)
 {
-	frontier_keep(&((struct fetcher *)arg)->frontier, p, rec, bands, nb);
+	if (handoff)
+		frontier_keep_handoff(&((struct fetcher *)arg)->frontier, rec);
+	else
+		frontier_keep(&((struct fetcher *)arg)->frontier, p, rec, bands, nb);
 }
 
 /* An outcome an earlier attempt committed: its URL is not fetched again. */
@@ -147,7 +124,7 @@ static void on_kept(void *arg, const struct fetch_record *fr)
 	struct fetcher *f = arg;
 
 	*hmap_put(&f->done, fr->rec.url, fr->rec.url_len) = f;
-	count_outcome(f, fr);
+	outcome_count(f->c, fr);
 }
 
 /* The owned partitions' fetch lists, robots cache entries and what
@@ -375,7 +352,7 @@ static void page_done(struct fetcher *f, struct host_item *it, const struct http
 	if (r->detail[0])
 		log_debug("fetch", "%s: %s", it->url, r->detail);
 	memset(&fr, 0, sizeof(fr));
-	record_of(it, &fr);
+	fetchlist_record(it, &fr);
 	fr.rec.status = oc.status;
 	fr.rec.http_status = oc.http_status;
 	fr.rec.fetched_at = r->start_wall_us;
@@ -398,9 +375,7 @@ static void page_done(struct fetcher *f, struct host_item *it, const struct http
 	html_page_release(&kept.page);
 	if (parsed)   /* also while stopping: journaled, queued on resume */
 		f->c[FC_FOLLOWED] += frontier_page(&f->frontier, h, it, f->parsed.p,
-						   f->parsed.len,
-						   frontier_room(h, f->limit, r->end_mono_us,
-								 job_round_span_ms(f->j)),
+						   f->parsed.len, f->limit, r->end_mono_us,
 						   f->out);
 	f->c[FC_EMBEDS] = f->frontier.embeds;
 	parsed &= f->parse;   /* parsed for its links alone: the parse phase writes it */
@@ -414,7 +389,7 @@ static void page_done(struct fetcher *f, struct host_item *it, const struct http
 	}
 	fail(f, segout_outcome(f->out, it->part, &fr, parsed ? f->parsed.p : NULL,
 			       parsed ? f->parsed.len : 0, k));
-	count_outcome(f, &fr);
+	outcome_count(f->c, &fr);
 }
 
 static void robots_done(struct fetcher *f, struct origin *o, const struct http_result *r)
@@ -548,7 +523,6 @@ static void fetch_loop(struct fetcher *f)
 	struct progress prog;
 	struct host *h;
 
-	f->limit = cfg->time_limit_s ? clock_mono_us() + cfg->time_limit_s * 1000000 : INT64_MAX;
 	progress_init(&prog, f->j, f->seg, "fetch");
 	/* Asked to stop: only until the open requests end (links followed
 	 * meanwhile are journaled, not fetched). */
@@ -604,6 +578,7 @@ static enum cr_err fetcher_init(struct fetcher *f, struct job *j, int seg)
 	f->j = j;
 	f->seg = seg;
 	f->parse = cfg->fetch_parse;
+	f->limit = cfg->time_limit_s ? clock_mono_us() + cfg->time_limit_s * 1000000 : INT64_MAX;
 	/* The parse phase reads bodies back from the WARC files, and a revisit
 	 * has none: revisit records only when the fetcher parses. */
 	f->revisits = cfg->warc_revisits && cfg->fetch_parse;
@@ -646,6 +621,28 @@ static void fetcher_release(struct fetcher *f)
 	host_rules_free(&f->rules);
 }
 
+/* Requisites the ranks' pages showed on other ranks' hosts (handoff.h):
+ * fetched by the loop again while any rank hands some over. Collective,
+ * whatever e. */
+static enum cr_err handoffs(struct fetcher *f, enum cr_err e)
+{
+	struct fetchlist_load l = { f->j, f->seg, &f->hosts, &f->origins, &f->done, f, f->rules,
+				    0, 0 };
+	int i, more = 1, go;
+	enum cr_err he;
+
+	for (i = 0; i < HANDOFF_ROUNDS_MAX && more; i++) {
+		go = !e && !f->failed && !f->stopping && !f->drain_until;
+		he = handoff_exchange(&f->frontier, go, &l, f->limit, f->out, &more);
+		e = e ? e : he;
+		if (go && more && !e)
+			fetch_loop(f);
+	}
+	f->c[FC_HOSTS] += l.new_hosts;
+	f->c[FC_EMBEDS] = f->frontier.embeds;
+	return e;
+}
+
 /* After the loop: a stopped fetch makes what finished durable and commits
  * nothing (the next fetch of the segment resumes from the journals);
  * otherwise the outputs and the robots cache are committed. */
@@ -686,10 +683,11 @@ enum cr_err fetch_run(struct job *j, int seg, int version, uint64_t *counters,
 		e = frontier_init(&f.frontier, j, version, &f.done);
 	if (!e)
 		e = load(&f, clock_now_us());
-	if (!e) {
+	if (!e)
 		fetch_loop(&f);
+	e = handoffs(&f, e);
+	if (!e)
 		e = finish(&f);
-	}
 	memcpy(counters, f.c, sizeof(f.c));
 	if (parse_counters)
 		memcpy(parse_counters, f.pc, sizeof(f.pc));

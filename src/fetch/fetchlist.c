@@ -1,4 +1,5 @@
 #include "fetch/fetchlist.h"
+#include "crawldb/fetch_record.h"
 #include "store/recfile.h"
 #include "url/url.h"
 #include "util/log.h"
@@ -75,4 +76,16 @@ enum cr_err fetchlist_read(struct fetchlist_load *l, uint32_t p)
 	if (e == CR_ERR_FORMAT)
 		log_err("fetch", "damaged fetch list '%s'", path);
 	return e == CR_EOF ? CR_OK : e;
+}
+
+void fetchlist_record(const struct host_item *it, struct fetch_record *fr)
+{
+	fr->rec.url = it->url;
+	fr->rec.url_len = it->rec.url_len;
+	fr->rec.depth = it->rec.depth;
+	fr->rec.retries = it->rec.retries;
+	fr->rec.hops = it->rec.hops;
+	fr->rec.meta = it->rec.meta;
+	fr->rec.seed = it->rec.seed;
+	fr->reason = fr->location = fr->content_type = fr->charset = fr->warc = "";
 }

@@ -37,4 +37,9 @@ struct host_item *fetchlist_add(struct fetchlist_load *l, const struct crawl_rec
 /* Loads partition p; CR_ERR_FORMAT (logged) for a damaged fetch list. */
 CR_WUR enum cr_err fetchlist_read(struct fetchlist_load *l, uint32_t p);
 
+/* The fields of a fetch record that come from its URL's record (the
+ * item's); the strings it has of its own set to "". */
+struct fetch_record;
+void fetchlist_record(const struct host_item *it, struct fetch_record *fr);
+
 #endif

@@ -4,6 +4,7 @@
 #include "fetch/follow.h"
 #include "crawldb/link_record.h"
 #include "update/trap.h"
+#include "scope/scope.h"
 
 #include <string.h>
 
@@ -42,6 +43,15 @@ static enum follow_verdict admitted(const struct follow_link *l, struct scope *s
 	return FOLLOW_YES;
 }
 
+/* 1 if the page's seed sets per-seed limits (max_pages, max_depth): those
+ * are agreed over all ranks per round, so its links wait for update. */
+static int seed_limited(const struct follow_page *pg, struct scope *scope)
+{
+	const struct scope_seed *sd = scope && pg->seed ? scope_seed_of(scope, pg->seed) : NULL;
+
+	return sd && (sd->set.max_pages >= 0 || sd->set.max_depth >= 0);
+}
+
 /* A URL of the page's origin that the fetch and the CrawlDb do not hold. */
 static enum follow_verdict fresh(const struct follow_page *pg, const struct follow_link *l)
 {
@@ -57,7 +67,6 @@ static enum follow_verdict fresh(const struct follow_page *pg, const struct foll
 enum follow_verdict follow_decide(const struct follow_page *pg, const struct follow_link *l,
 				  struct scope *scope, const struct config *cfg)
 {
-	const struct scope_seed *sd;
 	enum follow_verdict v;
 
 	if (cfg->follow_max <= 0)
@@ -70,8 +79,7 @@ enum follow_verdict follow_decide(const struct follow_page *pg, const struct fol
 		return v;
 	if (cfg->max_depth > 0 && pg->depth + 1 > (uint64_t)cfg->max_depth)
 		return FOLLOW_DEPTH;
-	sd = scope && pg->seed ? scope_seed_of(scope, pg->seed) : NULL;
-	if (sd && (sd->set.max_pages >= 0 || sd->set.max_depth >= 0))
+	if (seed_limited(pg, scope))
 		return FOLLOW_SEED;
 	if ((v = admitted(l, scope, cfg)) != FOLLOW_YES)
 		return v;
@@ -86,15 +94,13 @@ enum follow_verdict follow_embed(const struct follow_page *pg, const struct foll
 				 struct scope *scope, const struct config *cfg)
 {
 	static const struct trap_state none;
-	const struct scope_seed *sd;
 	enum follow_verdict v;
 
 	if (!cfg->fetch_embeds)
 		return FOLLOW_OFF;
 	if ((v = fresh(pg, l)) != FOLLOW_YES)
 		return v;
-	sd = scope && pg->seed ? scope_seed_of(scope, pg->seed) : NULL;
-	if (sd && (sd->set.max_pages >= 0 || sd->set.max_depth >= 0))
+	if (seed_limited(pg, scope))
 		return FOLLOW_SEED;
 	if (scope && scope->rules && scope_check_rules(scope, l->url, l->len))
 		return FOLLOW_SCOPE;
@@ -102,5 +108,33 @@ enum follow_verdict follow_embed(const struct follow_page *pg, const struct foll
 		return FOLLOW_TRAP;
 	if (pg->room == 0)
 		return FOLLOW_NO_ROOM;
+	return FOLLOW_YES;
+}
+
+enum follow_verdict follow_handoff(const struct follow_page *pg, const struct follow_link *l,
+				   struct scope *scope, const struct config *cfg)
+{
+	static const struct trap_state none;
+	struct link_record lr;
+
+	if (!cfg->fetch_embeds)
+		return FOLLOW_OFF;
+	if (follow_same_origin(pg->origin, pg->origin_len, l->url, l->len))
+		return FOLLOW_ORIGIN;
+	if (seed_limited(pg, scope))
+		return FOLLOW_SEED;
+	memset(&lr, 0, sizeof(lr));
+	lr.url = l->url;
+	lr.url_len = l->len;
+	lr.depth = pg->depth;
+	lr.seed = pg->seed;
+	lr.meta.kind = CRAWL_EMBED;
+	lr.from = "";
+	if (scope && (cfg->scope_embeds == SCOPE_EMBEDS_ANY_HOST
+		      ? scope->rules && scope_check_rules(scope, l->url, l->len)
+		      : scope_check_link(scope, &lr) != NULL))
+		return FOLLOW_SCOPE;
+	if (trap_check(&none, l->url, l->len, cfg))
+		return FOLLOW_TRAP;
 	return FOLLOW_YES;
 }

@@ -97,11 +97,25 @@ enum follow_verdict follow_decide(const struct follow_page *pg, const struct fol
  * not queued, update's trap rule, not refused by scope.rules - as deep as
  * its page, whatever crawl.max_depth, and outside
  * fetch.follow_max (fetch.max_embeds bounded it per page already). Room
- * bounds it as it bounds links. Requisites of other origins wait for
- * update like links do: their hosts may be another rank's.
+ * bounds it - the time limit's alone, not the round's plan (frontier.h).
+ * Requisites of other origins are follow_handoff's.
  */
 enum follow_verdict follow_embed(const struct follow_page *pg, const struct follow_link *l,
 				 struct scope *scope, const struct config *cfg);
+
+/*
+ * A requisite of another origin (fetch.embeds): whether it is handed to the
+ * rank that owns its host, which queues it after the round's pages
+ * (handoff.h) unless that host's seen-set or queues hold it. Its host's
+ * robots.txt and politeness are that rank's to apply, so here only what
+ * the page decides: its seed sets no per-seed limit, scope allows it for a
+ * requisite (scope.embeds = any-host: scope.rules alone; in-scope: the
+ * whole scope, as for a link as deep as its page), not a path trap.
+ * l's seen and queued are not read (the receiver knows them);
+ * FOLLOW_ORIGIN for a URL of the page's own origin (follow_embed's).
+ */
+enum follow_verdict follow_handoff(const struct follow_page *pg, const struct follow_link *l,
+				   struct scope *scope, const struct config *cfg);
 
 /* 1 if the two pages' band keys (nb each) share one: the pair is a
  * candidate near-duplicate in dedup's terms. */

@@ -22,6 +22,7 @@ enum cr_err frontier_init(struct frontier *fr, const struct job *j, int version,
 	fr->version = version;
 	fr->done = done;
 	hmap_init(&fr->queued);
+	hmap_init(&fr->handed);
 	buf_init(&fr->kept);
 	if ((j->cfg.follow_max <= 0 && !j->cfg.fetch_embeds) || !j->cfg.seen_enabled ||
 	    version <= 0)
@@ -118,7 +119,11 @@ void frontier_release(struct frontier *fr)
 	free(fr->seen);
 	free(fr->seen_state);
 	hmap_release(&fr->queued);
+	hmap_release(&fr->handed);
 	buf_release(&fr->kept);
+	for (p = 0; fr->handoff && (int)p < fr->j->nranks; p++)
+		buf_release(&fr->handoff[p]);
+	free(fr->handoff);
 	memset(fr, 0, sizeof(*fr));
 }
 
@@ -152,9 +157,27 @@ static unsigned page_bands(const struct frontier *fr, const struct parse_record 
 	return nb;
 }
 
-/* A followed link's record: one hop deeper than its page, of its seed;
- * the page's band keys go with it. A requisite (kind CRAWL_EMBED) is as
- * deep as its page, without band keys. */
+/* The record of a link of item it's page (u: its URL, NUL-terminated):
+ * one hop deeper than its page, of its seed; a requisite (kind
+ * CRAWL_EMBED) as deep as its page. */
+static void link_of(const struct host_item *it, const char *u, size_t len, int kind,
+		    struct crawl_record *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->status = ST_UNFETCHED;
+	r->depth = it->rec.depth + (kind != CRAWL_EMBED);
+	r->meta.kind = (uint8_t)kind;
+	/* A requisite of a requisite (a stylesheet's): one sheet further. */
+	if (kind == CRAWL_EMBED && it->rec.meta.kind == CRAWL_EMBED)
+		r->hops = it->rec.hops < 255 ? it->rec.hops + 1 : 255;
+	r->seed = it->rec.seed;
+	r->dup_of = r->reason = "";
+	r->url = u;
+	r->url_len = len;
+}
+
+/* A followed link, or a requisite (kind CRAWL_EMBED) of the page's
+ * origin; the page's band keys go with a link. */
 static void follow_one(struct frontier *fr, struct host *h, const struct host_item *it,
 		       const char *url, size_t len, const uint64_t *bands, unsigned nb,
 		       struct segout *out, int kind)
@@ -164,17 +187,7 @@ static void follow_one(struct frontier *fr, struct host *h, const struct host_it
 
 	memcpy(u, url, len);
 	u[len] = '\0';
-	memset(&rec, 0, sizeof(rec));
-	rec.status = ST_UNFETCHED;
-	rec.depth = it->rec.depth + (kind != CRAWL_EMBED);
-	rec.meta.kind = (uint8_t)kind;
-	/* A requisite of a requisite (a stylesheet's): one sheet further. */
-	if (kind == CRAWL_EMBED && it->rec.meta.kind == CRAWL_EMBED)
-		rec.hops = it->rec.hops < 255 ? it->rec.hops + 1 : 255;
-	rec.seed = it->rec.seed;
-	rec.dup_of = rec.reason = "";
-	rec.url = u;
-	rec.url_len = len;
+	link_of(it, u, len, kind, &rec);
 	segout_followed(out, it->part, &rec, bands, nb);
 	note_followed(fr, hosts_add(h, u, &rec, it->part, it->origin), bands, nb);
 	if (kind == CRAWL_EMBED)
@@ -191,6 +204,68 @@ static void known(struct frontier *fr, const struct bloom *seen, struct follow_l
 	l->seen = !l->queued && bloom_has(seen, l->url, l->len);
 }
 
+/* Hands over at most this much at a time; beyond, the requisites wait
+ * for update (comm_exchange takes less than 2 GiB in all). */
+#define HANDOFF_BYTES_MAX (256u << 20)
+
+/* Puts a packed record into the handoff to the rank of its host. */
+static void hand_packed(struct frontier *fr, const char *url, size_t len, const void *rec,
+			size_t n)
+{
+	uint32_t p = layout_partition(&fr->j->dir, url, len);
+	int r = layout_owner(p, fr->j->nranks), k;
+
+	if (!fr->handoff) {
+		fr->handoff = calloc((size_t)fr->j->nranks, sizeof(*fr->handoff));
+		for (k = 0; fr->handoff && k < fr->j->nranks; k++)
+			buf_init(&fr->handoff[k]);
+	}
+	if (!fr->handoff || fr->handoff_bytes + n + 4 > HANDOFF_BYTES_MAX)
+		return;
+	fr->handoff_bytes += n + 4;
+	*hmap_put(&fr->handed, url, len) = fr;
+	buf_put_u32le(&fr->handoff[r], (uint32_t)n);
+	buf_add(&fr->handoff[r], rec, n);
+	fr->handoffs++;
+}
+
+static void hand_over(struct frontier *fr, const struct crawl_record *rec, struct segout *out,
+		      uint32_t page_part)
+{
+	struct buf packed;
+
+	if (hmap_get(&fr->handed, rec->url, rec->url_len))
+		return;
+	buf_init(&packed);
+	crawl_record_pack(rec, &packed);
+	if (out)
+		segout_handoff(out, page_part, rec);
+	hand_packed(fr, rec->url, rec->url_len, packed.p, packed.len);
+	buf_release(&packed);
+}
+
+void frontier_keep_handoff(struct frontier *fr, const struct crawl_record *rec)
+{
+	if (fr->on)
+		hand_over(fr, rec, NULL, 0);
+}
+
+/* A requisite of another origin that follow_handoff admits. */
+static void handoff_one(struct frontier *fr, const struct host_item *it, struct follow_page *pg,
+			const char *url, size_t len, struct segout *out)
+{
+	struct follow_link l = { url, len, 0, 0 };
+	struct crawl_record rec;
+	char u[URL_MAX_LEN + 1];
+
+	if (len > URL_MAX_LEN || follow_handoff(pg, &l, &fr->scope, &fr->j->cfg) != FOLLOW_YES)
+		return;
+	memcpy(u, url, len);
+	u[len] = '\0';
+	link_of(it, u, len, CRAWL_EMBED, &rec);
+	hand_over(fr, &rec, out, it->part);
+}
+
 /* The requisites of a parsed page or stylesheet that join h's queue. */
 static uint64_t follow_embeds(struct frontier *fr, struct host *h, const struct host_item *it,
 			      const struct parse_record *pr, struct follow_page *pg,
@@ -203,8 +278,11 @@ static uint64_t follow_embeds(struct frontier *fr, struct host *h, const struct 
 	while (parse_record_embed(pr, &pos, &url, &len) == CR_OK) {
 		struct follow_link l = { url, len, 0, 0 };
 
-		if (follow_same_origin(pg->origin, pg->origin_len, url, len))
-			known(fr, seen, &l);
+		if (!follow_same_origin(pg->origin, pg->origin_len, url, len)) {
+			handoff_one(fr, it, pg, url, len, out);
+			continue;
+		}
+		known(fr, seen, &l);
 		if (follow_embed(pg, &l, &fr->scope, &fr->j->cfg) != FOLLOW_YES)
 			continue;
 		follow_one(fr, h, it, url, len, NULL, 0, out, CRAWL_EMBED);
@@ -248,8 +326,10 @@ uint64_t frontier_room(const struct host *h, int64_t limit, int64_t now, int64_t
 }
 
 uint64_t frontier_page(struct frontier *fr, struct host *h, const struct host_item *it,
-		       const void *parse, size_t parse_len, uint64_t room, struct segout *out)
+		       const void *parse, size_t parse_len, int64_t limit, int64_t now,
+		       struct segout *out)
 {
+	uint64_t room = frontier_room(h, limit, now, job_round_span_ms(fr->j));
 	struct parse_record pr;
 	struct follow_page pg;
 	const struct bloom *seen;
@@ -286,7 +366,47 @@ uint64_t frontier_page(struct frontier *fr, struct host *h, const struct host_it
 			room--;
 		n++;
 	}
-	pg.room = room;
+	/* Requisites come after their page whatever the round's plan. */
+	pg.room = frontier_room(h, limit, now, 0);
 	follow_embeds(fr, h, it, &pr, &pg, seen, out);
 	return n;
+}
+
+int frontier_take(struct frontier *fr, struct fetchlist_load *l, const void *packed, size_t n,
+		  int64_t limit, int64_t now, struct segout *out)
+{
+	struct crawl_record rec;
+	struct follow_link lk;
+	const struct bloom *seen;
+	char u[URL_MAX_LEN + 1], name[URL_HOST_MAX];
+	struct host_item *it;
+	struct host *h;
+	uint64_t urls = l->urls;
+	uint32_t p;
+
+	if (!fr->on || crawl_record_unpack(packed, n, &rec) != CR_OK || rec.url_len > URL_MAX_LEN)
+		return 0;
+	memcpy(u, rec.url, rec.url_len);
+	u[rec.url_len] = '\0';
+	rec.url = u;
+	p = layout_partition(&fr->j->dir, u, rec.url_len);
+	if (!layout_owns(p, fr->j->rank, fr->j->nranks) || !(seen = seen_of(fr, p)) ||
+	    url_host(u, name, sizeof(name)) != CR_OK)
+		return 0;
+	lk.url = u;
+	lk.len = rec.url_len;
+	known(fr, seen, &lk);
+	h = hmap_get(&l->hosts->hosts, name, strlen(name));
+	if (lk.queued || lk.seen || (h && hosts_closed(l->hosts, h)) ||
+	    (h ? frontier_room(h, limit, now, 0) == 0 : now >= limit))
+		return 0;
+	it = fetchlist_add(l, &rec, p);
+	l->urls = urls;   /* counted as requisites, not as the fetch lists' */
+	if (!it)
+		return 0;
+	segout_followed(out, p, &it->rec, NULL, 0);
+	note_followed(fr, it, NULL, 0);
+	hosts_reopen(l->hosts, it->origin->host);
+	fr->embeds++;
+	return 1;
 }

@@ -16,9 +16,10 @@
  * (frontier_keep) and they are queued again, so an interrupted round
  * fetches what an uninterrupted one would.
  *
- * Life: frontier_init before the fetch lists are read, frontier_keep for
- * each link an earlier attempt followed, frontier_load after the fetch
- * lists, frontier_page per parsed page, frontier_release.
+ * Life: frontier_init before the fetch lists are read, frontier_keep (and
+ * frontier_keep_handoff) for each link an earlier attempt followed (or
+ * handed over), frontier_load after the fetch lists, frontier_page per
+ * parsed page, frontier_take per requisite handed over, frontier_release.
  */
 #ifndef CR_FETCH_FRONTIER_H
 #define CR_FETCH_FRONTIER_H
@@ -47,6 +48,12 @@ struct frontier {
 	const struct hmap *done;   /* ... and those earlier attempts finished */
 	struct buf kept;           /* links earlier attempts followed (frontier_keep) */
 	uint64_t embeds;           /* requisites that joined their host's queue */
+	struct buf *handoff;       /* per rank: requisites of its hosts to hand over
+				      (handoff.h), each a u32 LE length and a packed
+				      CrawlDb record; NULL until the first */
+	uint64_t handoffs;         /* records waiting in handoff */
+	size_t handoff_bytes;      /* ... and their bytes */
+	struct hmap handed;        /* every URL handed over in the phase */
 };
 
 /* version: the current CrawlDb version (0: none); done (borrowed for the
@@ -59,6 +66,9 @@ CR_WUR enum cr_err frontier_init(struct frontier *fr, const struct job *j, int v
  * with the band keys of its page; copied. */
 void frontier_keep(struct frontier *fr, uint32_t p, const struct crawl_record *rec,
 		   const uint64_t *bands, unsigned nb);
+/* A requisite an earlier attempt handed over (segout_handoff): handed
+ * over again. */
+void frontier_keep_handoff(struct frontier *fr, const struct crawl_record *rec);
 /* After the fetch lists are read through l: the kept links not finished
  * join their hosts' queues again, in the order they were followed. */
 CR_WUR enum cr_err frontier_load(struct frontier *fr, struct fetchlist_load *l);
@@ -68,13 +78,29 @@ void frontier_release(struct frontier *fr);
  * The links of a parsed page (its packed parse record) of item it of host
  * h: those follow_decide admits are added to h's queue (hosts_add) and
  * noted; then its requisites that follow_embed admits (counted in
- * fr->embeds, not returned). room: URLs politeness lets h still start before the time limit
- * beyond those queued (UINT64_MAX: no limit); each followed link uses one.
- * Each is journaled through out (segout_followed). Returns how many were
- * followed.
+ * fr->embeds, not returned), and those of other origins follow_handoff
+ * admits join fr->handoff (journaled with segout_handoff). Links are
+ * bounded by frontier_room with the round's span, requisites by the time
+ * limit alone (limit, monotonic µs; INT64_MAX: none; now: the clock): a
+ * page's images come right after it, however many the round planned.
+ * Each is journaled through out (segout_followed). Returns how many links
+ * were followed.
  */
 uint64_t frontier_page(struct frontier *fr, struct host *h, const struct host_item *it,
-		       const void *parse, size_t parse_len, uint64_t room, struct segout *out);
+		       const void *parse, size_t parse_len, int64_t limit, int64_t now,
+		       struct segout *out);
+
+/*
+ * A requisite another rank handed over (rec: its packed CrawlDb record, n
+ * bytes), through l into its host's queue as a link followed in the round -
+ * unless its partition is not this rank's or has no seen-set, the seen-set
+ * or the phase holds it, its host left the round (hosts_closed), or the
+ * time limit leaves its host no room (frontier_room without the round's
+ * span; a new host: none after limit). A done host takes turns again (hosts_reopen). Journaled
+ * (segout_followed) and counted in fr->embeds. Returns 1 if queued.
+ */
+int frontier_take(struct frontier *fr, struct fetchlist_load *l, const void *rec, size_t n,
+		  int64_t limit, int64_t now, struct segout *out);
 
 /* Counts into each host's earlier the URLs of done (an interrupted
  * attempt's finished URLs) that are its, so that a resumed fetch's room

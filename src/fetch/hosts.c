@@ -237,6 +237,20 @@ void hosts_settle_group(struct host_table *t, struct host *h, int stopping)
 			hosts_settle(t, h->group->members[k], stopping);
 }
 
+int hosts_closed(const struct host_table *t, const struct host *h)
+{
+	return h->released || (h->failures > 0 && h->failures >= t->pol.max_failures);
+}
+
+void hosts_reopen(struct host_table *t, struct host *h)
+{
+	if (h->state == HOST_DONE) {
+		t->left++;
+		h->state = h->addr[0] ? HOST_READY : HOST_NEW;
+	}
+	hosts_settle(t, h, 0);
+}
+
 uint64_t hosts_leave_rest(struct host_table *t, int stopping)
 {
 	struct hmap_slot *s;

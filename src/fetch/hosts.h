@@ -130,6 +130,18 @@ void hosts_settle(struct host_table *t, struct host *h, int stopping);
 /* hosts_settle for h and, in a group, every other member. */
 void hosts_settle_group(struct host_table *t, struct host *h, int stopping);
 
+/*
+ * URLs joined h's queue after the loop that fetched it ended (requisites
+ * other ranks handed over: handoff.h): a DONE host takes turns again from
+ * where it was - READY if it has an address, else NEW (so a failed name
+ * fails them as it failed the others, an operator block blocks them).
+ * Call hosts_closed first: a host that left the round takes none.
+ */
+void hosts_reopen(struct host_table *t, struct host *h);
+/* 1 if h left the round and takes no URL more: released for a long hold,
+ * or parked after politeness.max_host_failures failures. */
+int hosts_closed(const struct host_table *t, const struct host *h);
+
 /* The time limit or a stop: no URL not started yet will be; they get no
  * outcome (they stay due). Returns how many. */
 uint64_t hosts_leave_rest(struct host_table *t, int stopping);

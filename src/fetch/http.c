@@ -43,7 +43,7 @@ struct http_client {
 	struct http_opts o;
 	struct curl_slist *headers; /* Accept-Encoding, or NULL */
 	CURLM *multi;
-	CURLSH *share;              /* TLS sessions, resumed across connections */
+	CURLSH *share;              /* TLS sessions (sessions(), not owned) */
 	struct xfer *open;          /* started, not finished */
 	struct xfer *spare;         /* released, kept for reuse */
 	int active;                 /* started and not handed back */
@@ -504,6 +504,22 @@ void http_run(struct http_client *c)
 
 /* ---- the client ---- */
 
+/* TLS sessions, resumed across connections - and across fetch phases: a
+ * crawl's rounds run in one process, so a host's connection of the next
+ * round resumes the session of this one (an abbreviated handshake) while
+ * the server keeps it. Made on first use, kept until the process ends. */
+static CURLSH *sessions(void)
+{
+	static CURLSH *share;
+
+	if (!share && (share = curl_share_init()) != NULL &&
+	    curl_share_setopt(share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION) != CURLSHE_OK) {
+		curl_share_cleanup(share);
+		share = NULL;
+	}
+	return share;
+}
+
 enum cr_err http_client_new(const struct http_opts *o, struct http_client **out)
 {
 	struct http_client *c = calloc(1, sizeof(*c));
@@ -512,13 +528,10 @@ enum cr_err http_client_new(const struct http_opts *o, struct http_client **out)
 		return CR_ERR_NOMEM;
 	c->o = *o;
 	c->multi = curl_multi_init();
-	c->share = curl_share_init();
-	if (!c->multi || !c->share || curl_share_setopt(c->share, CURLSHOPT_SHARE,
-						       CURL_LOCK_DATA_SSL_SESSION) != CURLSHE_OK) {
+	c->share = sessions();
+	if (!c->multi || !c->share) {
 		if (c->multi)
 			curl_multi_cleanup(c->multi);
-		if (c->share)
-			curl_share_cleanup(c->share);
 		free(c);
 		return CR_ERR_LIB;
 	}
@@ -534,7 +547,6 @@ enum cr_err http_client_new(const struct http_opts *o, struct http_client **out)
 		snprintf(h, sizeof(h), "Accept-Encoding: %s", o->accept_encoding);
 		if (!(c->headers = curl_slist_append(NULL, h))) {
 			curl_multi_cleanup(c->multi);
-			curl_share_cleanup(c->share);
 			free(c);
 			return CR_ERR_NOMEM;
 		}
@@ -563,7 +575,6 @@ void http_client_free(struct http_client **cp)
 		xfer_destroy(x);
 	}
 	curl_multi_cleanup(c->multi);
-	curl_share_cleanup(c->share);
 	curl_slist_free_all(c->headers);
 	free(c);
 	*cp = NULL;

@@ -22,12 +22,13 @@
  *
  * File: 16 bytes "MPCRJNL1" and 8 zero bytes, then entries: u32 LE payload
  * length n, u64 LE XXH3_64 of the payload, n payload bytes:
- *   u8 kind (1 outcome, 2 WARC only, 3 a link followed in the round),
+ *   u8 kind (1 outcome, 2 WARC only, 3 a link followed in the round, 4 a
+ *   requisite handed to the rank of its host),
  *   varint-prefixed WARC file name ("" if none), varint end offset of the
  *   exchange in it, varint-prefixed fetch record (crawldb/fetch_record.h;
- *   empty for kind 2; for kind 3 the followed URL's CrawlDb record),
+ *   empty for kind 2; for kinds 3 and 4 the URL's CrawlDb record),
  *   varint-prefixed parse record (empty without one; for kind 3 the band
- *   keys of the page it was found on, u64 LE each).
+ *   keys of the page it was found on, u64 LE each; empty for kind 4).
  * A followed link is journaled before the outcome of its page, so a kept
  * outcome's followed links are kept too, and a resumed fetch queues them
  * again (frontier.h).
@@ -45,7 +46,8 @@
 #include "util/buf.h"
 #include "util/error.h"
 
-enum journal_kind { JOURNAL_OUTCOME = 1, JOURNAL_WARC = 2, JOURNAL_FOLLOW = 3 };
+enum journal_kind { JOURNAL_OUTCOME = 1, JOURNAL_WARC = 2, JOURNAL_FOLLOW = 3,
+		    JOURNAL_HANDOFF = 4 };
 
 struct journal_entry {
 	int kind;
@@ -81,7 +83,8 @@ void journal_close(struct journal **jn, int remove);
 /* Called for each committed record a resumed partition keeps, in order:
  * kind JOURNAL_OUTCOME with fetch (and parse, if any) records, or
  * JOURNAL_FOLLOW with a followed link's record and band keys (as the entry
- * holds them); borrowed during the call. */
+ * holds them), or JOURNAL_HANDOFF with a handed requisite's record;
+ * borrowed during the call. */
 typedef enum cr_err (*journal_keep_fn)(void *arg, int kind, const void *fetch,
 				       size_t fetch_len, const void *parse, size_t parse_len);
 

@@ -1,4 +1,6 @@
 #include "fetch/outcome.h"
+#include "crawldb/fetch_record.h"
+#include "fetch/fetch.h"
 #include "fetch/http_head.h"
 #include "parse/decode.h"
 
@@ -240,4 +242,18 @@ void outcome_input(const struct http_result *r, long max_decoded_bytes, int64_t 
 	in->error = r->error;
 	in->max_decoded_bytes = max_decoded_bytes;
 	in->now_s = now_s;
+}
+
+void outcome_count(uint64_t *c, const struct fetch_record *fr)
+{
+	static const int counter[ST_COUNT_] = {
+		[ST_FETCHED] = FC_FETCHED, [ST_REDIRECT] = FC_REDIRECT, [ST_GONE] = FC_GONE,
+		[ST_DENIED] = FC_DENIED, [ST_BLOCKED] = FC_BLOCKED, [ST_DEFERRED] = FC_DEFERRED,
+		[ST_TRUNCATED] = FC_TRUNCATED, [ST_TOO_LARGE] = FC_TOO_LARGE,
+		[ST_TIMEOUT] = FC_TIMEOUT,
+	};
+	int st = fr->rec.status, k = st > 0 && st < ST_COUNT_ ? counter[st] : 0;
+
+	c[k ? k : FC_ERROR]++;
+	c[FC_TLS_FAILED] += fr->reason_len > 4 && !memcmp(fr->reason, "tls:", 4);
 }

@@ -100,4 +100,9 @@ void outcome_robots(const struct outcome_in *in, struct outcome_robots *out);
 void outcome_robots_body(const struct outcome_in *in, size_t max, struct buf *dec,
 			 const unsigned char **body, size_t *len);
 
+/* Counts an outcome into c (fetch.h's FC_COUNT_ counters): by its status,
+ * and a tls: reason as tls_failed too. */
+struct fetch_record;
+void outcome_count(uint64_t *c, const struct fetch_record *fr);
+
 #endif

@@ -177,7 +177,7 @@ static struct warc_writer *series(struct segout *s, uint32_t p, enum segout_seri
 /* A link an earlier attempt followed: handed to the fetcher, and journaled
  * again (the journal is this attempt's too). */
 static enum cr_err keep_followed(struct segout *s, const void *rec, size_t n,
-				 const void *bands, size_t blen)
+				 const void *bands, size_t blen, int handoff)
 {
 	struct crawl_record cr;
 	uint64_t keys[MINHASH_BANDS_MAX];
@@ -190,7 +190,7 @@ static enum cr_err keep_followed(struct segout *s, const void *rec, size_t n,
 	}
 	for (i = 0; i < nb; i++)
 		keys[i] = buf_load_u64le((const unsigned char *)bands + 8 * i);
-	s->followed(s->kept_arg, s->resume_part, &cr, keys, nb);
+	s->followed(s->kept_arg, s->resume_part, &cr, keys, nb, handoff);
 	return CR_OK;
 }
 
@@ -204,8 +204,9 @@ static enum cr_err keep_done(void *arg, int kind, const void *fetch, size_t fetc
 
 	if (s->failed)
 		return s->failed;
-	if (kind == JOURNAL_FOLLOW)
-		return keep_followed(s, fetch, fetch_len, parse, parse_len);
+	if (kind == JOURNAL_FOLLOW || kind == JOURNAL_HANDOFF)
+		return keep_followed(s, fetch, fetch_len, parse, parse_len,
+				     kind == JOURNAL_HANDOFF);
 	if (fetch) {
 		if (fetch_record_unpack(fetch, fetch_len, &fr) != CR_OK)
 			return CR_ERR_FORMAT;
@@ -499,8 +500,9 @@ enum cr_err segout_outcome(struct segout *s, uint32_t p, const struct fetch_reco
 	return CR_OK;
 }
 
-void segout_followed(struct segout *s, uint32_t p, const struct crawl_record *rec,
-		     const uint64_t *bands, unsigned nb)
+/* Journals a link followed (kind JOURNAL_FOLLOW) or handed over. */
+static void journal_link(struct segout *s, uint32_t p, int kind, const struct crawl_record *rec,
+			 const uint64_t *bands, unsigned nb)
 {
 	struct part *o = &s->parts[p];
 	struct journal_entry je;
@@ -515,7 +517,7 @@ void segout_followed(struct segout *s, uint32_t p, const struct crawl_record *re
 	s->scratch.len = 0;
 	crawl_record_pack(rec, &s->scratch);
 	memset(&je, 0, sizeof(je));
-	je.kind = JOURNAL_FOLLOW;
+	je.kind = kind;
 	je.warc = "";
 	je.fetch = s->scratch.p;
 	je.fetch_len = s->scratch.len;
@@ -523,6 +525,17 @@ void segout_followed(struct segout *s, uint32_t p, const struct crawl_record *re
 	je.parse_len = keys.len;
 	journal_add(o->jn, &je);
 	buf_release(&keys);
+}
+
+void segout_followed(struct segout *s, uint32_t p, const struct crawl_record *rec,
+		     const uint64_t *bands, unsigned nb)
+{
+	journal_link(s, p, JOURNAL_FOLLOW, rec, bands, nb);
+}
+
+void segout_handoff(struct segout *s, uint32_t p, const struct crawl_record *rec)
+{
+	journal_link(s, p, JOURNAL_HANDOFF, rec, NULL, 0);
 }
 
 void segout_robots_done(struct segout *s, uint32_t p)

@@ -11,7 +11,8 @@
  *
  * So a round gives every host the same span of its time: generate selects
  * no more of a host's URLs than round_s / delay + 1 (its delay raised by a
- * cached Crawl-delay), and links followed inside the round stop there too.
+ * cached Crawl-delay), and links followed inside the round stop there too
+ * (a page's requisites do not: they come right after it, frontier.h).
  * A round then lasts about round_s; a host with more goes on in the next
  * one, keeping its timing (the robots cache carries it), so it loses only
  * the part of the boundary (update, generate) longer than its delay.

@@ -5,7 +5,9 @@
 # certificates must be refused. A crawl on 2 ranks, then:
 # - every page of the good hosts fetched (the HTTPS ones over TLS), nothing
 #   else, and every requisite (images, srcset, stylesheets with their
-#   @import and url(), scripts, icons) as an embed, none of them in the text; h2 where nginx offers it, http/1.1 where it does not; the v6 host
+#   @import and url(), scripts, icons) as an embed, none of them in the
+#   text, those of other hosts in their page's round; h2 where nginx offers
+#   it, http/1.1 where it does not; the v6 host
 #   from ::1; the bad-certificate hosts with tls:expired, tls:name-mismatch,
 #   tls:untrusted, counted as tls_failed;
 # - the WARC: WARC-Protocol (h2 / http/1.1, tls/1.x) and WARC-Cipher-Suite on
@@ -15,7 +17,7 @@
 # - nginx's own log: robots.txt first on every host, nothing under the
 #   disallowed /private/, no two requests to a host closer than the delay,
 #   one connection per host and fetch phase over h2, TLS sessions resumed
-#   when nginx closes a connection;
+#   when nginx closes a connection and from one round to the next;
 # - the settings: http.version=1.1, dns.family=ipv4/ipv6, tls.verify=false
 #   (logged), the system's trust store (the test CA unknown there), a bad
 #   tls.ca_file.
@@ -65,6 +67,12 @@ jq -r 'select(.status == "fetched" and .kind == "embed") | .url' "$SCRATCH/db" |
 check "every requisite fetched as an embed ($(wc -l <"$SCRATCH/want_e"), css imports and url() too)" \
 	cmp -s "$SCRATCH/want_e" "$SCRATCH/got_e"
 diff "$SCRATCH/want_e" "$SCRATCH/got_e" | head -n 5
+# /img/shared.png of each good host is shown only by another host's index
+# page, a seed: handed to the rank of its host, it is fetched in round 1.
+shared=$(for f in "$SCRATCH"/c/segments/00001/warc/*.warc.gz; do zcat "$f"; done | tr -d '\r' |
+	grep -a '^WARC-Target-URI: .*/img/shared\.png$' | sort -u | wc -l)
+check "requisites of other hosts fetched in their page's round ($shared of 4 shared.png in segment 1)" \
+	test "$shared" -eq 4
 check "no requisite in the extracted text" \
 	eval '! zcat "$SCRATCH"/c/segments/*/text/*.gz | grep -a "^WARC-Target-URI: " | grep -qE "\.(css|js|png|ico|svg)"'
 
@@ -173,6 +181,12 @@ check "h2 host: at most one connection per fetch phase ($phases connections, $ro
 	test "$phases" -ge 1 -a "$phases" -le "$rounds"
 check "h1 host: TLS sessions resumed after nginx closed connections" \
 	eval 'awk -F"\t" -v h="h1.$D" "\$5 == h && \$10 == \"r\"" "$NGINX_LOG" | grep -q .'
+# The rounds run in one process per rank, which keeps its TLS sessions: the
+# h1 host (always on the same rank) has one full handshake in the whole
+# crawl - later rounds' connections resume too.
+full_h1=$(awk -F'\t' -v h="h1.$D" '$5 == h && $10 != "r" && $19 != "tlsweb.sh probe" { print $11 }' "$NGINX_LOG" | sort -u | wc -l)
+check "h1 host: one full TLS handshake in $rounds rounds ($full_h1), every other connection resumed" \
+	test "$full_h1" -eq 1
 
 # Three requests in flight per host, no delay: over h2 they share one
 # connection; over HTTP/1.1 each needs its own.

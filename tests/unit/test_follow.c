@@ -158,7 +158,7 @@ static void embeds(void)
 		  UINT64_MAX, 0, FOLLOW_YES },
 		{ "fetch.embeds off", "http://a.test/s.css", 0, 0, 0, 0, 0, UINT64_MAX, 0,
 		  FOLLOW_OFF },
-		{ "a CDN's image: next round", "http://cdn.test/i.png", 0, 0, 0, 1, 0, UINT64_MAX,
+		{ "a CDN's image: follow_handoff's", "http://cdn.test/i.png", 0, 0, 0, 1, 0, UINT64_MAX,
 		  0, FOLLOW_ORIGIN },
 		{ "queued already", "http://a.test/s.css", 0, 1, 0, 1, 0, UINT64_MAX, 0,
 		  FOLLOW_QUEUED },
@@ -202,10 +202,56 @@ static void embeds(void)
 	scope_release(&s);
 }
 
+/* Requisites of other origins (follow_handoff): handed to the rank of
+ * their host unless the page's seed sets limits, scope refuses them for a
+ * requisite (scope.embeds), or a path trap; seen and queued are the
+ * receiver's to judge. */
+static void handoffs(void)
+{
+	static const struct {
+		const char *what, *url;
+		int embeds, in_scope, capped_seed;
+		enum follow_verdict want;
+	} cases[] = {
+		{ "a CDN's image", "http://cdn.other/i.png", 1, 0, 0, FOLLOW_YES },
+		{ "another scheme of the host", "https://c.test/s.css", 1, 0, 0, FOLLOW_YES },
+		{ "the page's own origin: follow_embed's", "http://c.test/s.css", 1, 0, 0,
+		  FOLLOW_ORIGIN },
+		{ "fetch.embeds off", "http://cdn.other/i.png", 0, 0, 0, FOLLOW_OFF },
+		{ "a seed with limits", "http://cdn.other/i.png", 1, 0, 1, FOLLOW_SEED },
+		{ "any-host: scope.rules' deny lines apply", "http://a.test/private/i.png", 1, 0,
+		  0, FOLLOW_SCOPE },
+		{ "in-scope: a host outside the seeds' domains", "http://cdn.other/i.png", 1, 1,
+		  0, FOLLOW_SCOPE },
+		{ "in-scope: a seed's domain", "http://a.test/i.png", 1, 1, 0, FOLLOW_YES },
+		{ "a path trap", "http://cdn.other/x/x/x/x/x/x/x.png", 1, 0, 0, FOLLOW_TRAP },
+	};
+	struct config cfg;
+	struct scope s;
+	size_t i;
+
+	setup(&cfg, &s);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct follow_page pg = { "http://c.test", 13, 1, 0, 0, 0, 0, 0 };
+		struct follow_link l = { cases[i].url, strlen(cases[i].url), 1, 1 };
+		enum follow_verdict v;
+
+		pg.seed = cases[i].capped_seed ? seeds_id(seed_capped, strlen(seed_capped))
+					       : seeds_id(seed_plain, strlen(seed_plain));
+		cfg.fetch_embeds = cases[i].embeds;
+		cfg.scope_embeds = cases[i].in_scope ? SCOPE_EMBEDS_IN_SCOPE : SCOPE_EMBEDS_ANY_HOST;
+		v = follow_handoff(&pg, &l, &s, &cfg);
+		CHECK(v == cases[i].want, "handoff, %s: %s, want %s", cases[i].what,
+		      follow_verdict_names[v], follow_verdict_names[cases[i].want]);
+	}
+	scope_release(&s);
+}
+
 int main(void)
 {
 	table();
 	embeds();
+	handoffs();
 	near_copies();
 	room();
 	TEST_DONE();

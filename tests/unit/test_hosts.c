@@ -7,6 +7,9 @@
 #include "fetch/hosts.h"
 #include "test.h"
 
+#include <stdio.h>
+#include <string.h>
+
 enum op { END, SET_RESOLVING, SET_READY, SET_ROBOTS, START, FINISH, TAKE, SETTLE, STOP };
 
 struct step {
@@ -179,6 +182,54 @@ static void holds(void)
 	hosts_release(&t);
 }
 
+/* Requisites another rank handed over after a host's turns ended
+ * (hosts_reopen): a resolved host is READY again at its next start, one
+ * never resolved NEW; a host that left the round takes none (hosts_closed). */
+static void reopen(void)
+{
+	struct sched_policy pol = { .delay_us = 1000, .max_in_flight = 1, .max_failures = 3 };
+	struct host_table t;
+	struct host *a, *b, *c;
+	struct crawl_record rec;
+
+	hosts_init(&t, &pol);
+	memset(&rec, 0, sizeof(rec));
+	a = hosts_get(&t, "a.test");
+	b = hosts_get(&t, "b.test");
+	c = hosts_get(&t, "c.test");
+	hosts_add(a, "http://a.test/", &rec, 0, NULL);
+	snprintf(a->addr, sizeof(a->addr), "127.0.0.1");
+	a->next = 1;
+	sched_on_start(&a->s, 100);
+	sched_on_end(&a->s, 200);
+	hosts_settle(&t, a, 0);
+	b->next = b->n;          /* its name failed: nothing left */
+	hosts_settle(&t, b, 0);
+	c->failures = 3;         /* parked */
+	hosts_settle(&t, c, 0);
+	CHECK(t.left == 0 && a->state == HOST_DONE && b->state == HOST_DONE, "all done");
+	CHECK(!hosts_closed(&t, a) && !hosts_closed(&t, b) && hosts_closed(&t, c),
+	      "only the parked host is closed");
+	hosts_add(a, "http://a.test/i.png", &rec, 0, NULL);
+	hosts_reopen(&t, a);
+	CHECK(a->state == HOST_READY && a->s.heap_key == 1200 && t.left == 1,
+	      "resolved: READY at end + delay (%s at %lld)", hosts_state_name(a->state),
+	      (long long)a->s.heap_key);
+	hosts_add(b, "http://b.test/i.png", &rec, 0, NULL);
+	hosts_reopen(&t, b);
+	CHECK(b->state == HOST_NEW && b->s.heap_key == 0 && t.left == 2,
+	      "never resolved: NEW, to ask DNS again");
+	hosts_add(a, "http://a.test/j.png", &rec, 0, NULL);
+	hosts_reopen(&t, a);
+	CHECK(a->state == HOST_READY && t.left == 2, "reopening a READY host changes nothing");
+	a->released = 1;
+	CHECK(hosts_closed(&t, a), "a released host is closed");
+	c->failures = 0;
+	pol.max_failures = 0;
+	CHECK(!hosts_closed(&t, c), "no failure: not parked");
+	hosts_release(&t);
+}
+
 /* The operator's host rules: a name rule's overrides, an address rule's
  * block, and what a resolved address means (hosts_address_verdict). */
 static void operator_rules(void)
@@ -261,6 +312,7 @@ int main(void)
 		run_script(&scripts[i]);
 	groups();
 	holds();
+	reopen();
 	operator_rules();
 	TEST_DONE();
 }
