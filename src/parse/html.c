@@ -30,6 +30,8 @@ struct walk {
 	struct buf raw;         /* raw hrefs, each NUL-terminated */
 	char *base;             /* first <base href>, raw; NULL if none */
 	int skip_depth;         /* inside script, style, noscript, template */
+	int pre_depth;          /* inside pre, listing, textarea: its line ends are kept */
+	int in_break;           /* a line break is pending before the next word */
 	int in_title;
 	int title_done;
 	struct hmap seen;
@@ -79,6 +81,82 @@ static int is_skip(const char *name)
 {
 	return !strcmp(name, "script") || !strcmp(name, "style") ||
 	       !strcmp(name, "noscript") || !strcmp(name, "template");
+}
+
+/*
+ * How an element lays its text out, as a browser's default style sheet
+ * does: a block (p, li, tr, h1, div...) starts and ends a line; br ends
+ * one; a gap (a table cell, an image, a form control) separates the words
+ * on either side; an inline element (span, b, a...) joins its text to its
+ * neighbours', so "<b>bold</b>face" stays one word, as shown.
+ */
+enum flow { FLOW_INLINE = 0, FLOW_BLOCK, FLOW_BREAK, FLOW_GAP, FLOW_PRE };
+
+struct flow_tag {
+	const char *name;
+	enum flow flow;
+};
+
+/* Sorted by name (bsearch). */
+static const struct flow_tag flow_tags[] = {
+	{ "address", FLOW_BLOCK }, { "article", FLOW_BLOCK }, { "aside", FLOW_BLOCK },
+	{ "audio", FLOW_GAP }, { "blockquote", FLOW_BLOCK }, { "body", FLOW_BLOCK },
+	{ "br", FLOW_BREAK }, { "button", FLOW_GAP }, { "canvas", FLOW_GAP },
+	{ "caption", FLOW_BLOCK }, { "center", FLOW_BLOCK }, { "dd", FLOW_BLOCK },
+	{ "details", FLOW_BLOCK }, { "dialog", FLOW_BLOCK }, { "dir", FLOW_BLOCK },
+	{ "div", FLOW_BLOCK }, { "dl", FLOW_BLOCK }, { "dt", FLOW_BLOCK },
+	{ "embed", FLOW_GAP }, { "fieldset", FLOW_BLOCK }, { "figcaption", FLOW_BLOCK },
+	{ "figure", FLOW_BLOCK }, { "footer", FLOW_BLOCK }, { "form", FLOW_BLOCK },
+	{ "frame", FLOW_BLOCK }, { "frameset", FLOW_BLOCK }, { "h1", FLOW_BLOCK },
+	{ "h2", FLOW_BLOCK }, { "h3", FLOW_BLOCK }, { "h4", FLOW_BLOCK }, { "h5", FLOW_BLOCK },
+	{ "h6", FLOW_BLOCK }, { "header", FLOW_BLOCK }, { "hgroup", FLOW_BLOCK },
+	{ "hr", FLOW_BREAK }, { "html", FLOW_BLOCK }, { "iframe", FLOW_GAP },
+	{ "img", FLOW_GAP }, { "input", FLOW_GAP }, { "legend", FLOW_BLOCK },
+	{ "li", FLOW_BLOCK }, { "listing", FLOW_PRE }, { "main", FLOW_BLOCK },
+	{ "menu", FLOW_BLOCK }, { "meter", FLOW_GAP }, { "nav", FLOW_BLOCK },
+	{ "object", FLOW_GAP }, { "ol", FLOW_BLOCK }, { "optgroup", FLOW_BLOCK },
+	{ "option", FLOW_BLOCK }, { "p", FLOW_BLOCK }, { "pre", FLOW_PRE },
+	{ "progress", FLOW_GAP }, { "section", FLOW_BLOCK }, { "select", FLOW_GAP },
+	{ "summary", FLOW_BLOCK }, { "table", FLOW_BLOCK }, { "tbody", FLOW_BLOCK },
+	{ "td", FLOW_GAP }, { "textarea", FLOW_PRE }, { "tfoot", FLOW_BLOCK },
+	{ "th", FLOW_GAP }, { "thead", FLOW_BLOCK }, { "tr", FLOW_BLOCK },
+	{ "ul", FLOW_BLOCK }, { "video", FLOW_GAP }, { "xmp", FLOW_PRE },
+};
+
+static int flow_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct flow_tag *)a)->name, ((const struct flow_tag *)b)->name);
+}
+
+static enum flow flow_of(const char *name)
+{
+	struct flow_tag key = { name, FLOW_INLINE };
+	const struct flow_tag *t = bsearch(&key, flow_tags,
+					   sizeof(flow_tags) / sizeof(flow_tags[0]),
+					   sizeof(flow_tags[0]), flow_cmp);
+
+	return t ? t->flow : FLOW_INLINE;
+}
+
+/* The layout an element's start (or end) asks of the text around it. */
+static void flow_edge(struct walk *w, const char *name, int start)
+{
+	switch (flow_of(name)) {
+	case FLOW_INLINE:
+		break;
+	case FLOW_PRE:
+		w->pre_depth += start ? 1 : (w->pre_depth > 0 ? -1 : 0);
+		/* fall through */
+	case FLOW_BLOCK:
+		w->in_break = 1;
+		break;
+	case FLOW_BREAK:
+		w->in_break |= start;
+		break;
+	case FLOW_GAP:
+		w->in_space = 1;
+		break;
+	}
 }
 
 /* Ends the anchor text of the open <a>, if any. */
@@ -235,6 +313,7 @@ static void on_start(void *ctx, const xmlChar *tag, const xmlChar **atts)
 	if (!name)
 		return;
 	element_embeds(w, name, atts);
+	flow_edge(w, name, 1);
 	if (is_skip(name)) {
 		w->skip_depth++;
 		if (!strcmp(name, "style")) {
@@ -286,6 +365,7 @@ static void on_end(void *ctx, const xmlChar *tag)
 
 	if (!name)
 		return;
+	flow_edge(w, name, 0);
 	if (is_skip(name)) {
 		if (w->skip_depth > 0)
 			w->skip_depth--;
@@ -334,21 +414,32 @@ static void on_text(void *ctx, const xmlChar *ch, int len)
 	while (i < len) {
 		int n;
 
+		if (i + 1 < len && (unsigned char)s[i] == 0xc2 && (unsigned char)s[i + 1] == 0xa0) {
+			w->in_space = 1;   /* U+00A0, a no-break space: a blank */
+			i += 2;
+			continue;
+		}
 		if (isspace((unsigned char)s[i])) {
-			w->in_space = 1;
+			/* In a pre, a line end is one. */
+			if (w->pre_depth && s[i] == '\n')
+				w->in_break = 1;
+			else
+				w->in_space = 1;
 			i++;
 			continue;
 		}
-		for (n = 1; i + n < len && !isspace((unsigned char)s[i + n]); n++)
+		for (n = 1; i + n < len && !isspace((unsigned char)s[i + n]) &&
+			    !((unsigned char)s[i + n] == 0xc2 && i + n + 1 < len &&
+			      (unsigned char)s[i + n + 1] == 0xa0); n++)
 			;
-		if (w->in_space && w->text.len)
-			buf_addc(&w->text, ' ');
+		if ((w->in_space || w->in_break) && w->text.len)
+			buf_addc(&w->text, w->in_break ? '\n' : ' ');
 		if (w->in_a && w->cur.len + (size_t)n + 1 <= HTML_ANCHOR_MAX) {
-			if (w->in_space && w->cur.len)
+			if ((w->in_space || w->in_break) && w->cur.len)
 				buf_addc(&w->cur, ' ');
 			buf_add(&w->cur, s + i, (size_t)n);
 		}
-		w->in_space = 0;
+		w->in_space = w->in_break = 0;
 		buf_add(&w->text, s + i, (size_t)n);
 		i += n;
 	}

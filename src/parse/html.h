@@ -38,7 +38,10 @@ enum html_refusal { HTML_MAX_LINKS = 0, HTML_TOO_LONG = 1 };
 
 struct html_page {
 	struct buf title;      /* UTF-8, whitespace collapsed */
-	struct buf text;       /* the visible text, whitespace collapsed */
+	struct buf text;       /* the visible text, UTF-8: one line ('\n') per block
+				  (p, li, tr, h1, br...) and per line of a pre,
+				  blanks collapsed to one space within a line, no
+				  empty line, none at either end */
 	uint64_t text_digest;  /* XXH3 of text */
 	char **links;          /* canonical URLs, owned */
 	char **anchors;        /* each link's anchor text (a's text, blanks collapsed,

@@ -19,13 +19,15 @@ static const char simweb_usage[] =
 	"usage: simweb --hosts N --pages M [--seed S] [--domain D] [--port P] [--bind ADDR]\n"
 	"              [--port-file FILE] [--log FILE] [--agent A] [--latency-ms L]\n"
 	"              [--politeness [--max-crawl-delay-ms C]] [--dupes F] [--hostile]\n"
-	"              [--retry-after S] [--sites K] [--sitemaps] [--page-bytes B]\n"
+	"              [--retry-after S] [--sites K] [--sitemaps] [--page-bytes B] [--blocks]\n"
 	"       simweb --truth --hosts N --pages M [--seed S] [--domain D] --port P [--agent A]\n"
 	"              [--politeness [--max-crawl-delay-ms C]] [--dupes F]\n"
 	"              [--hostile [--max-redirects R]] [--sites K] [--scope-hosts FILE]\n"
 	"              [--sitemaps]\n"
 	"       simweb --seeds --hosts N --pages M [--domain D] --port P\n"
 	"       simweb --hostinfo --hosts N --pages M [--domain D] [--politeness]\n"
+	"       simweb --lines --hosts N --pages M [--seed S] [--domain D] --port P [--sites K]\n"
+	"              [--page-bytes B] [--blocks]\n"
 	"       simweb --pairs --hosts N --pages M --dupes F [--seed S] [--domain D] --port P\n"
 	"              [--agent A] [--politeness [--max-crawl-delay-ms C]]\n";
 
@@ -85,7 +87,7 @@ int main(int argc, char **argv)
 	enum { OPT_HOSTS = 256, OPT_PAGES, OPT_SEED, OPT_DOMAIN, OPT_PORT, OPT_BIND,
 	       OPT_PORT_FILE, OPT_LOG, OPT_AGENT, OPT_TRUTH, OPT_SEEDS, OPT_HELP,
 	       OPT_POLITENESS, OPT_LATENCY, OPT_MAX_DELAY, OPT_HOSTINFO, OPT_DUPES, OPT_PAGE_BYTES,
-	       OPT_PAIRS, OPT_HOSTILE, OPT_MAX_REDIRECTS, OPT_RETRY_AFTER, OPT_SITES,
+	       OPT_PAIRS, OPT_BLOCKS, OPT_LINES, OPT_HOSTILE, OPT_MAX_REDIRECTS, OPT_RETRY_AFTER, OPT_SITES,
 	       OPT_SCOPE_HOSTS, OPT_SITEMAPS };
 	static const struct option opts[] = {
 		{ "hosts", required_argument, NULL, OPT_HOSTS },
@@ -107,6 +109,8 @@ int main(int argc, char **argv)
 		{ "dupes", required_argument, NULL, OPT_DUPES },
 		{ "page-bytes", required_argument, NULL, OPT_PAGE_BYTES },
 		{ "pairs", no_argument, NULL, OPT_PAIRS },
+		{ "blocks", no_argument, NULL, OPT_BLOCKS },
+		{ "lines", no_argument, NULL, OPT_LINES },
 		{ "hostile", no_argument, NULL, OPT_HOSTILE },
 		{ "max-redirects", required_argument, NULL, OPT_MAX_REDIRECTS },
 		{ "retry-after", required_argument, NULL, OPT_RETRY_AFTER },
@@ -208,13 +212,17 @@ int main(int argc, char **argv)
 		case OPT_LOG:
 			so.log_path = optarg;
 			break;
+		case OPT_BLOCKS:
+			w.blocks = 1;
+			break;
 		case OPT_TRUTH:
 		case OPT_SEEDS:
 		case OPT_HOSTINFO:
 		case OPT_PAIRS:
+		case OPT_LINES:
 			if (mode && mode != opt)
-				return simweb_fail("--truth, --seeds, --hostinfo and --pairs exclude "
-						   "each other", NULL);
+				return simweb_fail("--truth, --seeds, --hostinfo, --pairs and --lines "
+						   "exclude each other", NULL);
 			mode = opt;
 			break;
 		case OPT_HELP:
@@ -231,7 +239,8 @@ int main(int argc, char **argv)
 	if (!have_hosts || !have_pages)
 		return simweb_fail("--hosts and --pages are required", NULL);
 	if (mode && mode != OPT_HOSTINFO && (!have_port || w.port == 0))
-		return simweb_fail("--truth, --seeds and --pairs need the server's --port", NULL);
+		return simweb_fail("--truth, --seeds, --pairs and --lines need the server's --port",
+				   NULL);
 	if (web_check(&w, err, sizeof(err)) < 0)
 		return simweb_fail(err, NULL);
 	if (mode == OPT_HOSTINFO) {
@@ -249,6 +258,15 @@ int main(int argc, char **argv)
 			return simweb_fail(err, NULL);
 		if (web_truth(&w, stdout) < 0 || fflush(stdout) != 0) {
 			fprintf(stderr, "simweb: --truth failed: out of memory or output error\n");
+			return 1;
+		}
+		return 0;
+	}
+	if (mode == OPT_LINES) {
+		if (w.hostile)
+			return simweb_fail("--lines does not go with --hostile", NULL);
+		if (web_lines(&w, stdout) < 0 || fflush(stdout) != 0) {
+			fprintf(stderr, "simweb: --lines failed: out of memory or output error\n");
 			return 1;
 		}
 		return 0;

@@ -1035,12 +1035,100 @@ static void web_head_weight(struct web_rng *r, struct web_sb *sb, size_t bytes)
 	web_sb_printf(sb, "</script>\n");
 }
 
-static void web_heavy_paragraph(struct web_rng *r, struct web_sb *sb)
+/* --lines: the text written to sb since from, tags dropped and blanks
+ * collapsed, as one expected line (nothing when it has no text). */
+static void web_line_from(const struct web *w, const struct web_sb *sb, size_t from)
 {
+	size_t start;
+	int in_tag = 0, blank = 0;
+
+	if (!w->lines)
+		return;
+	start = w->lines->len;
+	for (size_t i = from; i < sb->len; i++) {
+		char c = sb->p[i];
+
+		if (in_tag || c == '<') {
+			in_tag = c != '>';
+			continue;
+		}
+		if (c == ' ' || c == '\n' || c == '\t') {
+			blank = 1;
+			continue;
+		}
+		if (blank && w->lines->len > start)
+			web_sb_printf(w->lines, " ");
+		blank = 0;
+		web_sb_printf(w->lines, "%c", c);
+	}
+	if (w->lines->len > start)
+		web_sb_printf(w->lines, "\n");
+}
+
+/* --lines: one expected line as given. */
+__attribute__((format(printf, 2, 3)))
+static void web_line(const struct web *w, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	if (!w->lines)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	web_sb_printf(w->lines, "%s\n", line);
+}
+
+/*
+ * --blocks: block structure beyond paragraphs, with the lines it should
+ * give - a list, a table (a line per row), br, pre, entities and a no-break
+ * space, what is never text (script, style, noscript, template), a
+ * blockquote and nested divs. No link: the truth does not change.
+ */
+static void web_blocks(const struct web *w, struct web_rng *r, struct web_sb *sb)
+{
+	const char *x[16];
+
+	for (unsigned i = 0; i < 16; i++)
+		x[i] = web_words[web_rng_below(r, WEB_NWORDS)];
+	web_sb_printf(sb, "<ul>\n<li>%s %s</li>\n<li>%s <b>%s</b> %s\n</ul>\n", x[0], x[1],
+		      x[2], x[3], x[4]);
+	web_line(w, "%s %s", x[0], x[1]);
+	web_line(w, "%s %s %s", x[2], x[3], x[4]);
+	web_sb_printf(sb, "<table>\n<tr><td>%s</td><td>%s  %s</td></tr>\n<tr><th>%s</th>"
+		      "<td>%s</td></tr>\n</table>\n", x[5], x[6], x[7], x[8], x[9]);
+	web_line(w, "%s %s %s", x[5], x[6], x[7]);
+	web_line(w, "%s %s", x[8], x[9]);
+	web_sb_printf(sb, "<p>%s %s<br>%s<br/>\n%s</p>\n", x[10], x[11], x[12], x[13]);
+	web_line(w, "%s %s", x[10], x[11]);
+	web_line(w, "%s", x[12]);
+	web_line(w, "%s", x[13]);
+	web_sb_printf(sb, "<pre>%s   %s\n%s</pre>\n", x[14], x[15], x[0]);
+	web_line(w, "%s %s", x[14], x[15]);
+	web_line(w, "%s", x[0]);
+	web_sb_printf(sb, "<p>%s &amp; %s &lt;%s&gt; &eacute;t&#233;&nbsp;%s</p>\n", x[1], x[2],
+		      x[3], x[4]);
+	web_line(w, "%s & %s <%s> \xc3\xa9t\xc3\xa9 %s", x[1], x[2], x[3], x[4]);
+	web_sb_printf(sb, "<script>var s = \"<p>%s</p>\";</script><style>p { color: red; }"
+		      "</style>\n<noscript><p>%s</p></noscript><template><p>%s</p></template>\n",
+		      x[5], x[6], x[7]);
+	web_sb_printf(sb, "<blockquote>%s %s</blockquote>\n<div>%s<div>%s <span>%s</span>"
+		      "</div>%s</div>\n", x[8], x[9], x[10], x[11], x[12], x[13]);
+	web_line(w, "%s %s", x[8], x[9]);
+	web_line(w, "%s", x[10]);
+	web_line(w, "%s %s", x[11], x[12]);
+	web_line(w, "%s", x[13]);
+}
+
+static void web_heavy_paragraph(const struct web *w, struct web_rng *r, struct web_sb *sb)
+{
+	size_t from;
 	unsigned n = 20 + web_rng_below(r, 40);
 
 	web_sb_printf(sb, "<div class=\"row\"><div class=\"col-%u\"><p class=\"text\" "
 		      "id=\"s%u\">", 1 + web_rng_below(r, 12), web_rng_below(r, 100000));
+	from = sb->len;
 	for (unsigned i = 0; i < n; i++) {
 		const char *word = web_words[web_rng_below(r, WEB_NWORDS)];
 
@@ -1053,7 +1141,9 @@ static void web_heavy_paragraph(struct web_rng *r, struct web_sb *sb)
 		default: web_sb_printf(sb, "%s%s", i ? " " : "", word); break;
 		}
 	}
-	web_sb_printf(sb, ".</p></div></div>\n");
+	web_sb_printf(sb, ".");
+	web_line_from(w, sb, from);
+	web_sb_printf(sb, "</p></div></div>\n");
 }
 
 static void web_render(const struct web *w, unsigned host, enum web_kind kind, unsigned k,
@@ -1065,24 +1155,30 @@ static void web_render(const struct web *w, unsigned host, enum web_kind kind, u
 	char base[256], href[256];
 	const char *dir = web_base(w, host, kind, k, base, sizeof(base));
 	size_t n = web_links(w, host, kind, k, links);
-	size_t target;
+	size_t target, from;
 
 	web_rng_init(&r, w, TAG_TEXT, host, kind == WEB_VARIANT ? WEB_PAGE : kind, k);
 	target = 1200 + web_rng_below(&r, 2600);
 	if (w->page_bytes)
 		target = w->page_bytes / 2 + web_rng_below(&r, w->page_bytes);
 	web_sb_printf(sb, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
-		      "<meta charset=\"utf-8\">\n<title>%s %u of h%04u: ", label[kind], k, host);
+		      "<meta charset=\"utf-8\">\n<title>");
+	from = sb->len;
+	web_sb_printf(sb, "%s %u of h%04u: ", label[kind], k, host);
 	web_words_out(&r, sb, 3);
+	web_line_from(w, sb, from);
 	web_sb_printf(sb, "</title>\n%s", base);
 	if (w->page_bytes)
 		web_head_weight(&r, sb, target * 3 / 10);
 	web_sb_printf(sb, "</head>\n<body>\n<h1>");
+	from = sb->len;
 	web_words_out(&r, sb, 2 + web_rng_below(&r, 4));
+	web_line_from(w, sb, from);
 	web_sb_printf(sb, "</h1>\n");
 	for (size_t i = 0; i < n; i++) {
 		web_href(w, &links[i], dir, href, sizeof(href));
 		web_sb_printf(sb, "<p>");
+		from = sb->len;
 		web_words_out(&r, sb, 2 + web_rng_below(&r, 7));
 		web_sb_printf(sb, " ");
 		switch (links[i].style < 5 ? 0 : links[i].style - 4) {
@@ -1094,18 +1190,25 @@ static void web_render(const struct web *w, unsigned host, enum web_kind kind, u
 		web_words_out(&r, sb, 1 + web_rng_below(&r, 3));
 		web_sb_printf(sb, "%s ", links[i].style == 7 ? "</A>" : "</a>");
 		web_words_out(&r, sb, 1 + web_rng_below(&r, 6));
-		web_sb_printf(sb, ".</p>\n");
+		web_sb_printf(sb, ".");
+		web_line_from(w, sb, from);
+		web_sb_printf(sb, "</p>\n");
 	}
+	if (w->blocks)
+		web_blocks(w, &r, sb);
 	while (w->page_bytes && sb->len < target && sb->len + 1 < sb->cap)
-		web_heavy_paragraph(&r, sb);
+		web_heavy_paragraph(w, &r, sb);
 	while (sb->len < target) {
 		web_sb_printf(sb, "<p>");
+		from = sb->len;
 		web_words_out(&r, sb, 1);
 		for (unsigned i = 1; i < 40 && sb->len < target; i++) {
 			web_sb_printf(sb, " ");
 			web_words_out(&r, sb, 1);
 		}
-		web_sb_printf(sb, ".</p>\n");
+		web_sb_printf(sb, ".");
+		web_line_from(w, sb, from);
+		web_sb_printf(sb, "</p>\n");
 	}
 	/* --hostile: the first host's home page links the quarter, after the rest. */
 	if (w->hostile && host == 0 && kind == WEB_HOME)
@@ -1805,4 +1908,44 @@ void web_seeds(const struct web *w, FILE *out)
 {
 	for (unsigned h = 0; h < w->hosts && h < 3; h++)
 		fprintf(out, "http://%s:%u/\n", WEB_HN(w, h), w->port);
+}
+
+int web_lines(struct web *w, FILE *out)
+{
+	struct web_sb lines = { NULL, 0, 1u << 20 }, html = { NULL, 0, 0 };
+	char path[64];
+	int rc = 0;
+
+	html.cap = (w->page_bytes ? (size_t)w->page_bytes * 2 : 0) + (1u << 20);
+	lines.p = malloc(lines.cap);
+	html.p = malloc(html.cap);
+	if (!lines.p || !html.p) {
+		free(lines.p);
+		free(html.p);
+		return -1;
+	}
+	w->lines = &lines;
+	for (unsigned h = 0; h < w->hosts && rc == 0; h++) {
+		for (unsigned j = 0; j <= w->pages && rc == 0; j++) {
+			/* The home page, then /p/0.html ... */
+			struct web_target t = { h, j ? WEB_PAGE : WEB_HOME, j ? j - 1 : 0 };
+			char *line, *end;
+
+			html.len = lines.len = 0;
+			web_render(w, h, t.kind, t.k, &html);
+			web_path(&t, path, sizeof(path));
+			for (line = lines.p; rc == 0 && line < lines.p + lines.len; line = end + 1) {
+				end = memchr(line, '\n', (size_t)(lines.p + lines.len - line));
+				if (!end)
+					break;
+				if (fprintf(out, "http://%s:%u%s\t%.*s\n", WEB_HN(w, h), w->port, path,
+					    (int)(end - line), line) < 0)
+					rc = -1;
+			}
+		}
+	}
+	w->lines = NULL;
+	free(lines.p);
+	free(html.p);
+	return rc;
 }

@@ -62,6 +62,12 @@ struct web {
 	unsigned page_bytes;               /* --page-bytes: average size of a page's HTML,
 					      with markup as real pages have it; 0:
 					      1.2-3.8 KB of plain paragraphs */
+	int blocks;                        /* --blocks: each page also has a list, a
+					      table, br, pre, entities, a blockquote,
+					      nested divs and a script, style, noscript
+					      and template in its body (web_lines) */
+	struct web_sb *lines;              /* set by web_lines while it renders a page:
+					      the page's expected text lines */
 	const unsigned char *in_scope;     /* --scope-hosts (truth): 1 per host the crawl may
 					      enter; NULL: every host */
 	unsigned dup_nhosts;               /* set by web_check: the hosts that may carry */
@@ -164,6 +170,18 @@ int web_truth(const struct web *w, FILE *out);
  * out failed.
  */
 int web_pairs(const struct web *w, FILE *out);
+
+/*
+ * Writes one "URL<TAB>LINE" line per text line of every home page and page
+ * /p/K.html of every host, in order: the lines a text extractor should make
+ * of it - the title, then one per block (h1, p, li, table row, br, pre
+ * line, blockquote, div), inline tags dropped without separating words,
+ * entities decoded, script, style, noscript and template left out, blanks
+ * collapsed. Not with --hostile (the quarter's links on the first home
+ * page are not written so). Returns 0, or -1 when memory ran out or out
+ * failed.
+ */
+int web_lines(struct web *w, FILE *out);
 
 /* Word n mod the vocabulary's size: the words every page is written in. */
 const char *web_word(uint64_t n);

@@ -64,6 +64,48 @@ static void test_embeds(void)
 	html_page_release(&p);
 }
 
+/* The text's lines: one per block, br and pre line; cells, images and
+ * controls separate words, inline elements join them; scripts, styles,
+ * templates and noscript dropped, entities decoded. */
+static void test_lines(void)
+{
+	static const struct {
+		const char *what, *html, *want;
+	} cases[] = {
+		{ "paragraphs", "<p>one  two</p><p>three</p>", "one two\nthree" },
+		{ "words never glued where blocks meet", "<div>Chunked response</div>second chunk",
+		  "Chunked response\nsecond chunk" },
+		{ "headings and list items", "<h1>Title</h1><ul><li>a b<li>c</ul>after",
+		  "Title\na b\nc\nafter" },
+		{ "br ends a line, not two", "one<br>two<br><br>three", "one\ntwo\nthree" },
+		{ "table: a line per row, cells apart",
+		  "<table><tr><td>a</td><td>b</td></tr><tr><th>c</th><td>d</td></tr></table>",
+		  "a b\nc d" },
+		{ "inline elements join", "<p><b>bold</b>face and <span>x</span><i>y</i></p>",
+		  "boldface and xy" },
+		{ "an image between words", "left<img src=i.png>right", "left right" },
+		{ "pre keeps its lines", "<pre>line 1\n  line  2\n\nline 3</pre>after",
+		  "line 1\nline 2\nline 3\nafter" },
+		{ "scripts, styles, templates, noscript dropped",
+		  "<p>a<script>var x;</script>b</p><style>p{}</style><template>t</template>"
+		  "<noscript>n</noscript><p>c</p>", "ab\nc" },
+		{ "entities decoded, UTF-8, a no-break space a blank", "<p>caf&eacute; &amp; &#x20AC;&nbsp;5</p>",
+		  "caf\xc3\xa9 & \xe2\x82\xac 5" },
+		{ "no empty line, none at the ends", "<div><p></p><p> x </p><div></div></div>",
+		  "x" },
+	};
+	struct html_page p;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		CHECK(html_extract(cases[i].html, strlen(cases[i].html), "utf-8", "http://h.test/",
+				   "x", 10, &p) == CR_OK, "%s: parses", cases[i].what);
+		CHECK(!strcmp(buf_cstr(&p.text), cases[i].want), "%s: '%s', want '%s'",
+		      cases[i].what, buf_cstr(&p.text), cases[i].want);
+		html_page_release(&p);
+	}
+}
+
 int main(void)
 {
 	static const char doc1[] =
@@ -222,5 +264,6 @@ int main(void)
 	}
 	html_page_release(&p);
 	test_embeds();
+	test_lines();
 	TEST_DONE();
 }
