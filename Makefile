@@ -18,20 +18,28 @@ CFLAGS  += -std=c11 -D_GNU_SOURCE $(WARN) -Isrc
 ifneq ($(WERROR),)
 CFLAGS  += -Werror
 endif
+# C++ only for the one file that speaks to CLD2 (src/parse/lang.cc).
+CXXFLAGS ?= -O2 -g
+CXXFLAGS += -std=c++11 -D_GNU_SOURCE -Wall -Wextra -Isrc
+ifneq ($(WERROR),)
+CXXFLAGS += -Werror
+endif
 ifneq ($(SANITIZE),)
 CFLAGS  += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+CXXFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-LIBS    := $(PKG_LIBS) -lm
+# CLD2 (libcld2-dev) has no pkg-config file.
+LIBS    := $(PKG_LIBS) -lcld2 -lstdc++ -lm
 
 B ?= build
 ALL_SRC  := $(wildcard src/*/*.c)
 MPI_SRC  := $(wildcard src/comm/*.c)
 CLI_SRC  := $(wildcard src/cli/*.c)
 CORE_SRC := $(filter-out $(MPI_SRC) $(CLI_SRC),$(ALL_SRC))
-CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
+CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o) $(patsubst %.cc,$(B)/%.o,$(wildcard src/*/*.cc))
 MPI_OBJ  := $(MPI_SRC:%.c=$(B)/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(B)/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
@@ -58,6 +66,10 @@ $(B)/src/comm/%.o: src/comm/%.c
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
+
+$(B)/%.o: %.cc
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS) -MMD -MP -c $< -o $@
 
 $(B)/libcore.a: $(CORE_OBJ)
 	@rm -f $@
@@ -125,7 +137,7 @@ lint: all
 # target runs FUZZ_SECONDS, new finds going to build-fuzz/corpus/TARGET and
 # a crash stopping the run (tests/fuzz/fuzz.sh, docs/FUZZING.md).
 fuzz: deps
-	@$(MAKE) --no-print-directory -j2 B=build-fuzz CC=clang FUZZ_MAIN= \
+	@$(MAKE) --no-print-directory -j2 B=build-fuzz CC=clang CXX=clang++ FUZZ_MAIN= \
 		SANITIZE=fuzzer-no-link,address,undefined FUZZ_LDFLAGS=-fsanitize=fuzzer fuzz-bins
 	@bash tests/fuzz/fuzz.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 

@@ -24,6 +24,7 @@ LIB_HOMES = {
     'mpi.h': 'src/comm/comm.c',
     'openssl/ssl.h': 'src/fetch/tls.c',
     'openssl/x509_vfy.h': 'src/fetch/tls.c',
+    'cld2/': 'src/parse/lang.cc',
 }
 
 findings = []
@@ -34,7 +35,7 @@ def report(where, what):
 
 
 def sources():
-    return sorted(glob.glob('src/*/*.c') + glob.glob('src/*/*.h'))
+    return sorted(glob.glob('src/*/*.c') + glob.glob('src/*/*.cc') + glob.glob('src/*/*.h'))
 
 
 def check_functions(path, lines):

@@ -8,13 +8,14 @@
 #define PARSE_RECORD_V4 4   /* V3 and hops (u8) at the end */
 #define PARSE_RECORD_V5 5   /* V4, the seed, refused links, and a sitemap's entries */
 #define PARSE_RECORD_V6 6   /* V5 and the page's requisites at the end */
+#define PARSE_RECORD_V7 7   /* V6 and the page's languages at the end */
 
 static void pack(const struct parse_record *p, const char *const *links,
 		 const struct parse_entry *entries, uint32_t nlinks, struct buf *out)
 {
 	uint32_t i;
 
-	buf_put_u8(out, PARSE_RECORD_V6);
+	buf_put_u8(out, PARSE_RECORD_V7);
 	buf_put_str(out, p->url, p->url_len);
 	buf_put_varint(out, p->depth);
 	buf_put_str(out, p->title, p->title_len);
@@ -40,6 +41,13 @@ static void pack(const struct parse_record *p, const char *const *links,
 	buf_put_varint(out, p->nembeds);
 	for (i = 0; i < p->nembeds; i++)
 		buf_put_str(out, p->embed_urls[i], strlen(p->embed_urls[i]));
+	/* The count, with the reliable flag in its top bit. */
+	buf_put_u8(out, (uint8_t)((p->nlangs < PARSE_LANGS_MAX ? p->nlangs : PARSE_LANGS_MAX) |
+				  (p->lang_reliable ? 0x80 : 0)));
+	for (i = 0; i < p->nlangs && i < PARSE_LANGS_MAX; i++) {
+		buf_put_str(out, p->langs[i], strnlen(p->langs[i], 3));
+		buf_put_u8(out, p->lang_percent[i]);
+	}
 }
 
 void parse_record_pack(const struct parse_record *p, const char *const *links,
@@ -119,6 +127,31 @@ static enum cr_err get_embeds(struct buf_reader *rd, uint8_t v, struct parse_rec
 	return CR_OK;
 }
 
+/* The languages at rd (version 7; none before). */
+static enum cr_err get_langs(struct buf_reader *rd, uint8_t v, struct parse_record *t)
+{
+	uint8_t b, i;
+	const char *c;
+	size_t cl;
+
+	t->nlangs = 0;
+	t->lang_reliable = 0;
+	memset(t->langs, 0, sizeof(t->langs));
+	if (v < PARSE_RECORD_V7)
+		return CR_OK;
+	if (buf_get_u8(rd, &b) || (b & 0x7f) > PARSE_LANGS_MAX)
+		return CR_ERR_FORMAT;
+	t->lang_reliable = b >> 7;
+	for (i = 0; i < (b & 0x7f); i++) {
+		if (buf_get_str(rd, &c, &cl) || cl == 0 || cl > 3 ||
+		    buf_get_u8(rd, &t->lang_percent[i]))
+			return CR_ERR_FORMAT;
+		memcpy(t->langs[i], c, cl);
+	}
+	t->nlangs = b & 0x7f;
+	return CR_OK;
+}
+
 enum cr_err parse_record_unpack(const void *p, size_t n, struct parse_record *r)
 {
 	struct buf_reader rd;
@@ -127,7 +160,7 @@ enum cr_err parse_record_unpack(const void *p, size_t n, struct parse_record *r)
 	struct parse_record t;
 
 	buf_reader_init(&rd, p, n);
-	if (buf_get_u8(&rd, &v) || v < PARSE_RECORD_V1 || v > PARSE_RECORD_V6 ||
+	if (buf_get_u8(&rd, &v) || v < PARSE_RECORD_V1 || v > PARSE_RECORD_V7 ||
 	    buf_get_str(&rd, &t.url, &t.url_len) ||
 	    buf_get_varint(&rd, &depth) || buf_get_str(&rd, &t.title, &t.title_len) ||
 	    buf_get_u64le(&rd, &t.text_digest) || buf_get_varint(&rd, &nl) ||
@@ -201,7 +234,7 @@ enum cr_err parse_record_unpack(const void *p, size_t n, struct parse_record *r)
 				return CR_ERR_FORMAT;
 		t.entries_len = rd.off - (size_t)(t.entries - rd.p);
 	}
-	if (get_embeds(&rd, v, &t))
+	if (get_embeds(&rd, v, &t) || get_langs(&rd, v, &t))
 		return CR_ERR_FORMAT;
 	if (rd.off != rd.len)
 		return CR_ERR_FORMAT;

@@ -35,6 +35,8 @@ struct parse_entry {
 	struct crawl_meta meta;
 };
 
+#define PARSE_LANGS_MAX 3
+
 struct parse_record {
 	const char *url;
 	size_t url_len;
@@ -68,6 +70,13 @@ struct parse_record {
 	const char *const *embed_urls;
 	const unsigned char *embeds;
 	size_t embeds_len;
+	/* Its languages (version 7; none before), best first: ISO 639-3 codes
+	 * and the share of the text's letters each covers, 1-100 (parse/lang.h);
+	 * lang_reliable: the detector is sure of the first. */
+	uint8_t nlangs;
+	char langs[PARSE_LANGS_MAX][4];
+	uint8_t lang_percent[PARSE_LANGS_MAX];
+	uint8_t lang_reliable;
 };
 
 #define PARSE_SIG_MAX 1024

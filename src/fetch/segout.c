@@ -382,6 +382,7 @@ enum cr_err segout_text(struct segout *s, uint32_t p, const struct html_page *pa
 		sp.id = o->text_id;
 		sp.id_len = strlen(o->text_id);
 		sp.noindex = (flags & PARSE_NOINDEX) != 0;
+		sp.lang = page->lang;
 		sp.title = (const char *)page->title.p;
 		sp.title_len = page->title.len;
 		sp.text = (const char *)page->text.p;
@@ -408,6 +409,17 @@ static void meta_block(const struct segout_meta *m, struct buf *block)
 	if (!m->parse || !m->parse_len ||
 	    parse_record_unpack(m->parse, m->parse_len, &pr) != CR_OK)
 		return;
+	/* As Common Crawl's metadata records name them (CLD2's answer). */
+	if (pr.nlangs) {
+		unsigned i;
+
+		buf_addf(block, "languages-cld2: {\"reliable\":%s,\"languages\":[",
+			 pr.lang_reliable ? "true" : "false");
+		for (i = 0; i < pr.nlangs; i++)
+			buf_addf(block, "%s{\"code-iso-639-3\":\"%.3s\",\"text-covered\":%.2f}",
+				 i ? "," : "", pr.langs[i], pr.lang_percent[i] / 100.0);
+		buf_adds(block, "]}\r\n");
+	}
 	while (parse_record_link(&pr, &pos, &u, &n) == CR_OK)
 		buf_addf(block, "outlink: %.*s\r\n", (int)n, u);
 }

@@ -29,7 +29,6 @@
 #include <zstd.h>
 
 #define INDEX_URI_MAX 8192
-#define INDEX_LANG_WORDS 2000     /* words looked at for the language */
 #define INDEX_MAX_BLOCK (64u << 20)
 #define INDEX_STREAMS_MAX 64      /* staged series of a partition (4 a fetch attempt) */
 
@@ -130,110 +129,6 @@ void index_surt(const char *url, struct buf *out)
 		free(parts);
 	}
 	free(low);
-}
-
-/* ---- language ---- */
-
-/* The function words of each language guessed, and for each distinct word
- * the languages it belongs to (a bit per language), sorted for bsearch. */
-static const char *const lang_codes[] = { "eng", "deu", "fra", "spa", "ita", "nld", "por" };
-static const char *const lang_words[] = {
-	" the and of to is in that it was for with are this not ",
-	" der die und das ist nicht ein eine zu den von mit sich auf ",
-	" le la les et est des une dans que pour pas sur qui du ",
-	" el los las que y es una por con para del se no al ",
-	" il che di non una per della sono gli le con del si ",
-	" het een van en niet dat zijn op te voor met ook maar ",
-	" os que não uma do da em para com por se mais dos ",
-};
-enum { NLANG = sizeof(lang_codes) / sizeof(lang_codes[0]), LANG_WORDS_MAX = 128 };
-
-struct lang_word {
-	char w[24];   /* a text word of 21 bytes or more is not counted */
-	unsigned mask;
-};
-
-static struct lang_word lang_table[LANG_WORDS_MAX];
-static size_t lang_n;
-
-static int lang_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct lang_word *)a)->w, ((const struct lang_word *)b)->w);
-}
-
-/* Builds the table once (the words above, each with its languages). */
-static void lang_init(void)
-{
-	size_t k, i;
-
-	if (lang_n)
-		return;
-	for (k = 0; k < NLANG; k++) {
-		const char *p = lang_words[k];
-
-		while (*p) {
-			size_t n;
-
-			p += strspn(p, " ");
-			n = strcspn(p, " ");
-			if (!n)
-				break;
-			for (i = 0; i < lang_n && strncmp(lang_table[i].w, p, n) |
-						    (lang_table[i].w[n] != '\0'); i++)
-				;
-			if (i == lang_n && lang_n < LANG_WORDS_MAX && n < sizeof(lang_table[0].w)) {
-				memcpy(lang_table[lang_n].w, p, n);
-				lang_table[lang_n].w[n] = '\0';
-				lang_table[lang_n++].mask = 0;
-			}
-			if (i < lang_n)
-				lang_table[i].mask |= 1u << k;
-			p += n;
-		}
-	}
-	qsort(lang_table, lang_n, sizeof(lang_table[0]), lang_cmp);
-}
-
-const char *index_language(const char *text, size_t len)
-{
-	unsigned hits[NLANG] = { 0 };
-	size_t i = 0, words = 0, best = 0, second = 0, k;
-	struct lang_word key;
-
-	lang_init();
-	while (i < len && words < INDEX_LANG_WORDS) {
-		const struct lang_word *hit;
-		size_t n = 0;
-
-		while (i < len && (text[i] == ' ' || text[i] == '\n' || text[i] == '\t'))
-			i++;
-		while (i < len && text[i] != ' ' && text[i] != '\n' && text[i] != '\t') {
-			char c = text[i++];
-
-			if (c >= 'A' && c <= 'Z')
-				c = (char)(c + 32);
-			if (n + 3 < sizeof(key.w) && c != ',' && c != '.' && c != ';' && c != ':' &&
-			    c != '!' && c != '?' && c != '"' && c != '(' && c != ')')
-				key.w[n++] = c;
-		}
-		if (!n || n + 3 >= sizeof(key.w))
-			continue;
-		words++;
-		key.w[n] = '\0';
-		hit = bsearch(&key, lang_table, lang_n, sizeof(lang_table[0]), lang_cmp);
-		for (k = 0; hit && k < NLANG; k++)
-			hits[k] += (hit->mask >> k) & 1;
-	}
-	for (k = 1; k < NLANG; k++)
-		if (hits[k] > hits[best])
-			best = k;
-	for (k = 0; k < NLANG; k++)
-		if (k != best && hits[k] > second)
-			second = hits[k];
-	/* at least 5 function words, 5 % of the words, and a clear lead */
-	if (hits[best] < 5 || hits[best] * 20 < words || hits[best] < 2 * second)
-		return NULL;
-	return lang_codes[best];
 }
 
 /* ---- small writers ---- */
@@ -505,6 +400,18 @@ static enum cr_err page_links(struct part_ix *x, const struct index_stage_page *
 	return e == CR_EOF ? CR_OK : e;
 }
 
+/* The page's languages as JSON: [{"code":"eng","percent":97},...]. */
+static void langs_json(const struct lang_result *l, struct buf *b)
+{
+	unsigned i;
+
+	buf_addc(b, '[');
+	for (i = 0; i < l->n; i++)
+		buf_addf(b, "%s{\"code\":\"%s\",\"percent\":%u}", i ? "," : "", l->code[i],
+			 (unsigned)l->percent[i]);
+	buf_addc(b, ']');
+}
+
 static void page_jsonl_line(struct part_ix *x, const struct index_stage_page *pg,
 			    const char *uri, const char *date, const char *lang,
 			    const char *dup)
@@ -521,6 +428,8 @@ static void page_jsonl_line(struct part_ix *x, const struct index_stage_page *pg
 		buf_addf(&x->line, "\"%s\"", lang);
 	else
 		buf_adds(&x->line, "null");
+	buf_adds(&x->line, ",\"languages\":");
+	langs_json(&pg->lang, &x->line);
 	buf_adds(&x->line, ",\"duplicate_of\":");
 	if (dup)
 		json_str(&x->line, dup, strlen(dup));
@@ -536,7 +445,8 @@ static void page_jsonl_line(struct part_ix *x, const struct index_stage_page *pg
 static enum cr_err page_out(struct part_ix *x, const struct index_stage_page *pg)
 {
 	char uri[INDEX_URI_MAX], id[64], date[WARC_DATE_MAX];
-	const char *dup, *lang;
+	const char *dup, *lang = pg->lang.n ? pg->lang.code[0] : NULL;
+	unsigned i;
 	enum cr_err e;
 
 	snprintf(uri, sizeof(uri), "%.*s", (int)pg->uri_len, pg->uri);
@@ -548,7 +458,6 @@ static enum cr_err page_out(struct part_ix *x, const struct index_stage_page *pg
 	buf_addc(&x->text, '\n');
 	buf_add(&x->text, pg->text, pg->text_len);
 	buf_addc(&x->text, '\n');
-	lang = index_language(pg->text, pg->text_len);
 	dup = hmap_get(&x->dups, uri, strlen(uri));
 	x->c[IX_TEXT_DOCS]++;
 	x->c[IX_TEXT_DUPLICATES] += dup != NULL;
@@ -559,8 +468,13 @@ static enum cr_err page_out(struct part_ix *x, const struct index_stage_page *pg
 		struct warc_record_out o;
 
 		x->fields.len = 0;
-		if (lang)
-			buf_addf(&x->fields, "WARC-Identified-Content-Language: %s\r\n", lang);
+		/* Common Crawl's form: the codes, best first, comma-separated. */
+		if (lang) {
+			buf_adds(&x->fields, "WARC-Identified-Content-Language: ");
+			for (i = 0; i < pg->lang.n; i++)
+				buf_addf(&x->fields, "%s%s", i ? "," : "", pg->lang.code[i]);
+			buf_adds(&x->fields, "\r\n");
+		}
 		if (dup)
 			buf_addf(&x->fields, "X-Mpicrawl-Duplicate-Of: %s\r\n", dup);
 		if (pg->noindex)
@@ -612,6 +526,7 @@ static enum cr_err page_from_warc(struct part_ix *x, const struct warc_record *r
 	sp.id = id;
 	sp.id_len = strlen(id);
 	sp.noindex = (flags & PARSE_NOINDEX) != 0;
+	sp.lang = pg.lang;
 	sp.title = (const char *)buf_cstr(&pg.title);
 	sp.title_len = pg.title.len;
 	sp.text = (const char *)buf_cstr(&pg.text);

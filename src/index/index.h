@@ -78,11 +78,5 @@ int index_record_facts(const char *type, const char *ct, const unsigned char *bl
  */
 void index_surt(const char *url, struct buf *out);
 
-/*
- * A cheap guess of the language of UTF-8 text from its most frequent
- * function words: an ISO 639-3 code ("eng", "deu", "fra", "spa", "ita",
- * "nld", "por"), or NULL when unsure.
- */
-const char *index_language(const char *text, size_t len);
 
 #endif

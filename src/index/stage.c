@@ -42,6 +42,12 @@ void index_stage_pack_page(struct buf *out, const struct index_stage_page *pg)
 	buf_put_svarint(out, pg->date_us);
 	buf_put_str(out, pg->id, pg->id_len);
 	buf_put_u8(out, pg->noindex ? 1 : 0);
+	buf_put_u8(out, (uint8_t)((pg->lang.n < LANG_MAX ? pg->lang.n : LANG_MAX) |
+				  (pg->lang.reliable ? 0x80 : 0)));
+	for (i = 0; i < pg->lang.n && i < LANG_MAX; i++) {
+		buf_put_str(out, pg->lang.code[i], strnlen(pg->lang.code[i], LANG_CODE_MAX - 1));
+		buf_put_u8(out, pg->lang.percent[i]);
+	}
 	buf_put_str(out, pg->title, pg->title_len);
 	buf_put_str(out, pg->text, text);
 	buf_put_varint(out, pg->nlinks);
@@ -49,6 +55,28 @@ void index_stage_pack_page(struct buf *out, const struct index_stage_page *pg)
 		buf_put_str(out, pg->links[i], strlen(pg->links[i]));
 		buf_put_str(out, pg->anchors[i], strlen(pg->anchors[i]));
 	}
+}
+
+/* A page's languages: a count (the reliable flag in its top bit), then
+ * code and percent of each. */
+static int unpack_langs(struct buf_reader *rd, struct lang_result *l)
+{
+	uint8_t b, i;
+	const char *c;
+	size_t cl;
+
+	memset(l, 0, sizeof(*l));
+	if (buf_get_u8(rd, &b) || (b & 0x7f) > LANG_MAX)
+		return -1;
+	for (i = 0; i < (b & 0x7f); i++) {
+		if (buf_get_str(rd, &c, &cl) || !cl || cl >= LANG_CODE_MAX ||
+		    buf_get_u8(rd, &l->percent[i]))
+			return -1;
+		memcpy(l->code[i], c, cl);
+	}
+	l->n = b & 0x7f;
+	l->reliable = b >> 7;
+	return 0;
 }
 
 static enum cr_err unpack_page(struct buf_reader *rd, struct index_stage_page *pg)
@@ -59,7 +87,7 @@ static enum cr_err unpack_page(struct buf_reader *rd, struct index_stage_page *p
 
 	if (buf_get_str(rd, &pg->uri, &pg->uri_len) || buf_get_svarint(rd, &pg->date_us) ||
 	    buf_get_str(rd, &pg->id, &pg->id_len) || buf_get_u8(rd, &ni) || ni > 1 ||
-	    buf_get_str(rd, &pg->title, &pg->title_len) ||
+	    unpack_langs(rd, &pg->lang) || buf_get_str(rd, &pg->title, &pg->title_len) ||
 	    buf_get_str(rd, &pg->text, &pg->text_len) || buf_get_varint(rd, &nl) ||
 	    nl > UINT32_MAX)
 		return CR_ERR_FORMAT;

@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "parse/lang.h"
 #include "util/buf.h"
 #include "util/error.h"
 
@@ -55,6 +56,7 @@ struct index_stage_page {
 	const char *const *anchors;
 	const unsigned char *packed_links;
 	size_t packed_len;
+	struct lang_result lang;  /* its languages (parse/lang.h) */
 };
 
 /* One unpacked record; strings borrowed from the record's bytes. */

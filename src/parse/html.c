@@ -564,6 +564,19 @@ static void resolve_links(struct walk *w)
 	resolve_embeds(w, base);
 }
 
+/* The languages of the title and text, read together (lang.h). */
+static void detect_languages(struct html_page *p)
+{
+	struct buf all;
+
+	buf_init(&all);
+	buf_add(&all, p->title.p, p->title.len);
+	buf_addc(&all, '\n');
+	buf_add(&all, p->text.p, p->text.len);
+	lang_detect((const char *)all.p, all.len, &p->lang);
+	buf_release(&all);
+}
+
 static void on_cdata(void *ctx, const xmlChar *ch, int len)
 {
 	/* The HTML parser hands script and style bodies over as CDATA. */
@@ -631,6 +644,7 @@ enum cr_err html_extract(const void *body, size_t len, const char *charset,
 	resolve_links(&w);
 	out->text_digest = XXH3_64bits(w.text.p, w.text.len);
 	out->text = w.text;
+	detect_languages(out);
 	buf_release(&w.raw);
 	buf_release(&w.anchors);
 	buf_release(&w.cur);

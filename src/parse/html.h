@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "parse/lang.h"
 #include "util/buf.h"
 #include "util/error.h"
 
@@ -43,6 +44,7 @@ struct html_page {
 				  blanks collapsed to one space within a line, no
 				  empty line, none at either end */
 	uint64_t text_digest;  /* XXH3 of text */
+	struct lang_result lang;   /* the languages of the title and text (lang.h) */
 	char **links;          /* canonical URLs, owned */
 	char **anchors;        /* each link's anchor text (a's text, blanks collapsed,
 				  at most HTML_ANCHOR_MAX bytes; "" for others), owned */

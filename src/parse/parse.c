@@ -121,6 +121,19 @@ static uint32_t header_robots(const unsigned char *head, size_t len, const char 
 	return flags;
 }
 
+/* The page's languages into its record. */
+static void set_langs(const struct lang_result *l, struct parse_record *pr)
+{
+	unsigned i;
+
+	pr->nlangs = (uint8_t)(l->n < PARSE_LANGS_MAX ? l->n : PARSE_LANGS_MAX);
+	for (i = 0; i < pr->nlangs; i++) {
+		memcpy(pr->langs[i], l->code[i], sizeof(pr->langs[i]));
+		pr->lang_percent[i] = l->percent[i];
+	}
+	pr->lang_reliable = (uint8_t)l->reliable;
+}
+
 /* The page's MinHash signature over its title and text (dedup/minhash.h). */
 static void sign_page(const struct job *j, const struct html_page *page,
 		      struct parse_record *pr, uint32_t *sig)
@@ -384,6 +397,7 @@ int parse_page(const struct job *j, const struct fetch_record *f,
 	pr.refused_urls = (const char *const *)page.refused;
 	pr.refused_why = page.refused_why;
 	pr.text_digest = page.text_digest;
+	set_langs(&page.lang, &pr);
 	keep_embeds(j, &page, &pr, c);
 	parse_record_pack(&pr, (const char *const *)page.links, page.nlinks, out);
 	c[PC_PAGES]++;

@@ -20,6 +20,7 @@ static const char simweb_usage[] =
 	"              [--port-file FILE] [--log FILE] [--agent A] [--latency-ms L]\n"
 	"              [--politeness [--max-crawl-delay-ms C]] [--dupes F] [--hostile]\n"
 	"              [--retry-after S] [--sites K] [--sitemaps] [--page-bytes B] [--blocks]\n"
+	"              [--multilingual]\n"
 	"       simweb --truth --hosts N --pages M [--seed S] [--domain D] --port P [--agent A]\n"
 	"              [--politeness [--max-crawl-delay-ms C]] [--dupes F]\n"
 	"              [--hostile [--max-redirects R]] [--sites K] [--scope-hosts FILE]\n"
@@ -27,7 +28,8 @@ static const char simweb_usage[] =
 	"       simweb --seeds --hosts N --pages M [--domain D] --port P\n"
 	"       simweb --hostinfo --hosts N --pages M [--domain D] [--politeness]\n"
 	"       simweb --lines --hosts N --pages M [--seed S] [--domain D] --port P [--sites K]\n"
-	"              [--page-bytes B] [--blocks]\n"
+	"              [--page-bytes B] [--blocks] [--multilingual]\n"
+	"       simweb --languages --hosts N --pages M [--domain D] [--sites K] [--multilingual]\n"
 	"       simweb --pairs --hosts N --pages M --dupes F [--seed S] [--domain D] --port P\n"
 	"              [--agent A] [--politeness [--max-crawl-delay-ms C]]\n";
 
@@ -87,7 +89,7 @@ int main(int argc, char **argv)
 	enum { OPT_HOSTS = 256, OPT_PAGES, OPT_SEED, OPT_DOMAIN, OPT_PORT, OPT_BIND,
 	       OPT_PORT_FILE, OPT_LOG, OPT_AGENT, OPT_TRUTH, OPT_SEEDS, OPT_HELP,
 	       OPT_POLITENESS, OPT_LATENCY, OPT_MAX_DELAY, OPT_HOSTINFO, OPT_DUPES, OPT_PAGE_BYTES,
-	       OPT_PAIRS, OPT_BLOCKS, OPT_LINES, OPT_HOSTILE, OPT_MAX_REDIRECTS, OPT_RETRY_AFTER, OPT_SITES,
+	       OPT_PAIRS, OPT_BLOCKS, OPT_LINES, OPT_MULTILINGUAL, OPT_LANGUAGES, OPT_HOSTILE, OPT_MAX_REDIRECTS, OPT_RETRY_AFTER, OPT_SITES,
 	       OPT_SCOPE_HOSTS, OPT_SITEMAPS };
 	static const struct option opts[] = {
 		{ "hosts", required_argument, NULL, OPT_HOSTS },
@@ -111,6 +113,8 @@ int main(int argc, char **argv)
 		{ "pairs", no_argument, NULL, OPT_PAIRS },
 		{ "blocks", no_argument, NULL, OPT_BLOCKS },
 		{ "lines", no_argument, NULL, OPT_LINES },
+		{ "multilingual", no_argument, NULL, OPT_MULTILINGUAL },
+		{ "languages", no_argument, NULL, OPT_LANGUAGES },
 		{ "hostile", no_argument, NULL, OPT_HOSTILE },
 		{ "max-redirects", required_argument, NULL, OPT_MAX_REDIRECTS },
 		{ "retry-after", required_argument, NULL, OPT_RETRY_AFTER },
@@ -215,14 +219,18 @@ int main(int argc, char **argv)
 		case OPT_BLOCKS:
 			w.blocks = 1;
 			break;
+		case OPT_MULTILINGUAL:
+			w.multilingual = 1;
+			break;
 		case OPT_TRUTH:
 		case OPT_SEEDS:
 		case OPT_HOSTINFO:
 		case OPT_PAIRS:
 		case OPT_LINES:
+		case OPT_LANGUAGES:
 			if (mode && mode != opt)
-				return simweb_fail("--truth, --seeds, --hostinfo, --pairs and --lines "
-						   "exclude each other", NULL);
+				return simweb_fail("--truth, --seeds, --hostinfo, --pairs, --lines and "
+						   "--languages exclude each other", NULL);
 			mode = opt;
 			break;
 		case OPT_HELP:
@@ -238,11 +246,15 @@ int main(int argc, char **argv)
 		return simweb_fail("unexpected argument", argv[optind]);
 	if (!have_hosts || !have_pages)
 		return simweb_fail("--hosts and --pages are required", NULL);
-	if (mode && mode != OPT_HOSTINFO && (!have_port || w.port == 0))
+	if (mode && mode != OPT_HOSTINFO && mode != OPT_LANGUAGES && (!have_port || w.port == 0))
 		return simweb_fail("--truth, --seeds, --pairs and --lines need the server's --port",
 				   NULL);
 	if (web_check(&w, err, sizeof(err)) < 0)
 		return simweb_fail(err, NULL);
+	if (mode == OPT_LANGUAGES) {
+		web_host_languages(&w, stdout);
+		return fflush(stdout) == 0 ? 0 : 1;
+	}
 	if (mode == OPT_HOSTINFO) {
 		web_hostinfo(&w, stdout);
 		return fflush(stdout) == 0 ? 0 : 1;

@@ -18,6 +18,7 @@
 
 #include "hostile.h"
 #include "web.h"
+#include "langs.h"
 #include "sitemaps.h"
 
 static const char *const web_words[] = {
@@ -1003,10 +1004,28 @@ static void web_href(const struct web *w, const struct web_link *l, const char *
 		web_sb_printf(&sb, "#sec%u", l->frag);
 }
 
+/* A word of the page's vocabulary: its host's language with --multilingual. */
+static const char *web_rng_word(struct web_rng *r)
+{
+	if (r->w->multilingual) {
+		const struct web_lang *l = &web_langs[r->host % WEB_NLANGS];
+
+		return l->words[web_rng_below(r, (unsigned)l->n)];
+	}
+	return web_words[web_rng_below(r, WEB_NWORDS)];
+}
+
 static void web_words_out(struct web_rng *r, struct web_sb *sb, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++)
-		web_sb_printf(sb, "%s%s", i ? " " : "", web_words[web_rng_below(r, WEB_NWORDS)]);
+		web_sb_printf(sb, "%s%s", i ? " " : "", web_rng_word(r));
+}
+
+void web_host_languages(const struct web *w, FILE *out)
+{
+	for (unsigned h = 0; h < w->hosts; h++)
+		fprintf(out, "%s\t%s\n", WEB_HN(w, h),
+			w->multilingual ? web_langs[h % WEB_NLANGS].code : "eng");
 }
 
 /*
@@ -1091,7 +1110,7 @@ static void web_blocks(const struct web *w, struct web_rng *r, struct web_sb *sb
 	const char *x[16];
 
 	for (unsigned i = 0; i < 16; i++)
-		x[i] = web_words[web_rng_below(r, WEB_NWORDS)];
+		x[i] = web_rng_word(r);
 	web_sb_printf(sb, "<ul>\n<li>%s %s</li>\n<li>%s <b>%s</b> %s\n</ul>\n", x[0], x[1],
 		      x[2], x[3], x[4]);
 	web_line(w, "%s %s", x[0], x[1]);
@@ -1130,7 +1149,7 @@ static void web_heavy_paragraph(const struct web *w, struct web_rng *r, struct w
 		      "id=\"s%u\">", 1 + web_rng_below(r, 12), web_rng_below(r, 100000));
 	from = sb->len;
 	for (unsigned i = 0; i < n; i++) {
-		const char *word = web_words[web_rng_below(r, WEB_NWORDS)];
+		const char *word = web_rng_word(r);
 
 		switch (web_rng_below(r, 12)) {
 		case 0: web_sb_printf(sb, "%s<em>%s</em>", i ? " " : "", word); break;

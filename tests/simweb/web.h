@@ -62,6 +62,8 @@ struct web {
 	unsigned page_bytes;               /* --page-bytes: average size of a page's HTML,
 					      with markup as real pages have it; 0:
 					      1.2-3.8 KB of plain paragraphs */
+	int multilingual;                  /* --multilingual: host i writes in language
+					      i mod WEB_NLANGS (langs.h) */
 	int blocks;                        /* --blocks: each page also has a list, a
 					      table, br, pre, entities, a blockquote,
 					      nested divs and a script, style, noscript
@@ -182,6 +184,10 @@ int web_pairs(const struct web *w, FILE *out);
  * failed.
  */
 int web_lines(struct web *w, FILE *out);
+
+/* Writes one "HOST<TAB>CODE" line per host: the ISO 639-3 code of the
+ * language its pages are written in (eng without --multilingual). */
+void web_host_languages(const struct web *w, FILE *out);
 
 /* Word n mod the vocabulary's size: the words every page is written in. */
 const char *web_word(uint64_t n);

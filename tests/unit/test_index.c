@@ -4,6 +4,7 @@
  * stages for the index step (index/stage.h).
  */
 #include "test.h"
+#include "parse/lang.h"
 #include "index/index.h"
 #include "index/stage.h"
 
@@ -42,15 +43,25 @@ static void test_language(void)
 				 "was not in the house with the other animals of the farm.";
 	static const char de[] = "Der Hund ist nicht in dem Haus, und die Katze ist auf "
 				 "dem Tisch; das ist eine Geschichte von einer Katze mit Hut.";
-	static const char none[] = "orchard quill yarrow garden boat parcel cherry canyon";
-	const char *l;
+	static const char fr[] = "Le chat est sur la table et le chien dort dans la maison "
+				 "parce qu'il fait froid dehors pendant tout l'hiver.";
+	struct lang_result l;
 
-	l = index_language(en, strlen(en));
-	CHECK(l && !strcmp(l, "eng"), "english: %s", l ? l : "(none)");
-	l = index_language(de, strlen(de));
-	CHECK(l && !strcmp(l, "deu"), "german: %s", l ? l : "(none)");
-	CHECK(index_language(none, strlen(none)) == NULL, "no function words: no language");
-	CHECK(index_language("", 0) == NULL, "empty text: no language");
+	lang_detect(en, strlen(en), &l);
+	CHECK(l.n >= 1 && !strcmp(l.code[0], "eng"), "english: %s", l.n ? l.code[0] : "-");
+	lang_detect(de, strlen(de), &l);
+	CHECK(l.n >= 1 && !strcmp(l.code[0], "deu"), "german: %s", l.n ? l.code[0] : "-");
+	lang_detect(fr, strlen(fr), &l);
+	CHECK(l.n >= 1 && !strcmp(l.code[0], "fra") && l.percent[0] > 50, "french: %s %u",
+	      l.n ? l.code[0] : "-", l.n ? l.percent[0] : 0);
+	lang_detect("", 0, &l);
+	CHECK(l.n == 0, "empty text: no language");
+	lang_detect("ab\xff\xfe", 4, &l);
+	CHECK(l.n == 0, "bytes that are not UTF-8: no language, no crash");
+	CHECK(!strcmp(lang_iso3("en"), "eng") && !strcmp(lang_iso3("iw"), "heb") &&
+	      !strcmp(lang_iso3("zh-Hant"), "zho") && !strcmp(lang_iso3("haw"), "haw") &&
+	      !lang_iso3("un") && !lang_iso3("xxx") && !lang_iso3("xx-Latn"),
+	      "CLD2 codes to ISO 639-3");
 }
 
 static void test_stage_names(void)
@@ -104,18 +115,27 @@ static void test_stage_records(void)
 	const char *anchors[] = { "one", "" };
 	struct index_stage_page pg = { "http://a.test/", 14, 1795000000123456, "<urn:uuid:x>",
 				       12, 1, "T", 1, "body text", 9, 2, links, anchors, NULL,
-				       0 };
+				       0, { 0 } };
 	struct index_stage_rec r;
 	const char *u, *a;
 	size_t pos = 0, un, an;
 	struct buf b;
 
 	buf_init(&b);
+	pg.lang.n = 2;
+	pg.lang.reliable = 1;
+	memcpy(pg.lang.code[0], "eng", 4);
+	memcpy(pg.lang.code[1], "deu", 4);
+	pg.lang.percent[0] = 80;
+	pg.lang.percent[1] = 19;
 	index_stage_pack_page(&b, &pg);
 	CHECK(index_stage_unpack(b.p, b.len, &r) == CR_OK && r.kind == STAGE_PAGE &&
 	      r.page.date_us == pg.date_us && r.page.noindex && r.page.nlinks == 2 &&
 	      r.page.text_len == 9 && !memcmp(r.page.text, "body text", 9) &&
 	      r.page.id_len == 12, "a page round-trips");
+	CHECK(r.page.lang.n == 2 && r.page.lang.reliable && !strcmp(r.page.lang.code[1], "deu") &&
+	      r.page.lang.percent[0] == 80 && r.page.lang.percent[1] == 19,
+	      "its languages round-trip");
 	CHECK(index_stage_link(&r.page, &pos, &u, &un, &a, &an) == CR_OK && un == 15 &&
 	      !memcmp(u, links[0], 15) && an == 3 &&
 	      index_stage_link(&r.page, &pos, &u, &un, &a, &an) == CR_OK && an == 0 &&

@@ -473,7 +473,7 @@ static void test_parse_embeds(void)
 	p.embed_urls = embeds;
 	buf_init(&b);
 	parse_record_pack(&p, links, 1, &b);
-	CHECK(b.p[0] == 6, "embeds: version 6 written");
+	CHECK(b.p[0] == 7, "embeds: version 7 written");
 	CHECK(parse_record_unpack(b.p, b.len, &q) == CR_OK && q.nembeds == 2 && q.nlinks == 1,
 	      "embeds: unpacked");
 	for (i = 0; i < 2; i++)
@@ -481,11 +481,45 @@ static void test_parse_embeds(void)
 		      same(u, ul, embeds[i], strlen(embeds[i]));
 	CHECK(ok && parse_record_embed(&q, &pos, &u, &ul) == CR_EOF, "embeds: in order, then EOF");
 	CHECK(all_prefixes_fail(b.p, b.len, parse_unpack_v, &q), "embeds: truncations fail");
-	/* The same record as version 5 wrote it: without the requisites. */
+	/* The same record as version 5 wrote it: without the requisites (nor
+	 * the languages' count byte of version 7). */
 	b.p[0] = 5;
-	b.len -= 1 + 1 + strlen(embeds[0]) + 1 + strlen(embeds[1]);
+	b.len -= 1 + 1 + 1 + strlen(embeds[0]) + 1 + strlen(embeds[1]);
 	CHECK(parse_record_unpack(b.p, b.len, &q) == CR_OK && q.nembeds == 0 &&
 	      parse_record_embed(&q, &(size_t){ 0 }, &u, &ul) == CR_EOF, "embeds: version 5 reads");
+	buf_release(&b);
+}
+
+/* Version 7: the page's languages after its requisites; version 6 reads
+ * without them. */
+static void test_parse_langs(void)
+{
+	struct parse_record p, q;
+	struct buf b;
+
+	memset(&p, 0, sizeof(p));
+	p.url = "http://a.example/";
+	p.url_len = strlen(p.url);
+	p.title = "";
+	p.nlangs = 2;
+	p.lang_reliable = 1;
+	memcpy(p.langs[0], "fra", 4);
+	memcpy(p.langs[1], "eng", 4);
+	p.lang_percent[0] = 70;
+	p.lang_percent[1] = 29;
+	buf_init(&b);
+	parse_record_pack(&p, NULL, 0, &b);
+	CHECK(parse_record_unpack(b.p, b.len, &q) == CR_OK && q.nlangs == 2 && q.lang_reliable &&
+	      !strcmp(q.langs[0], "fra") && !strcmp(q.langs[1], "eng") &&
+	      q.lang_percent[0] == 70 && q.lang_percent[1] == 29, "languages round-trip");
+	CHECK(all_prefixes_fail(b.p, b.len, parse_unpack_v, &q), "languages: truncations fail");
+	b.p[0] = 6;
+	b.len -= 1 + 2 * (1 + 3 + 1);
+	CHECK(parse_record_unpack(b.p, b.len, &q) == CR_OK && q.nlangs == 0,
+	      "version 6 reads, without languages");
+	b.p[0] = 7;
+	b.p[b.len] = 4;   /* more languages than a record holds */
+	CHECK(parse_record_unpack(b.p, b.len + 1, &q) != CR_OK, "4 languages: refused");
 	buf_release(&b);
 }
 
@@ -684,6 +718,7 @@ int main(void)
 	test_fetch();
 	test_parse();
 	test_parse_embeds();
+	test_parse_langs();
 	test_link();
 	test_order();
 	test_random_bytes();
