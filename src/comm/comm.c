@@ -205,15 +205,14 @@ int comm_notice_heard(void)
 	return notice_got;
 }
 
-int comm_notice_close(int (*stopping)(void))
+/* Waits at a barrier of the notice communicator, passing on a signal that
+ * arrives meanwhile. */
+static void notice_barrier(int (*stopping)(void))
 {
 	MPI_Request barrier;
-	int done = 0, senders, expect, got;
+	int done = 0;
 	long nap_ns = 20000;
 
-	if (notice_comm == MPI_COMM_NULL)
-		return stopping && stopping();
-	/* Waiting as comm_agree does, passing on a signal that arrives now. */
 	MPI_Ibarrier(notice_comm, &barrier);
 	for (;;) {
 		struct timespec ts = { 0, nap_ns };
@@ -228,6 +227,22 @@ int comm_notice_close(int (*stopping)(void))
 		if (nap_ns < 2000000)
 			nap_ns *= 2;
 	}
+}
+
+void comm_notice_wait(int (*stopping)(void))
+{
+	if (notice_comm != MPI_COMM_NULL)
+		notice_barrier(stopping);
+}
+
+int comm_notice_close(int (*stopping)(void))
+{
+	int senders, expect, got;
+
+	if (notice_comm == MPI_COMM_NULL)
+		return stopping && stopping();
+	/* Waiting as comm_agree does, passing on a signal that arrives now. */
+	notice_barrier(stopping);
 	/* Every rank has stopped sending: count the senders, then receive
 	 * exactly what was sent here, so nothing is left in flight. */
 	senders = notice_sent;

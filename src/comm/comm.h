@@ -84,6 +84,11 @@ void comm_notice_open(void);
 void comm_notice_send(void);
 int comm_notice_heard(void);
 int comm_notice_close(int (*stopping)(void));
+/* Collective, between open and close: waits until every rank has reached
+ * it, as comm_notice_close does (a signal that arrives meanwhile is passed
+ * on), without closing. For a rank that waits on the others inside the
+ * phase (the fetcher's hand-offs, fetch/handoff.h). */
+void comm_notice_wait(int (*stopping)(void));
 
 /* Ends every rank of the job with code (only the driver calls this). */
 void comm_abort(int code) __attribute__((noreturn));

@@ -39,6 +39,13 @@ uint64_t carry_in(struct origin_table *t, struct dns *d, int64_t wall, int64_t m
 	return c.cached;
 }
 
+enum cr_err carry_in_late(struct origin_table *t, struct dns *d, int64_t wall, int64_t mono)
+{
+	struct carry c = { d, wall, mono, 0 };
+
+	return origins_load_late(t, wall, one_in, &c);
+}
+
 static void one_out(void *arg, struct origin *o)
 {
 	struct carry *c = arg;

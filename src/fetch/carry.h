@@ -22,6 +22,12 @@
  * rules from the cache. */
 uint64_t carry_in(struct origin_table *t, struct dns *d, int64_t wall, int64_t mono);
 
+/* The same for the origins made after the load (origins_load_late): their
+ * cache entries loaded, then carried in. CR_ERR_* if the cache could not be
+ * read. */
+CR_WUR enum cr_err carry_in_late(struct origin_table *t, struct dns *d, int64_t wall,
+				 int64_t mono);
+
 /* Before origins_write: each origin gets the timing its host leaves
  * (sched_carry_out) and its host's DNS answer as the resolver holds it. */
 void carry_out(struct origin_table *t, struct dns *d, int64_t wall, int64_t mono);

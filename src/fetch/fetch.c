@@ -1,19 +1,18 @@
 /*
- * fetch.c - the fetch phase's event loop (fetch.h): load the host queues,
- * then wait, dispatch, repeat; every decision is asked of a room of its
- * own - politeness of sched.h, a host's life of hosts.h, an origin's
- * robots.txt of robots/origin.h, what a response means of outcome.h - and
- * every byte written goes through segout.h.
+ * fetch.c - the fetch phase's event loop (fetch.h): wait, dispatch, repeat
+ * over the host queues phase.c loaded; every decision is asked of a room
+ * of its own - politeness of sched.h, a host's life of hosts.h, an
+ * origin's robots.txt of robots/origin.h, what a response means of
+ * outcome.h, which links join the round of frontier.h - and every byte
+ * written goes through segout.h.
  */
 #include "fetch/fetch.h"
+#include "fetch/fetcher.h"
 #include "comm/comm.h"
 #include "crawldb/fetch_record.h"
 #include "fetch/addr.h"
-#include "fetch/carry.h"
 #include "fetch/dns.h"
-#include "fetch/fetchlist.h"
 #include "fetch/frontier.h"
-#include "fetch/handoff.h"
 #include "fetch/hosts.h"
 #include "fetch/http.h"
 #include "fetch/origins.h"
@@ -47,36 +46,6 @@ const char *const fetch_counter_names[FC_COUNT_] = {
 	"revisits", "held", "followed", "tls_failed", "embeds",
 };
 
-struct fetcher {
-	struct job *j;
-	int seg;
-	int parse;                  /* fetch.parse: pages are parsed as they come */
-	int revisits;               /* warc.revisits, which needs fetch.parse */
-	struct host_table hosts;
-	struct origin_table origins;
-	struct hmap done;           /* URLs an earlier attempt finished */
-	struct addr_list allow;     /* fetch.allow_addresses */
-	struct host_rules *rules;   /* hosts.rules, or NULL */
-	struct dns *dns;
-	struct http_client *http;
-	struct segout *out;
-	struct frontier frontier;   /* links followed in the round */
-	int64_t limit;              /* fetch.time_limit_s, monotonic µs (INT64_MAX: none) */
-	uint64_t c[FC_COUNT_];
-	uint64_t pc[PC_COUNT_];     /* parse counters, with fetch.parse */
-	struct buf parsed;
-	uint64_t kept, warc_cut;    /* what resuming kept and cut, for the log */
-	int stopping;               /* start nothing; end the loop */
-	int64_t drain_until;        /* asked to stop: open requests may end until then */
-	int64_t next_sync;          /* next journal batch */
-	enum cr_err failed;
-};
-
-static void fail(struct fetcher *f, enum cr_err e)
-{
-	if (e && !f->failed)
-		f->failed = e;
-}
 
 /* ---- outcomes ---- */
 
@@ -104,60 +73,6 @@ static void fail_all(struct fetcher *f, struct host *h, int status, const char *
 {
 	while (h->next < h->n)
 		emit_status(f, h->items[h->next++], status, why);
-}
-
-/* ---- loading ---- */
-
-/* A link an earlier attempt followed: queued again after the fetch lists. */
-static void on_followed(void *arg, uint32_t p, const struct crawl_record *rec,
-			const uint64_t *bands, unsigned nb, int handoff)
-{
-	if (handoff)
-		frontier_keep_handoff(&((struct fetcher *)arg)->frontier, rec);
-	else
-		frontier_keep(&((struct fetcher *)arg)->frontier, p, rec, bands, nb);
-}
-
-/* An outcome an earlier attempt committed: its URL is not fetched again. */
-static void on_kept(void *arg, const struct fetch_record *fr)
-{
-	struct fetcher *f = arg;
-
-	*hmap_put(&f->done, fr->rec.url, fr->rec.url_len) = f;
-	outcome_count(f->c, fr);
-}
-
-/* The owned partitions' fetch lists, robots cache entries and what
- * earlier attempts at the segment finished. */
-static enum cr_err load(struct fetcher *f, int64_t now)
-{
-	struct fetchlist_load l = { f->j, f->seg, &f->hosts, &f->origins, &f->done, f, f->rules,
-				    0, 0 };
-	uint32_t p;
-	enum cr_err e = CR_OK;
-
-	for (p = 0; !e && p < f->j->dir.partitions; p++) {
-		if (!layout_owns(p, f->j->rank, f->j->nranks))
-			continue;
-		e = segout_resume(f->out, p, on_kept, on_followed, f, &f->kept, &f->warc_cut);
-		if (!e)
-			e = fetchlist_read(&l, p);
-		if (!e)
-			e = origins_load(&f->origins, p, now);
-	}
-	if (!e)
-		e = frontier_load(&f->frontier, &l);
-	frontier_count_earlier(&f->hosts, &f->done);
-	f->c[FC_URLS] += l.urls;
-	f->c[FC_HOSTS] += l.new_hosts;
-	if (!e && (f->kept || f->warc_cut))
-		log_info("fetch", "segment %d: resuming an interrupted fetch: %llu finished URLs "
-			 "kept, %llu uncommitted WARC bytes cut", f->seg,
-			 (unsigned long long)f->kept, (unsigned long long)f->warc_cut);
-	if (!e)
-		f->c[FC_ROBOTS_CACHED] += carry_in(&f->origins, f->dns, clock_now_us(),
-						   clock_mono_us());
-	return e;
 }
 
 /* ---- starting requests ---- */
@@ -329,6 +244,7 @@ static void host_outcome(struct fetcher *f, struct host *h, const struct outcome
 		f->c[FC_BACKOFFS]++;
 		break;
 	case SCHED_PARK:
+		h->parked = 1;
 		f->c[FC_PARKED]++;
 		f->c[FC_NOT_REACHED] += h->n - h->next;
 		h->next = h->n;
@@ -464,7 +380,7 @@ static int stop_asked(void)
 
 /* A stop, its grace running out, the time limit. Returns 1 when the
  * grace of a stop has run out: the loop ends at once. */
-static int check_limits(struct fetcher *f, int64_t now)
+int fetch_limits(struct fetcher *f, int64_t now)
 {
 	const struct config *cfg = &f->j->cfg;
 
@@ -516,7 +432,7 @@ static void on_abandon(void *arg, void *user, int kind)
 	f->c[FC_NOT_REACHED] += kind == REQ_PAGE;
 }
 
-static void fetch_loop(struct fetcher *f)
+void fetch_loop(struct fetcher *f)
 {
 	const struct config *cfg = &f->j->cfg;
 	const struct http_result *r;
@@ -530,7 +446,7 @@ static void fetch_loop(struct fetcher *f)
 	       !f->failed && !f->stopping) {
 		int64_t now = clock_mono_us();
 
-		if (check_limits(f, now))
+		if (fetch_limits(f, now))
 			break;
 		hosts_tick(&f->hosts, now);
 		if (now >= f->next_sync) {
@@ -554,143 +470,3 @@ static void fetch_loop(struct fetcher *f)
 	progress_release(&prog);
 }
 
-/* ---- the phase ---- */
-
-static enum cr_err fetcher_init(struct fetcher *f, struct job *j, int seg)
-{
-	const struct config *cfg = &j->cfg;
-	struct sched_policy pol = {
-		(int64_t)cfg->delay_ms * 1000, (int)cfg->max_in_flight,
-		(int64_t)cfg->max_crawl_delay_ms * 1000, (int64_t)cfg->backoff_max_ms * 1000,
-		(int)cfg->max_host_failures,
-	};
-	struct http_opts ho = {
-		cfg->user_agent, cfg->accept_encoding, cfg->connect_timeout_s, cfg->timeout_s,
-		cfg->low_speed_bytes, cfg->low_speed_time_s, cfg->max_body_bytes,
-		cfg->max_header_bytes,
-		cfg->max_in_flight, cfg->max_connections, cfg->allow_private, &f->allow,
-		(enum http_version)cfg->http_version, cfg->tls_verify, cfg->tls_ca_file,
-	};
-	char bad[64];
-	enum cr_err e;
-
-	memset(f, 0, sizeof(*f));
-	f->j = j;
-	f->seg = seg;
-	f->parse = cfg->fetch_parse;
-	f->limit = cfg->time_limit_s ? clock_mono_us() + cfg->time_limit_s * 1000000 : INT64_MAX;
-	/* The parse phase reads bodies back from the WARC files, and a revisit
-	 * has none: revisit records only when the fetcher parses. */
-	f->revisits = cfg->warc_revisits && cfg->fetch_parse;
-	hosts_init(&f->hosts, &pol);
-	f->hosts.max_hold_us = (int64_t)cfg->max_hold_s * 1000000;
-	origins_init(&f->origins, j);
-	hmap_init(&f->done);
-	buf_init(&f->parsed);
-	if (addr_list_parse(cfg->allow_addresses, &f->allow, bad) != 0) {
-		log_err("fetch", "fetch.allow_addresses: bad address or range '%s'", bad);
-		return CR_ERR_ARG;
-	}
-	/* Read by every fetch: the operator steers between rounds. libcurl's
-	 * per-host cap lets a rule's max_in_flight through (sched.h keeps the
-	 * other hosts to the phase's). */
-	if (cfg->hosts_rules[0] && host_rules_load(cfg->hosts_rules, &f->rules) != CR_OK)
-		return CR_ERR_ARG;
-	if (host_rules_max_in_flight(f->rules) > ho.max_host_connections)
-		ho.max_host_connections = host_rules_max_in_flight(f->rules);
-	e = segout_open(j, seg, f->parse, &f->out);
-	if (!e)
-		e = dns_new(cfg->dns_servers, (enum dns_family)cfg->dns_family,
-			    cfg->dns_timeout_ms, cfg->dns_cache_ttl_s, cfg->dns_negative_ttl_s,
-			    &f->dns);
-	if (!e)
-		e = http_client_new(&ho, &f->http);
-	return e;
-}
-
-static void fetcher_release(struct fetcher *f)
-{
-	http_client_free(&f->http);
-	dns_free(&f->dns);
-	segout_free(&f->out);
-	hosts_release(&f->hosts);
-	origins_release(&f->origins);
-	frontier_release(&f->frontier);
-	hmap_release(&f->done);
-	buf_release(&f->parsed);
-	host_rules_free(&f->rules);
-}
-
-/* Requisites the ranks' pages showed on other ranks' hosts (handoff.h):
- * fetched by the loop again while any rank hands some over. Collective,
- * whatever e. */
-static enum cr_err handoffs(struct fetcher *f, enum cr_err e)
-{
-	struct fetchlist_load l = { f->j, f->seg, &f->hosts, &f->origins, &f->done, f, f->rules,
-				    0, 0 };
-	int i, more = 1, go;
-	enum cr_err he;
-
-	for (i = 0; i < HANDOFF_ROUNDS_MAX && more; i++) {
-		go = !e && !f->failed && !f->stopping && !f->drain_until;
-		he = handoff_exchange(&f->frontier, go, &l, f->limit, f->out, &more);
-		e = e ? e : he;
-		if (go && more && !e)
-			fetch_loop(f);
-	}
-	f->c[FC_HOSTS] += l.new_hosts;
-	f->c[FC_EMBEDS] = f->frontier.embeds;
-	return e;
-}
-
-/* After the loop: a stopped fetch makes what finished durable and commits
- * nothing (the next fetch of the segment resumes from the journals);
- * otherwise the outputs and the robots cache are committed. */
-static enum cr_err finish(struct fetcher *f)
-{
-	uint64_t q, hits;
-	enum cr_err e = f->failed;
-
-	if (!e && f->drain_until) {
-		e = segout_sync(f->out);
-		return e ? e : CR_AGAIN;
-	}
-	if (!e)
-		e = segout_commit(f->out);
-	if (!e) {
-		carry_out(&f->origins, f->dns, clock_now_us(), clock_mono_us());
-		e = origins_write(&f->origins, f->seg, clock_now_us());
-	}
-	dns_counters(f->dns, &q, &hits);
-	f->c[FC_DNS_QUERIES] = q;
-	f->c[FC_HELD] = f->hosts.released;
-	f->c[FC_NOT_REACHED] += f->hosts.released_urls;
-	if (f->hosts.released)
-		log_info("fetch", "%llu hosts asked for a pause over fetch.max_hold_s: their %llu "
-			 "URLs left the round and wait for it",
-			 (unsigned long long)f->hosts.released,
-			 (unsigned long long)f->hosts.released_urls);
-	return e;
-}
-
-enum cr_err fetch_run(struct job *j, int seg, int version, uint64_t *counters,
-		      uint64_t *parse_counters)
-{
-	struct fetcher f;
-	enum cr_err e = fetcher_init(&f, j, seg);
-
-	if (!e)
-		e = frontier_init(&f.frontier, j, version, &f.done);
-	if (!e)
-		e = load(&f, clock_now_us());
-	if (!e)
-		fetch_loop(&f);
-	e = handoffs(&f, e);
-	if (!e)
-		e = finish(&f);
-	memcpy(counters, f.c, sizeof(f.c));
-	if (parse_counters)
-		memcpy(parse_counters, f.pc, sizeof(f.pc));
-	fetcher_release(&f);
-	return e;
-}

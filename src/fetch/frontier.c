@@ -9,6 +9,7 @@
 #include "url/url.h"
 #include "util/log.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,7 @@ enum cr_err frontier_init(struct frontier *fr, const struct job *j, int version,
 	fr->done = done;
 	hmap_init(&fr->queued);
 	hmap_init(&fr->handed);
+	fr->handoff_round = 1;
 	buf_init(&fr->kept);
 	if ((j->cfg.follow_max <= 0 && !j->cfg.fetch_embeds) || !j->cfg.seen_enabled ||
 	    version <= 0)
@@ -109,6 +111,8 @@ enum cr_err frontier_load(struct frontier *fr, struct fetchlist_load *l)
 
 void frontier_release(struct frontier *fr)
 {
+	struct hmap_slot *sl;
+	size_t i = 0;
 	uint32_t p;
 
 	if (fr->on)
@@ -119,11 +123,10 @@ void frontier_release(struct frontier *fr)
 	free(fr->seen);
 	free(fr->seen_state);
 	hmap_release(&fr->queued);
+	while ((sl = hmap_next(&fr->handed, &i)) != NULL)
+		free(sl->val);
 	hmap_release(&fr->handed);
 	buf_release(&fr->kept);
-	for (p = 0; fr->handoff && (int)p < fr->j->nranks; p++)
-		buf_release(&fr->handoff[p]);
-	free(fr->handoff);
 	memset(fr, 0, sizeof(*fr));
 }
 
@@ -204,50 +207,104 @@ static void known(struct frontier *fr, const struct bloom *seen, struct follow_l
 	l->seen = !l->queued && bloom_has(seen, l->url, l->len);
 }
 
-/* Hands over at most this much at a time; beyond, the requisites wait
- * for update (comm_exchange takes less than 2 GiB in all). */
-#define HANDOFF_BYTES_MAX (256u << 20)
+/* A requisite to hand over: its record, packed, and what orders copies. */
+struct handed {
+	unsigned round;        /* the hand-off it goes out in */
+	int sent;              /* 1: went out; 2: over the cap, left to update */
+	uint8_t hops;
+	uint32_t depth;
+	uint64_t seed;
+	size_t n;
+	unsigned char packed[];
+};
 
-/* Puts a packed record into the handoff to the rank of its host. */
-static void hand_packed(struct frontier *fr, const char *url, size_t len, const void *rec,
-			size_t n)
+/* 1 if a's record comes before b's: fewer hops, then shallower, then the
+ * lesser seed. */
+static int handed_before(const struct crawl_record *a, const struct handed *b)
 {
-	uint32_t p = layout_partition(&fr->j->dir, url, len);
-	int r = layout_owner(p, fr->j->nranks), k;
-
-	if (!fr->handoff) {
-		fr->handoff = calloc((size_t)fr->j->nranks, sizeof(*fr->handoff));
-		for (k = 0; fr->handoff && k < fr->j->nranks; k++)
-			buf_init(&fr->handoff[k]);
-	}
-	if (!fr->handoff || fr->handoff_bytes + n + 4 > HANDOFF_BYTES_MAX)
-		return;
-	fr->handoff_bytes += n + 4;
-	*hmap_put(&fr->handed, url, len) = fr;
-	buf_put_u32le(&fr->handoff[r], (uint32_t)n);
-	buf_add(&fr->handoff[r], rec, n);
-	fr->handoffs++;
+	if (a->hops != b->hops)
+		return a->hops < b->hops;
+	if (a->depth != b->depth)
+		return a->depth < b->depth;
+	return a->seed < b->seed;
 }
 
-static void hand_over(struct frontier *fr, const struct crawl_record *rec, struct segout *out,
-		      uint32_t page_part)
+/* Keeps rec to hand over in round unless a copy that went out or comes
+ * first is kept already; journaled through out (from page_part) when new. */
+static void hand_over(struct frontier *fr, const struct crawl_record *rec, unsigned round,
+		      struct segout *out, uint32_t page_part)
 {
+	void **slot = hmap_put(&fr->handed, rec->url, rec->url_len);
+	struct handed *old = *slot, *h;
 	struct buf packed;
 
-	if (hmap_get(&fr->handed, rec->url, rec->url_len))
+	if (old && (old->sent || !handed_before(rec, old)))
 		return;
 	buf_init(&packed);
 	crawl_record_pack(rec, &packed);
-	if (out)
-		segout_handoff(out, page_part, rec);
-	hand_packed(fr, rec->url, rec->url_len, packed.p, packed.len);
+	h = malloc(sizeof(*h) + packed.len);
+	if (!h) {
+		fputs("mpicrawl: out of memory\n", stderr);
+		abort();
+	}
+	h->round = old ? old->round : round;
+	h->sent = 0;
+	h->hops = rec->hops;
+	h->depth = rec->depth;
+	h->seed = rec->seed;
+	h->n = packed.len;
+	memcpy(h->packed, packed.p, packed.len);
 	buf_release(&packed);
+	if (out)
+		segout_handoff(out, page_part, rec, h->round);
+	free(old);
+	*slot = h;
 }
 
-void frontier_keep_handoff(struct frontier *fr, const struct crawl_record *rec)
+void frontier_keep_handoff(struct frontier *fr, const struct crawl_record *rec,
+			   unsigned round)
 {
 	if (fr->on)
-		hand_over(fr, rec, NULL, 0);
+		hand_over(fr, rec, round ? round : 1, NULL, 0);
+}
+
+uint64_t frontier_handoff_pending(const struct frontier *fr)
+{
+	struct hmap_slot *sl;
+	size_t i = 0;
+	uint64_t n = 0;
+
+	while ((sl = hmap_next(&fr->handed, &i)) != NULL) {
+		const struct handed *h = sl->val;
+
+		n += !h->sent && h->round <= fr->handoff_round;
+	}
+	return n;
+}
+
+void frontier_handoff_pack(struct frontier *fr, struct buf *send)
+{
+	size_t cap = HANDOFF_BYTES_MAX / (size_t)fr->j->nranks;
+	struct hmap_slot *sl;
+	size_t i = 0;
+
+	while ((sl = hmap_next(&fr->handed, &i)) != NULL) {
+		struct handed *h = sl->val;
+		int r;
+
+		if (h->sent || h->round > fr->handoff_round)
+			continue;
+		r = layout_owner(layout_partition(&fr->j->dir, sl->key, sl->klen),
+				 fr->j->nranks);
+		if (send[r].len + h->n + 4 > cap) {
+			h->sent = 2;
+			continue;
+		}
+		buf_put_u32le(&send[r], (uint32_t)h->n);
+		buf_add(&send[r], h->packed, h->n);
+		h->sent = 1;
+	}
+	fr->handoff_round++;
 }
 
 /* A requisite of another origin that follow_handoff admits. */
@@ -263,7 +320,7 @@ static void handoff_one(struct frontier *fr, const struct host_item *it, struct 
 	memcpy(u, url, len);
 	u[len] = '\0';
 	link_of(it, u, len, CRAWL_EMBED, &rec);
-	hand_over(fr, &rec, out, it->part);
+	hand_over(fr, &rec, fr->handoff_round, out, it->part);
 }
 
 /* The requisites of a parsed page or stylesheet that join h's queue. */

@@ -48,12 +48,10 @@ struct frontier {
 	const struct hmap *done;   /* ... and those earlier attempts finished */
 	struct buf kept;           /* links earlier attempts followed (frontier_keep) */
 	uint64_t embeds;           /* requisites that joined their host's queue */
-	struct buf *handoff;       /* per rank: requisites of its hosts to hand over
-				      (handoff.h), each a u32 LE length and a packed
-				      CrawlDb record; NULL until the first */
-	uint64_t handoffs;         /* records waiting in handoff */
-	size_t handoff_bytes;      /* ... and their bytes */
-	struct hmap handed;        /* every URL handed over in the phase */
+	struct hmap handed;        /* every requisite to hand over in the phase (URL ->
+				      its record and the hand-off it goes out in) */
+	unsigned handoff_round;    /* the hand-off those found now go out in (1: the
+				      first; handoff.h) */
 };
 
 /* version: the current CrawlDb version (0: none); done (borrowed for the
@@ -66,9 +64,10 @@ CR_WUR enum cr_err frontier_init(struct frontier *fr, const struct job *j, int v
  * with the band keys of its page; copied. */
 void frontier_keep(struct frontier *fr, uint32_t p, const struct crawl_record *rec,
 		   const uint64_t *bands, unsigned nb);
-/* A requisite an earlier attempt handed over (segout_handoff): handed
- * over again. */
-void frontier_keep_handoff(struct frontier *fr, const struct crawl_record *rec);
+/* A requisite an earlier attempt handed over (segout_handoff) in hand-off
+ * round: handed over again in that one. */
+void frontier_keep_handoff(struct frontier *fr, const struct crawl_record *rec,
+			   unsigned round);
 /* After the fetch lists are read through l: the kept links not finished
  * join their hosts' queues again, in the order they were followed. */
 CR_WUR enum cr_err frontier_load(struct frontier *fr, struct fetchlist_load *l);
@@ -79,7 +78,7 @@ void frontier_release(struct frontier *fr);
  * h: those follow_decide admits are added to h's queue (hosts_add) and
  * noted; then its requisites that follow_embed admits (counted in
  * fr->embeds, not returned), and those of other origins follow_handoff
- * admits join fr->handoff (journaled with segout_handoff). Links are
+ * admits are kept to hand over (journaled with segout_handoff). Links are
  * bounded by frontier_room with the round's span, requisites by the time
  * limit alone (limit, monotonic µs; INT64_MAX: none; now: the clock): a
  * page's images come right after it, however many the round planned.
@@ -101,6 +100,20 @@ uint64_t frontier_page(struct frontier *fr, struct host *h, const struct host_it
  */
 int frontier_take(struct frontier *fr, struct fetchlist_load *l, const void *rec, size_t n,
 		  int64_t limit, int64_t now, struct segout *out);
+
+/*
+ * The hand-off (handoff.h) of the requisites to hand over: how many go out
+ * in the current one; then frontier_handoff_pack puts each into send[r]
+ * (one buffer per rank, r the owner of its host's partition) as a u32 LE
+ * length and its packed CrawlDb record - at most HANDOFF_BYTES_MAX / ranks
+ * to one rank; beyond, they wait for update - and the next hand-off
+ * begins. A requisite found more than once goes out once, with the least
+ * (hops, depth, seed) of its records, so which one does not depend on the
+ * order pages finished in.
+ */
+#define HANDOFF_BYTES_MAX (256u << 20)
+uint64_t frontier_handoff_pending(const struct frontier *fr);
+void frontier_handoff_pack(struct frontier *fr, struct buf *send);
 
 /* Counts into each host's earlier the URLs of done (an interrupted
  * attempt's finished URLs) that are its, so that a resumed fetch's room

@@ -37,12 +37,14 @@
 /*
  * Collective: every rank calls it as often as the others, whatever its
  * state (go = 0 when it may start nothing more: a failure, a stop, the
- * time limit; then it hands over and takes nothing; fr may be unused).
- * Sums what the ranks have to hand over: none, and *more = 0 (no rank
- * needs to fetch again). Otherwise the handoffs go out (comm_exchange),
- * what arrives is queued through l (frontier_take, limit: the phase's
- * time limit, monotonic µs) and *more = 1. CR_ERR_COMM if the exchange
- * failed.
+ * time limit; then it hands over and takes nothing, and the phase must not
+ * commit on any rank - what it was sent is only in the senders' journals;
+ * fr may be unused). Sums what the ranks have to hand over in this
+ * hand-off (frontier_handoff_pending): none, and *more = 0 (no rank needs
+ * to fetch again). Otherwise the hand-offs go out (comm_exchange), what
+ * arrives is queued through l - one copy of each URL, the first in
+ * frontier.h's order; frontier_take, limit: the phase's time limit,
+ * monotonic µs - and *more = 1. CR_ERR_COMM if the exchange failed.
  */
 CR_WUR enum cr_err handoff_exchange(struct frontier *fr, int go, struct fetchlist_load *l,
 				    int64_t limit, struct segout *out, int *more);

@@ -239,7 +239,8 @@ void hosts_settle_group(struct host_table *t, struct host *h, int stopping)
 
 int hosts_closed(const struct host_table *t, const struct host *h)
 {
-	return h->released || (h->failures > 0 && h->failures >= t->pol.max_failures);
+	(void)t;
+	return h->released || h->parked;
 }
 
 void hosts_reopen(struct host_table *t, struct host *h)

@@ -74,6 +74,7 @@ struct host {
 	size_t earlier;           /* URLs an interrupted attempt at the segment finished
 				     (not queued again; frontier_count_earlier) */
 	int released;             /* left the round for a long hold: nothing joins */
+	int parked;               /* parked after politeness.max_host_failures failures */
 	void *ctx;                /* the fetcher's, for callbacks (not owned) */
 };
 

@@ -28,7 +28,8 @@
  *   exchange in it, varint-prefixed fetch record (crawldb/fetch_record.h;
  *   empty for kind 2; for kinds 3 and 4 the URL's CrawlDb record),
  *   varint-prefixed parse record (empty without one; for kind 3 the band
- *   keys of the page it was found on, u64 LE each; empty for kind 4).
+ *   keys of the page it was found on, u64 LE each; for kind 4 the hand-off
+ *   it goes out in, one byte).
  * A followed link is journaled before the outcome of its page, so a kept
  * outcome's followed links are kept too, and a resumed fetch queues them
  * again (frontier.h).

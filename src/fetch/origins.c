@@ -31,6 +31,7 @@ void origins_release(struct origin_table *t)
 		free(s->val);
 	}
 	hmap_release(&t->map);
+	free(t->late);
 }
 
 struct origin *origins_get(struct origin_table *t, const char *key, uint32_t part)
@@ -46,8 +47,24 @@ struct origin *origins_get(struct origin_table *t, const char *key, uint32_t par
 		}
 		origin_init(o, key, part);
 		*slot = o;
+		if (t->loaded) {
+			if (t->nlate == t->late_cap) {
+				t->late_cap = t->late_cap ? t->late_cap * 2 : 16;
+				t->late = realloc(t->late, t->late_cap * sizeof(*t->late));
+				if (!t->late) {
+					fputs("mpicrawl: out of memory\n", stderr);
+					abort();
+				}
+			}
+			t->late[t->nlate++] = o;
+		}
 	}
 	return *slot;
+}
+
+void origins_mark_loaded(struct origin_table *t)
+{
+	t->loaded = 1;
 }
 
 void origins_each(struct origin_table *t, void (*fn)(void *arg, struct origin *o), void *arg)
@@ -62,12 +79,14 @@ void origins_each(struct origin_table *t, void (*fn)(void *arg, struct origin *o
 struct load_ctx {
 	struct origin_table *t;
 	int64_t now;
+	struct hmap *only;        /* NULL, or the origins to load (late ones) */
 };
 
 static enum cr_err load_one(void *arg, const struct robots_cache_entry *e)
 {
 	struct load_ctx *c = arg;
-	struct origin *o = hmap_get(&c->t->map, e->origin, strlen(e->origin));
+	struct origin *o = hmap_get(c->only ? c->only : &c->t->map, e->origin,
+				    strlen(e->origin));
 
 	if (!o)
 		return CR_OK;   /* not needed this phase: carried at the end */
@@ -81,13 +100,41 @@ static enum cr_err load_one(void *arg, const struct robots_cache_entry *e)
 
 enum cr_err origins_load(struct origin_table *t, uint32_t p, int64_t now)
 {
-	struct load_ctx c = { t, now };
+	struct load_ctx c = { t, now, NULL };
 	char path[PATH_MAX];
 
 	if (t->cache_ver == 0)
 		return CR_OK;
 	layout_robots_part(&t->j->dir, t->cache_ver, p, path, sizeof(path));
 	return robots_cache_scan(path, load_one, &c);
+}
+
+enum cr_err origins_load_late(struct origin_table *t, int64_t now,
+			      void (*fn)(void *arg, struct origin *o), void *arg)
+{
+	struct hmap only;
+	struct load_ctx c = { t, now, &only };
+	char path[PATH_MAX];
+	enum cr_err e = CR_OK;
+	size_t i, k;
+
+	hmap_init(&only);
+	for (i = 0; i < t->nlate; i++)
+		*hmap_put(&only, t->late[i]->key, strlen(t->late[i]->key)) = t->late[i];
+	/* Each partition of a late origin once. */
+	for (i = 0; !e && t->cache_ver > 0 && i < t->nlate; i++) {
+		for (k = 0; k < i && t->late[k]->part != t->late[i]->part; k++)
+			;
+		if (k < i)
+			continue;
+		layout_robots_part(&t->j->dir, t->cache_ver, t->late[i]->part, path, sizeof(path));
+		e = robots_cache_scan(path, load_one, &c);
+	}
+	for (i = 0; fn && i < t->nlate; i++)
+		fn(arg, t->late[i]);
+	hmap_release(&only);
+	t->nlate = 0;
+	return e;
 }
 
 struct carry_ctx {

@@ -26,6 +26,9 @@ struct origin_table {
 	struct origin_policy pol;
 	struct hmap map;          /* key -> struct origin */
 	int cache_ver;            /* the robots cache read (0: none) */
+	int loaded;               /* origins_mark_loaded was called */
+	struct origin **late;     /* origins made since: not loaded yet */
+	size_t nlate, late_cap;
 };
 
 /* Reads the latest robots cache version now: the phase creates its own
@@ -39,6 +42,17 @@ struct origin *origins_get(struct origin_table *t, const char *key, uint32_t par
 /* Loads the cache entries of partition p for the origins known now (after
  * the fetch lists). now: wall µs. */
 CR_WUR enum cr_err origins_load(struct origin_table *t, uint32_t p, int64_t now);
+
+/* After the fetch lists' origins are loaded: origins made from now on (a
+ * requisite another rank hands over, a link a resumed fetch queues again)
+ * are noted as late. */
+void origins_mark_loaded(struct origin_table *t);
+/* Loads the cache entries of the late origins, from their partitions' parts
+ * (what the cache says binds them as it binds the others: robots.txt, a
+ * hold, the last request's end, the DNS answer), calls fn for each (NULL:
+ * none), and forgets them. now: wall µs. */
+CR_WUR enum cr_err origins_load_late(struct origin_table *t, int64_t now,
+				     void (*fn)(void *arg, struct origin *o), void *arg);
 
 /* Calls fn for every origin. */
 void origins_each(struct origin_table *t, void (*fn)(void *arg, struct origin *o), void *arg);

@@ -181,8 +181,14 @@ static enum cr_err keep_followed(struct segout *s, const void *rec, size_t n,
 {
 	struct crawl_record cr;
 	uint64_t keys[MINHASH_BANDS_MAX];
-	unsigned nb = (unsigned)(blen / 8), i;
+	unsigned nb = (unsigned)(blen / 8), i, round = 0;
 
+	/* A hand-off's entry holds its round (one byte) where a link has its
+	 * page's band keys. */
+	if (handoff) {
+		round = blen ? *(const unsigned char *)bands : 1;
+		blen = nb = 0;
+	}
 	if (crawl_record_unpack(rec, n, &cr) != CR_OK || blen % 8 || nb > MINHASH_BANDS_MAX) {
 		log_err("fetch", "a followed link in the fetch journal of partition %u of segment "
 			"%d is damaged", s->resume_part, s->seg);
@@ -190,7 +196,7 @@ static enum cr_err keep_followed(struct segout *s, const void *rec, size_t n,
 	}
 	for (i = 0; i < nb; i++)
 		keys[i] = buf_load_u64le((const unsigned char *)bands + 8 * i);
-	s->followed(s->kept_arg, s->resume_part, &cr, keys, nb, handoff);
+	s->followed(s->kept_arg, s->resume_part, &cr, keys, nb, round);
 	return CR_OK;
 }
 
@@ -512,9 +518,10 @@ enum cr_err segout_outcome(struct segout *s, uint32_t p, const struct fetch_reco
 	return CR_OK;
 }
 
-/* Journals a link followed (kind JOURNAL_FOLLOW) or handed over. */
+/* Journals a link followed (kind JOURNAL_FOLLOW: the band keys of its
+ * page) or handed over (round: one byte). */
 static void journal_link(struct segout *s, uint32_t p, int kind, const struct crawl_record *rec,
-			 const uint64_t *bands, unsigned nb)
+			 const uint64_t *bands, unsigned nb, unsigned round)
 {
 	struct part *o = &s->parts[p];
 	struct journal_entry je;
@@ -526,6 +533,8 @@ static void journal_link(struct segout *s, uint32_t p, int kind, const struct cr
 	buf_init(&keys);
 	for (i = 0; i < nb; i++)
 		buf_put_u64le(&keys, bands[i]);
+	if (kind == JOURNAL_HANDOFF)
+		buf_put_u8(&keys, (uint8_t)(round < 255 ? round : 255));
 	s->scratch.len = 0;
 	crawl_record_pack(rec, &s->scratch);
 	memset(&je, 0, sizeof(je));
@@ -542,12 +551,13 @@ static void journal_link(struct segout *s, uint32_t p, int kind, const struct cr
 void segout_followed(struct segout *s, uint32_t p, const struct crawl_record *rec,
 		     const uint64_t *bands, unsigned nb)
 {
-	journal_link(s, p, JOURNAL_FOLLOW, rec, bands, nb);
+	journal_link(s, p, JOURNAL_FOLLOW, rec, bands, nb, 0);
 }
 
-void segout_handoff(struct segout *s, uint32_t p, const struct crawl_record *rec)
+void segout_handoff(struct segout *s, uint32_t p, const struct crawl_record *rec,
+		    unsigned round)
 {
-	journal_link(s, p, JOURNAL_HANDOFF, rec, NULL, 0);
+	journal_link(s, p, JOURNAL_HANDOFF, rec, NULL, 0, round);
 }
 
 void segout_robots_done(struct segout *s, uint32_t p)

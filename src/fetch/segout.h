@@ -51,10 +51,11 @@ void segout_free(struct segout **s);
  */
 typedef void (*segout_kept_fn)(void *arg, const struct fetch_record *fr);
 /* A link an earlier attempt followed (segout_followed): its record and the
- * band keys of its page (nb of them), borrowed during the call; handoff:
- * a requisite it handed to the rank of its host instead (segout_handoff). */
+ * band keys of its page (nb of them), borrowed during the call; handoff 0,
+ * or for a requisite it handed to the rank of its host instead
+ * (segout_handoff), the hand-off it went out in (1, 2, ...). */
 typedef void (*segout_followed_fn)(void *arg, uint32_t p, const struct crawl_record *rec,
-				   const uint64_t *bands, unsigned nb, int handoff);
+				   const uint64_t *bands, unsigned nb, unsigned handoff);
 CR_WUR enum cr_err segout_resume(struct segout *s, uint32_t p, segout_kept_fn kept,
 				 segout_followed_fn followed, void *arg, uint64_t *kept_n,
 				 uint64_t *cut);
@@ -64,10 +65,11 @@ CR_WUR enum cr_err segout_resume(struct segout *s, uint32_t p, segout_kept_fn ke
  * queues it again. */
 void segout_followed(struct segout *s, uint32_t p, const struct crawl_record *rec,
 		     const uint64_t *bands, unsigned nb);
-/* A requisite of a page of partition p handed to the rank of its host
- * (handoff.h): journaled with the page, so that a resumed fetch hands it
- * over again. */
-void segout_handoff(struct segout *s, uint32_t p, const struct crawl_record *rec);
+/* A requisite of a page of partition p to hand to the rank of its host in
+ * hand-off round (handoff.h): journaled with the page, so that a resumed
+ * fetch hands it over again, in the same hand-off. */
+void segout_handoff(struct segout *s, uint32_t p, const struct crawl_record *rec,
+		    unsigned round);
 
 /* The exchange a finished transfer archives, as url (borrowed from r and
  * url); truncated: NULL or the WARC-Truncated reason. */

@@ -10,7 +10,9 @@
 #   (robots.txt is asked again), every WARC
 #   file whole, every shared.png still in segment 1;
 # - nginx's log: robots.txt before anything else of a host, no two requests
-#   to a host closer than the delay (the hand-off's requests included).
+#   to a host closer than the delay (the hand-off's requests included);
+# - a host reached only by a hand-off is bound by the robots cache as one of
+#   the fetch lists is (its robots.txt not asked again).
 . "$(dirname "$0")/lib.sh"
 TEST_MPICRAWL=$ROOT/build/bin/mpicrawl-test
 
@@ -82,6 +84,26 @@ PY
 }
 check "nginx's log (4 ranks): robots.txt first, no request within ${DELAY} ms" \
 	polite "$SCRATCH/nginx4.log"
+
+# ---- a handed-over host's robots cache ----
+# Round 1 fetches h1's home page alone (its robots.txt goes into the robots
+# cache); round 2 fetches h2's, which shows h1's shared.png: handed over to
+# h1's rank, which has h1 in no fetch list - the cache must still bind it:
+# its robots.txt is not asked again, and the delay since round 1 holds.
+: >"$NGINX_LOG"
+one=(--set fetch.allow_private=true --set "dns.servers=127.0.0.1:$DNS_PORT"
+	--set politeness.delay_ms=$DELAY --set partition.count=8 --set "tls.ca_file=$TLS_CA"
+	--set fetch.follow_max=0 --rounds 1)
+printf 'https://%s/\tmax_depth=0\n' "h1.$D:$P" >"$SCRATCH/seeds_h1"
+echo "https://h2.$D:$P/" >"$SCRATCH/seeds_h2"
+check "round 1 (h1's home page, no requisites) exits 0" run_ranks 2 crawl --dir "$SCRATCH/late" \
+	--seeds "$SCRATCH/seeds_h1" "${one[@]}" --set fetch.embeds=false >"$SCRATCH/late1.out" 2>&1
+check "round 2 (h2's home page) exits 0" run_ranks 2 crawl --dir "$SCRATCH/late" \
+	--seeds "$SCRATCH/seeds_h2" "${one[@]}" >"$SCRATCH/late2.out" 2>&1
+h1_robots=$(awk -F'\t' -v h="h1.$D" '$5 == h && $14 == "/robots.txt"' "$NGINX_LOG" | wc -l)
+h1_shared=$(awk -F'\t' -v h="h1.$D" '$5 == h && $14 == "/img/shared.png"' "$NGINX_LOG" | wc -l)
+check "h1's shared.png fetched in round 2 ($h1_shared), its robots.txt from the cache (asked $h1_robots times)" \
+	test "$h1_shared" -eq 1 -a "$h1_robots" -eq 1
 
 # ---- kill -9 inside the first fetch, then resume ----
 db_lines() {

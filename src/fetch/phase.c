@@ -1,0 +1,239 @@
+/*
+ * phase.c - the fetch phase around its loop (fetch.h, fetcher.h): the
+ * owned partitions' fetch lists, robots cache entries and what earlier
+ * attempts finished are loaded into the queues; fetch.c's loop runs; the
+ * ranks hand each other the requisites their pages showed on each other's
+ * hosts (handoff.h) and the loop runs again for them; then every rank
+ * commits its outputs and robots cache, or none does.
+ */
+#include "fetch/fetcher.h"
+#include "comm/comm.h"
+#include "crawldb/fetch_record.h"
+#include "fetch/carry.h"
+#include "fetch/fetchlist.h"
+#include "fetch/handoff.h"
+#include "fetch/outcome.h"
+#include "util/clock.h"
+#include "util/log.h"
+#include "util/stop.h"
+
+#include <string.h>
+
+/* ---- loading ---- */
+
+/* A link an earlier attempt followed: queued again after the fetch lists. */
+static void on_followed(void *arg, uint32_t p, const struct crawl_record *rec,
+			const uint64_t *bands, unsigned nb, unsigned handoff)
+{
+	if (handoff)
+		frontier_keep_handoff(&((struct fetcher *)arg)->frontier, rec, handoff);
+	else
+		frontier_keep(&((struct fetcher *)arg)->frontier, p, rec, bands, nb);
+}
+
+/* An outcome an earlier attempt committed: its URL is not fetched again. */
+static void on_kept(void *arg, const struct fetch_record *fr)
+{
+	struct fetcher *f = arg;
+
+	*hmap_put(&f->done, fr->rec.url, fr->rec.url_len) = f;
+	outcome_count(f->c, fr);
+}
+
+/* The owned partitions' fetch lists, robots cache entries and what
+ * earlier attempts at the segment finished. */
+static enum cr_err load(struct fetcher *f, int64_t now)
+{
+	struct fetchlist_load l = { f->j, f->seg, &f->hosts, &f->origins, &f->done, f, f->rules,
+				    0, 0 };
+	uint32_t p;
+	enum cr_err e = CR_OK;
+
+	for (p = 0; !e && p < f->j->dir.partitions; p++) {
+		if (!layout_owns(p, f->j->rank, f->j->nranks))
+			continue;
+		e = segout_resume(f->out, p, on_kept, on_followed, f, &f->kept, &f->warc_cut);
+		if (!e)
+			e = fetchlist_read(&l, p);
+		if (!e)
+			e = origins_load(&f->origins, p, now);
+	}
+	origins_mark_loaded(&f->origins);   /* links queued again may be of new origins */
+	if (!e)
+		e = frontier_load(&f->frontier, &l);
+	if (!e)
+		e = origins_load_late(&f->origins, now, NULL, NULL);
+	frontier_count_earlier(&f->hosts, &f->done);
+	f->c[FC_URLS] += l.urls;
+	f->c[FC_HOSTS] += l.new_hosts;
+	if (!e && (f->kept || f->warc_cut))
+		log_info("fetch", "segment %d: resuming an interrupted fetch: %llu finished URLs "
+			 "kept, %llu uncommitted WARC bytes cut", f->seg,
+			 (unsigned long long)f->kept, (unsigned long long)f->warc_cut);
+	if (!e)
+		f->c[FC_ROBOTS_CACHED] += carry_in(&f->origins, f->dns, clock_now_us(),
+						   clock_mono_us());
+	return e;
+}
+
+/* ---- the phase ---- */
+
+static enum cr_err fetcher_init(struct fetcher *f, struct job *j, int seg)
+{
+	const struct config *cfg = &j->cfg;
+	struct sched_policy pol = {
+		(int64_t)cfg->delay_ms * 1000, (int)cfg->max_in_flight,
+		(int64_t)cfg->max_crawl_delay_ms * 1000, (int64_t)cfg->backoff_max_ms * 1000,
+		(int)cfg->max_host_failures,
+	};
+	struct http_opts ho = {
+		cfg->user_agent, cfg->accept_encoding, cfg->connect_timeout_s, cfg->timeout_s,
+		cfg->low_speed_bytes, cfg->low_speed_time_s, cfg->max_body_bytes,
+		cfg->max_header_bytes,
+		cfg->max_in_flight, cfg->max_connections, cfg->allow_private, &f->allow,
+		(enum http_version)cfg->http_version, cfg->tls_verify, cfg->tls_ca_file,
+	};
+	char bad[64];
+	enum cr_err e;
+
+	memset(f, 0, sizeof(*f));
+	f->j = j;
+	f->seg = seg;
+	f->parse = cfg->fetch_parse;
+	f->limit = cfg->time_limit_s ? clock_mono_us() + cfg->time_limit_s * 1000000 : INT64_MAX;
+	/* The parse phase reads bodies back from the WARC files, and a revisit
+	 * has none: revisit records only when the fetcher parses. */
+	f->revisits = cfg->warc_revisits && cfg->fetch_parse;
+	hosts_init(&f->hosts, &pol);
+	f->hosts.max_hold_us = (int64_t)cfg->max_hold_s * 1000000;
+	origins_init(&f->origins, j);
+	hmap_init(&f->done);
+	buf_init(&f->parsed);
+	if (addr_list_parse(cfg->allow_addresses, &f->allow, bad) != 0) {
+		log_err("fetch", "fetch.allow_addresses: bad address or range '%s'", bad);
+		return CR_ERR_ARG;
+	}
+	/* Read by every fetch: the operator steers between rounds. libcurl's
+	 * per-host cap lets a rule's max_in_flight through (sched.h keeps the
+	 * other hosts to the phase's). */
+	if (cfg->hosts_rules[0] && host_rules_load(cfg->hosts_rules, &f->rules) != CR_OK)
+		return CR_ERR_ARG;
+	if (host_rules_max_in_flight(f->rules) > ho.max_host_connections)
+		ho.max_host_connections = host_rules_max_in_flight(f->rules);
+	e = segout_open(j, seg, f->parse, &f->out);
+	if (!e)
+		e = dns_new(cfg->dns_servers, (enum dns_family)cfg->dns_family,
+			    cfg->dns_timeout_ms, cfg->dns_cache_ttl_s, cfg->dns_negative_ttl_s,
+			    &f->dns);
+	if (!e)
+		e = http_client_new(&ho, &f->http);
+	return e;
+}
+
+static void fetcher_release(struct fetcher *f)
+{
+	http_client_free(&f->http);
+	dns_free(&f->dns);
+	segout_free(&f->out);
+	hosts_release(&f->hosts);
+	origins_release(&f->origins);
+	frontier_release(&f->frontier);
+	hmap_release(&f->done);
+	buf_release(&f->parsed);
+	host_rules_free(&f->rules);
+}
+
+/* Requisites the ranks' pages showed on other ranks' hosts (handoff.h):
+ * fetched by the loop again while any rank hands some over. Collective,
+ * whatever e. */
+static enum cr_err handoffs(struct fetcher *f, enum cr_err e)
+{
+	struct fetchlist_load l = { f->j, f->seg, &f->hosts, &f->origins, &f->done, f, f->rules,
+				    0, 0 };
+	int i, more = 1, go;
+	enum cr_err he;
+
+	for (i = 0; i < HANDOFF_ROUNDS_MAX && more; i++) {
+		/* A rank done early waits here, passing a signal on. */
+		comm_notice_wait(stop_requested);
+		go = !e && !f->failed && !fetch_limits(f, clock_mono_us()) && !f->stopping &&
+		     !f->drain_until;
+		he = handoff_exchange(&f->frontier, go, &l, f->limit, f->out, &more);
+		if (!he && go && more)   /* their origins bound by the robots cache too */
+			he = carry_in_late(&f->origins, f->dns, clock_now_us(), clock_mono_us());
+		e = e ? e : he;
+		if (go && more && !e)
+			fetch_loop(f);
+	}
+	f->c[FC_HOSTS] += l.new_hosts;
+	f->c[FC_EMBEDS] = f->frontier.embeds;
+	return e;
+}
+
+/* Collective: the phase commits on every rank or on none. A rank that
+ * stopped or failed may have been handed requisites it did not take (they
+ * are in their senders' journals alone), and one that took them has them
+ * in its journal only once synced: so every rank syncs, and unless every
+ * rank ended well, none commits - the next attempt resumes from all the
+ * journals. */
+static enum cr_err agree(struct fetcher *f, enum cr_err e)
+{
+	if (!e && !f->failed)
+		fail(f, segout_sync(f->out));
+	if (comm_agree(!e && !f->failed && !f->drain_until))
+		return e;
+	return e ? e : f->failed ? f->failed : CR_AGAIN;
+}
+
+/* After the loop: a stopped fetch makes what finished durable and commits
+ * nothing (the next fetch of the segment resumes from the journals);
+ * otherwise the outputs and the robots cache are committed. */
+static enum cr_err finish(struct fetcher *f)
+{
+	uint64_t q, hits;
+	enum cr_err e = f->failed;
+
+	if (!e && f->drain_until) {
+		e = segout_sync(f->out);
+		return e ? e : CR_AGAIN;
+	}
+	if (!e)
+		e = segout_commit(f->out);
+	if (!e) {
+		carry_out(&f->origins, f->dns, clock_now_us(), clock_mono_us());
+		e = origins_write(&f->origins, f->seg, clock_now_us());
+	}
+	dns_counters(f->dns, &q, &hits);
+	f->c[FC_DNS_QUERIES] = q;
+	f->c[FC_HELD] = f->hosts.released;
+	f->c[FC_NOT_REACHED] += f->hosts.released_urls;
+	if (f->hosts.released)
+		log_info("fetch", "%llu hosts asked for a pause over fetch.max_hold_s: their %llu "
+			 "URLs left the round and wait for it",
+			 (unsigned long long)f->hosts.released,
+			 (unsigned long long)f->hosts.released_urls);
+	return e;
+}
+
+enum cr_err fetch_run(struct job *j, int seg, int version, uint64_t *counters,
+		      uint64_t *parse_counters)
+{
+	struct fetcher f;
+	enum cr_err e = fetcher_init(&f, j, seg);
+
+	if (!e)
+		e = frontier_init(&f.frontier, j, version, &f.done);
+	if (!e)
+		e = load(&f, clock_now_us());
+	if (!e)
+		fetch_loop(&f);
+	e = handoffs(&f, e);
+	e = agree(&f, e);
+	if (!e)
+		e = finish(&f);
+	memcpy(counters, f.c, sizeof(f.c));
+	if (parse_counters)
+		memcpy(parse_counters, f.pc, sizeof(f.pc));
+	fetcher_release(&f);
+	return e;
+}
