@@ -25,6 +25,7 @@ LIB_HOMES = {
     'openssl/ssl.h': 'src/fetch/tls.c',
     'openssl/x509_vfy.h': 'src/fetch/tls.c',
     'cld2/': 'src/parse/lang.cc',
+    'zip.h': 'src/index/wacz.c',
 }
 
 findings = []

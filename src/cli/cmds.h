@@ -18,6 +18,7 @@ int cmd_url(int argc, char **argv);
 int cmd_robots(int argc, char **argv);
 int cmd_warc(int argc, char **argv);
 int cmd_index(int argc, char **argv);
+int cmd_wacz(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_unlock(int argc, char **argv);
 int cmd_check(int argc, char **argv);

@@ -22,6 +22,7 @@ static const struct {
 	{ "robots", cmd_robots, "test URLs against a robots.txt file" },
 	{ "warc", cmd_warc, "list and check the records of WARC files" },
 	{ "index", cmd_index, "write a segment's CDXJ, text and link graph again" },
+	{ "wacz", cmd_wacz, "pack the crawl's WARC files, index and pages as one WACZ" },
 	{ "report", cmd_report, "write DIR/report.html: charts of the crawl" },
 	{ "unlock", cmd_unlock, "clear the stale lock of a crawl directory" },
 	{ "check", cmd_check, "verify a crawl directory's files; --repair what is safe" },

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include <zlib.h>
+#include <xxhash.h>
 #include <zstd.h>
 
 #define INDEX_URI_MAX 8192
@@ -215,6 +216,7 @@ struct part_ix {
 	gzFile jsonl;              /* text.format = jsonl */
 	char text_path[PATH_MAX], text_tmp[PATH_MAX + 32];
 	struct zw links;
+	struct buf pages;          /* pages/part-P.jsonl, written whole at the end */
 	uint64_t *c;
 	struct buf line, text, fields;
 };
@@ -440,6 +442,50 @@ static void page_jsonl_line(struct part_ix *x, const struct index_stage_page *pg
 	buf_adds(&x->line, "}\n");
 }
 
+/* The page's line of the pages list (WACZ's pages.jsonl): id, url, ts,
+ * title, and the digest of its text as the parse record has it. */
+static void page_list_line(struct part_ix *x, const struct index_stage_page *pg,
+			   const char *uri)
+{
+	char date[WARC_DATE_MAX];
+
+	warc_format_date(pg->date_us, date);
+	buf_addf(&x->pages, "{\"id\":\"%016llx\",\"url\":",
+		 (unsigned long long)XXH3_64bits_withSeed(uri, strlen(uri), (uint64_t)pg->date_us));
+	json_str(&x->pages, uri, strlen(uri));
+	buf_addf(&x->pages, ",\"ts\":\"%s\",\"title\":", date);
+	json_str(&x->pages, pg->title, pg->title_len);
+	buf_addf(&x->pages, ",\"textDigest\":\"xxh3:%016llx\"}\n",
+		 (unsigned long long)XXH3_64bits(pg->text, pg->text_len));
+}
+
+/* Writes the pages list of x->p (pages/part-P.jsonl, with WACZ's header
+ * line), or removes an old one when the partition has no page. */
+static enum cr_err pages_write(struct part_ix *x)
+{
+	static const char header[] = "{\"format\":\"json-pages-1.0\",\"id\":\"pages\","
+				     "\"title\":\"All Pages\"}\n";
+	char dir[PATH_MAX], name[32], path[PATH_MAX];
+	struct buf all;
+	enum cr_err e;
+
+	layout_segment_sub(&x->j->dir, x->seg, "pages", dir, sizeof(dir));
+	snprintf(name, sizeof(name), "part-%05u.jsonl", x->p);
+	layout_segment_file(&x->j->dir, x->seg, "pages", name, path, sizeof(path));
+	if (!x->pages.len) {
+		unlink(path);
+		return CR_OK;
+	}
+	if (fs_mkdirs(dir) != CR_OK)
+		return CR_ERR_IO;
+	buf_init(&all);
+	buf_add(&all, header, sizeof(header) - 1);
+	buf_add(&all, x->pages.p, x->pages.len);
+	e = fs_write_atomic(path, all.p, all.len);
+	buf_release(&all);
+	return e;
+}
+
 /* The text (WET record or JSON line) and links of one page, whichever path
  * it came by. */
 static enum cr_err page_out(struct part_ix *x, const struct index_stage_page *pg)
@@ -459,6 +505,7 @@ static enum cr_err page_out(struct part_ix *x, const struct index_stage_page *pg
 	buf_add(&x->text, pg->text, pg->text_len);
 	buf_addc(&x->text, '\n');
 	dup = hmap_get(&x->dups, uri, strlen(uri));
+	page_list_line(x, pg, uri);
 	x->c[IX_TEXT_DOCS]++;
 	x->c[IX_TEXT_DUPLICATES] += dup != NULL;
 	x->c[IX_TEXT_LANG] += lang != NULL;
@@ -784,12 +831,15 @@ static enum cr_err do_partition(struct part_ix *x, char **names, size_t nn)
 	layout_segment_file(&x->j->dir, x->seg, "links", name, path, sizeof(path));
 	if ((e = zw_open(&x->links, path)) != CR_OK)
 		return e;
+	x->pages.len = 0;
 	for (i = 0; i < nn && e == CR_OK; i++)
 		if (name_partition(names[i], x->seg) == (long)x->p)
 			e = index_warc(x, names[i]);
 	e2 = zw_close(&x->links, e == CR_OK);
 	if (e == CR_OK)
 		e = e2;
+	if (e == CR_OK)
+		e = pages_write(x);
 	if (x->wet && (e2 = warc_writer_close(&x->wet)) != CR_OK && e == CR_OK)
 		e = e2;
 	if (x->jsonl) {
@@ -898,6 +948,7 @@ enum cr_err index_segment(const struct job *j, int seg, int crawldb_version, int
 		e = CR_ERR_NOMEM;
 	buf_init(&x.packed);
 	buf_init(&x.line);
+	buf_init(&x.pages);
 	buf_init(&x.text);
 	buf_init(&x.fields);
 	for (p = 0; e == CR_OK && p < j->dir.partitions; p++) {
@@ -916,6 +967,7 @@ enum cr_err index_segment(const struct job *j, int seg, int crawldb_version, int
 	free(x.streams);
 	buf_release(&x.packed);
 	buf_release(&x.line);
+	buf_release(&x.pages);
 	buf_release(&x.text);
 	buf_release(&x.fields);
 	for (i = 0; i < nn; i++)

@@ -77,4 +77,18 @@ check "url --stdin with --base: bad usage" expect 2 "takes no --base" "$MPICRAWL
 printf 'User-agent: *\nDisallow: /private/\n' >"$SCRATCH/robots.txt"
 out=$("$MPICRAWL" robots --agent mybot "$SCRATCH/robots.txt" http://a.example/private/x http://a.example/ok)
 check "robots tool" test "$out" = "$(printf 'deny\thttp://a.example/private/x\nallow\thttp://a.example/ok')"
+
+# wacz with bad input: a one-line reason, no file, no directory made.
+check "wacz without -o" expect 2 'wacz needs --dir and -o' "$MPICRAWL" wacz --dir "$SCRATCH/c"
+check "wacz with bad --segments" expect 2 "bad --segments '2-1'" \
+	"$MPICRAWL" wacz --dir "$SCRATCH/c" -o "$SCRATCH/x.wacz" --segments 2-1
+check "wacz of a non-crawl directory" expect 1 'not a crawl directory' \
+	"$MPICRAWL" wacz --dir "$SCRATCH" -o "$SCRATCH/x.wacz"
+check "wacz of a segment not indexed" expect 1 'segment 7' \
+	"$MPICRAWL" wacz --dir "$SCRATCH/c" -o "$SCRATCH/x.wacz" --segments 7
+check "wacz into a missing directory: refused, nothing made" expect 1 'cannot write beside' \
+	"$MPICRAWL" wacz --dir "$SCRATCH/m" -o "$SCRATCH/none/x.wacz"
+check "no WACZ and no directory left by the refusals" \
+	eval '[ ! -e "$SCRATCH/x.wacz" ] && [ ! -e "$SCRATCH/none" ] &&
+	[ -z "$(ls -d "$SCRATCH"/*.tmp.* "$SCRATCH"/*.work.* 2>/dev/null)" ]'
 finish

@@ -20,9 +20,11 @@
 #     404, so the check can fail;
 # (d) the crawl without requisites replays its pages with no image loaded
 #     and no stylesheet: the requisites are what makes (a) and (b) work.
-# Both replay sources are checked: a WACZ (tests/replay/wacz.py: the WARC
+# Both replay sources are checked: a WACZ (`mpicrawl wacz`: the WARC
 # files as written plus mpicrawl's own CDXJ as its index, read by range
-# requests - this tests the CDXJ's offsets and lengths) and one .warc.gz
+# requests - this tests the CDXJ's offsets and lengths - and its pages list,
+# which must be the crawl's pages, with every file's sha256 in
+# datapackage.json checked) and one .warc.gz
 # concatenated from the crawl's WARC files (gzip members, so valid;
 # ReplayWeb.page indexes it itself - this tests the records alone).
 . "$(dirname "$0")/lib.sh"
@@ -68,8 +70,45 @@ echo "archived: $(wc -l <"$SCRATCH/c.cdxj") URLs, $(wc -l <"$SCRATCH/pages") pag
 	"without requisites: $(wc -l <"$SCRATCH/n.cdxj") URLs"
 
 # The replay sources.
-check "WACZ of the crawl (its WARC files and its CDXJ)" \
-	eval 'python3 "$RDIR/wacz.py" "$SCRATCH/c" "$SCRATCH/crawl.wacz" >"$SCRATCH/wacz.out"'
+check "mpicrawl wacz packs the crawl (its WARC files, CDXJ and pages)" \
+	eval '"$MPICRAWL" wacz --dir "$SCRATCH/c" -o "$SCRATCH/crawl.wacz" --title "tlsweb" \
+	>"$SCRATCH/wacz.out" 2>&1'
+cat "$SCRATCH/wacz.out"
+# The package as WACZ 1.1.1 says: every resource's size and sha256, the
+# digest of datapackage.json, entries stored; its pages are the crawl's.
+wacz_ok() {
+	python3 - "$SCRATCH/crawl.wacz" "$SCRATCH/pages" <<'PY'
+import hashlib, json, sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+names = set(z.namelist())
+dp = json.loads(z.read("datapackage.json"))
+bad = []
+for r in dp["resources"]:
+    data = z.read(r["path"])
+    if "sha256:" + hashlib.sha256(data).hexdigest() != r["hash"] or len(data) != r["bytes"]:
+        bad.append(r["path"])
+    names.discard(r["path"])
+dig = json.loads(z.read("datapackage-digest.json"))
+if dig["hash"] != "sha256:" + hashlib.sha256(z.read("datapackage.json")).hexdigest():
+    bad.append("datapackage-digest.json")
+names -= {"datapackage.json", "datapackage-digest.json"}
+stored = all(i.compress_type == zipfile.ZIP_STORED for i in z.infolist())
+lines = z.read("pages/pages.jsonl").decode().splitlines()
+head, pages = json.loads(lines[0]), [json.loads(l) for l in lines[1:]]
+want = set(l.strip() for l in open(sys.argv[2]) if l.strip())
+got = set(p["url"] for p in pages)
+print("wacz: %d resources, version %s, %d pages (crawl: %d), bad: %s, unlisted: %s, stored: %s"
+      % (len(dp["resources"]), dp.get("wacz_version"), len(pages), len(want), bad,
+         sorted(names), stored))
+ok = (not bad and not names and stored and dp.get("wacz_version") == "1.1.1" and
+      head.get("format") == "json-pages-1.0" and got == want and
+      all(p.get("ts") and p.get("id") and "title" in p for p in pages))
+sys.exit(0 if ok else 1)
+PY
+}
+check "the WACZ: hashes and sizes right, entries stored, its pages list the crawl's pages" \
+	eval 'wacz_ok >"$SCRATCH/wacz.check" 2>&1'
+cat "$SCRATCH/wacz.check"
 cat "$SCRATCH"/c/segments/*/warc/*.warc.gz >"$SCRATCH/crawl.warc.gz"
 cat "$SCRATCH"/n/segments/*/warc/*.warc.gz >"$SCRATCH/noembeds.warc.gz"
 

@@ -1,0 +1,417 @@
+/*
+ * wacz.c - a crawl packed as one WACZ file; see wacz.h.
+ */
+#include "index/wacz.h"
+#include "store/xsort.h"
+#include "util/buf.h"
+#include "util/fs.h"
+#include "util/json.h"
+#include "util/log.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <sys/stat.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <openssl/evp.h>
+#include <zip.h>
+
+#define WACZ_SORT_BUDGET (64u << 20)
+#define WACZ_SOFTWARE "mpicrawl/0.1"
+
+struct pack {
+	const struct crawl_dir *d;
+	zip_t *z;
+	char tmp[PATH_MAX];         /* the package being written */
+	char work[PATH_MAX - 64];   /* a directory for the index, pages and sort runs */
+	struct buf resources;       /* datapackage.json's "resources" members */
+	struct buf meta, digest;    /* kept until zip_close reads them */
+	struct wacz_counts *n;
+};
+
+/* The sha256 of a file as "sha256:HEX", and its size. */
+static enum cr_err sha256_file(const char *path, char out[80], uint64_t *size)
+{
+	unsigned char md[EVP_MAX_MD_SIZE], chunk[1 << 16];
+	unsigned len = 0, i;
+	EVP_MD_CTX *c = EVP_MD_CTX_new();
+	FILE *f = fopen(path, "rb");
+	size_t got;
+	int ok = c && f && EVP_DigestInit_ex(c, EVP_sha256(), NULL);
+
+	*size = 0;
+	while (ok && (got = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		ok = EVP_DigestUpdate(c, chunk, got);
+		*size += got;
+	}
+	ok = ok && !ferror(f) && EVP_DigestFinal_ex(c, md, &len);
+	if (f)
+		fclose(f);
+	EVP_MD_CTX_free(c);
+	if (!ok) {
+		log_err("wacz", "cannot read '%s'", path);
+		return CR_ERR_IO;
+	}
+	strcpy(out, "sha256:");
+	for (i = 0; i < len; i++)
+		snprintf(out + 7 + 2 * i, 3, "%02x", md[i]);
+	return CR_OK;
+}
+
+static void sha256_buf(const void *p, size_t n, char out[80])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned len = 0, i;
+
+	EVP_Digest(p, n, md, &len, EVP_sha256(), NULL);
+	strcpy(out, "sha256:");
+	for (i = 0; i < len; i++)
+		snprintf(out + 7 + 2 * i, 3, "%02x", md[i]);
+}
+
+/* Adds zip entry name (stored) from src; logs libzip's reason. */
+static enum cr_err add_entry(struct pack *k, const char *name, zip_source_t *src)
+{
+	zip_int64_t i;
+
+	if (!src) {
+		log_err("wacz", "%s: %s", name, zip_strerror(k->z));
+		return CR_ERR_LIB;
+	}
+	i = zip_file_add(k->z, name, src, ZIP_FL_ENC_UTF_8);
+	if (i < 0) {
+		zip_source_free(src);
+		log_err("wacz", "%s: %s", name, zip_strerror(k->z));
+		return CR_ERR_LIB;
+	}
+	if (zip_set_file_compression(k->z, (zip_uint64_t)i, ZIP_CM_STORE, 0) < 0) {
+		log_err("wacz", "%s: %s", name, zip_strerror(k->z));
+		return CR_ERR_LIB;
+	}
+	return CR_OK;
+}
+
+/* Adds a file on disk as entry name and lists it in datapackage.json. */
+static enum cr_err add_file(struct pack *k, const char *name, const char *path)
+{
+	char hash[80];
+	uint64_t size;
+	enum cr_err e = sha256_file(path, hash, &size);
+
+	if (!e)
+		e = add_entry(k, name, zip_source_file(k->z, path, 0, -1));
+	if (e)
+		return e;
+	buf_adds(&k->resources, k->resources.len ? ",\n  {\"name\":" : "\n  {\"name\":");
+	json_str(&k->resources, strrchr(name, '/') + 1, strlen(strrchr(name, '/') + 1));
+	buf_adds(&k->resources, ",\"path\":");
+	json_str(&k->resources, name, strlen(name));
+	buf_addf(&k->resources, ",\"hash\":\"%s\",\"bytes\":%llu}", hash,
+		 (unsigned long long)size);
+	k->n->bytes += size;
+	return CR_OK;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names in dir ending in suffix, sorted; *n of them (free each and the
+ * array). A missing dir has none. */
+static char **list_dir(const char *dir, const char *suffix, size_t *n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char **v = NULL;
+	size_t cap = 0, sl = strlen(suffix);
+
+	*n = 0;
+	while (d && (de = readdir(d)) != NULL) {
+		size_t l = strlen(de->d_name);
+
+		if (de->d_name[0] == '.' || l <= sl || strcmp(de->d_name + l - sl, suffix) ||
+		    strstr(de->d_name, ".tmp."))
+			continue;
+		if (*n == cap && !(v = realloc(v, (cap = cap ? 2 * cap : 32) * sizeof(*v))))
+			abort();
+		if (!(v[(*n)++] = strdup(de->d_name)))
+			abort();
+	}
+	if (d)
+		closedir(d);
+	if (*n)
+		qsort(v, *n, sizeof(*v), cmp_str);
+	return v;
+}
+
+static void free_list(char **v, size_t n)
+{
+	while (n)
+		free(v[--n]);
+	free(v);
+}
+
+/* The WARC files of segment seg into archive/. */
+static enum cr_err add_warcs(struct pack *k, int seg)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 264], name[300];
+	static const char *const kinds[] = { ".warc.gz", ".warc.zst", ".warc" };
+	enum cr_err e = CR_OK;
+	size_t i, n, t;
+
+	layout_segment_sub(k->d, seg, "warc", dir, sizeof(dir));
+	for (t = 0; t < 3 && !e; t++) {
+		char **v = list_dir(dir, kinds[t], &n);
+
+		for (i = 0; i < n && !e; i++) {
+			snprintf(path, sizeof(path), "%s/%s", dir, v[i]);
+			snprintf(name, sizeof(name), "archive/%s", v[i]);
+			e = add_file(k, name, path);
+			k->n->warcs += !e;
+		}
+		free_list(v, n);
+	}
+	return e;
+}
+
+static int cmp_line(const void *a, size_t an, const void *b, size_t bn)
+{
+	int c = memcmp(a, b, an < bn ? an : bn);
+
+	return c ? c : (an > bn) - (an < bn);
+}
+
+/* Reads each line of path into x (add) or, into out after skipping a
+ * pages list's header line (x NULL). */
+static enum cr_err read_lines(const char *path, struct xsort *x, FILE *out, uint64_t *count)
+{
+	FILE *f = fopen(path, "rb");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	enum cr_err e = CR_OK;
+
+	if (!f) {
+		log_err("wacz", "cannot read '%s'", path);
+		return CR_ERR_IO;
+	}
+	while (!e && (len = getline(&line, &cap, f)) > 0) {
+		if (line[len - 1] == '\n')
+			len--;
+		if (!len || (!x && strstr(line, "\"format\":\"json-pages-")))
+			continue;
+		if (x)
+			e = xsort_add(x, line, (size_t)len);
+		else if (fwrite(line, 1, (size_t)len, out) != (size_t)len || fputc('\n', out) == EOF)
+			e = CR_ERR_IO;
+		*count += !e;
+	}
+	free(line);
+	fclose(f);
+	return e;
+}
+
+/* The lines of every file of subdir sub (ending in suffix) of the segments. */
+static enum cr_err each_file(struct pack *k, const int *segs, size_t ns, const char *sub,
+			     const char *suffix, struct xsort *x, FILE *out, uint64_t *count)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 264];
+	enum cr_err e = CR_OK;
+	size_t s, i, n;
+
+	for (s = 0; s < ns && !e; s++) {
+		char **v;
+
+		layout_segment_sub(k->d, segs[s], sub, dir, sizeof(dir));
+		v = list_dir(dir, suffix, &n);
+		for (i = 0; i < n && !e; i++) {
+			snprintf(path, sizeof(path), "%s/%s", dir, v[i]);
+			e = read_lines(path, x, out, count);
+		}
+		free_list(v, n);
+	}
+	return e;
+}
+
+/* indexes/index.cdxj: the segments' CDXJ lines, sorted bytewise. */
+static enum cr_err add_index(struct pack *k, const int *segs, size_t ns)
+{
+	char path[PATH_MAX];
+	struct xsort *x = NULL;
+	const void *rec;
+	size_t n;
+	FILE *f;
+	enum cr_err e = xsort_new(k->work, WACZ_SORT_BUDGET, cmp_line, &x);
+
+	if (!e)
+		e = each_file(k, segs, ns, "cdxj", ".cdxj", x, NULL, &k->n->cdxj_lines);
+	if (!e)
+		e = xsort_finish(x);
+	snprintf(path, sizeof(path), "%s/index.cdxj", k->work);
+	if (!e && !(f = fopen(path, "wb")))
+		e = CR_ERR_IO;
+	if (!e) {
+		enum cr_err r;
+
+		while ((r = xsort_next(x, &rec, &n)) == CR_OK)
+			if (fwrite(rec, 1, n, f) != n || fputc('\n', f) == EOF)
+				r = CR_ERR_IO;
+		if (fclose(f) != 0 || (r != CR_EOF && r != CR_OK))
+			e = r != CR_EOF && r != CR_OK ? r : CR_ERR_IO;
+	}
+	xsort_free(&x);
+	return e ? e : add_file(k, "indexes/index.cdxj", path);
+}
+
+/* pages/pages.jsonl: the segments' pages lists under one header line. */
+static enum cr_err add_pages(struct pack *k, const int *segs, size_t ns, const char *title)
+{
+	char path[PATH_MAX];
+	FILE *f;
+	enum cr_err e;
+
+	snprintf(path, sizeof(path), "%s/pages.jsonl", k->work);
+	if (!(f = fopen(path, "wb")))
+		return CR_ERR_IO;
+	fputs("{\"format\":\"json-pages-1.0\",\"id\":\"pages\",\"title\":", f);
+	k->meta.len = 0;
+	json_str(&k->meta, title, strlen(title));
+	fwrite(k->meta.p, 1, k->meta.len, f);
+	fputs("}\n", f);
+	e = each_file(k, segs, ns, "pages", ".jsonl", NULL, f, &k->n->pages);
+	if (fclose(f) != 0 && !e)
+		e = CR_ERR_IO;
+	return e ? e : add_file(k, "pages/pages.jsonl", path);
+}
+
+/* datapackage.json and datapackage-digest.json, from buffers kept until
+ * the package is closed. */
+static enum cr_err add_package_files(struct pack *k, const char *title)
+{
+	char when[32], hash[80];
+	time_t now = time(NULL);
+	struct tm tm;
+	enum cr_err e;
+
+	gmtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	k->meta.len = 0;
+	buf_adds(&k->meta, "{\"profile\":\"data-package\",\"wacz_version\":\"1.1.1\",\"title\":");
+	json_str(&k->meta, title, strlen(title));
+	buf_addf(&k->meta, ",\"software\":\"%s\",\"created\":\"%s\",\"resources\":[",
+		 WACZ_SOFTWARE, when);
+	buf_add(&k->meta, k->resources.p, k->resources.len);
+	buf_adds(&k->meta, "\n]}\n");
+	e = add_entry(k, "datapackage.json",
+		      zip_source_buffer(k->z, k->meta.p, k->meta.len, 0));
+	if (e)
+		return e;
+	sha256_buf(k->meta.p, k->meta.len, hash);
+	buf_addf(&k->digest, "{\"path\":\"datapackage.json\",\"hash\":\"%s\"}\n", hash);
+	return add_entry(k, "datapackage-digest.json",
+			 zip_source_buffer(k->z, k->digest.p, k->digest.len, 0));
+}
+
+/* The indexed segments: those given (each must be), or every one. */
+static int *pick_segments(const struct crawl_dir *d, const int *segs, size_t ns, size_t *out)
+{
+	int last = layout_segment_last(d), s, *v = malloc(((size_t)(last > 0 ? last : 0) + ns + 1) *
+							  sizeof(int));
+	size_t i;
+
+	if (!v)
+		abort();
+	*out = 0;
+	for (i = 0; segs && i < ns; i++) {
+		if (segs[i] <= 0 || !layout_phase_done(d, segs[i], "index")) {
+			log_user("segment %d of '%s' has not been indexed", segs[i], d->root);
+			free(v);
+			return NULL;
+		}
+		v[(*out)++] = segs[i];
+	}
+	for (s = 1; !segs && s <= last; s++)
+		if (layout_phase_done(d, s, "index"))
+			v[(*out)++] = s;
+	return v;
+}
+
+static enum cr_err pack_all(struct pack *k, const int *v, size_t nv, const char *title)
+{
+	enum cr_err e = CR_OK;
+	size_t i;
+
+	for (i = 0; i < nv && !e; i++)
+		e = add_warcs(k, v[i]);
+	if (!e)
+		e = add_index(k, v, nv);
+	if (!e)
+		e = add_pages(k, v, nv, title);
+	if (!e)
+		e = add_package_files(k, title);
+	return e;
+}
+
+enum cr_err wacz_write(const struct crawl_dir *d, const int *segs, size_t nsegs,
+		       const char *title, const char *out, struct wacz_counts *n)
+{
+	struct pack k;
+	size_t nv;
+	int *v = pick_segments(d, segs, nsegs, &nv), zerr = 0;
+	const char *base = strrchr(d->root, '/');
+	enum cr_err e;
+
+	memset(n, 0, sizeof(*n));
+	if (!v)
+		return CR_ERR_ARG;
+	if (!nv) {
+		log_user("'%s' has no indexed segment to pack", d->root);
+		free(v);
+		return CR_ERR_ARG;
+	}
+	memset(&k, 0, sizeof(k));
+	k.d = d;
+	k.n = n;
+	n->segments = nv;
+	buf_init(&k.resources);
+	buf_init(&k.meta);
+	buf_init(&k.digest);
+	snprintf(k.tmp, sizeof(k.tmp), "%s.tmp.%d", out, (int)getpid());
+	snprintf(k.work, sizeof(k.work), "%s.work.%d", out, (int)getpid());
+	if (!title)
+		title = base && base[1] ? base + 1 : d->root;
+	/* Beside the output, whose directory must exist. */
+	e = mkdir(k.work, 0700) == 0 ? CR_OK : CR_ERR_IO;
+	if (e)
+		log_user("cannot write beside '%s': %s", out, strerror(errno));
+	if (!e && !(k.z = zip_open(k.tmp, ZIP_CREATE | ZIP_TRUNCATE, &zerr))) {
+		log_err("wacz", "cannot write '%s'", k.tmp);
+		e = CR_ERR_IO;
+	}
+	if (!e)
+		e = pack_all(&k, v, nv, title);
+	if (k.z && !e && zip_close(k.z) < 0) {
+		log_err("wacz", "cannot write '%s': %s", k.tmp, zip_strerror(k.z));
+		e = CR_ERR_IO;
+	}
+	if (k.z && e)
+		zip_discard(k.z);
+	if (!e && rename(k.tmp, out) != 0) {
+		log_err("wacz", "cannot write '%s'", out);
+		e = CR_ERR_IO;
+	}
+	if (e)
+		unlink(k.tmp);
+	if (fs_exists(k.work) && fs_remove_tree(k.work) != CR_OK)
+		log_warn("wacz", "cannot remove '%s'", k.work);
+	buf_release(&k.resources);
+	buf_release(&k.meta);
+	buf_release(&k.digest);
+	free(v);
+	return e;
+}
