@@ -234,6 +234,8 @@ static const char *check_host_rules(const char *v)
 	return NULL;
 }
 static const char *const text_formats[] = { "wet", "jsonl", "none", NULL };
+/* In the order of text_boilerplate's values (config.h). */
+static const char *const text_boilerplates[] = { "keep", "mark", "drop", NULL };
 
 static const struct key keys[] = {
 	L("politeness.delay_ms", delay_ms, 0, 3600000, "1000",
@@ -381,6 +383,8 @@ static const struct key keys[] = {
 	  "after each round's update, write CDXJ indexes, extracted text and the link graph"),
 	C("text.format", text_format, text_formats, "wet",
 	  "extracted text as WARC conversion records (wet), JSON lines (jsonl) or none"),
+	C("text.boilerplate", text_boilerplate, text_boilerplates, "keep",
+	  "boilerplate lines of the text (menus, link lists, footers): keep, mark or drop"),
 	L("parse.max_links", max_links, 1, 1000000, "5000",
 	  "outlinks kept per page"),
 	C("scope.embeds", scope_embeds, scope_embeds, "any-host",

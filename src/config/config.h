@@ -86,6 +86,7 @@ struct config {
 	int warc_metadata;
 	int index_enabled;          /* CDXJ, text and link graph after update */
 	int text_format;            /* 0 wet, 1 jsonl, 2 none */
+	int text_boilerplate;       /* 0 keep, 1 mark, 2 drop (parse/boiler.h) */
 	long max_links;
 	int scope_mode;             /* enum scope_mode (scope/scope.h) */
 	int scope_embeds;           /* scope.embeds: enum scope_embeds (scope/scope.h) */

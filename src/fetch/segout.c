@@ -389,6 +389,8 @@ enum cr_err segout_text(struct segout *s, uint32_t p, const struct html_page *pa
 		sp.id_len = strlen(o->text_id);
 		sp.noindex = (flags & PARSE_NOINDEX) != 0;
 		sp.lang = page->lang;
+		sp.boiler = page->boiler;
+		sp.nboiler = page->nlines;
 		sp.title = (const char *)page->title.p;
 		sp.title_len = page->title.len;
 		sp.text = (const char *)page->text.p;

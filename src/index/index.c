@@ -217,6 +217,8 @@ struct part_ix {
 	char text_path[PATH_MAX], text_tmp[PATH_MAX + 32];
 	struct zw links;
 	struct buf pages;          /* pages/part-P.jsonl, written whole at the end */
+	struct buf body;           /* a page's text, text.boilerplate applied */
+	struct buf marks;          /* ... its boilerplate lines' numbers (mark): "2,3" */
 	uint64_t *c;
 	struct buf line, text, fields;
 };
@@ -437,8 +439,10 @@ static void page_jsonl_line(struct part_ix *x, const struct index_stage_page *pg
 		json_str(&x->line, dup, strlen(dup));
 	else
 		buf_adds(&x->line, "null");
+	if (x->j->cfg.text_boilerplate == 1)
+		buf_addf(&x->line, ",\"boilerplate_lines\":[%s]", buf_cstr(&x->marks));
 	buf_addf(&x->line, ",\"noindex\":%s,\"text\":", pg->noindex ? "true" : "false");
-	json_str(&x->line, pg->text, pg->text_len);
+	json_str(&x->line, (const char *)x->body.p, x->body.len);
 	buf_adds(&x->line, "}\n");
 }
 
@@ -486,6 +490,32 @@ static enum cr_err pages_write(struct part_ix *x)
 	return e;
 }
 
+/* The page's text as text.boilerplate says into x->body: every line
+ * (keep, mark) or those not boilerplate (drop); with mark, the numbers of
+ * its boilerplate lines, counted from first, into x->marks ("2,3,9"). */
+static void page_body(struct part_ix *x, const struct index_stage_page *pg, unsigned first)
+{
+	int mode = x->j->cfg.text_boilerplate;
+	const char *p = pg->text, *end = p + pg->text_len;
+	uint32_t i;
+
+	x->body.len = x->marks.len = 0;
+	for (i = 0; p < end; i++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		int boiler = i < pg->nboiler && pg->boiler[i];
+
+		if (!(boiler && mode == 2)) {
+			if (x->body.len)
+				buf_addc(&x->body, '\n');
+			buf_add(&x->body, p, n);
+		}
+		if (boiler && mode == 1)
+			buf_addf(&x->marks, "%s%u", x->marks.len ? "," : "", i + first);
+		p += n + 1;
+	}
+}
+
 /* The text (WET record or JSON line) and links of one page, whichever path
  * it came by. */
 static enum cr_err page_out(struct part_ix *x, const struct index_stage_page *pg)
@@ -499,10 +529,12 @@ static enum cr_err page_out(struct part_ix *x, const struct index_stage_page *pg
 	snprintf(id, sizeof(id), "%.*s", (int)pg->id_len, pg->id);
 	if ((e = page_links(x, pg, uri)) != CR_OK)
 		return e;
+	/* The WET block's line 1 is the title; JSON lines number text's. */
+	page_body(x, pg, x->j->cfg.text_format == 0 ? 2 : 1);
 	x->text.len = 0;
 	buf_add(&x->text, pg->title, pg->title_len);
 	buf_addc(&x->text, '\n');
-	buf_add(&x->text, pg->text, pg->text_len);
+	buf_add(&x->text, x->body.p, x->body.len);
 	buf_addc(&x->text, '\n');
 	dup = hmap_get(&x->dups, uri, strlen(uri));
 	page_list_line(x, pg, uri);
@@ -526,6 +558,9 @@ static enum cr_err page_out(struct part_ix *x, const struct index_stage_page *pg
 			buf_addf(&x->fields, "X-Mpicrawl-Duplicate-Of: %s\r\n", dup);
 		if (pg->noindex)
 			buf_adds(&x->fields, "X-Mpicrawl-Noindex: true\r\n");
+		if (x->marks.len)
+			buf_addf(&x->fields, "X-Mpicrawl-Boilerplate-Lines: %s\r\n",
+				 buf_cstr(&x->marks));
 		memset(&o, 0, sizeof(o));
 		o.type = "conversion";
 		o.target_uri = uri;
@@ -574,6 +609,8 @@ static enum cr_err page_from_warc(struct part_ix *x, const struct warc_record *r
 	sp.id_len = strlen(id);
 	sp.noindex = (flags & PARSE_NOINDEX) != 0;
 	sp.lang = pg.lang;
+	sp.boiler = pg.boiler;
+	sp.nboiler = pg.nlines;
 	sp.title = (const char *)buf_cstr(&pg.title);
 	sp.title_len = pg.title.len;
 	sp.text = (const char *)buf_cstr(&pg.text);
@@ -949,6 +986,8 @@ enum cr_err index_segment(const struct job *j, int seg, int crawldb_version, int
 	buf_init(&x.packed);
 	buf_init(&x.line);
 	buf_init(&x.pages);
+	buf_init(&x.body);
+	buf_init(&x.marks);
 	buf_init(&x.text);
 	buf_init(&x.fields);
 	for (p = 0; e == CR_OK && p < j->dir.partitions; p++) {
@@ -968,6 +1007,8 @@ enum cr_err index_segment(const struct job *j, int seg, int crawldb_version, int
 	buf_release(&x.packed);
 	buf_release(&x.line);
 	buf_release(&x.pages);
+	buf_release(&x.body);
+	buf_release(&x.marks);
 	buf_release(&x.text);
 	buf_release(&x.fields);
 	for (i = 0; i < nn; i++)

@@ -55,6 +55,8 @@ void index_stage_pack_page(struct buf *out, const struct index_stage_page *pg)
 		buf_put_str(out, pg->links[i], strlen(pg->links[i]));
 		buf_put_str(out, pg->anchors[i], strlen(pg->anchors[i]));
 	}
+	/* The lines' flags, as far as the text was kept. */
+	buf_put_str(out, (const char *)pg->boiler, text < pg->text_len ? 0 : pg->nboiler);
 }
 
 /* A page's languages: a count (the reliable flag in its top bit), then
@@ -83,7 +85,8 @@ static enum cr_err unpack_page(struct buf_reader *rd, struct index_stage_page *p
 {
 	uint8_t ni;
 	uint64_t nl, k;
-	size_t start;
+	size_t start, bn;
+	const char *bs;
 
 	if (buf_get_str(rd, &pg->uri, &pg->uri_len) || buf_get_svarint(rd, &pg->date_us) ||
 	    buf_get_str(rd, &pg->id, &pg->id_len) || buf_get_u8(rd, &ni) || ni > 1 ||
@@ -103,6 +106,10 @@ static enum cr_err unpack_page(struct buf_reader *rd, struct index_stage_page *p
 	}
 	pg->packed_links = rd->p + start;
 	pg->packed_len = rd->off - start;
+	if (buf_get_str(rd, &bs, &bn) || bn > UINT32_MAX)
+		return CR_ERR_FORMAT;
+	pg->boiler = (const uint8_t *)bs;
+	pg->nboiler = (uint32_t)bn;
 	return CR_OK;
 }
 

@@ -57,6 +57,8 @@ struct index_stage_page {
 	const unsigned char *packed_links;
 	size_t packed_len;
 	struct lang_result lang;  /* its languages (parse/lang.h) */
+	const uint8_t *boiler;    /* per line of text: 1 if boilerplate (parse/boiler.h) */
+	uint32_t nboiler;
 };
 
 /* One unpacked record; strings borrowed from the record's bytes. */

@@ -33,11 +33,21 @@ struct pack {
 	struct wacz_counts *n;
 };
 
+/* "sha256:" and the digest in hex, as datapackage.json writes it. */
+static void hash_name(const unsigned char *md, unsigned len, char out[80])
+{
+	unsigned i;
+
+	memcpy(out, "sha256:", 8);
+	for (i = 0; i < len && 7 + 2 * i + 3 <= 80; i++)
+		snprintf(out + 7 + 2 * i, 3, "%02x", md[i]);
+}
+
 /* The sha256 of a file as "sha256:HEX", and its size. */
 static enum cr_err sha256_file(const char *path, char out[80], uint64_t *size)
 {
 	unsigned char md[EVP_MAX_MD_SIZE], chunk[1 << 16];
-	unsigned len = 0, i;
+	unsigned len = 0;
 	EVP_MD_CTX *c = EVP_MD_CTX_new();
 	FILE *f = fopen(path, "rb");
 	size_t got;
@@ -56,21 +66,17 @@ static enum cr_err sha256_file(const char *path, char out[80], uint64_t *size)
 		log_err("wacz", "cannot read '%s'", path);
 		return CR_ERR_IO;
 	}
-	strcpy(out, "sha256:");
-	for (i = 0; i < len; i++)
-		snprintf(out + 7 + 2 * i, 3, "%02x", md[i]);
+	hash_name(md, len, out);
 	return CR_OK;
 }
 
 static void sha256_buf(const void *p, size_t n, char out[80])
 {
 	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned len = 0, i;
+	unsigned len = 0;
 
 	EVP_Digest(p, n, md, &len, EVP_sha256(), NULL);
-	strcpy(out, "sha256:");
-	for (i = 0; i < len; i++)
-		snprintf(out + 7 + 2 * i, 3, "%02x", md[i]);
+	hash_name(md, len, out);
 }
 
 /* Adds zip entry name (stored) from src; logs libzip's reason. */
@@ -207,7 +213,8 @@ static enum cr_err read_lines(const char *path, struct xsort *x, FILE *out, uint
 			continue;
 		if (x)
 			e = xsort_add(x, line, (size_t)len);
-		else if (fwrite(line, 1, (size_t)len, out) != (size_t)len || fputc('\n', out) == EOF)
+		else if (fwrite(line, 1, (size_t)len, out) != (size_t)len ||
+			 fputc('\n', out) == EOF)
 			e = CR_ERR_IO;
 		*count += !e;
 	}

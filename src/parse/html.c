@@ -32,6 +32,8 @@ struct walk {
 	int skip_depth;         /* inside script, style, noscript, template */
 	int pre_depth;          /* inside pre, listing, textarea: its line ends are kept */
 	int in_break;           /* a line break is pending before the next word */
+	struct boiler_line line; /* the words of the text's last line so far */
+	struct buf lines;       /* the finished lines' (struct boiler_line each) */
 	int in_title;
 	int title_done;
 	struct hmap seen;
@@ -434,6 +436,12 @@ static void on_text(void *ctx, const xmlChar *ch, int len)
 			;
 		if ((w->in_space || w->in_break) && w->text.len)
 			buf_addc(&w->text, w->in_break ? '\n' : ' ');
+		if (w->in_break && w->line.words) {
+			buf_add(&w->lines, &w->line, sizeof(w->line));
+			memset(&w->line, 0, sizeof(w->line));
+		}
+		w->line.words++;
+		w->line.link_words += w->in_a != 0;
 		if (w->in_a && w->cur.len + (size_t)n + 1 <= HTML_ANCHOR_MAX) {
 			if ((w->in_space || w->in_break) && w->cur.len)
 				buf_addc(&w->cur, ' ');
@@ -612,6 +620,7 @@ enum cr_err html_extract(const void *body, size_t len, const char *charset,
 	w.max_links = max_links;
 	hmap_init(&w.seen);
 	buf_init(&w.text);
+	buf_init(&w.lines);
 	buf_init(&w.raw);
 	buf_init(&w.anchors);
 	buf_init(&w.cur);
@@ -644,6 +653,13 @@ enum cr_err html_extract(const void *body, size_t len, const char *charset,
 	resolve_links(&w);
 	out->text_digest = XXH3_64bits(w.text.p, w.text.len);
 	out->text = w.text;
+	if (w.line.words)
+		buf_add(&w.lines, &w.line, sizeof(w.line));
+	out->nlines = (uint32_t)(w.lines.len / sizeof(struct boiler_line));
+	if (out->nlines && !(out->boiler = malloc(out->nlines)))
+		abort();
+	boiler_classify((const struct boiler_line *)w.lines.p, out->nlines, out->boiler);
+	buf_release(&w.lines);
 	detect_languages(out);
 	buf_release(&w.raw);
 	buf_release(&w.anchors);
@@ -691,5 +707,6 @@ void html_page_release(struct html_page *p)
 		free(p->refused[i]);
 	buf_release(&p->title);
 	buf_release(&p->text);
+	free(p->boiler);
 	memset(p, 0, sizeof(*p));
 }

@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "parse/boiler.h"
 #include "parse/lang.h"
 #include "util/buf.h"
 #include "util/error.h"
@@ -45,6 +46,10 @@ struct html_page {
 				  empty line, none at either end */
 	uint64_t text_digest;  /* XXH3 of text */
 	struct lang_result lang;   /* the languages of the title and text (lang.h) */
+	uint8_t *boiler;       /* per line of text: 1 if boilerplate (boiler.h, from
+				  each line's words and link words), nlines of
+				  them; owned */
+	uint32_t nlines;
 	char **links;          /* canonical URLs, owned */
 	char **anchors;        /* each link's anchor text (a's text, blanks collapsed,
 				  at most HTML_ANCHOR_MAX bytes; "" for others), owned */

@@ -9,7 +9,11 @@
 #   block, blanks collapsed, entities decoded);
 # - no glued word: every word of the WET is a word of the expected lines;
 # - no binary: every record is UTF-8 with no control character but the
-#   line end; no script, style, noscript or template text.
+#   line end; no script, style, noscript or template text;
+# - text.boilerplate (the index step run again on each segment): with mark,
+#   the numbered lines of each page are its menu and footer lines
+#   (simweb's "boiler" lines) on >= 99 % of the pages; with drop, no menu or
+#   footer line is left and >= 99 % of the other lines are.
 . "$(dirname "$0")/lib.sh"
 
 HOSTS=6
@@ -25,67 +29,33 @@ check "crawl on 2 ranks exits 0" run_ranks 2 crawl --dir "$SCRATCH/c" --seeds "$
 tail -n 2 "$SCRATCH/c.out"
 
 compare() {
-	python3 - "$SCRATCH/lines" "$SCRATCH"/c/segments/*/text/*.warc.wet.gz <<'PY'
-import collections, gzip, sys
-want = collections.defaultdict(list)
-vocab = set()
-for line in open(sys.argv[1], encoding="utf-8"):
-    url, _, text = line.rstrip("\n").partition("\t")
-    want[url].append(text)
-    vocab.update(text.split(" "))
-def records(path):
-    data = gzip.open(path).read()
-    i = 0
-    while i < len(data):
-        he = data.index(b"\r\n\r\n", i)
-        head = data[i:he].decode("utf-8").split("\r\n")
-        f = {k.strip().lower(): v.strip() for k, _, v in (h.partition(":") for h in head[1:])}
-        n = int(f["content-length"])
-        yield f, data[he + 4:he + 4 + n]
-        i = he + 4 + n + 4
-pages = present = expected = glued = binary = 0
-examples = []
-for path in sys.argv[2:]:
-    for f, block in records(path):
-        if f.get("warc-type") != "conversion":
-            continue
-        url = f["warc-target-uri"]
-        try:
-            text = block.decode("utf-8")
-        except UnicodeDecodeError:
-            binary += 1
-            continue
-        if any(ord(c) < 32 and c != "\n" for c in text):
-            binary += 1
-        got = collections.Counter(text.split("\n"))
-        if url not in want:
-            continue
-        pages += 1
-        for line in want[url]:
-            expected += 1
-            if got[line] > 0:
-                got[line] -= 1
-                present += 1
-            elif len(examples) < 3:
-                examples.append("%s: missing %r" % (url, line))
-        for line in text.split("\n"):
-            for word in line.split(" "):
-                if word and word not in vocab:
-                    glued += 1
-                    if len(examples) < 6:
-                        examples.append("%s: %r not a word of the page" % (url, word))
-print("pages %d, expected lines %d, present %d (%.2f %%), glued words %d, binary records %d"
-      % (pages, expected, present, 100.0 * present / max(expected, 1), glued, binary))
-for e in examples:
-    print("  " + e)
-ok = pages >= 100 and present >= 0.99 * expected and glued == 0 and binary == 0
-sys.exit(0 if ok else 1)
-PY
+	python3 "$ROOT/tests/e2e/text_lines.py" lines "$SCRATCH/lines" \
+		"$SCRATCH"/c/segments/*/text/*.warc.wet.gz
 }
 check "WET lines: >= 99 % of the expected lines whole, no glued word, no binary" \
 	eval 'compare >"$SCRATCH/compare" 2>&1'
 cat "$SCRATCH/compare"
 check "no script, style, noscript or template text in the WET" \
 	eval '! zcat "$SCRATCH"/c/segments/*/text/*.warc.wet.gz | grep -aqE "var s = |color: red|^<p>"'
+
+# text.boilerplate: the index step again, as mark, then as drop.
+reindex() {
+	local s
+	for s in "$SCRATCH"/c/segments/*/; do
+		s=$(basename "$s")
+		"$MPICRAWL" index --dir "$SCRATCH/c" --segment $((10#$s)) \
+			--set "text.boilerplate=$1" >>"$SCRATCH/index.out" 2>&1 || return 1
+	done
+}
+boiler() {
+	python3 "$ROOT/tests/e2e/text_lines.py" "$1" "$SCRATCH/lines" \
+		"$SCRATCH"/c/segments/*/text/*.warc.wet.gz
+}
+check "index again with text.boilerplate=mark" reindex mark
+check "mark: each page's numbered lines are its menu and footer" eval 'boiler mark >"$SCRATCH/mark" 2>&1'
+cat "$SCRATCH/mark"
+check "index again with text.boilerplate=drop" reindex drop
+check "drop: no menu or footer line left, >= 99 % of the text kept" eval 'boiler drop >"$SCRATCH/drop" 2>&1'
+cat "$SCRATCH/drop"
 
 finish

@@ -1063,6 +1063,7 @@ static void web_line_from(const struct web *w, const struct web_sb *sb, size_t f
 
 	if (!w->lines)
 		return;
+	web_sb_printf(w->lines, "text\t");
 	start = w->lines->len;
 	for (size_t i = from; i < sb->len; i++) {
 		char c = sb->p[i];
@@ -1082,11 +1083,13 @@ static void web_line_from(const struct web *w, const struct web_sb *sb, size_t f
 	}
 	if (w->lines->len > start)
 		web_sb_printf(w->lines, "\n");
+	else
+		w->lines->len = start - 5;   /* no text: no line */
 }
 
-/* --lines: one expected line as given. */
-__attribute__((format(printf, 2, 3)))
-static void web_line(const struct web *w, const char *fmt, ...)
+/* --lines: one expected line as given, of kind "text" or "boiler". */
+__attribute__((format(printf, 3, 4)))
+static void web_line_of(const struct web *w, const char *kind, const char *fmt, ...)
 {
 	char line[1024];
 	va_list ap;
@@ -1096,7 +1099,35 @@ static void web_line(const struct web *w, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	web_sb_printf(w->lines, "%s\n", line);
+	web_sb_printf(w->lines, "%s\t%s\n", kind, line);
+}
+#define web_line(w, ...) web_line_of((w), "text", __VA_ARGS__)
+
+/*
+ * --blocks: a site's boilerplate, as real pages carry it - a menu before
+ * the heading (a list of one-word links) or a footer of links after the
+ * text - with the lines they give, of kind "boiler". The links all go to
+ * the home page: the truth does not change.
+ */
+static void web_nav(const struct web *w, struct web_rng *r, struct web_sb *sb)
+{
+	web_sb_printf(sb, "<nav><ul>\n");
+	for (unsigned i = 0; i < 5; i++) {
+		const char *x = web_rng_word(r);
+
+		web_sb_printf(sb, "<li><a href=\"/\">%s</a></li>\n", x);
+		web_line_of(w, "boiler", "%s", x);
+	}
+	web_sb_printf(sb, "</ul></nav>\n");
+}
+
+static void web_footer(const struct web *w, struct web_rng *r, struct web_sb *sb)
+{
+	const char *a = web_rng_word(r), *b = web_rng_word(r), *c = web_rng_word(r);
+
+	web_sb_printf(sb, "<footer><p><a href=\"/\">%s</a> \xc2\xb7 <a href=\"/\">%s</a> \xc2\xb7 "
+		      "<a href=\"/\">%s</a></p></footer>\n", a, b, c);
+	web_line_of(w, "boiler", "%s \xc2\xb7 %s \xc2\xb7 %s", a, b, c);
 }
 
 /*
@@ -1189,7 +1220,10 @@ static void web_render(const struct web *w, unsigned host, enum web_kind kind, u
 	web_sb_printf(sb, "</title>\n%s", base);
 	if (w->page_bytes)
 		web_head_weight(&r, sb, target * 3 / 10);
-	web_sb_printf(sb, "</head>\n<body>\n<h1>");
+	web_sb_printf(sb, "</head>\n<body>\n");
+	if (w->blocks)
+		web_nav(w, &r, sb);
+	web_sb_printf(sb, "<h1>");
 	from = sb->len;
 	web_words_out(&r, sb, 2 + web_rng_below(&r, 4));
 	web_line_from(w, sb, from);
@@ -1229,6 +1263,8 @@ static void web_render(const struct web *w, unsigned host, enum web_kind kind, u
 		web_line_from(w, sb, from);
 		web_sb_printf(sb, "</p>\n");
 	}
+	if (w->blocks)
+		web_footer(w, &r, sb);
 	/* --hostile: the first host's home page links the quarter, after the rest. */
 	if (w->hostile && host == 0 && kind == WEB_HOME)
 		sb->len += hostile_home_links(w, sb->p + sb->len, sb->cap - sb->len);

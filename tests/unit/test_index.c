@@ -115,7 +115,7 @@ static void test_stage_records(void)
 	const char *anchors[] = { "one", "" };
 	struct index_stage_page pg = { "http://a.test/", 14, 1795000000123456, "<urn:uuid:x>",
 				       12, 1, "T", 1, "body text", 9, 2, links, anchors, NULL,
-				       0, { 0 } };
+				       0, { 0 }, NULL, 0 };
 	struct index_stage_rec r;
 	const char *u, *a;
 	size_t pos = 0, un, an;
