@@ -67,6 +67,14 @@ $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
 
+# The revision the warcinfo records name (crawldb/provenance.c): rebuilt
+# when it changes.
+REVISION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+$(shell mkdir -p $(B) && (echo '$(REVISION)' | cmp -s - $(B)/revision || \
+	echo '$(REVISION)' > $(B)/revision))
+$(B)/src/crawldb/provenance.o: $(B)/revision
+$(B)/src/crawldb/provenance.o: CFLAGS += -DMPICRAWL_REVISION='"$(REVISION)"'
+
 $(B)/%.o: %.cc
 	@mkdir -p $(dir $@)
 	$(CXX) $(CXXFLAGS) -MMD -MP -c $< -o $@

@@ -81,7 +81,7 @@
 #   11 $connection       12 $connection_requests
 #   13 $request_method   14 $request_uri       15 $status
 #   16 $body_bytes_sent  17 $http_accept_encoding
-#   18 $http_referer     19 $http_user_agent   20 $request_time (s.ms; the
+#   18 $http_from        19 $http_user_agent   20 $request_time (s.ms; the
 #                        request started at $msec - $request_time)
 #
 # An empty value is "-"; nginx escapes quotes, backslashes and control bytes
@@ -415,7 +415,7 @@ http {
 		application/xml xml;
 	}
 	default_type application/octet-stream;
-	log_format tlsweb "\$msec\t\$remote_addr\t\$server_addr\t\$server_port\t\$host\t\$ssl_server_name\t\$server_protocol\t\$ssl_protocol\t\$ssl_cipher\t\$ssl_session_reused\t\$connection\t\$connection_requests\t\$request_method\t\$request_uri\t\$status\t\$body_bytes_sent\t\$http_accept_encoding\t\$http_referer\t\$http_user_agent\t\$request_time";
+	log_format tlsweb "\$msec\t\$remote_addr\t\$server_addr\t\$server_port\t\$host\t\$ssl_server_name\t\$server_protocol\t\$ssl_protocol\t\$ssl_cipher\t\$ssl_session_reused\t\$connection\t\$connection_requests\t\$request_method\t\$request_uri\t\$status\t\$body_bytes_sent\t\$http_accept_encoding\t\$http_from\t\$http_user_agent\t\$request_time";
 	access_log $dir/access.log tlsweb;
 	client_body_temp_path $dir/tmp/body;
 	proxy_temp_path $dir/tmp/proxy;

@@ -3,6 +3,8 @@
  * crawl, inject, generate, fetch, parse, update.
  */
 #include "cli/cmds.h"
+#include "comm/comm.h"
+#include "crawldb/provenance.h"
 #include "cli/cli.h"
 #include "round/round.h"
 #include "util/log.h"
@@ -30,6 +32,15 @@ static int seeds_readable(const char *path)
 	return 1;
 }
 
+/* Rank 0 records the run's configuration and seed file (provenance.h);
+ * every rank learns whether it could. */
+static int record_provenance(const struct job *j, const char *seeds)
+{
+	enum cr_err e = j->rank == 0 ? provenance_record(j, seeds) : CR_OK;
+
+	return comm_agree(e == CR_OK) ? 0 : 1;
+}
+
 int cmd_crawl(int argc, char **argv)
 {
 	static const char usage[] =
@@ -42,6 +53,8 @@ int cmd_crawl(int argc, char **argv)
 	if (!seeds_readable(o.seeds))
 		return 2;
 	rc = cli_job_start(&j, &o, 1);
+	if (!rc)
+		rc = record_provenance(&j, o.seeds);
 	if (!rc)
 		rc = round_crawl(&j, o.seeds, o.rounds);
 	return cli_job_end(rc);
@@ -62,6 +75,8 @@ int cmd_inject(int argc, char **argv)
 	if (!seeds_readable(o.seeds))
 		return 2;
 	rc = cli_job_start(&j, &o, 1);
+	if (!rc)
+		rc = record_provenance(&j, o.seeds);
 	if (!rc)
 		rc = round_inject(&j, o.seeds);
 	return cli_job_end(rc);

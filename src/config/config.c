@@ -144,6 +144,12 @@ static const char *check_header(const char *v)
 	return NULL;
 }
 
+/* A warcinfo field or optional header: "" (none) or one line of text. */
+static const char *check_line(const char *v)
+{
+	return *v ? check_header(v) : NULL;
+}
+
 /* http.accept_encoding: "" or a comma-separated list of the codings the
  * parser undoes (parse/decode.h), optionally with q-values. */
 static const char *check_codings(const char *v)
@@ -307,6 +313,8 @@ static const struct key keys[] = {
 	  "bytes of a robots.txt that are read"),
 	SC("http.user_agent", user_agent, "mpicrawl/0.1", check_header,
 	  "User-Agent header sent with every request"),
+	SC("http.from", from, "", check_line,
+	  "From header sent with every request: the operator's e-mail address (\"\": none)"),
 	SC("http.accept_encoding", accept_encoding, "gzip, deflate, br, zstd", check_codings,
 	  "Accept-Encoding of page requests (the WARC keeps bodies as sent); \"\": none"),
 	C("http.version", http_version, http_versions, "auto",
@@ -381,6 +389,14 @@ static const struct key keys[] = {
 	  "a WARC file holding this many bytes is closed and the next one started (0: never)"),
 	B("index.enabled", index_enabled, "true",
 	  "after each round's update, write CDXJ indexes, extracted text and the link graph"),
+	SC("warc.operator", warc_operator, "", check_line,
+	  "warcinfo operator: who ran the crawl (a name, an e-mail address)"),
+	SC("warc.is_part_of", warc_is_part_of, "", check_line,
+	  "warcinfo isPartOf: the collection the crawl belongs to"),
+	SC("warc.description", warc_description, "", check_line,
+	  "warcinfo description: what the crawl is, in one line"),
+	SC("warc.publisher", warc_publisher, "", check_line,
+	  "warcinfo publisher: who publishes the collection"),
 	C("text.format", text_format, text_formats, "wet",
 	  "extracted text as WARC conversion records (wet), JSON lines (jsonl) or none"),
 	C("text.boilerplate", text_boilerplate, text_boilerplates, "keep",

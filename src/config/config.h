@@ -51,6 +51,11 @@ struct config {
 	long robots_ttl_s;
 	long robots_max_bytes;
 	char user_agent[256];
+	char from[256];             /* http.from: "" none */
+	char warc_operator[256];    /* warc.operator, warc.is_part_of, warc.description, */
+	char warc_is_part_of[256];  /* warc.publisher: warcinfo fields ("" none) */
+	char warc_description[512];
+	char warc_publisher[256];
 	char accept_encoding[128];
 	int http_version;           /* http.version: enum http_version (fetch/http.h) */
 	int tls_verify;             /* tls.verify */

@@ -41,7 +41,8 @@ struct xfer {
 
 struct http_client {
 	struct http_opts o;
-	struct curl_slist *headers; /* Accept-Encoding, or NULL */
+	struct curl_slist *headers; /* of page requests: From, Accept-Encoding; or NULL */
+	struct curl_slist *plain_headers;   /* of robots.txt requests: From, or NULL */
 	CURLM *multi;
 	CURLSH *share;              /* TLS sessions (sessions(), not owned) */
 	struct xfer *open;          /* started, not finished */
@@ -274,7 +275,7 @@ static void set_options(struct xfer *x, const struct http_request *rq)
 	if (o->ca_file && o->ca_file[0])
 		curl_easy_setopt(e, CURLOPT_CAINFO, o->ca_file);
 	curl_easy_setopt(e, CURLOPT_HTTPHEADER, x->hdrs ? x->hdrs
-				     : rq->plain ? NULL : x->c->headers);
+				     : rq->plain ? x->c->plain_headers : x->c->headers);
 }
 
 /*
@@ -297,7 +298,7 @@ static struct curl_slist *request_headers(const struct http_client *c,
 	if (rq->if_modified_since_s <= 0 || !gmtime_r(&t, &tm) ||
 	    !strftime(line, sizeof(line), "If-Modified-Since: %a, %d %b %Y %H:%M:%S GMT", &tm))
 		return NULL;
-	for (h = rq->plain ? NULL : c->headers; h; h = h->next) {
+	for (h = rq->plain ? c->plain_headers : c->headers; h; h = h->next) {
 		if (!(n = curl_slist_append(l, h->data))) {
 			curl_slist_free_all(l);
 			return NULL;
@@ -520,6 +521,33 @@ static CURLSH *sessions(void)
 	return share;
 }
 
+/* The headers of every request: From (http.from), on robots.txt's too;
+ * Accept-Encoding on the others. Asked for by a header of our own, not
+ * CURLOPT_ACCEPT_ENCODING: libcurl then leaves the body as sent, which is
+ * what the WARC keeps; the parser undoes the coding (parse/decode.h). */
+static enum cr_err client_headers(struct http_client *c, const struct http_opts *o)
+{
+	char h[512];
+	struct curl_slist *n;
+
+	if (o->from && o->from[0]) {
+		snprintf(h, sizeof(h), "From: %s", o->from);
+		if (!(n = curl_slist_append(c->plain_headers, h)))
+			return CR_ERR_NOMEM;
+		c->plain_headers = n;
+		if (!(n = curl_slist_append(c->headers, h)))
+			return CR_ERR_NOMEM;
+		c->headers = n;
+	}
+	if (o->accept_encoding && o->accept_encoding[0]) {
+		snprintf(h, sizeof(h), "Accept-Encoding: %s", o->accept_encoding);
+		if (!(n = curl_slist_append(c->headers, h)))
+			return CR_ERR_NOMEM;
+		c->headers = n;
+	}
+	return CR_OK;
+}
+
 enum cr_err http_client_new(const struct http_opts *o, struct http_client **out)
 {
 	struct http_client *c = calloc(1, sizeof(*c));
@@ -538,18 +566,12 @@ enum cr_err http_client_new(const struct http_opts *o, struct http_client **out)
 	if (!o->tls_verify)
 		log_warn("http", "tls.verify = false: server certificates and names are not "
 			 "checked; an HTTPS page may come from anyone");
-	/* Asked for by a header of our own, not CURLOPT_ACCEPT_ENCODING:
-	 * libcurl then leaves the body as sent, which is what the WARC keeps;
-	 * the parser undoes the coding (parse/decode.h). */
-	if (o->accept_encoding && o->accept_encoding[0]) {
-		char h[512];
-
-		snprintf(h, sizeof(h), "Accept-Encoding: %s", o->accept_encoding);
-		if (!(c->headers = curl_slist_append(NULL, h))) {
-			curl_multi_cleanup(c->multi);
-			free(c);
-			return CR_ERR_NOMEM;
-		}
+	if (client_headers(c, o) != CR_OK) {
+		curl_slist_free_all(c->headers);
+		curl_slist_free_all(c->plain_headers);
+		curl_multi_cleanup(c->multi);
+		free(c);
+		return CR_ERR_NOMEM;
 	}
 	curl_multi_setopt(c->multi, CURLMOPT_MAX_HOST_CONNECTIONS, o->max_host_connections);
 	curl_multi_setopt(c->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, o->max_connections);
@@ -576,6 +598,7 @@ void http_client_free(struct http_client **cp)
 	}
 	curl_multi_cleanup(c->multi);
 	curl_slist_free_all(c->headers);
+	curl_slist_free_all(c->plain_headers);
 	free(c);
 	*cp = NULL;
 }

@@ -45,6 +45,7 @@ enum http_version { HTTP_VERSION_AUTO = 0, HTTP_VERSION_1_1 = 1, HTTP_VERSION_2 
 struct http_opts {
 	const char *user_agent;
 	const char *accept_encoding;   /* http.accept_encoding; "" or NULL: none sent */
+	const char *from;              /* http.from; "" or NULL: none sent */
 	long connect_timeout_s, timeout_s;
 	long low_speed_bytes, low_speed_time_s;
 	long max_body_bytes;       /* the rest of a body is not read */

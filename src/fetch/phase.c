@@ -87,7 +87,8 @@ static enum cr_err fetcher_init(struct fetcher *f, struct job *j, int seg)
 		(int)cfg->max_host_failures,
 	};
 	struct http_opts ho = {
-		cfg->user_agent, cfg->accept_encoding, cfg->connect_timeout_s, cfg->timeout_s,
+		cfg->user_agent, cfg->accept_encoding, cfg->from, cfg->connect_timeout_s,
+		cfg->timeout_s,
 		cfg->low_speed_bytes, cfg->low_speed_time_s, cfg->max_body_bytes,
 		cfg->max_header_bytes,
 		cfg->max_in_flight, cfg->max_connections, cfg->allow_private, &f->allow,

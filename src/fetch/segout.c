@@ -1,4 +1,5 @@
 #include "fetch/segout.h"
+#include "crawldb/provenance.h"
 #include "crawldb/parse_record.h"
 #include "dedup/minhash.h"
 #include "fetch/journal.h"
@@ -18,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define WARC_SOFTWARE "mpicrawl/0.1"
 
 /* A WARC file a partition wrote, and how far. */
 struct written {
@@ -54,6 +54,7 @@ struct segout {
 	int with_stage;                   /* staged records for the index step */
 	struct part *parts;               /* per partition; owned ones used */
 	struct buf scratch;
+	struct buf info;                  /* the warcinfo's provenance fields */
 	enum cr_err failed;               /* the first write error: kept */
 	uint32_t resume_part;
 	segout_kept_fn kept;
@@ -85,6 +86,8 @@ enum cr_err segout_open(const struct job *j, int seg, int with_parse, struct seg
 	s->with_parse = with_parse;
 	s->with_stage = with_parse && j->cfg.index_enabled;
 	buf_init(&s->scratch);
+	buf_init(&s->info);
+	provenance_fields(j, &s->info);
 	s->parts = calloc(j->dir.partitions, sizeof(*s->parts));
 	if (!s->parts)
 		e = CR_ERR_NOMEM;
@@ -129,6 +132,7 @@ void segout_free(struct segout **sp)
 	}
 	free(s->parts);
 	buf_release(&s->scratch);
+	buf_release(&s->info);
 	free(s);
 	*sp = NULL;
 }
@@ -161,7 +165,7 @@ static struct warc_writer *series(struct segout *s, uint32_t p, enum segout_seri
 		c->warc_compression,
 		(int)(c->warc_compression ? c->warc_zstd_level : c->warc_gzip_level),
 		(uint64_t)c->warc_max_bytes, NULL, 0,
-		c->warc_zstd_dict[0] ? c->warc_zstd_dict : NULL,
+		c->warc_zstd_dict[0] ? c->warc_zstd_dict : NULL, buf_cstr(&s->info),
 	};
 	char dir[PATH_MAX];
 
@@ -169,8 +173,8 @@ static struct warc_writer *series(struct segout *s, uint32_t p, enum segout_seri
 		return o->warc[k];
 	journal_warc_prefix(s->seg, p, o->attempt, o->prefix, sizeof(o->prefix));
 	layout_segment_sub(&s->j->dir, s->seg, "warc", dir, sizeof(dir));
-	fail(s, warc_writer_open_series(dir, o->prefix, series_suffix[k], WARC_SOFTWARE, &wo,
-					&o->warc[k]));
+	fail(s, warc_writer_open_series(dir, o->prefix, series_suffix[k], provenance_software(),
+					&wo, &o->warc[k]));
 	return o->warc[k];
 }
 

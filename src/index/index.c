@@ -368,7 +368,8 @@ static enum cr_err text_open(struct part_ix *x)
 	if (cfg->text_format == 0) {
 		/* Plain text compresses well at level 1, at a third of level 6's
 		 * CPU; the WET files are rewritten whenever the index is. */
-		static const struct warc_writer_opts wo = { WARC_COMP_GZIP, 1, 0, NULL, 0, NULL };
+		static const struct warc_writer_opts wo = { WARC_COMP_GZIP, 1, 0, NULL, 0, NULL,
+							    NULL };
 
 		return warc_writer_open_opts(x->text_path, "mpicrawl/0.1 (text extraction)",
 					     &wo, &x->wet);

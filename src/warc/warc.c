@@ -441,6 +441,7 @@ struct warc_writer {
 	char last_pd[40];       /* its WARC-Payload-Digest ("sha1:..."), or "" */
 	/* a series (warc_writer_open_series): dir/prefix-SSSSS suffix ext */
 	char *dir, *prefix, *suffix, *software;
+	char *info;             /* more warcinfo fields, or NULL */
 	unsigned serial;
 	uint64_t max_bytes;     /* rotate once a file holds this many bytes */
 	uint64_t records;       /* records in the current file */
@@ -579,6 +580,8 @@ static enum cr_err w_uuid(struct warc_writer *w, char out[48])
 {
 	unsigned char b[16];
 	size_t got = 0;
+	uint64_t ms;
+	int i;
 
 	while (got < sizeof(b)) {
 		ssize_t n = getrandom(b + got, sizeof(b) - got, 0);
@@ -588,7 +591,12 @@ static enum cr_err w_uuid(struct warc_writer *w, char out[48])
 			return w_fail(w, "getrandom for", CR_ERR_IO);
 		got += (size_t)n;
 	}
-	b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
+	/* UUIDv7 (RFC 9562): 48 bits of Unix milliseconds first, so record IDs
+	 * sort in time order, then the version, random bits and the variant. */
+	ms = (uint64_t)(clock_now_us() / 1000);
+	for (i = 0; i < 6; i++)
+		b[i] = (unsigned char)(ms >> (40 - 8 * i));
+	b[6] = (unsigned char)((b[6] & 0x0f) | 0x70);
 	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
 	snprintf(out, 48,
 		 "<urn:uuid:%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
@@ -759,6 +767,8 @@ static enum cr_err w_warcinfo(struct warc_writer *w, const char *software)
 		 "specifications/warc-format/warc-1.1/\r\nhostname: ");
 	w_add_text(&body, host);
 	buf_adds(&body, "\r\n");
+	if (w->info)
+		buf_adds(&body, w->info);
 	p[0].p = body.p;
 	p[0].n = body.len;
 	if (!sha1_parts(p, 1, bd)) {
@@ -797,6 +807,7 @@ static void w_free(struct warc_writer *w)
 	free(w->prefix);
 	free(w->suffix);
 	free(w->software);
+	free(w->info);
 	free(w);
 }
 
@@ -886,7 +897,7 @@ static enum cr_err w_new_opts(const struct warc_writer_opts *o, const char *soft
 static enum cr_err w_new(const struct warc_writer_opts *opts, const char *software,
 			 struct warc_writer **out)
 {
-	struct warc_writer_opts def = { WARC_COMP_GZIP, 0, 0, NULL, 0, NULL };
+	struct warc_writer_opts def = { WARC_COMP_GZIP, 0, 0, NULL, 0, NULL, NULL };
 	struct warc_writer_opts o1;
 	const struct warc_writer_opts *o = opts ? opts : &def;
 	struct buf dict;
@@ -943,7 +954,8 @@ static enum cr_err w_new_opts(const struct warc_writer_opts *o, const char *soft
 	buf_init(&w->rec);
 	buf_init(&w->http);
 	if (!(w->obuf = malloc(WARC_WBUF + WARC_DICT_MAX + 8)) ||
-	    !(w->software = strdup(software ? software : "mpicrawl"))) {
+	    !(w->software = strdup(software ? software : "mpicrawl")) ||
+	    (o->info && !(w->info = strdup(o->info)))) {
 		w_free(w);
 		return CR_ERR_NOMEM;
 	}
@@ -989,7 +1001,7 @@ enum cr_err warc_writer_open(const char *path, const char *software,
 enum cr_err warc_writer_open_level(const char *path, const char *software, int level,
 				   struct warc_writer **out)
 {
-	struct warc_writer_opts o = { WARC_COMP_GZIP, level, 0, NULL, 0, NULL };
+	struct warc_writer_opts o = { WARC_COMP_GZIP, level, 0, NULL, 0, NULL, NULL };
 
 	if (level < 1 || level > 9)
 		return CR_ERR_ARG;

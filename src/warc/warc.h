@@ -77,6 +77,8 @@ struct warc_writer_opts {
 	const void *zstd_dict;   /* zstd only: a zstd-format dictionary (zstd --train) */
 	size_t zstd_dict_len;    /* or NULL; copied; at most 8 MiB */
 	const char *zstd_dict_path;  /* or the file holding one (read at open), or NULL */
+	const char *info;     /* more warcinfo fields, "name: value\r\n" lines, or NULL
+				 (copied at open) */
 };
 
 /* The same with options (opts NULL: gzip level 6); max_bytes is ignored. */

@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zdict.h>
@@ -175,12 +176,22 @@ static enum cr_err write_file(const char *path, struct written *wr, int n)
 	return e;
 }
 
+/* A UUIDv7 (RFC 9562) whose 48-bit millisecond time is within a day of
+ * now: record IDs sort by time. */
 static int uuid_ok(const char *s)
 {
-	static const char pat[] = "<urn:uuid:xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx>";
+	static const char pat[] = "<urn:uuid:xxxxxxxx-xxxx-7xxx-yxxx-xxxxxxxxxxxx>";
+	char ms_hex[13];
+	long long ms, now = (long long)time(NULL) * 1000;
 	size_t i;
 
 	if (strlen(s) != sizeof(pat) - 1)
+		return 0;
+	memcpy(ms_hex, s + 10, 8);
+	memcpy(ms_hex + 8, s + 19, 4);
+	ms_hex[12] = '\0';
+	ms = strtoll(ms_hex, NULL, 16);
+	if (ms < now - 86400000LL || ms > now + 86400000LL)
 		return 0;
 	for (i = 0; pat[i]; i++) {
 		char c = s[i];

@@ -1,0 +1,149 @@
+/*
+ * provenance.c - a crawl's configuration, seeds and warcinfo fields; see
+ * provenance.h.
+ */
+#include "crawldb/provenance.h"
+#include "config/config.h"
+#include "crawldb/layout.h"
+#include "util/fs.h"
+#include "util/log.h"
+
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <openssl/evp.h>
+
+#ifndef MPICRAWL_REVISION
+#define MPICRAWL_REVISION "unknown"
+#endif
+#define CONFIG_TEXT_MAX (64u << 10)
+
+const char *provenance_software(void)
+{
+	return "mpicrawl/0.1 (git " MPICRAWL_REVISION ")";
+}
+
+static void provenance_dir(const struct job *j, char *out, size_t cap)
+{
+	snprintf(out, cap, "%s/provenance", j->dir.root);
+}
+
+enum cr_err provenance_record(const struct job *j, const char *seeds)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 64], stamp[32], *text = malloc(CONFIG_TEXT_MAX);
+	time_t now = time(NULL);
+	struct tm tm;
+	struct buf b;
+	enum cr_err e;
+
+	if (!text)
+		return CR_ERR_NOMEM;
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	provenance_dir(j, dir, sizeof(dir));
+	config_write(&j->cfg, text, CONFIG_TEXT_MAX);
+	snprintf(path, sizeof(path), "%s/config-%s.txt", dir, stamp);
+	e = fs_mkdirs(dir);
+	if (!e)
+		e = fs_write_atomic(path, text, strlen(text));
+	free(text);
+	buf_init(&b);
+	if (!e && seeds && seeds[0]) {
+		snprintf(path, sizeof(path), "%s/seeds-%s.txt", dir, stamp);
+		e = fs_read_all(seeds, 1u << 30, &b);
+		if (!e)
+			e = fs_write_atomic(path, b.p, b.len);
+	}
+	buf_release(&b);
+	if (e)
+		log_err("provenance", "cannot write '%s'", path);
+	return e;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The sha256 of every provenance seed file, in name order; 0 if none. */
+static int seeds_digest(const struct job *j, char out[72])
+{
+	char dir[PATH_MAX], path[PATH_MAX + 300], **v = NULL;
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned len = 0, k;
+	size_t n = 0, cap = 0, i;
+	EVP_MD_CTX *c = EVP_MD_CTX_new();
+	struct dirent *de;
+	struct buf b;
+	DIR *d;
+
+	provenance_dir(j, dir, sizeof(dir));
+	d = opendir(dir);
+	while (d && (de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, "seeds-", 6) || strstr(de->d_name, ".tmp"))
+			continue;
+		if (n == cap && !(v = realloc(v, (cap = cap ? 2 * cap : 16) * sizeof(*v))))
+			abort();
+		if (!(v[n++] = strdup(de->d_name)))
+			abort();
+	}
+	if (d)
+		closedir(d);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_str);
+	buf_init(&b);
+	EVP_DigestInit_ex(c, EVP_sha256(), NULL);
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, v[i]);
+		b.len = 0;
+		if (fs_read_all(path, 1u << 30, &b) == CR_OK)
+			EVP_DigestUpdate(c, b.p, b.len);
+		free(v[i]);
+	}
+	EVP_DigestFinal_ex(c, md, &len);
+	EVP_MD_CTX_free(c);
+	buf_release(&b);
+	free(v);
+	memcpy(out, "sha256:", 8);
+	for (k = 0; k < len && 7 + 2 * k + 3 <= 72; k++)
+		snprintf(out + 7 + 2 * k, 3, "%02x", md[k]);
+	return n > 0;
+}
+
+/* One "name: value" line, when value is set. */
+static void field(struct buf *out, const char *name, const char *value)
+{
+	if (value && value[0])
+		buf_addf(out, "%s: %s\r\n", name, value);
+}
+
+void provenance_fields(const struct job *j, struct buf *out)
+{
+	const struct config *cfg = &j->cfg;
+	char *text = malloc(CONFIG_TEXT_MAX), digest[72], robots[128];
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned len = 0, k;
+
+	field(out, "operator", cfg->warc_operator);
+	field(out, "isPartOf", cfg->warc_is_part_of);
+	field(out, "description", cfg->warc_description);
+	field(out, "publisher", cfg->warc_publisher);
+	snprintf(robots, sizeof(robots), "obey; agent=%s", cfg->robots_agent);
+	field(out, "robots", robots);
+	field(out, "http-header-user-agent", cfg->user_agent);
+	field(out, "http-header-from", cfg->from);
+	if (text) {
+		config_write(cfg, text, CONFIG_TEXT_MAX);
+		EVP_Digest(text, strlen(text), md, &len, EVP_sha256(), NULL);
+		memcpy(digest, "sha256:", 8);
+		for (k = 0; k < len && 7 + 2 * k + 3 <= sizeof(digest); k++)
+			snprintf(digest + 7 + 2 * k, 3, "%02x", md[k]);
+		field(out, "config-digest", digest);
+		free(text);
+	}
+	if (seeds_digest(j, digest))
+		field(out, "seeds-digest", digest);
+}

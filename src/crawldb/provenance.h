@@ -1,0 +1,38 @@
+/*
+ * provenance.h - what a reproducible crawl records of how it was made: the
+ * exact configuration and seeds of each run under DIR/provenance/, and in
+ * every WARC file's warcinfo record the fields a reader needs to know who
+ * made it and how - operator, collection, description, publisher, the
+ * robots policy and agent token, the User-Agent and From headers sent, the
+ * software and its revision, and sha256 digests of the configuration and
+ * of the seed lists.
+ *
+ *   provenance/config-YYYYMMDDTHHMMSSZ.txt   the effective configuration of
+ *                                          a run (every key, "key = value",
+ *                                          as --config reads it back)
+ *   provenance/seeds-YYYYMMDDTHHMMSSZ.txt    the seed file a run injected, as
+ *                                          given
+ *
+ * config-digest is the sha256 of the configuration text the fields are
+ * made from (the running job's, identical to its provenance file);
+ * seeds-digest that of every provenance seed file, concatenated in name
+ * (time) order: the seeds of the whole crawl up to now.
+ */
+#ifndef CR_CRAWLDB_PROVENANCE_H
+#define CR_CRAWLDB_PROVENANCE_H
+
+#include "crawldb/job.h"
+#include "util/buf.h"
+#include "util/error.h"
+
+/* The software and revision, as warcinfo names it: "mpicrawl/0.1 (git REV)". */
+const char *provenance_software(void);
+
+/* Rank 0 at the start of a run: writes the run's configuration (and its
+ * seed file, when seeds is not NULL) into DIR/provenance/. */
+CR_WUR enum cr_err provenance_record(const struct job *j, const char *seeds);
+
+/* Appends the warcinfo fields of j ("name: value\r\n" lines) to out. */
+void provenance_fields(const struct job *j, struct buf *out);
+
+#endif
