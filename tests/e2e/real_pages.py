@@ -3,6 +3,7 @@
 
   real_pages.py links MPICRAWL DB LINKS SITES OUT
   real_pages.py cover DB NGINX_LOG SITES OUT
+  real_pages.py text SITES OUT WET...
 
 SITES is a file of NAME<TAB>ROOT<TAB>BASE lines: the tlsweb sites, the
 directory each serves and its URL (https://NAME.tls.test:PORT). DB is
@@ -44,6 +45,8 @@ import sys
 import urllib.parse
 
 AGREEMENT_MIN = 99.5
+TEXT_LINES_MIN = 99.5
+TEXT_FOREIGN_MAX = 0.5   # % of html.parser's lines: WET words that are no word of the page
 AGENT = 'mpicrawl'
 NON_ASCII = re.compile(rb'[\x80-\xff]')
 NON_ASCII_STR = re.compile('[^\x00-\x7f]')
@@ -468,7 +471,160 @@ def cmd_cover(db, log, sites_file, out):
     return 0 if w and not (w - m) else 1
 
 
+# ---- the text's lines ----
+
+# The layout of src/parse/html.c's table, written again: a block starts and
+# ends a line, br/hr end one, a gap separates words, pre keeps line ends.
+BLOCK = set('address article aside blockquote body caption center dd details dialog dir div '
+            'dl dt fieldset figcaption figure footer form frame frameset h1 h2 h3 h4 h5 h6 '
+            'header hgroup html legend li main menu nav ol optgroup option p section summary '
+            'table tbody tfoot thead tr ul'.split())
+BREAK = {'br', 'hr'}
+GAP = set('audio button canvas embed iframe img input meter object progress select td th '
+          'video'.split())
+PRE = {'pre', 'listing', 'textarea', 'xmp'}
+SKIP = {'script', 'style', 'noscript', 'template'}
+BLANKS = ' \t\n\r\f\v\xa0'
+
+
+class Lines(html.parser.HTMLParser):
+    """The visible text of a page as lines, by the rules above."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.lines, self.cur = [], ''
+        self.space = self.brk = False
+        self.skip = self.pre = 0
+        self.title = False
+
+    def edge(self, tag, start):
+        if tag in PRE:
+            self.pre += 1 if start else (-1 if self.pre else 0)
+            self.brk = True
+        elif tag in BLOCK:
+            self.brk = True
+        elif tag in BREAK:
+            self.brk = self.brk or start
+        elif tag in GAP:
+            self.space = True
+
+    def handle_starttag(self, tag, attrs):
+        self.edge(tag, True)
+        if tag in SKIP:
+            self.skip += 1
+        elif tag == 'title':
+            self.title = True
+
+    def handle_startendtag(self, tag, attrs):
+        self.handle_starttag(tag, attrs)
+        if tag not in BREAK:
+            self.handle_endtag(tag)
+
+    def handle_endtag(self, tag):
+        self.edge(tag, False)
+        if tag in SKIP and self.skip:
+            self.skip -= 1
+        elif tag == 'title':
+            self.title = False
+
+    def handle_data(self, data):
+        """Character by character: text nodes that meet without a blank (at
+        an inline tag) join, as on screen."""
+        if self.skip or self.title:
+            return
+        for c in data:
+            if c in BLANKS:
+                if self.pre and c == '\n':
+                    self.brk = True
+                else:
+                    self.space = True
+                continue
+            if self.brk and self.cur:
+                self.lines.append(self.cur)
+                self.cur = ''
+            elif self.space and self.cur:
+                self.cur += ' '
+            self.cur += c
+            self.space = self.brk = False
+
+    def done(self):
+        if self.cur:
+            self.lines.append(self.cur)
+        return self.lines
+
+
+def wet_records(paths):
+    import gzip
+    for path in paths:
+        data = gzip.open(path).read()
+        i = 0
+        while i < len(data):
+            he = data.index(b'\r\n\r\n', i)
+            head = data[i:he].decode('utf-8', 'replace').split('\r\n')
+            f = {k.strip().lower(): v.strip() for k, _, v in (h.partition(':') for h in head[1:])}
+            n = int(f['content-length'])
+            if f.get('warc-type') == 'conversion':
+                yield f['warc-target-uri'], data[he + 4:he + 4 + n]
+            i = he + 4 + n + 4
+
+
+def page_lines(item):
+    url, f = item
+    data = open(f, 'rb').read()
+    p = Lines()
+    p.feed(data.decode(sniff(data), 'replace'))
+    p.close()
+    return url, p.done()
+
+
+def cmd_text(sites_file, out, *wets):
+    """The WET's lines of every real page against Lines' on the served file:
+    the share of Lines' lines the WET has whole, words of the WET that are
+    no word of Lines' text (glued), records that are not UTF-8 text."""
+    sites = read_sites(sites_file)
+    wet, binary = {}, 0
+    for url, block in wet_records(wets):
+        try:
+            text = block.decode('utf-8')
+        except UnicodeDecodeError:
+            binary += 1
+            continue
+        binary += any(ord(c) < 32 and c != '\n' for c in text)
+        f = url_file(sites, url)
+        if is_html_file(f):
+            wet[url] = (f, text.split('\n')[1:])
+    with multiprocessing.Pool(2) as pool:
+        want = dict(pool.imap_unordered(page_lines, sorted((u, v[0]) for u, v in wet.items()),
+                                        64))
+    expected = present = glued = 0
+    diffs = []
+    for url in sorted(wet):
+        got = collections.Counter(wet[url][1])
+        words = set(w for line in want[url] for w in line.split(' '))
+        for line in want[url]:
+            expected += 1
+            if got[line] > 0:
+                got[line] -= 1
+                present += 1
+            else:
+                diffs.append('%s\tmissing\t%s' % (url, line[:200]))
+        for w in (w for line in wet[url][1] for w in line.split(' ')):
+            if w and w not in words:
+                glued += 1
+                diffs.append('%s\tnot a word of the page\t%s' % (url, w[:200]))
+    with open(os.path.join(out, 'text.txt'), 'w') as fp:
+        fp.write('\n'.join(diffs) + '\n')
+    share = 100.0 * present / max(expected, 1)
+    print('text: %d pages, %d lines by html.parser, %d of them whole in the WET (%.2f %%), '
+          '%d WET words no word of the page, %d records not UTF-8 text'
+          % (len(wet), expected, present, share, glued, binary))
+    return 0 if len(wet) > 1000 and share >= TEXT_LINES_MIN and binary == 0 and \
+        glued <= TEXT_FOREIGN_MAX / 100 * max(expected, 1) else 1
+
+
 def main():
+    if len(sys.argv) >= 4 and sys.argv[1] == 'text':
+        sys.exit(cmd_text(*sys.argv[2:]))
     if len(sys.argv) == 7 and sys.argv[1] == 'links':
         sys.exit(cmd_links(*sys.argv[2:]))
     if len(sys.argv) == 6 and sys.argv[1] == 'cover':

@@ -8,6 +8,8 @@
 #   Python's html.parser on the served files, resolved and canonicalised by
 #   `mpicrawl url --stdin`): agreement |both| / |either| of the (source,
 #   target) pairs at least 99.5 %, every difference listed by its class;
+# - the WET's text lines against html.parser's by the same layout rules:
+#   at least 99.5 % of its lines whole, foreign words under 0.5 %;
 # - coverage against wget2 (-r, robots.txt obeyed, no page requisites) on
 #   the same server: every HTML page wget2 fetched, mpicrawl fetched too.
 # The packages come from scripts/install-deps.sh.
@@ -71,6 +73,13 @@ check "links: agreement with html.parser >= 99.5 % of (source, target) pairs" \
 	"$SCRATCH" >"$SCRATCH/links.out" 2>&1'
 cat "$SCRATCH/links.out"
 echo "links compared by $((SECONDS - T0)) s"
+
+# c. The WET's lines of every page, against html.parser's by the same
+# layout rules (docs/OUTPUTS.md).
+check "text: the WET's lines against html.parser's on the same files" \
+	eval 'python3 "$PY" text "$SCRATCH/sites" "$SCRATCH" "$SCRATCH"/c/segments/*/text/*.warc.wet.gz \
+	>"$SCRATCH/text.out" 2>&1'
+cat "$SCRATCH/text.out"
 
 # b. wget2 on the same server. It cannot be given a DNS server: it reads
 # the names from tlsweb's hosts file, bind-mounted over /etc/hosts in a
