@@ -591,6 +591,59 @@ static void on_cdata(void *ctx, const xmlChar *ch, int len)
 	on_text(ctx, ch, len);
 }
 
+/*
+ * The WHATWG Encoding standard's labels of windows-1252: browsers decode a
+ * page that says ISO-8859-1 (or latin1, or US-ASCII) as windows-1252, whose
+ * bytes 0x80-0x9f are curly quotes, dashes, the euro sign where ISO-8859-1
+ * has C1 controls. libxml2 takes the label literally: such a page is handed
+ * to it as windows-1252 (iconv decodes), its <meta> then ignored.
+ */
+static int is_latin1_label(const char *l)
+{
+	static const char *const labels[] = {
+		"iso-8859-1", "iso8859-1", "iso_8859-1", "iso88591", "iso_8859-1:1987", "latin1",
+		"l1", "cp819", "ibm819", "iso-ir-100", "csisolatin1", "us-ascii", "ascii",
+		"ansi_x3.4-1968", "cp1252", "x-cp1252", "windows-1252",
+	};
+	size_t i;
+
+	for (i = 0; l && i < sizeof(labels) / sizeof(labels[0]); i++)
+		if (!strcasecmp(l, labels[i]))
+			return 1;
+	return 0;
+}
+
+/* The charset a <meta> of the first 1024 bytes names ("" if none): the
+ * label after "charset", of <meta charset=X> and of http-equiv's content. */
+static void meta_charset(const char *b, size_t len, char *out, size_t cap)
+{
+	size_t i, n = len < 1024 ? len : 1024, k;
+
+	out[0] = '\0';
+	for (i = 0; i + 5 < n; i++) {
+		size_t end;
+
+		if (strncasecmp(b + i, "<meta", 5))
+			continue;
+		for (end = i; end < n && b[end] != '>'; end++)
+			;
+		for (k = i + 5; k + 7 <= end; k++) {
+			size_t o = 0;
+
+			if (strncasecmp(b + k, "charset", 7))
+				continue;
+			for (k += 7; k < end && (b[k] == ' ' || b[k] == '=' || b[k] == '"' ||
+						 b[k] == '\''); k++)
+				;
+			while (k < end && o + 1 < cap && (isalnum((unsigned char)b[k]) ||
+							  (b[k] && strchr("._:-", b[k]))))
+				out[o++] = b[k++];
+			out[o] = '\0';
+			return;
+		}
+	}
+}
+
 enum cr_err html_extract(const void *body, size_t len, const char *charset,
 			 const char *page_url, const char *agent, size_t max_links,
 			 struct html_page *out)
@@ -600,6 +653,7 @@ enum cr_err html_extract(const void *body, size_t len, const char *charset,
 	htmlSAXHandler sax;
 	htmlParserCtxtPtr ctxt;
 	struct walk w;
+	char label[32];
 
 	memset(out, 0, sizeof(*out));
 	buf_init(&out->title);
@@ -638,9 +692,14 @@ enum cr_err html_extract(const void *body, size_t len, const char *charset,
 		memcpy(ctxt->sax, &sax, sizeof(sax));
 		ctxt->userData = &w;
 		htmlCtxtUseOptions(ctxt, opts);
+		if (!charset || !charset[0]) {
+			meta_charset(body, len, label, sizeof(label));
+			charset = is_latin1_label(label) ? label : NULL;
+		}
 		if (charset && charset[0]) {
 			/* An encoding libxml2 does not know: let it detect one. */
-			xmlCharEncodingHandlerPtr h = xmlFindCharEncodingHandler(charset);
+			xmlCharEncodingHandlerPtr h = xmlFindCharEncodingHandler(
+				is_latin1_label(charset) ? "WINDOWS-1252" : charset);
 
 			if (h)
 				xmlSwitchToEncoding(ctxt, h);

@@ -221,6 +221,25 @@ int main(void)
 		      "meta charset detected: '%s'", buf_cstr(&p.title));
 		html_page_release(&p);
 	}
+	/* ISO-8859-1, by header or <meta>, read as windows-1252 (WHATWG): 0x93
+	 * and 0x94 are curly quotes, 0x80 the euro sign, not C1 controls. */
+	{
+		static const char w1252[] = "<html><head><title>t</title></head>"
+					    "<body><p>\x93quoted\x94 \x80 5</p></body></html>";
+		static const char w1252m[] = "<html><head><meta charset=\"iso-8859-1\">"
+					     "<title>t</title></head>"
+					     "<body><p>\x93quoted\x94 \x80 5</p></body></html>";
+		static const char want[] = "\xe2\x80\x9cquoted\xe2\x80\x9d \xe2\x82\xac 5";
+
+		CHECK(html_extract(w1252, sizeof(w1252) - 1, "ISO-8859-1", "http://h.test/", "x",
+				   10, &p) == CR_OK && !strcmp(buf_cstr(&p.text), want),
+		      "header ISO-8859-1 as windows-1252: '%s'", buf_cstr(&p.text));
+		html_page_release(&p);
+		CHECK(html_extract(w1252m, sizeof(w1252m) - 1, NULL, "http://h.test/", "x", 10,
+				   &p) == CR_OK && !strcmp(buf_cstr(&p.text), want),
+		      "meta iso-8859-1 as windows-1252: '%s'", buf_cstr(&p.text));
+		html_page_release(&p);
+	}
 	/* A <base> after the links still applies to them (the whole document). */
 	{
 		static const char late[] = "<a href=\"x\">x</a><base href=\"http://other.test/d/\">";
