@@ -296,14 +296,15 @@ static struct recfile_writer *stage_of(struct segout *s, uint32_t p, enum segout
 /* The CDXJ mime and status of an exchange's response (or revisit), as the
  * index step reads them from the record. */
 static void exchange_facts(struct segout *s, const struct warc_exchange *x, char *mime,
-			   size_t cap, int *status)
+			   size_t cap, int *status, size_t *head_out)
 {
 	const char *type = x->revisit_profile ? "revisit" : "response";
 	static const char ct[] = "application/http;msgtype=response";
 	size_t head;
 
+	*head_out = 0;
 	if (index_record_facts(type, ct, x->resp_head, x->resp_head_len, mime, cap, status,
-			       &head) || x->revisit_profile || !x->body_len)
+			       head_out) || x->revisit_profile || !x->body_len)
 		return;
 	/* A head without its blank line: the record's block runs on into
 	 * the body, and so does the index step's reading of it. */
@@ -311,6 +312,7 @@ static void exchange_facts(struct segout *s, const struct warc_exchange *x, char
 	buf_add(&s->scratch, x->resp_head, x->resp_head_len);
 	buf_add(&s->scratch, x->body, x->body_len);
 	index_record_facts(type, ct, s->scratch.p, s->scratch.len, mime, cap, status, &head);
+	*head_out = head;
 }
 
 /* Stages the CDXJ line of the exchange just archived in w (and names its
@@ -322,8 +324,10 @@ static void stage_exchange(struct segout *s, uint32_t p, enum segout_series k,
 	struct part *o = &s->parts[p];
 	struct recfile_writer *st = stage_of(s, p, k);
 	const char *name = warc_writer_name(w);
-	char date[WARC_DATE_MAX], mime[128];
+	char date[WARC_DATE_MAX], mime[128], fname[300];
+	struct index_cdxj_extra ex;
 	struct buf line;
+	size_t head;
 	int status;
 
 	o->text_wanted = 0;
@@ -340,9 +344,15 @@ static void stage_exchange(struct segout *s, uint32_t p, enum segout_series k,
 	o->text_uri.len = 0;
 	warc_format_uri(x->target_uri, &o->text_uri);
 	warc_format_date(x->date_us, date);
-	exchange_facts(s, x, mime, sizeof(mime), &status);
+	exchange_facts(s, x, mime, sizeof(mime), &status, &head);
+	/* What the index step would read of the record: the head it split. */
+	if (head)
+		index_cdxj_extras((const char *)buf_cstr(&o->text_uri), x->resp_head,
+				  head < x->resp_head_len ? head : x->resp_head_len, status,
+				  x->revisit_profile ? NULL : x->truncated, &ex);
+	index_cdxj_filename(s->seg, name, fname, sizeof(fname));
 	index_cdxj_line(&line, (const char *)buf_cstr(&o->text_uri), date, mime, status,
-			warc_writer_last_payload_digest(w), len, off, name);
+			warc_writer_last_payload_digest(w), len, off, fname, head ? &ex : NULL);
 	s->scratch.len = 0;
 	index_stage_pack_cdxj(&s->scratch, (const char *)line.p, line.len);
 	buf_release(&line);

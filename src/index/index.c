@@ -202,6 +202,12 @@ static enum cr_err zw_close(struct zw *z, int commit)
 
 struct stream;
 
+/* A WARC file's CDXJ lines, collected to be sorted. */
+struct lines {
+	char **v;
+	size_t n, cap;
+};
+
 struct part_ix {
 	const struct job *j;
 	int seg;
@@ -217,6 +223,7 @@ struct part_ix {
 	char text_path[PATH_MAX], text_tmp[PATH_MAX + 32];
 	struct zw links;
 	struct buf pages;          /* pages/part-P.jsonl, written whole at the end */
+	struct lines *cdxj;        /* the current WARC file's CDXJ lines */
 	struct buf body;           /* a page's text, text.boilerplate applied */
 	struct buf marks;          /* ... its boilerplate lines' numbers (mark): "2,3" */
 	uint64_t *c;
@@ -301,9 +308,44 @@ static void head_mime(const unsigned char *h, size_t n, char *out, size_t cap)
 	}
 }
 
+void index_cdxj_filename(int seg, const char *name, char *out, size_t cap)
+{
+	snprintf(out, cap, "segments/%05d/warc/%s", seg, name);
+}
+
+void index_cdxj_extras(const char *uri, const void *head, size_t head_len, int status,
+		       const char *truncated, struct index_cdxj_extra *e)
+{
+	char type[128], loc[URL_MAX_LEN + 1];
+	const char *v, *why;
+	size_t n;
+
+	memset(e, 0, sizeof(*e));
+	http_head_content_type(head, head_len, type, sizeof(type), e->charset,
+			       sizeof(e->charset));
+	if (truncated)
+		snprintf(e->truncated, sizeof(e->truncated), "%s", truncated);
+	if (status < 300 || status > 399 ||
+	    !(v = http_head_field(head, head_len, "location", &n)) || n > URL_MAX_LEN)
+		return;
+	memcpy(loc, v, n);
+	loc[n] = '\0';
+	if (url_resolve(uri, loc, e->redirect, sizeof(e->redirect), &why) != CR_OK)
+		e->redirect[0] = '\0';
+}
+
+/* One of Common Crawl's fields, when it has a value. */
+static void extra_field(struct buf *b, const char *name, const char *v)
+{
+	if (!v[0])
+		return;
+	buf_addf(b, ",\"%s\":", name);
+	json_str(b, v, strlen(v));
+}
+
 void index_cdxj_line(struct buf *b, const char *uri, const char *date, const char *mime,
 		     int status, const char *digest, uint64_t length, uint64_t offset,
-		     const char *fname)
+		     const char *fname, const struct index_cdxj_extra *e)
 {
 	char ts[15];
 	size_t i, k = 0;
@@ -329,6 +371,11 @@ void index_cdxj_line(struct buf *b, const char *uri, const char *date, const cha
 	buf_addf(b, ",\"length\":\"%llu\",\"offset\":\"%llu\",\"filename\":",
 		 (unsigned long long)length, (unsigned long long)offset);
 	json_str(b, fname, strlen(fname));
+	if (e) {
+		extra_field(b, "charset", e->charset);
+		extra_field(b, "truncated", e->truncated);
+		extra_field(b, "redirect", e->redirect);
+	}
 	buf_adds(b, "}");
 }
 
@@ -517,6 +564,39 @@ static void page_body(struct part_ix *x, const struct index_stage_page *pg, unsi
 	}
 }
 
+/* The page's languages join the CDXJ line of its response as Common
+ * Crawl's "languages" ("eng,deu"): the last line of its WARC file so far,
+ * on both paths (staged, read back), since the page follows its response. */
+static enum cr_err cdxj_languages(struct part_ix *x, const struct index_stage_page *pg,
+				  const char *uri)
+{
+	struct lines *l = x->cdxj;
+	char *line, *grown;
+	size_t n;
+	unsigned i;
+
+	if (!l || !l->n || !pg->lang.n)
+		return CR_OK;
+	line = l->v[l->n - 1];
+	x->fields.len = 0;
+	buf_adds(&x->fields, "{\"url\":");
+	json_str(&x->fields, uri, strlen(uri));
+	n = strlen(line);
+	if (!strstr(line, buf_cstr(&x->fields)) || !n || line[n - 1] != '}')
+		return CR_OK;
+	x->fields.len = 0;
+	buf_adds(&x->fields, ",\"languages\":\"");
+	for (i = 0; i < pg->lang.n; i++)
+		buf_addf(&x->fields, "%s%s", i ? "," : "", pg->lang.code[i]);
+	buf_adds(&x->fields, "\"}");
+	if (!(grown = realloc(line, n + x->fields.len)))
+		return CR_ERR_NOMEM;
+	memcpy(grown + n - 1, x->fields.p, x->fields.len);
+	grown[n - 1 + x->fields.len] = '\0';
+	l->v[l->n - 1] = grown;
+	return CR_OK;
+}
+
 /* The text (WET record or JSON line) and links of one page, whichever path
  * it came by. */
 static enum cr_err page_out(struct part_ix *x, const struct index_stage_page *pg)
@@ -528,7 +608,7 @@ static enum cr_err page_out(struct part_ix *x, const struct index_stage_page *pg
 
 	snprintf(uri, sizeof(uri), "%.*s", (int)pg->uri_len, pg->uri);
 	snprintf(id, sizeof(id), "%.*s", (int)pg->id_len, pg->id);
-	if ((e = page_links(x, pg, uri)) != CR_OK)
+	if ((e = page_links(x, pg, uri)) != CR_OK || (e = cdxj_languages(x, pg, uri)) != CR_OK)
 		return e;
 	/* The WET block's line 1 is the title; JSON lines number text's. */
 	page_body(x, pg, x->j->cfg.text_format == 0 ? 2 : 1);
@@ -658,12 +738,6 @@ static enum cr_err write_cdxj(struct part_ix *x, const char *name, char **lines,
 	return e;
 }
 
-/* A WARC file's CDXJ lines, collected to be sorted. */
-struct lines {
-	char **v;
-	size_t n, cap;
-};
-
 static enum cr_err lines_add(struct lines *l, const char *s, size_t n)
 {
 	if (l->n == l->cap) {
@@ -694,6 +768,8 @@ static enum cr_err one_record(struct part_ix *x, const char *name,
 			      const struct warc_record *rec, struct lines *l)
 {
 	char type[32], uri[INDEX_URI_MAX], date[64], digest[128], ct[128], mime[128];
+	char trunc[32], fname[300];
+	struct index_cdxj_extra ex;
 	int status;
 	size_t head;
 	enum cr_err e;
@@ -711,9 +787,13 @@ static enum cr_err one_record(struct part_ix *x, const char *name,
 	warc_record_field(rec, "WARC-Payload-Digest", digest, sizeof(digest));
 	index_record_facts(type, ct, rec->block, rec->block_len, mime, sizeof(mime), &status,
 			   &head);
+	warc_record_field(rec, "WARC-Truncated", trunc, sizeof(trunc));
+	if (head)
+		index_cdxj_extras(uri, rec->block, head, status, trunc[0] ? trunc : NULL, &ex);
+	index_cdxj_filename(x->seg, name, fname, sizeof(fname));
 	x->line.len = 0;
 	index_cdxj_line(&x->line, uri, date, mime, status, digest, rec->length, rec->offset,
-			name);
+			fname, head ? &ex : NULL);
 	if ((e = lines_add(l, (const char *)x->line.p, x->line.len)) != CR_OK)
 		return e;
 	if (!index_wants_text(name, !strcmp(type, "response"), status, mime))
@@ -733,9 +813,11 @@ static enum cr_err one_warc(struct part_ix *x, const char *name)
 	layout_segment_file(&x->j->dir, x->seg, "warc", name, path, sizeof(path));
 	if ((e = warc_reader_open(path, INDEX_MAX_BLOCK, &r)) != CR_OK)
 		return e;
+	x->cdxj = &l;
 	while ((e = warc_reader_next(r, &rec)) == CR_OK)
 		if ((e = one_record(x, name, &rec, &l)) != CR_OK)
 			break;
+	x->cdxj = NULL;
 	warc_reader_free(&r);
 	if (e == CR_EOF)
 		e = write_cdxj(x, name, l.v, l.n);
@@ -793,6 +875,7 @@ static enum cr_err staged_warc(struct part_ix *x, struct stream *st, const char 
 	enum cr_err e;
 
 	st->next[0] = '\0';
+	x->cdxj = &l;
 	while ((e = recfile_reader_next(st->r, &d, &n)) == CR_OK) {
 		if ((e = index_stage_unpack(d, n, &sr)) != CR_OK)
 			break;
@@ -809,6 +892,7 @@ static enum cr_err staged_warc(struct part_ix *x, struct stream *st, const char 
 		if (e)
 			break;
 	}
+	x->cdxj = NULL;
 	if (e == CR_EOF)
 		recfile_reader_free(&st->r);
 	if (e == CR_OK || e == CR_EOF)

@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "crawldb/job.h"
+#include "url/url.h"
 #include "util/buf.h"
 #include "util/error.h"
 
@@ -53,12 +54,33 @@ extern const char *const index_counter_names[IX_COUNT_];
 CR_WUR enum cr_err index_segment(const struct job *j, int seg, int crawldb_version,
 				 int use_staged, uint64_t *c);
 
+/* What a response's CDXJ line says beyond warcio's fields, as Common
+ * Crawl's index says it: the charset of its Content-Type, where a redirect
+ * points (its Location resolved against the URL), why it was truncated
+ * (WARC-Truncated); "" each when none. */
+struct index_cdxj_extra {
+	char charset[64];
+	char redirect[URL_MAX_LEN + 1];
+	char truncated[32];
+};
+
+/* The extras of a response of uri: head (head_len bytes, the status line
+ * and headers), its status, its WARC-Truncated reason (NULL: none). */
+void index_cdxj_extras(const char *uri, const void *head, size_t head_len, int status,
+		       const char *truncated, struct index_cdxj_extra *e);
+
 /* The CDXJ line of a WARC record, as warcio's and pywb's indexers write
  * it: SURT key, 14-digit time stamp, JSON (url, mime, status, digest
- * without its algorithm, length, offset, filename). Appended to b. */
+ * without its algorithm, length, offset, filename), then Common Crawl's
+ * charset, truncated and redirect when e has them (NULL: none); fname is
+ * the WARC file's path from the crawl directory
+ * (segments/NNNNN/warc/NAME: index_cdxj_filename). Appended to b. The
+ * page's languages join later (index step, "languages"). */
 void index_cdxj_line(struct buf *b, const char *uri, const char *date, const char *mime,
 		     int status, const char *digest, uint64_t length, uint64_t offset,
-		     const char *fname);
+		     const char *fname, const struct index_cdxj_extra *e);
+/* The CDXJ filename of WARC file name of segment seg. */
+void index_cdxj_filename(int seg, const char *name, char *out, size_t cap);
 
 /*
  * The CDXJ mime and status of a WARC record of type with Content-Type ct

@@ -245,6 +245,31 @@ static enum cr_err each_file(struct pack *k, const int *segs, size_t ns, const c
 	return e;
 }
 
+/* One CDXJ line of the package: its "filename" the WARC file's name in
+ * archive/ (the crawl's lines name it from the crawl directory). */
+static enum cr_err write_index_line(FILE *f, const char *line, size_t n)
+{
+	static const char key[] = "\"filename\":\"";
+	const char *at = memmem(line, n, key, sizeof(key) - 1), *v, *end, *slash;
+
+	if (at) {
+		v = at + sizeof(key) - 1;
+		end = memchr(v, '"', n - (size_t)(v - line));
+		for (slash = NULL; end && v < end; v++)
+			if (*v == '/')
+				slash = v;
+		if (slash) {
+			size_t head = (size_t)(at - line) + sizeof(key) - 1;
+
+			if (fwrite(line, 1, head, f) != head)
+				return CR_ERR_IO;
+			n -= (size_t)(slash + 1 - line);
+			line = slash + 1;
+		}
+	}
+	return fwrite(line, 1, n, f) == n && fputc('\n', f) != EOF ? CR_OK : CR_ERR_IO;
+}
+
 /* indexes/index.cdxj: the segments' CDXJ lines, sorted bytewise. */
 static enum cr_err add_index(struct pack *k, const int *segs, size_t ns)
 {
@@ -266,7 +291,7 @@ static enum cr_err add_index(struct pack *k, const int *segs, size_t ns)
 		enum cr_err r;
 
 		while ((r = xsort_next(x, &rec, &n)) == CR_OK)
-			if (fwrite(rec, 1, n, f) != n || fputc('\n', f) == EOF)
+			if (write_index_line(f, rec, n) != CR_OK)
 				r = CR_ERR_IO;
 		if (fclose(f) != 0 || (r != CR_EOF && r != CR_OK))
 			e = r != CR_EOF && r != CR_OK ? r : CR_ERR_IO;

@@ -290,6 +290,15 @@ static void check_outcome(void *arg, const void *rec, size_t n)
 		snprintf(o->example, sizeof(o->example), "%s", url);
 }
 
+/* A CDXJ filename's last part: the WARC file's name (CDXJ lines name it
+ * from the crawl directory, segments/N/warc/NAME). */
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
 /* Every CDXJ line of segment seg names a record that is there. */
 static void check_cdxj(struct ck *c, struct hmap *files, int seg)
 {
@@ -315,7 +324,8 @@ static void check_cdxj(struct ck *c, struct hmap *files, int seg)
 			if (!j || json_get_str(j, strlen(j), "url", url, sizeof(url)) ||
 			    json_get_str(j, strlen(j), "filename", name, sizeof(name)) ||
 			    json_get_str(j, strlen(j), "offset", off, sizeof(off)) ||
-			    !archived(c, files, seg, name, strtoull(off, NULL, 10), url))
+			    !archived(c, files, seg, base_name(name), strtoull(off, NULL, 10),
+				      url))
 				bad++;
 		}
 		if (bad)

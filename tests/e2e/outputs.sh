@@ -27,13 +27,40 @@ cdxj_ok() {
 		n=$((n + 1))
 		idx=$(dirname "$(dirname "$f")")/cdxj/$(basename "$f").cdxj
 		LC_ALL=C sort -c "$idx" || { bad=$((bad + 1)); continue; }
-		cmp -s "$idx" <(cd "$WARCIO" && node check.mjs --cdxj "$f" | LC_ALL=C sort) ||
+		# warcio's fields: Common Crawl's left out, the file's name alone.
+		cmp -s <(sed -E 's/,"(charset|truncated|redirect|languages)":"([^"\\]|\\.)*"//g;
+			s/"filename":"segments\/[0-9]+\/warc\//"filename":"/' "$idx") \
+			<(cd "$WARCIO" && node check.mjs --cdxj "$f" | LC_ALL=C sort) ||
 			{ bad=$((bad + 1)); echo "differs from warcio: $idx"; }
 	done
 	echo "cdxj: $n WARC files, $bad bad"
 	[ "$n" -gt 0 ] && [ "$bad" -eq 0 ]
 }
-check "CDXJ per WARC file, sorted, as warcio indexes it" cdxj_ok
+check "CDXJ per WARC file, sorted, as warcio indexes it (Common Crawl's fields aside)" cdxj_ok
+# Common Crawl's fields: the file from the crawl directory, the charset of
+# every HTML response, the languages of every page with text, a redirect's
+# target on every 3xx with a Location.
+cc_fields() {
+	cat "$C"/segments/*/cdxj/*.cdxj | cut -d' ' -f3- | python3 -c '
+import json, sys
+n = bad = 0
+for line in sys.stdin:
+    r = json.loads(line)
+    n += 1
+    if not r["filename"].startswith("segments/") or not r["filename"].endswith(".warc.gz"):
+        bad += 1
+    if r.get("mime") == "text/html" and r.get("status") == "200" and not r.get("charset"):
+        bad += 1
+    if r.get("status", "").startswith("3") and r["filename"].endswith("-diagnostics.warc.gz")             and not r.get("redirect", "").startswith("http"):
+        bad += 1
+print("cdxj: %d lines, %d without the fields they should have" % (n, bad))
+sys.exit(1 if bad or not n else 0)'
+}
+check "CDXJ: filename from the crawl directory, charset, redirect" eval 'cc_fields >"$SCRATCH/cc" 2>&1'
+cat "$SCRATCH/cc"
+check "CDXJ: languages on the pages' lines (as many as WET records name one)" test \
+	"$(cat "$C"/segments/*/cdxj/*.cdxj | grep -c '"languages":"')" = \
+	"$(zcat "$C"/segments/*/text/*.wet.gz | grep -ac '^WARC-Identified-Content-Language: ')"
 check "CDXJ lines counted in stats.json" test \
 	"$(cat "$C"/segments/*/cdxj/*.cdxj | wc -l)" = \
 	"$(jq -s '[.[].index.counters.cdxj_lines] | add' "$C"/segments/*/stats.json)"

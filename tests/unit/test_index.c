@@ -179,10 +179,34 @@ static void test_cdxj_facts(void)
 	      !strcmp(mime, "text/plain"), "a resource");
 	buf_init(&b);
 	index_cdxj_line(&b, "http://a.test/x", "2026-11-24T14:42:01.509123Z", "text/html", 200,
-			"sha1:ABC", 10, 20, "f.warc.gz");
+			"sha1:ABC", 10, 20, "f.warc.gz", NULL);
 	CHECK_STR(buf_cstr(&b), "test,a)/x 20261124144201 {\"url\":\"http://a.test/x\","
 		  "\"mime\":\"text/html\",\"status\":\"200\",\"digest\":\"ABC\","
 		  "\"length\":\"10\",\"offset\":\"20\",\"filename\":\"f.warc.gz\"}");
+	/* Common Crawl's fields: the charset, a redirect's target resolved, why
+	 * a body was cut; the file's path from the crawl directory. */
+	{
+		static const char h301[] = "HTTP/1.1 301 Moved\r\nContent-Type: text/html; "
+					   "charset=ISO-8859-1\r\nLocation: ../y?q=1\r\n\r\n";
+		struct index_cdxj_extra ex;
+		char fname[64];
+
+		index_cdxj_extras("http://a.test/d/x", h301, sizeof(h301) - 1, 301, "length", &ex);
+		CHECK(!strcmp(ex.charset, "iso-8859-1") && !strcmp(ex.redirect, "http://a.test/y?q=1") &&
+		      !strcmp(ex.truncated, "length"), "extras: '%s' '%s' '%s'", ex.charset,
+		      ex.redirect, ex.truncated);
+		index_cdxj_extras("http://a.test/d/x", h301, sizeof(h301) - 1, 200, NULL, &ex);
+		CHECK(!ex.redirect[0] && !ex.truncated[0], "no redirect for a 200");
+		index_cdxj_filename(3, "f.warc.gz", fname, sizeof(fname));
+		b.len = 0;
+		index_cdxj_extras("http://a.test/d/x", h301, sizeof(h301) - 1, 301, NULL, &ex);
+		index_cdxj_line(&b, "http://a.test/d/x", "2026-11-24T14:42:01Z", "text/html", 301,
+				"", 10, 20, fname, &ex);
+		CHECK_STR(buf_cstr(&b), "test,a)/d/x 20261124144201 {\"url\":\"http://a.test/d/x\","
+			  "\"mime\":\"text/html\",\"status\":\"301\",\"length\":\"10\","
+			  "\"offset\":\"20\",\"filename\":\"segments/00003/warc/f.warc.gz\","
+			  "\"charset\":\"iso-8859-1\",\"redirect\":\"http://a.test/y?q=1\"}");
+	}
 	buf_release(&b);
 }
 
