@@ -69,35 +69,22 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* The sha256 of every provenance seed file, in name order; 0 if none. */
+static char **listed(const struct job *j, const char *prefix, size_t *n);
+
 static int seeds_digest(const struct job *j, char out[72])
 {
-	char dir[PATH_MAX], path[PATH_MAX + 300], **v = NULL;
+	char path[PATH_MAX + 300], **v;
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned len = 0, k;
-	size_t n = 0, cap = 0, i;
+	size_t n, i;
 	EVP_MD_CTX *c = EVP_MD_CTX_new();
-	struct dirent *de;
 	struct buf b;
-	DIR *d;
 
-	provenance_dir(j, dir, sizeof(dir));
-	d = opendir(dir);
-	while (d && (de = readdir(d)) != NULL) {
-		if (strncmp(de->d_name, "seeds-", 6) || strstr(de->d_name, ".tmp"))
-			continue;
-		if (n == cap && !(v = realloc(v, (cap = cap ? 2 * cap : 16) * sizeof(*v))))
-			abort();
-		if (!(v[n++] = strdup(de->d_name)))
-			abort();
-	}
-	if (d)
-		closedir(d);
-	if (n)
-		qsort(v, n, sizeof(*v), cmp_str);
+	v = listed(j, "seeds-", &n);
 	buf_init(&b);
 	EVP_DigestInit_ex(c, EVP_sha256(), NULL);
 	for (i = 0; i < n; i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, v[i]);
+		snprintf(path, sizeof(path), "%s/provenance/%s", j->dir.root, v[i]);
 		b.len = 0;
 		if (fs_read_all(path, 1u << 30, &b) == CR_OK)
 			EVP_DigestUpdate(c, b.p, b.len);
@@ -146,4 +133,74 @@ void provenance_fields(const struct job *j, struct buf *out)
 	}
 	if (seeds_digest(j, digest))
 		field(out, "seeds-digest", digest);
+}
+
+/* The names in DIR/provenance/ that start with prefix, sorted; *n of them. */
+static char **listed(const struct job *j, const char *prefix, size_t *n)
+{
+	char dir[PATH_MAX], **v = NULL;
+	size_t cap = 0;
+	struct dirent *de;
+	DIR *d;
+
+	*n = 0;
+	provenance_dir(j, dir, sizeof(dir));
+	d = opendir(dir);
+	while (d && (de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, prefix, strlen(prefix)) || strstr(de->d_name, ".tmp"))
+			continue;
+		if (*n == cap && !(v = realloc(v, (cap = cap ? 2 * cap : 16) * sizeof(*v))))
+			abort();
+		if (!(v[(*n)++] = strdup(de->d_name)))
+			abort();
+	}
+	if (d)
+		closedir(d);
+	if (*n)
+		qsort(v, *n, sizeof(*v), cmp_str);
+	return v;
+}
+
+/* Each line of file name of DIR/provenance/ as a field "field: LINE". */
+static void lines_as_fields(const struct job *j, const char *name, const char *field,
+			    struct buf *out)
+{
+	char path[PATH_MAX + 300];
+	const char *p, *end, *nl;
+	struct buf b;
+
+	snprintf(path, sizeof(path), "%s/provenance/%s", j->dir.root, name);
+	buf_init(&b);
+	if (fs_read_all(path, 1u << 30, &b) == CR_OK) {
+		for (p = (const char *)b.p, end = p + b.len; p < end; p = nl + 1) {
+			size_t k;
+
+			nl = memchr(p, '\n', (size_t)(end - p));
+			if (!nl)
+				nl = end;
+			buf_addf(out, "%s: ", field);
+			for (k = 0; p + k < nl; k++)   /* a field value is one line */
+				buf_addc(out, (unsigned char)p[k] < 0x20 ? ' ' : p[k]);
+			buf_adds(out, "\r\n");
+		}
+	}
+	buf_release(&b);
+}
+
+int provenance_record_body(const struct job *j, struct buf *out)
+{
+	size_t nc, ns, i;
+	char **c = listed(j, "config-", &nc), **s = listed(j, "seeds-", &ns);
+
+	if (nc)
+		lines_as_fields(j, c[nc - 1], "config", out);
+	for (i = 0; nc && i < ns; i++)
+		lines_as_fields(j, s[i], "seed", out);
+	for (i = 0; i < nc; i++)
+		free(c[i]);
+	for (i = 0; i < ns; i++)
+		free(s[i]);
+	free(c);
+	free(s);
+	return nc > 0;
 }

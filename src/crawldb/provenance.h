@@ -35,4 +35,10 @@ CR_WUR enum cr_err provenance_record(const struct job *j, const char *seeds);
 /* Appends the warcinfo fields of j ("name: value\r\n" lines) to out. */
 void provenance_fields(const struct job *j, struct buf *out);
 
+/* The body of the run's provenance metadata record (application/warc-fields):
+ * one "config: KEY = VALUE" field per key of the newest provenance
+ * configuration and one "seed: LINE" per line of the seed files, into out;
+ * 0 when DIR/provenance/ has no configuration. */
+int provenance_record_body(const struct job *j, struct buf *out);
+
 #endif

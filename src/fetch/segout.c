@@ -1,5 +1,6 @@
 #include "fetch/segout.h"
 #include "crawldb/provenance.h"
+#include "util/clock.h"
 #include "crawldb/parse_record.h"
 #include "dedup/minhash.h"
 #include "fetch/journal.h"
@@ -156,6 +157,33 @@ static struct part *part_of(struct segout *s, uint32_t p)
 	return o;
 }
 
+/* Once a run (a process: the rounds of `crawl` share it), in the first
+ * pages file rank 0 opens: a metadata record of the run's configuration
+ * and the crawl's seeds (provenance.h), as Heritrix keeps its crawl order
+ * beside the captures. */
+static void provenance_once(struct segout *s, struct warc_writer *w)
+{
+	static int written;
+	struct warc_record_out r;
+	struct buf body;
+
+	if (written || s->j->rank != 0)
+		return;
+	written = 1;
+	buf_init(&body);
+	if (provenance_record_body(s->j, &body)) {
+		memset(&r, 0, sizeof(r));
+		r.type = "metadata";
+		r.target_uri = "urn:x-mpicrawl:provenance";
+		r.date_us = clock_now_us();
+		r.content_type = "application/warc-fields";
+		r.block = body.p;
+		r.block_len = body.len;
+		fail(s, warc_write_record(w, &r, NULL, NULL) != CR_OK ? CR_ERR_IO : CR_OK);
+	}
+	buf_release(&body);
+}
+
 /* Series k of partition p, opened on first use (NULL after a failure). */
 static struct warc_writer *series(struct segout *s, uint32_t p, enum segout_series k)
 {
@@ -175,6 +203,8 @@ static struct warc_writer *series(struct segout *s, uint32_t p, enum segout_seri
 	layout_segment_sub(&s->j->dir, s->seg, "warc", dir, sizeof(dir));
 	fail(s, warc_writer_open_series(dir, o->prefix, series_suffix[k], provenance_software(),
 					&wo, &o->warc[k]));
+	if (o->warc[k] && k == SEGOUT_PAGES)
+		provenance_once(s, o->warc[k]);
 	return o->warc[k];
 }
 

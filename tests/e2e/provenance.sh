@@ -7,6 +7,7 @@
 #   publisher, robots policy and agent, User-Agent, From, the software with
 #   its git revision, and config-digest / seeds-digest equal to the sha256
 #   of DIR/provenance/config-*.txt and of the seed file kept there;
+# - one metadata record in the run holds the configuration and the seeds;
 # - every WARC-Record-ID is a UUIDv7 whose time lies within the crawl;
 # - a crawl run again from the provenance files alone (--config, --seeds)
 #   writes the same digests and ends with the same CrawlDb;
@@ -52,6 +53,19 @@ check "every warcinfo: robots policy and agent, User-Agent, From, software with 
 check "every warcinfo: config-digest and seeds-digest are the provenance files' sha256" \
 	eval 'every "config-digest: sha256:$cfg_sha" && every "seeds-digest: sha256:$seeds_sha"'
 sed 's/^/  /' "$SCRATCH/info"
+
+# Once in the run: a metadata record of the configuration and the seeds.
+prov_record() {
+	for f in "$SCRATCH"/c/segments/*/warc/*.warc.gz; do zcat "$f"; done | tr -d '\r' |
+		awk '/^WARC-Target-URI: urn:x-mpicrawl:provenance$/ { n++; on = 1; next }
+			on && /^WARC\/1\.1$/ { on = 0 } on && /^(config|seed): / { print }
+			END { print "records: " n }'
+}
+prov_record >"$SCRATCH/prov"
+check "one provenance metadata record: the run's configuration and seeds, line for line" \
+	eval 'grep -qx "records: 1" "$SCRATCH/prov" &&
+	[ "$(sed -n "s/^config: //p" "$SCRATCH/prov")" = "$(cat "$SCRATCH"/c/provenance/config-*.txt)" ] &&
+	[ "$(sed -n "s/^seed: //p" "$SCRATCH/prov")" = "$(cat "$SCRATCH/seeds")" ]'
 
 # WARC-Record-IDs: UUIDv7, their 48-bit millisecond times within the crawl.
 uuid7() {

@@ -70,9 +70,12 @@ check "gzip crawl exits 0" run_ranks 2 crawl --dir "$SCRATCH/gz" "${common[@]}" 
 check "gzip: warcio and mpicrawl read every record alike" read_all "$SCRATCH/gz"
 check "gzip: response records match the fetch outcomes" responses_match_outcomes "$SCRATCH/gz"
 check "gzip: no .warc.zst written" test -z "$(ls "$SCRATCH"/gz/segments/*/warc/*.zst 2>/dev/null)"
-check "gzip: a metadata record per page, concurrent to its response" bash -c '
-	m=$(grep -Pc "\tmetadata\t" "$1"); r=$(grep -P "\tresponse\t" "$1" | grep -vc "/robots.txt$")
-	echo "metadata $m, responses $r"; [ "$m" -gt 0 ] && [ "$m" -eq "$r" ]' _ "$SCRATCH/records.gz"
+check "gzip: a metadata record per page, concurrent to its response, and one of the run's provenance" bash -c '
+	m=$(grep -P "\tmetadata\t" "$1" | grep -vc "urn:x-mpicrawl:provenance$")
+	p=$(grep -Pc "\tmetadata\turn:x-mpicrawl:provenance$" "$1")
+	r=$(grep -P "\tresponse\t" "$1" | grep -vc "/robots.txt$")
+	echo "metadata $m, responses $r, provenance $p"; [ "$m" -gt 0 ] && [ "$m" -eq "$r" ] &&
+	[ "$p" -eq 1 ]' _ "$SCRATCH/records.gz"
 
 check "gzip: redirects and 404s in the -diagnostics files, not with the pages" bash -c '
 	n=$(zcat "$1"/segments/*/warc/*-diagnostics.warc.gz | grep -ac "^HTTP/1\.1 \(30[1278]\|404\) ")
