@@ -8,7 +8,6 @@
 #include "util/fs.h"
 #include "util/log.h"
 
-#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,11 +62,6 @@ enum cr_err provenance_record(const struct job *j, const char *seeds)
 	return e;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* The sha256 of every provenance seed file, in name order; 0 if none. */
 static char **listed(const struct job *j, const char *prefix, size_t *n);
 
@@ -88,12 +82,11 @@ static int seeds_digest(const struct job *j, char out[72])
 		b.len = 0;
 		if (fs_read_all(path, 1u << 30, &b) == CR_OK)
 			EVP_DigestUpdate(c, b.p, b.len);
-		free(v[i]);
 	}
 	EVP_DigestFinal_ex(c, md, &len);
 	EVP_MD_CTX_free(c);
 	buf_release(&b);
-	free(v);
+	fs_list_free(v, n);
 	memcpy(out, "sha256:", 8);
 	for (k = 0; k < len && 7 + 2 * k + 3 <= 72; k++)
 		snprintf(out + 7 + 2 * k, 3, "%02x", md[k]);
@@ -138,27 +131,10 @@ void provenance_fields(const struct job *j, struct buf *out)
 /* The names in DIR/provenance/ that start with prefix, sorted; *n of them. */
 static char **listed(const struct job *j, const char *prefix, size_t *n)
 {
-	char dir[PATH_MAX], **v = NULL;
-	size_t cap = 0;
-	struct dirent *de;
-	DIR *d;
+	char dir[PATH_MAX];
 
-	*n = 0;
 	provenance_dir(j, dir, sizeof(dir));
-	d = opendir(dir);
-	while (d && (de = readdir(d)) != NULL) {
-		if (strncmp(de->d_name, prefix, strlen(prefix)) || strstr(de->d_name, ".tmp"))
-			continue;
-		if (*n == cap && !(v = realloc(v, (cap = cap ? 2 * cap : 16) * sizeof(*v))))
-			abort();
-		if (!(v[(*n)++] = strdup(de->d_name)))
-			abort();
-	}
-	if (d)
-		closedir(d);
-	if (*n)
-		qsort(v, *n, sizeof(*v), cmp_str);
-	return v;
+	return fs_list(dir, prefix, ".txt", n);
 }
 
 /* Each line of file name of DIR/provenance/ as a field "field: LINE". */
@@ -196,11 +172,7 @@ int provenance_record_body(const struct job *j, struct buf *out)
 		lines_as_fields(j, c[nc - 1], "config", out);
 	for (i = 0; nc && i < ns; i++)
 		lines_as_fields(j, s[i], "seed", out);
-	for (i = 0; i < nc; i++)
-		free(c[i]);
-	for (i = 0; i < ns; i++)
-		free(s[i]);
-	free(c);
-	free(s);
+	fs_list_free(c, nc);
+	fs_list_free(s, ns);
 	return nc > 0;
 }

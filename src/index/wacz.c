@@ -8,7 +8,6 @@
 #include "util/json.h"
 #include "util/log.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <sys/stat.h>
 #include <limits.h>
@@ -122,46 +121,6 @@ static enum cr_err add_file(struct pack *k, const char *name, const char *path)
 	return CR_OK;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The names in dir ending in suffix, sorted; *n of them (free each and the
- * array). A missing dir has none. */
-static char **list_dir(const char *dir, const char *suffix, size_t *n)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	char **v = NULL;
-	size_t cap = 0, sl = strlen(suffix);
-
-	*n = 0;
-	while (d && (de = readdir(d)) != NULL) {
-		size_t l = strlen(de->d_name);
-
-		if (de->d_name[0] == '.' || l <= sl || strcmp(de->d_name + l - sl, suffix) ||
-		    strstr(de->d_name, ".tmp."))
-			continue;
-		if (*n == cap && !(v = realloc(v, (cap = cap ? 2 * cap : 32) * sizeof(*v))))
-			abort();
-		if (!(v[(*n)++] = strdup(de->d_name)))
-			abort();
-	}
-	if (d)
-		closedir(d);
-	if (*n)
-		qsort(v, *n, sizeof(*v), cmp_str);
-	return v;
-}
-
-static void free_list(char **v, size_t n)
-{
-	while (n)
-		free(v[--n]);
-	free(v);
-}
-
 /* The WARC files of segment seg into archive/. */
 static enum cr_err add_warcs(struct pack *k, int seg)
 {
@@ -172,7 +131,7 @@ static enum cr_err add_warcs(struct pack *k, int seg)
 
 	layout_segment_sub(k->d, seg, "warc", dir, sizeof(dir));
 	for (t = 0; t < 3 && !e; t++) {
-		char **v = list_dir(dir, kinds[t], &n);
+		char **v = fs_list(dir, "", kinds[t], &n);
 
 		for (i = 0; i < n && !e; i++) {
 			snprintf(path, sizeof(path), "%s/%s", dir, v[i]);
@@ -180,7 +139,7 @@ static enum cr_err add_warcs(struct pack *k, int seg)
 			e = add_file(k, name, path);
 			k->n->warcs += !e;
 		}
-		free_list(v, n);
+		fs_list_free(v, n);
 	}
 	return e;
 }
@@ -235,12 +194,12 @@ static enum cr_err each_file(struct pack *k, const int *segs, size_t ns, const c
 		char **v;
 
 		layout_segment_sub(k->d, segs[s], sub, dir, sizeof(dir));
-		v = list_dir(dir, suffix, &n);
+		v = fs_list(dir, "", suffix, &n);
 		for (i = 0; i < n && !e; i++) {
 			snprintf(path, sizeof(path), "%s/%s", dir, v[i]);
 			e = read_lines(path, x, out, count);
 		}
-		free_list(v, n);
+		fs_list_free(v, n);
 	}
 	return e;
 }

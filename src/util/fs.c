@@ -191,3 +191,41 @@ enum cr_err fs_link_or_copy(const char *src, const char *dst)
 	buf_release(&b);
 	return e;
 }
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char **fs_list(const char *dir, const char *prefix, const char *suffix, size_t *n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char **v = NULL;
+	size_t cap = 0, pl = strlen(prefix), sl = strlen(suffix);
+
+	*n = 0;
+	while (d && (de = readdir(d)) != NULL) {
+		size_t l = strlen(de->d_name);
+
+		if (de->d_name[0] == '.' || l < pl + sl || strncmp(de->d_name, prefix, pl) ||
+		    strcmp(de->d_name + l - sl, suffix) || strstr(de->d_name, ".tmp"))
+			continue;
+		if (*n == cap && !(v = realloc(v, (cap = cap ? 2 * cap : 32) * sizeof(*v))))
+			abort();
+		if (!(v[(*n)++] = strdup(de->d_name)))
+			abort();
+	}
+	if (d)
+		closedir(d);
+	if (*n)
+		qsort(v, *n, sizeof(*v), cmp_names);
+	return v;
+}
+
+void fs_list_free(char **v, size_t n)
+{
+	while (n)
+		free(v[--n]);
+	free(v);
+}

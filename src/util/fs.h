@@ -30,5 +30,10 @@ CR_WUR enum cr_err fs_remove_tree(const char *path);
 CR_WUR enum cr_err fs_link_or_copy(const char *src, const char *dst);
 /* fsync a directory so a rename in it is durable. */
 void fs_sync_dir(const char *dir);
+/* The names in dir that start with prefix and end with suffix (either ""),
+ * no hidden or temporary (".tmp") one, sorted bytewise; *n of them. A
+ * missing dir has none. Free with fs_list_free. */
+char **fs_list(const char *dir, const char *prefix, const char *suffix, size_t *n);
+void fs_list_free(char **v, size_t n);
 
 #endif
