@@ -7,13 +7,13 @@
 #include "crawldb/layout.h"
 #include "util/fs.h"
 #include "util/log.h"
+#include "util/sha256.h"
 
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <openssl/evp.h>
 
 #ifndef MPICRAWL_REVISION
 #define MPICRAWL_REVISION "unknown"
@@ -62,35 +62,28 @@ enum cr_err provenance_record(const struct job *j, const char *seeds)
 	return e;
 }
 
-/* The sha256 of every provenance seed file, in name order; 0 if none. */
 static char **listed(const struct job *j, const char *prefix, size_t *n);
 
-static int seeds_digest(const struct job *j, char out[72])
+/* The sha256 of every provenance seed file, in name order; 0 if none. */
+static int seeds_digest(const struct job *j, char out[SHA256_NAME_MAX])
 {
 	char path[PATH_MAX + 300], **v;
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned len = 0, k;
 	size_t n, i;
-	EVP_MD_CTX *c = EVP_MD_CTX_new();
+	struct sha256 s;
 	struct buf b;
 
 	v = listed(j, "seeds-", &n);
 	buf_init(&b);
-	EVP_DigestInit_ex(c, EVP_sha256(), NULL);
+	sha256_start(&s);
 	for (i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "%s/provenance/%s", j->dir.root, v[i]);
 		b.len = 0;
 		if (fs_read_all(path, 1u << 30, &b) == CR_OK)
-			EVP_DigestUpdate(c, b.p, b.len);
+			sha256_add(&s, b.p, b.len);
 	}
-	EVP_DigestFinal_ex(c, md, &len);
-	EVP_MD_CTX_free(c);
 	buf_release(&b);
 	fs_list_free(v, n);
-	memcpy(out, "sha256:", 8);
-	for (k = 0; k < len && 7 + 2 * k + 3 <= 72; k++)
-		snprintf(out + 7 + 2 * k, 3, "%02x", md[k]);
-	return n > 0;
+	return sha256_end(&s, out) == CR_OK && n > 0;
 }
 
 /* One "name: value" line, when value is set. */
@@ -102,10 +95,12 @@ static void field(struct buf *out, const char *name, const char *value)
 
 void provenance_fields(const struct job *j, struct buf *out)
 {
+	/* The seed files change only when a run starts, before its first
+	 * fetch: their digest is read once a process, not once a phase. */
+	static char seeds[SHA256_NAME_MAX], seeds_root[LAYOUT_ROOT_MAX];
+	static int have_seeds;
 	const struct config *cfg = &j->cfg;
-	char *text = malloc(CONFIG_TEXT_MAX), digest[72], robots[128];
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned len = 0, k;
+	char *text = malloc(CONFIG_TEXT_MAX), digest[SHA256_NAME_MAX], robots[128];
 
 	field(out, "operator", cfg->warc_operator);
 	field(out, "isPartOf", cfg->warc_is_part_of);
@@ -117,15 +112,16 @@ void provenance_fields(const struct job *j, struct buf *out)
 	field(out, "http-header-from", cfg->from);
 	if (text) {
 		config_write(cfg, text, CONFIG_TEXT_MAX);
-		EVP_Digest(text, strlen(text), md, &len, EVP_sha256(), NULL);
-		memcpy(digest, "sha256:", 8);
-		for (k = 0; k < len && 7 + 2 * k + 3 <= sizeof(digest); k++)
-			snprintf(digest + 7 + 2 * k, 3, "%02x", md[k]);
+		sha256_name(text, strlen(text), digest);
 		field(out, "config-digest", digest);
 		free(text);
 	}
-	if (seeds_digest(j, digest))
-		field(out, "seeds-digest", digest);
+	if (strcmp(seeds_root, j->dir.root)) {
+		snprintf(seeds_root, sizeof(seeds_root), "%s", j->dir.root);
+		have_seeds = seeds_digest(j, seeds);
+	}
+	if (have_seeds)
+		field(out, "seeds-digest", seeds);
 }
 
 /* The names in DIR/provenance/ that start with prefix, sorted; *n of them. */

@@ -211,22 +211,18 @@ static void known(struct frontier *fr, const struct bloom *seen, struct follow_l
 struct handed {
 	unsigned round;        /* the hand-off it goes out in */
 	int sent;              /* 1: went out; 2: over the cap, left to update */
-	uint8_t hops;
-	uint32_t depth;
-	uint64_t seed;
+	struct crawl_record order;   /* its hops, depth and seed (frontier_copy_cmp) */
 	size_t n;
 	unsigned char packed[];
 };
 
-/* 1 if a's record comes before b's: fewer hops, then shallower, then the
- * lesser seed. */
-static int handed_before(const struct crawl_record *a, const struct handed *b)
+int frontier_copy_cmp(const struct crawl_record *a, const struct crawl_record *b)
 {
 	if (a->hops != b->hops)
-		return a->hops < b->hops;
+		return a->hops < b->hops ? -1 : 1;
 	if (a->depth != b->depth)
-		return a->depth < b->depth;
-	return a->seed < b->seed;
+		return a->depth < b->depth ? -1 : 1;
+	return a->seed < b->seed ? -1 : a->seed > b->seed;
 }
 
 /* Keeps rec to hand over in round unless a copy that went out or comes
@@ -238,7 +234,7 @@ static void hand_over(struct frontier *fr, const struct crawl_record *rec, unsig
 	struct handed *old = *slot, *h;
 	struct buf packed;
 
-	if (old && (old->sent || !handed_before(rec, old)))
+	if (old && (old->sent || frontier_copy_cmp(rec, &old->order) >= 0))
 		return;
 	buf_init(&packed);
 	crawl_record_pack(rec, &packed);
@@ -249,9 +245,10 @@ static void hand_over(struct frontier *fr, const struct crawl_record *rec, unsig
 	}
 	h->round = old ? old->round : round;
 	h->sent = 0;
-	h->hops = rec->hops;
-	h->depth = rec->depth;
-	h->seed = rec->seed;
+	memset(&h->order, 0, sizeof(h->order));
+	h->order.hops = rec->hops;
+	h->order.depth = rec->depth;
+	h->order.seed = rec->seed;
 	h->n = packed.len;
 	memcpy(h->packed, packed.p, packed.len);
 	buf_release(&packed);
@@ -454,7 +451,7 @@ int frontier_take(struct frontier *fr, struct fetchlist_load *l, const void *pac
 	lk.len = rec.url_len;
 	known(fr, seen, &lk);
 	h = hmap_get(&l->hosts->hosts, name, strlen(name));
-	if (lk.queued || lk.seen || (h && hosts_closed(l->hosts, h)) ||
+	if (lk.queued || lk.seen || (h && hosts_closed(h)) ||
 	    (h ? frontier_room(h, limit, now, 0) == 0 : now >= limit))
 		return 0;
 	it = fetchlist_add(l, &rec, p);

@@ -112,6 +112,9 @@ int frontier_take(struct frontier *fr, struct fetchlist_load *l, const void *rec
  * order pages finished in.
  */
 #define HANDOFF_BYTES_MAX (256u << 20)
+/* The order copies of one requisite are taken in (<0, 0, >0): fewer hops,
+ * then shallower, then the lesser seed; the URLs are not compared. */
+int frontier_copy_cmp(const struct crawl_record *a, const struct crawl_record *b);
 uint64_t frontier_handoff_pending(const struct frontier *fr);
 void frontier_handoff_pack(struct frontier *fr, struct buf *send);
 

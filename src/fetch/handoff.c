@@ -18,9 +18,8 @@ struct arrived {
 	struct crawl_record rec;
 };
 
-/* By URL, then as frontier.h orders copies: fewer hops, shallower, the
- * lesser seed - so that of a URL several ranks sent, the same one wins on
- * any rank count. */
+/* By URL, then as frontier.h orders copies (frontier_copy_cmp), so that of
+ * a URL several ranks sent, the same one wins on any rank count. */
 static int arrived_cmp(const void *x, const void *y)
 {
 	const struct crawl_record *a = &((const struct arrived *)x)->rec;
@@ -30,11 +29,7 @@ static int arrived_cmp(const void *x, const void *y)
 
 	if (c || a->url_len != b->url_len)
 		return c ? c : (a->url_len < b->url_len ? -1 : 1);
-	if (a->hops != b->hops)
-		return a->hops < b->hops ? -1 : 1;
-	if (a->depth != b->depth)
-		return a->depth < b->depth ? -1 : 1;
-	return a->seed < b->seed ? -1 : a->seed > b->seed;
+	return frontier_copy_cmp(a, b);
 }
 
 /* Queues what arrived (u32 LE length, then a packed CrawlDb record, each),

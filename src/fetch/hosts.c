@@ -237,9 +237,8 @@ void hosts_settle_group(struct host_table *t, struct host *h, int stopping)
 			hosts_settle(t, h->group->members[k], stopping);
 }
 
-int hosts_closed(const struct host_table *t, const struct host *h)
+int hosts_closed(const struct host *h)
 {
-	(void)t;
 	return h->released || h->parked;
 }
 

@@ -141,7 +141,7 @@ void hosts_settle_group(struct host_table *t, struct host *h, int stopping);
 void hosts_reopen(struct host_table *t, struct host *h);
 /* 1 if h left the round and takes no URL more: released for a long hold,
  * or parked after politeness.max_host_failures failures. */
-int hosts_closed(const struct host_table *t, const struct host *h);
+int hosts_closed(const struct host *h);
 
 /* The time limit or a stop: no URL not started yet will be; they get no
  * outcome (they stay due). Returns how many. */

@@ -21,6 +21,16 @@
 
 /* ---- loading ---- */
 
+/* How URLs join the phase's queues (fetchlist.h), counting from zero. */
+static struct fetchlist_load list_load(struct fetcher *f)
+{
+	struct fetchlist_load l = { f->j, f->seg, &f->hosts, &f->origins, &f->done, f, f->rules,
+				    0, 0 };
+
+	return l;
+}
+
+
 /* A link an earlier attempt followed: queued again after the fetch lists. */
 static void on_followed(void *arg, uint32_t p, const struct crawl_record *rec,
 			const uint64_t *bands, unsigned nb, unsigned handoff)
@@ -44,8 +54,7 @@ static void on_kept(void *arg, const struct fetch_record *fr)
  * earlier attempts at the segment finished. */
 static enum cr_err load(struct fetcher *f, int64_t now)
 {
-	struct fetchlist_load l = { f->j, f->seg, &f->hosts, &f->origins, &f->done, f, f->rules,
-				    0, 0 };
+	struct fetchlist_load l = list_load(f);
 	uint32_t p;
 	enum cr_err e = CR_OK;
 
@@ -149,8 +158,7 @@ static void fetcher_release(struct fetcher *f)
  * whatever e. */
 static enum cr_err handoffs(struct fetcher *f, enum cr_err e)
 {
-	struct fetchlist_load l = { f->j, f->seg, &f->hosts, &f->origins, &f->done, f, f->rules,
-				    0, 0 };
+	struct fetchlist_load l = list_load(f);
 	int i, more = 1, go;
 	enum cr_err he;
 
@@ -186,18 +194,14 @@ static enum cr_err agree(struct fetcher *f, enum cr_err e)
 	return e ? e : f->failed ? f->failed : CR_AGAIN;
 }
 
-/* After the loop: a stopped fetch makes what finished durable and commits
- * nothing (the next fetch of the segment resumes from the journals);
- * otherwise the outputs and the robots cache are committed. */
+/* After the loops, once every rank ended well (agree: a stopped fetch
+ * synced its journals there and commits nothing): the outputs and the
+ * robots cache are committed. */
 static enum cr_err finish(struct fetcher *f)
 {
 	uint64_t q, hits;
 	enum cr_err e = f->failed;
 
-	if (!e && f->drain_until) {
-		e = segout_sync(f->out);
-		return e ? e : CR_AGAIN;
-	}
 	if (!e)
 		e = segout_commit(f->out);
 	if (!e) {

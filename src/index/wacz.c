@@ -7,6 +7,7 @@
 #include "util/fs.h"
 #include "util/json.h"
 #include "util/log.h"
+#include "util/sha256.h"
 
 #include <errno.h>
 #include <sys/stat.h>
@@ -16,7 +17,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <openssl/evp.h>
 #include <zip.h>
 
 #define WACZ_SORT_BUDGET (64u << 20)
@@ -32,50 +32,29 @@ struct pack {
 	struct wacz_counts *n;
 };
 
-/* "sha256:" and the digest in hex, as datapackage.json writes it. */
-static void hash_name(const unsigned char *md, unsigned len, char out[80])
+/* The sha256 of a file (its name, sha256.h), and its size. */
+static enum cr_err sha256_file(const char *path, char out[SHA256_NAME_MAX], uint64_t *size)
 {
-	unsigned i;
-
-	memcpy(out, "sha256:", 8);
-	for (i = 0; i < len && 7 + 2 * i + 3 <= 80; i++)
-		snprintf(out + 7 + 2 * i, 3, "%02x", md[i]);
-}
-
-/* The sha256 of a file as "sha256:HEX", and its size. */
-static enum cr_err sha256_file(const char *path, char out[80], uint64_t *size)
-{
-	unsigned char md[EVP_MAX_MD_SIZE], chunk[1 << 16];
-	unsigned len = 0;
-	EVP_MD_CTX *c = EVP_MD_CTX_new();
+	unsigned char chunk[1 << 16];
 	FILE *f = fopen(path, "rb");
+	struct sha256 s;
 	size_t got;
-	int ok = c && f && EVP_DigestInit_ex(c, EVP_sha256(), NULL);
+	int ok = f != NULL;
 
 	*size = 0;
+	sha256_start(&s);
 	while (ok && (got = fread(chunk, 1, sizeof(chunk), f)) > 0) {
-		ok = EVP_DigestUpdate(c, chunk, got);
+		sha256_add(&s, chunk, got);
 		*size += got;
 	}
-	ok = ok && !ferror(f) && EVP_DigestFinal_ex(c, md, &len);
+	ok = ok && !ferror(f);
 	if (f)
 		fclose(f);
-	EVP_MD_CTX_free(c);
-	if (!ok) {
+	if (sha256_end(&s, out) != CR_OK || !ok) {
 		log_err("wacz", "cannot read '%s'", path);
 		return CR_ERR_IO;
 	}
-	hash_name(md, len, out);
 	return CR_OK;
-}
-
-static void sha256_buf(const void *p, size_t n, char out[80])
-{
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned len = 0;
-
-	EVP_Digest(p, n, md, &len, EVP_sha256(), NULL);
-	hash_name(md, len, out);
 }
 
 /* Adds zip entry name (stored) from src; logs libzip's reason. */
@@ -103,7 +82,7 @@ static enum cr_err add_entry(struct pack *k, const char *name, zip_source_t *src
 /* Adds a file on disk as entry name and lists it in datapackage.json. */
 static enum cr_err add_file(struct pack *k, const char *name, const char *path)
 {
-	char hash[80];
+	char hash[SHA256_NAME_MAX];
 	uint64_t size;
 	enum cr_err e = sha256_file(path, hash, &size);
 
@@ -284,7 +263,7 @@ static enum cr_err add_pages(struct pack *k, const int *segs, size_t ns, const c
  * the package is closed. */
 static enum cr_err add_package_files(struct pack *k, const char *title)
 {
-	char when[32], hash[80];
+	char when[32], hash[SHA256_NAME_MAX];
 	time_t now = time(NULL);
 	struct tm tm;
 	enum cr_err e;
@@ -302,7 +281,7 @@ static enum cr_err add_package_files(struct pack *k, const char *title)
 		      zip_source_buffer(k->z, k->meta.p, k->meta.len, 0));
 	if (e)
 		return e;
-	sha256_buf(k->meta.p, k->meta.len, hash);
+	sha256_name(k->meta.p, k->meta.len, hash);
 	buf_addf(&k->digest, "{\"path\":\"datapackage.json\",\"hash\":\"%s\"}\n", hash);
 	return add_entry(k, "datapackage-digest.json",
 			 zip_source_buffer(k->z, k->digest.p, k->digest.len, 0));

@@ -209,7 +209,7 @@ static void reopen(void)
 	c->parked = 1;
 	hosts_settle(&t, c, 0);
 	CHECK(t.left == 0 && a->state == HOST_DONE && b->state == HOST_DONE, "all done");
-	CHECK(!hosts_closed(&t, a) && !hosts_closed(&t, b) && hosts_closed(&t, c),
+	CHECK(!hosts_closed(a) && !hosts_closed(b) && hosts_closed(c),
 	      "only the parked host is closed");
 	hosts_add(a, "http://a.test/i.png", &rec, 0, NULL);
 	hosts_reopen(&t, a);
@@ -224,9 +224,9 @@ static void reopen(void)
 	hosts_reopen(&t, a);
 	CHECK(a->state == HOST_READY && t.left == 2, "reopening a READY host changes nothing");
 	a->released = 1;
-	CHECK(hosts_closed(&t, a), "a released host is closed");
+	CHECK(hosts_closed(a), "a released host is closed");
 	c->failures = 0;   /* a request in flight when it was parked succeeded */
-	CHECK(hosts_closed(&t, c), "parked stays closed after a success");
+	CHECK(hosts_closed(c), "parked stays closed after a success");
 	hosts_release(&t);
 }
 
