@@ -389,6 +389,9 @@ static const struct key keys[] = {
 	  "a WARC file holding this many bytes is closed and the next one started (0: never)"),
 	B("index.enabled", index_enabled, "true",
 	  "after each round's update, write CDXJ indexes, extracted text and the link graph"),
+	B("index.wat", index_wat, "false",
+	  "with the index, a WAT file (Common Crawl's metadata JSON) of each WARC file; "
+	  "reads the WARC files back"),
 	SC("warc.operator", warc_operator, "", check_line,
 	  "warcinfo operator: who ran the crawl (a name, an e-mail address)"),
 	SC("warc.is_part_of", warc_is_part_of, "", check_line,

@@ -90,6 +90,7 @@ struct config {
 	int warc_revisits;
 	int warc_metadata;
 	int index_enabled;          /* CDXJ, text and link graph after update */
+	int index_wat;              /* WAT files with the index (index/wat.h) */
 	int text_format;            /* 0 wet, 1 jsonl, 2 none */
 	int text_boilerplate;       /* 0 keep, 1 mark, 2 drop (parse/boiler.h) */
 	long max_links;

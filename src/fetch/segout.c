@@ -193,7 +193,7 @@ static struct warc_writer *series(struct segout *s, uint32_t p, enum segout_seri
 		c->warc_compression,
 		(int)(c->warc_compression ? c->warc_zstd_level : c->warc_gzip_level),
 		(uint64_t)c->warc_max_bytes, NULL, 0,
-		c->warc_zstd_dict[0] ? c->warc_zstd_dict : NULL, buf_cstr(&s->info),
+		c->warc_zstd_dict[0] ? c->warc_zstd_dict : NULL, buf_cstr(&s->info), NULL,
 	};
 	char dir[PATH_MAX];
 

@@ -7,6 +7,7 @@
 #include "crawldb/parse_record.h"
 #include "fetch/http_head.h"
 #include "index/stage.h"
+#include "index/wat.h"
 #include "parse/html.h"
 #include "parse/parse.h"
 #include "store/recfile.h"
@@ -35,7 +36,7 @@
 
 const char *const index_counter_names[IX_COUNT_] = {
 	"warc_files", "cdxj_lines", "text_docs", "text_duplicates", "text_language",
-	"links", "parse_failed", "staged_files",
+	"links", "parse_failed", "staged_files", "wat_records",
 };
 
 /* ---- SURT ---- */
@@ -263,25 +264,6 @@ static enum cr_err load_dups(struct part_ix *x, int ver)
 	return e == CR_EOF ? CR_OK : e;
 }
 
-static int64_t warc_date_us(const char *s)
-{
-	struct tm tm;
-	long us = 0, scale = 100000;
-	const char *p;
-
-	memset(&tm, 0, sizeof(tm));
-	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-		   &tm.tm_hour, &tm.tm_min, &tm.tm_sec) != 6)
-		return 0;
-	tm.tm_year -= 1900;
-	tm.tm_mon -= 1;
-	p = strchr(s, '.');
-	if (p)
-		for (p++; *p >= '0' && *p <= '9' && scale > 0; p++, scale /= 10)
-			us += (*p - '0') * scale;
-	return (int64_t)timegm(&tm) * 1000000 + us;
-}
-
 /* The Content-Type of an HTTP head, without parameters, into out. */
 static void head_mime(const unsigned char *h, size_t n, char *out, size_t cap)
 {
@@ -416,7 +398,7 @@ static enum cr_err text_open(struct part_ix *x)
 		/* Plain text compresses well at level 1, at a third of level 6's
 		 * CPU; the WET files are rewritten whenever the index is. */
 		static const struct warc_writer_opts wo = { WARC_COMP_GZIP, 1, 0, NULL, 0, NULL,
-							    NULL };
+							    NULL, NULL };
 
 		return warc_writer_open_opts(x->text_path, "mpicrawl/0.1 (text extraction)",
 					     &wo, &x->wet);
@@ -677,7 +659,7 @@ static enum cr_err page_from_warc(struct part_ix *x, const struct warc_record *r
 
 	http_head_content_type(rec->block, head, type, sizeof(type), charset, sizeof(charset));
 	if (!parse_html(x->j, uri, charset, rec->block, head, rec->block + head,
-			rec->block_len - head, &pg, &flags, pc)) {
+			rec->block_len - head, &pg, &flags, pc, NULL)) {
 		x->c[IX_PARSE_FAILED]++;
 		return CR_OK;
 	}
@@ -685,7 +667,7 @@ static enum cr_err page_from_warc(struct part_ix *x, const struct warc_record *r
 	memset(&sp, 0, sizeof(sp));
 	sp.uri = uri;
 	sp.uri_len = strlen(uri);
-	sp.date_us = warc_date_us(date);
+	sp.date_us = warc_parse_date(date);
 	sp.id = id;
 	sp.id_len = strlen(id);
 	sp.noindex = (flags & PARSE_NOINDEX) != 0;
@@ -909,6 +891,14 @@ static enum cr_err index_warc(struct part_ix *x, const char *name)
 {
 	char key[160];
 	struct stream *st;
+	uint64_t n;
+	enum cr_err e;
+
+	if (x->j->cfg.index_wat) {
+		if ((e = wat_write_file(x->j, x->seg, name, &n)) != CR_OK)
+			return e;
+		x->c[IX_WAT_RECORDS] += n;
+	}
 
 	if (x->use_staged && index_stage_key(name, key, sizeof(key)) &&
 	    (st = stream_for(x, key)) != NULL && st->r && !strcmp(st->next, name)) {

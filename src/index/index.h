@@ -37,6 +37,7 @@ enum index_counter {
 	IX_LINKS,           /* link graph edges */
 	IX_PARSE_FAILED,    /* 2xx HTML pages that did not parse */
 	IX_STAGED_FILES,    /* WARC files indexed from what the fetcher staged */
+	IX_WAT_RECORDS,     /* records described in WAT files (index.wat) */
 	IX_COUNT_
 };
 

@@ -1,5 +1,6 @@
 #include "parse/html.h"
 #include "parse/css.h"
+#include "parse/htmlmeta.h"
 #include "url/url.h"
 #include "util/hmap.h"
 
@@ -47,6 +48,7 @@ struct walk {
 	int in_style;
 	struct hmap seen_embeds;
 	size_t embeds_cap;
+	struct htmlmeta *meta; /* or NULL: no metadata wanted */
 };
 
 static int has_token(const char *list, const char *tok)
@@ -314,6 +316,8 @@ static void on_start(void *ctx, const xmlChar *tag, const xmlChar **atts)
 
 	if (!name)
 		return;
+	if (w->meta)
+		htmlmeta_start(w->meta, name, (const char *const *)atts);
 	element_embeds(w, name, atts);
 	flow_edge(w, name, 1);
 	if (is_skip(name)) {
@@ -367,6 +371,8 @@ static void on_end(void *ctx, const xmlChar *tag)
 
 	if (!name)
 		return;
+	if (w->meta)
+		htmlmeta_end(w->meta, name);
 	flow_edge(w, name, 0);
 	if (is_skip(name)) {
 		if (w->skip_depth > 0)
@@ -434,6 +440,8 @@ static void on_text(void *ctx, const xmlChar *ch, int len)
 			    !((unsigned char)s[i + n] == 0xc2 && i + n + 1 < len &&
 			      (unsigned char)s[i + n + 1] == 0xa0); n++)
 			;
+		if (w->meta)
+			htmlmeta_word(w->meta, s + i, (size_t)n, w->in_space || w->in_break);
 		if ((w->in_space || w->in_break) && w->text.len)
 			buf_addc(&w->text, w->in_break ? '\n' : ' ');
 		if (w->in_break && w->line.words) {
@@ -648,6 +656,13 @@ enum cr_err html_extract(const void *body, size_t len, const char *charset,
 			 const char *page_url, const char *agent, size_t max_links,
 			 struct html_page *out)
 {
+	return html_extract_meta(body, len, charset, page_url, agent, max_links, out, NULL);
+}
+
+enum cr_err html_extract_meta(const void *body, size_t len, const char *charset,
+			      const char *page_url, const char *agent, size_t max_links,
+			      struct html_page *out, struct htmlmeta *meta)
+{
 	int opts = HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
 		   HTML_PARSE_NONET | HTML_PARSE_COMPACT;
 	htmlSAXHandler sax;
@@ -672,6 +687,7 @@ enum cr_err html_extract(const void *body, size_t len, const char *charset,
 	w.page_url = page_url;
 	w.agent = agent;
 	w.max_links = max_links;
+	w.meta = meta;
 	hmap_init(&w.seen);
 	buf_init(&w.text);
 	buf_init(&w.lines);

@@ -73,6 +73,12 @@ struct html_page {
 CR_WUR enum cr_err html_extract(const void *body, size_t len, const char *charset,
 				const char *page_url, const char *agent, size_t max_links,
 				struct html_page *out);
+/* The same, and what the markup says about the page (htmlmeta.h) into
+ * meta, which the caller has initialised (NULL: not wanted). */
+struct htmlmeta;
+CR_WUR enum cr_err html_extract_meta(const void *body, size_t len, const char *charset,
+				     const char *page_url, const char *agent, size_t max_links,
+				     struct html_page *out, struct htmlmeta *meta);
 void html_page_release(struct html_page *p);
 /* Drops every link (and its anchor text) after the first n. */
 void html_page_keep_links(struct html_page *p, uint32_t n);

@@ -197,7 +197,7 @@ static void keep_link_budget(struct html_page *page)
 
 int parse_html(const struct job *j, const char *url, const char *charset,
 	       const unsigned char *head, size_t hlen, const unsigned char *body, size_t blen,
-	       struct html_page *page, uint32_t *flags, uint64_t *c)
+	       struct html_page *page, uint32_t *flags, uint64_t *c, struct htmlmeta *meta)
 {
 	struct buf dec;
 	enum cr_err e;
@@ -207,8 +207,8 @@ int parse_html(const struct job *j, const char *url, const char *charset,
 		buf_release(&dec);
 		return 0;
 	}
-	e = html_extract(body, blen, charset, url, j->cfg.robots_agent, (size_t)j->cfg.max_links,
-			 page);
+	e = html_extract_meta(body, blen, charset, url, j->cfg.robots_agent,
+			      (size_t)j->cfg.max_links, page, meta);
 	buf_release(&dec);
 	if (e != CR_OK) {
 		c[PC_FAILED]++;
@@ -385,7 +385,7 @@ int parse_page(const struct job *j, const struct fetch_record *f,
 	if (f->rec.meta.kind == CRAWL_EMBED && is_css(f))
 		return j->cfg.fetch_embeds && parse_sheet(j, &pr, head, hlen, body, blen, out, c);
 	str0(charset, sizeof(charset), f->charset, f->charset_len);
-	if (!parse_html(j, url, charset, head, hlen, body, blen, &page, &flags, c))
+	if (!parse_html(j, url, charset, head, hlen, body, blen, &page, &flags, c, NULL))
 		return 0;
 	pr.flags = flags;
 	c[PC_NOINDEX] += (pr.flags & PARSE_NOINDEX) != 0;

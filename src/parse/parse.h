@@ -73,10 +73,12 @@ int parse_page(const struct job *j, const struct fetch_record *f,
  * X-Robots-Tag and meta robots applied (nofollow keeps no link), the links
  * cut to what a record holds. *flags gets enum parse_flag bits. 1 if page
  * was filled (release it with html_page_release), 0 if the body could not be
- * decoded or parsed (counted in c, PC_COUNT_ long).
+ * decoded or parsed (counted in c, PC_COUNT_ long). meta: NULL, or an
+ * initialised htmlmeta that gets what the markup says (htmlmeta.h).
  */
+struct htmlmeta;
 int parse_html(const struct job *j, const char *url, const char *charset,
 	       const unsigned char *head, size_t hlen, const unsigned char *body, size_t blen,
-	       struct html_page *page, uint32_t *flags, uint64_t *c);
+	       struct html_page *page, uint32_t *flags, uint64_t *c, struct htmlmeta *meta);
 
 #endif

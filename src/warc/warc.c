@@ -745,7 +745,6 @@ static void w_protocol_fields(struct buf *rec, const struct warc_exchange *x)
 static enum cr_err w_warcinfo(struct warc_writer *w, const char *software)
 {
 	char id[48], date[80], host[256], bd[33];
-	const char *base = strrchr(w->path, '/');
 	struct buf body;
 	struct part p[2];
 	uint64_t off, len;
@@ -779,7 +778,7 @@ static enum cr_err w_warcinfo(struct warc_writer *w, const char *software)
 	buf_reset(&w->rec);
 	buf_addf(&w->rec, "WARC/1.1\r\nWARC-Type: warcinfo\r\nWARC-Record-ID: %s\r\n"
 		 "WARC-Date: %s\r\nWARC-Filename: ", id, date);
-	w_add_text(&w->rec, base ? base + 1 : w->path);
+	w_add_text(&w->rec, w->name);
 	buf_addf(&w->rec, "\r\nWARC-Block-Digest: sha1:%s\r\n"
 		 "Content-Type: application/warc-fields\r\nContent-Length: %zu\r\n\r\n",
 		 bd, body.len);
@@ -897,7 +896,7 @@ static enum cr_err w_new_opts(const struct warc_writer_opts *o, const char *soft
 static enum cr_err w_new(const struct warc_writer_opts *opts, const char *software,
 			 struct warc_writer **out)
 {
-	struct warc_writer_opts def = { WARC_COMP_GZIP, 0, 0, NULL, 0, NULL, NULL };
+	struct warc_writer_opts def = { WARC_COMP_GZIP, 0, 0, NULL, 0, NULL, NULL, NULL };
 	struct warc_writer_opts o1;
 	const struct warc_writer_opts *o = opts ? opts : &def;
 	struct buf dict;
@@ -1001,7 +1000,7 @@ enum cr_err warc_writer_open(const char *path, const char *software,
 enum cr_err warc_writer_open_level(const char *path, const char *software, int level,
 				   struct warc_writer **out)
 {
-	struct warc_writer_opts o = { WARC_COMP_GZIP, level, 0, NULL, 0, NULL, NULL };
+	struct warc_writer_opts o = { WARC_COMP_GZIP, level, 0, NULL, 0, NULL, NULL, NULL };
 
 	if (level < 1 || level > 9)
 		return CR_ERR_ARG;
@@ -1020,8 +1019,8 @@ enum cr_err warc_writer_open_opts(const char *path, const char *software,
 		return CR_ERR_ARG;
 	if ((e = w_new(o, software, &w)) != CR_OK)
 		return e;
-	base = strrchr(path, '/');
-	snprintf(w->name, sizeof(w->name), "%s", base ? base + 1 : path);
+	base = o && o->filename ? o->filename : strrchr(path, '/');
+	snprintf(w->name, sizeof(w->name), "%s", base ? base + (base[0] == '/') : path);
 	if (!(w->path = strdup(path))) {
 		w_free(w);
 		return CR_ERR_NOMEM;
@@ -1885,4 +1884,23 @@ enum cr_err warc_reader_open(const char *path, size_t max_block,
 	}
 	*out = r;
 	return CR_OK;
+}
+
+int64_t warc_parse_date(const char *s)
+{
+	struct tm tm;
+	long us = 0, scale = 100000;
+	const char *p;
+
+	memset(&tm, 0, sizeof(tm));
+	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+		   &tm.tm_hour, &tm.tm_min, &tm.tm_sec) != 6)
+		return 0;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	p = strchr(s, '.');
+	if (p)
+		for (p++; *p >= '0' && *p <= '9' && scale > 0; p++, scale /= 10)
+			us += (*p - '0') * scale;
+	return (int64_t)timegm(&tm) * 1000000 + us;
 }

@@ -79,6 +79,9 @@ struct warc_writer_opts {
 	const char *zstd_dict_path;  /* or the file holding one (read at open), or NULL */
 	const char *info;     /* more warcinfo fields, "name: value\r\n" lines, or NULL
 				 (copied at open) */
+	const char *filename; /* single file: its WARC-Filename when written under
+				 another name (a temporary one), or NULL: the path's
+				 base name */
 };
 
 /* The same with options (opts NULL: gzip level 6); max_bytes is ignored. */
@@ -194,6 +197,9 @@ const char *warc_writer_last_payload_digest(const struct warc_writer *w);
  * "2026-11-24T14:42:01.509123Z". */
 #define WARC_DATE_MAX 48
 void warc_format_date(int64_t us, char out[WARC_DATE_MAX]);
+/* A WARC-Date read back (seconds or finer, UTC), µs since the epoch; 0 if
+ * s is not one. */
+int64_t warc_parse_date(const char *s);
 /* A WARC-Target-URI as the writer writes it: control bytes and spaces
  * %-encoded, everything else as it is; appended to out. */
 void warc_format_uri(const char *uri, struct buf *out);

@@ -8,7 +8,10 @@
 # - `mpicrawl index --set text.format=jsonl` writes the same pages as JSON
 #   lines (jq reads every line);
 # - the link graph: two tab-separated URLs per line, as many as counted;
-# - stats.json has an index section.
+# - stats.json has an index section;
+# - WAT files: one per WARC file, read by warcio.js with every digest and
+#   every JSON payload checked, one metadata record per WARC record, and the
+#   links of each page equal to the link graph's (tests/e2e/wat_links.py).
 . "$(dirname "$0")/lib.sh"
 
 WARCIO=$ROOT/tests/warcio
@@ -19,7 +22,8 @@ start_web web --hosts 6 --pages 25 || { echo "not ok: web did not start"; finish
 C=$SCRATCH/crawl
 check "crawl exits 0" run_ranks 2 crawl --dir "$C" --seeds "$SCRATCH/seeds" \
 	--set fetch.allow_private=true --set "dns.servers=127.0.0.1:$DNS_PORT" \
-	--set politeness.delay_ms=5 --set partition.count=4 >"$SCRATCH/out" 2>&1
+	--set politeness.delay_ms=5 --set partition.count=4 --set index.wat=true \
+	>"$SCRATCH/out" 2>&1
 
 cdxj_ok() {
 	local f n=0 bad=0 idx
@@ -152,4 +156,40 @@ check "anchor text of links to pages" test \
 	"$(zstdcat "$C"/segments/*/links/*.tsv.zst | awk -F'\t' '$2 ~ /\/p\/[0-9]+\.html$/ && $3 != ""' |
 	   wc -l)" -gt 0
 check "links counted" test "$links" -gt 0
+
+wat_ok() {
+	local f w n=0 bad=0 recs
+	for f in "$C"/segments/*/warc/*.warc.gz; do
+		n=$((n + 1))
+		w=$(dirname "$(dirname "$f")")/wat/$(basename "$f" .warc.gz).warc.wat.gz
+		[ -f "$w" ] || { echo "no WAT file for $f"; bad=$((bad + 1)); continue; }
+		# As many metadata records as the WARC file has records, each naming
+		# its record.
+		recs=$(zcat "$f" | tr -d '\r' | grep -ac '^WARC-Record-ID: ')
+		[ "$(zcat "$w" | tr -d '\r' | grep -ac '^WARC-Refers-To: ')" = "$recs" ] ||
+			{ echo "records differ: $w"; bad=$((bad + 1)); }
+		(cd "$WARCIO" && node check.mjs --wat "$w") >>"$SCRATCH/wat.lines" ||
+			bad=$((bad + 1))
+	done
+	echo "wat: $n WARC files, $bad bad"
+	[ "$n" -gt 0 ] && [ "$bad" -eq 0 ]
+}
+check "WAT per WARC file, read by warcio, every JSON payload parses" wat_ok
+check "WAT records counted in stats.json" test \
+	"$(zcat "$C"/segments/*/wat/*.wat.gz | tr -d '\r' | grep -ac '^WARC-Refers-To: ')" = \
+	"$(jq -s '[.[].index.counters.wat_records] | add' "$C"/segments/*/stats.json)"
+zstdcat "$C"/segments/*/links/*.tsv.zst >"$SCRATCH/graph.tsv"
+check "WAT: each page's links, resolved, equal to the link graph's" eval \
+	'python3 "$ROOT/tests/e2e/wat_links.py" "$MPICRAWL" "$SCRATCH/wat.lines" "$SCRATCH/graph.tsv" >"$SCRATCH/wl" 2>&1'
+cat "$SCRATCH/wl"
+# Common Crawl's structure, on one page.
+zcat "$C"/segments/00001/wat/*.wat.gz | grep -a '"HTML-Metadata"' | head -n 1 >"$SCRATCH/one.json"
+check "WAT: Common Crawl's structure (Container, Envelope, HTTP and HTML metadata)" test "$(jq -r '
+	[.Container.Filename, .Container.Offset, .Container["Gzip-Metadata"]["Inflated-Length"],
+	 .Envelope["WARC-Header-Metadata"]["WARC-Type"],
+	 .Envelope["Payload-Metadata"]["HTTP-Response-Metadata"]["Response-Message"].Status,
+	 .Envelope["Payload-Metadata"]["HTTP-Response-Metadata"].Headers["Content-Type"],
+	 .Envelope["Payload-Metadata"]["HTTP-Response-Metadata"]["HTML-Metadata"].Head.Title,
+	 (.Envelope["Payload-Metadata"]["HTTP-Response-Metadata"]["HTML-Metadata"].Links[0].path)] |
+	map(select(. != null and . != "")) | length' "$SCRATCH/one.json")" = 8
 finish

@@ -11,7 +11,9 @@
 # - the WET's text lines against html.parser's by the same layout rules:
 #   at least 99.5 % of its lines whole, foreign words under 0.5 %;
 # - coverage against wget2 (-r, robots.txt obeyed, no page requisites) on
-#   the same server: every HTML page wget2 fetched, mpicrawl fetched too.
+#   the same server: every HTML page wget2 fetched, mpicrawl fetched too;
+# - the WAT files read by warcio.js, each page's links equal to the link
+#   graph's.
 # The packages come from scripts/install-deps.sh.
 . "$(dirname "$0")/lib.sh"
 
@@ -57,7 +59,7 @@ cut -f3 "$SCRATCH/sites" | sed 's|$|/|' >"$SCRATCH/seeds"
 check "crawl of the real pages on 2 ranks completes" eval 'run_ranks 2 crawl --dir "$SCRATCH/c" \
 	--seeds "$SCRATCH/seeds" --rounds 12 --set fetch.allow_private=true \
 	--set "dns.servers=127.0.0.1:$DNS_PORT" --set politeness.delay_ms=0 \
-	--set partition.count=8 --set "tls.ca_file=$TLS_CA" \
+	--set partition.count=8 --set "tls.ca_file=$TLS_CA" --set index.wat=true \
 	--set "http.version=${REAL_PAGES_HTTP:-auto}" >"$SCRATCH/c.out" 2>&1 &&
 	grep -q "the crawl is complete" "$SCRATCH/c.out"'
 grep -E ' (fetch|update) I segment' "$SCRATCH/c.out" | sed 's/^[^ ]* r0000 /  /' | cut -c1-200
@@ -73,6 +75,14 @@ check "links: agreement with html.parser >= 99.5 % of (source, target) pairs" \
 	"$SCRATCH" >"$SCRATCH/links.out" 2>&1'
 cat "$SCRATCH/links.out"
 echo "links compared by $((SECONDS - T0)) s"
+
+# d. The WAT's links of every page (as written, resolved here) against the
+# link graph: the same reading of the page, so equal.
+check "WAT: every page's links equal the link graph's" eval '(cd "$ROOT/tests/warcio" &&
+	node check.mjs --wat "$SCRATCH"/c/segments/*/wat/*.wat.gz) >"$SCRATCH/wat.lines" &&
+	python3 "$ROOT/tests/e2e/wat_links.py" "$MPICRAWL" "$SCRATCH/wat.lines" "$SCRATCH/links" \
+	>"$SCRATCH/wat.out" 2>&1'
+cat "$SCRATCH/wat.out"
 
 # c. The WET's lines of every page, against html.parser's by the same
 # layout rules (docs/OUTPUTS.md).

@@ -6,9 +6,13 @@
  * Input: the whole file. Records are read to the end or the first error;
  * each one's fields, HTTP split, payload and digests are looked at. Then the
  * reader seeks back to the first record, which must read the same, and to an
- * offset taken from the input, which must give a record or an error.
+ * offset taken from the input, which must give a record or an error. Each
+ * record's WAT JSON (index/wat.h) is made, and must be an object whose
+ * members can be walked to its Envelope.
  */
 #include "fuzz.h"
+#include "index/wat.h"
+#include "util/json.h"
 #include "warc/warc.h"
 
 #define MAX_BLOCK (1u << 20)
@@ -18,6 +22,20 @@ static const char *const fields[] = {
 	"WARC-Type", "Content-Length", "WARC-Target-URI", "Content-Type",
 	"WARC-Block-Digest", "WARC-Payload-Digest", "WARC-Date", "",
 };
+
+static void wat_check(const struct warc_record *rec)
+{
+	struct wat_source s = { "f.warc.gz", WAT_GZIP, rec, NULL, NULL };
+	const char *v;
+	size_t n;
+	struct buf j;
+
+	buf_init(&j);
+	wat_json(&s, &j);
+	if (json_get_value((const char *)j.p, j.len, "Envelope", &v, &n) != CR_OK)
+		abort();
+	buf_release(&j);
+}
 
 static void look(const struct warc_record *rec)
 {
@@ -44,6 +62,7 @@ static void look(const struct warc_record *rec)
 		abort();
 	(void)warc_check_block_digest(rec);
 	(void)warc_check_payload_digest(rec);
+	wat_check(rec);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -7,6 +7,10 @@
 //                                    (tab-separated, as `mpicrawl warc` prints
 //                                    them), then "records: N" per file
 //   node check.mjs --cdxj FILE...    warcio's own CDXJ index of the files
+//   node check.mjs --wat FILE...     WAT files: digests as above, every
+//                                    metadata record's JSON parsed; per HTML
+//                                    page one line: URI, base (or "-"), then
+//                                    its links as JSON [[path, url, rel], ...]
 //
 // .warc.zst files are read through `zstd -dc` (warcio.js has no zstd), so
 // their offsets are those of the decompressed stream: the caller compares
@@ -58,7 +62,7 @@ function fail(path, off, msg) {
 }
 
 // Pass 1: raw blocks (parseHttp off) for the digests, offsets and lengths.
-async function checkDigests(path) {
+async function checkDigests(path, quiet = false) {
   const parser = new WARCParser(source(path), { parseHttp: false });
   let n = 0;
   for await (const rec of parser) {
@@ -85,7 +89,7 @@ async function checkDigests(path) {
       if (pd !== sha1b32(payload)) fail(path, off, `bad WARC-Payload-Digest ${pd}`);
     }
     if (!h.get("WARC-Record-ID") || !h.get("WARC-Date")) fail(path, off, "no Record-ID or Date");
-    process.stdout.write(`${off}\t${parser.recordLength}\t${type}\t${uri}\n`);
+    if (!quiet) process.stdout.write(`${off}\t${parser.recordLength}\t${type}\t${uri}\n`);
     n++;
   }
   return n;
@@ -116,9 +120,44 @@ async function cdxj(paths) {
   for await (const cdx of idx.iterIndex(files)) process.stdout.write(idx.serializeCDXJ(cdx));
 }
 
+async function wat(path) {
+  let n = 0;
+  for await (const rec of WARCParser.iterRecords(source(path), { parseHttp: false })) {
+    const block = await rec.readFully(false);
+    if (rec.warcType !== "metadata") continue;
+    n++;
+    let j;
+    try {
+      j = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(block));
+    } catch (e) {
+      fail(path, "?", `${rec.warcTargetURI}: JSON: ${e.message}`);
+      continue;
+    }
+    if (!j.Container || !j.Envelope || !j.Envelope["WARC-Header-Metadata"])
+      fail(path, "?", `${rec.warcTargetURI}: no Container or Envelope`);
+    const r = j.Envelope["Payload-Metadata"] && j.Envelope["Payload-Metadata"]["HTTP-Response-Metadata"];
+    const html = r && r["HTML-Metadata"];
+    if (!html) continue;
+    const links = (html.Links || []).concat(html.Head.Link || [])
+      .map((l) => [l.path, l.url, l.rel || ""]);
+    process.stdout.write(`${rec.warcTargetURI}\t${html.Head.Base || "-"}\t${JSON.stringify(links)}\n`);
+  }
+  return n;
+}
+
 const args = process.argv.slice(2);
 if (args[0] === "--cdxj") {
   await cdxj(args.slice(1));
+} else if (args[0] === "--wat") {
+  for (const path of args.slice(1)) {
+    try {
+      const n = await checkDigests(path, true);
+      const m = await wat(path);
+      if (m !== n - 1) fail(path, "-", `${n} records, ${m} of them metadata`);
+    } catch (e) {
+      fail(path, "-", `warcio: ${e && e.message ? e.message : e}`);
+    }
+  }
 } else {
   for (const path of args) {
     try {
