@@ -111,7 +111,8 @@ reindex_ok() {
 	local d n
 	for d in "$C"/segments/*/; do
 		n=$((10#$(basename "$d")))
-		run_ranks 2 index --dir "$C" --segment "$n" >/dev/null 2>&1 || return 1
+		run_ranks 2 index --dir "$C" --segment "$n" --set index.wat=true >/dev/null 2>&1 ||
+			return 1
 	done
 }
 check "index every segment again from the WARC files" reindex_ok
@@ -142,7 +143,7 @@ check "CDXJ and links byte for byte, WET record for record, as derived again" sa
 # The first segment: with links followed inside the round, most pages are
 # fetched there.
 check "index again as JSON lines" "$MPICRAWL" index --dir "$C" --segment 1 \
-	--set text.format=jsonl >"$SCRATCH/ix.out" 2>&1
+	--set text.format=jsonl --set index.wat=true >"$SCRATCH/ix.out" 2>&1
 check "JSON lines: every line parses, one per page" test \
 	"$(zcat "$C"/segments/00001/text/*.jsonl.gz | jq -c 'select(.url and .text != null)' | wc -l)" = \
 	"$(jq '.index.counters.text_docs' "$C"/segments/00001/stats.json)"
