@@ -26,6 +26,7 @@ LIB_HOMES = {
     'openssl/x509_vfy.h': 'src/fetch/tls.c',
     'cld2/': 'src/parse/lang.cc',
     'zip.h': 'src/index/wacz.c',
+    'magic.h': 'src/index/sniff.c',
 }
 
 findings = []

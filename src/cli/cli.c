@@ -228,6 +228,9 @@ int cli_job_start(struct job *j, const struct cli_opts *o, int create)
 	}
 	if (!comm_agree(e == CR_OK))
 		return 1;
+	/* What rank 0 wrote, on every rank: a warc.prefix made is its own. */
+	if (create && !comm_agree(layout_open(o->dir, &j->cfg, 0, &j->dir) == CR_OK))
+		return 1;
 	if (j->rank == 0 && (uint32_t)j->nranks > j->dir.partitions)
 		log_warn("job", "%d ranks but %u partitions: ranks %u and up have no work "
 			 "(partition.count is fixed when the crawl directory is created)",

@@ -150,6 +150,24 @@ static const char *check_line(const char *v)
 	return *v ? check_header(v) : NULL;
 }
 
+/* warc.prefix: "" (made at creation), or a name that begins WARC file names:
+ * letters, digits, '.', '_', '-', beginning with a letter or digit. */
+static const char *check_prefix(const char *v)
+{
+	const char *p;
+
+	if (!*v)
+		return NULL;
+	if (strlen(v) > 64)
+		return "longer than 64 bytes";
+	if (!isalnum((unsigned char)*v))
+		return "does not begin with a letter or digit";
+	for (p = v; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("._-", *p))
+			return "holds a byte other than letters, digits, '.', '_', '-'";
+	return NULL;
+}
+
 /* http.accept_encoding: "" or a comma-separated list of the codings the
  * parser undoes (parse/decode.h), optionally with q-values. */
 static const char *check_codings(const char *v)
@@ -392,6 +410,9 @@ static const struct key keys[] = {
 	B("index.wat", index_wat, "false",
 	  "with the index, a WAT file (Common Crawl's metadata JSON) of each WARC file; "
 	  "reads the WARC files back"),
+	SC("warc.prefix", warc_prefix, "", check_prefix,
+	  "what WARC file names begin with, fixed when the crawl directory is created (empty: "
+	  "mpicrawl-TIMESTAMP-RANDOM, unique to the crawl)"),
 	SC("warc.operator", warc_operator, "", check_line,
 	  "warcinfo operator: who ran the crawl (a name, an e-mail address)"),
 	SC("warc.is_part_of", warc_is_part_of, "", check_line,

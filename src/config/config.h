@@ -56,6 +56,7 @@ struct config {
 	char warc_is_part_of[256];  /* warc.publisher: warcinfo fields ("" none) */
 	char warc_description[512];
 	char warc_publisher[256];
+	char warc_prefix[72];       /* warc.prefix: "" = made when the crawl is created */
 	char accept_encoding[128];
 	int http_version;           /* http.version: enum http_version (fetch/http.h) */
 	int tls_verify;             /* tls.verify */

@@ -1,6 +1,7 @@
 #include "crawldb/layout.h"
 #include "dedup/minhash.h"
 #include "util/buf.h"
+#include "util/clock.h"
 #include "util/fs.h"
 #include "util/log.h"
 #include "url/url.h"
@@ -9,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 #include <libpsl.h>
 #include <xxhash.h>
 
@@ -91,6 +94,10 @@ enum cr_err layout_open(const char *root, struct config *cfg, int create,
 		}
 		d->partitions = (uint32_t)cfg->partitions;
 		d->partition_by = cfg->partition_by;
+		if (cfg->warc_prefix[0])
+			snprintf(d->warc_prefix, sizeof(d->warc_prefix), "%s", cfg->warc_prefix);
+		else
+			layout_make_prefix(clock_now_us(), d->warc_prefix, sizeof(d->warc_prefix));
 		return CR_OK;
 	}
 	buf_cstr(&b);
@@ -110,7 +117,16 @@ enum cr_err layout_open(const char *root, struct config *cfg, int create,
 	/* Crawls made before the key existed sign with n hash functions. */
 	sig = meta_value((const char *)b.p, "dedup.signature", v, sizeof(v)) == CR_OK &&
 	      !strcmp(v, "oph") ? MINHASH_OPH : MINHASH_FUNCTIONS;
+	/* Crawls made before the key named their WARC files mpicrawl-... */
+	if (meta_value((const char *)b.p, "warc.prefix", d->warc_prefix,
+		       sizeof(d->warc_prefix)) != CR_OK || !d->warc_prefix[0])
+		snprintf(d->warc_prefix, sizeof(d->warc_prefix), "mpicrawl");
 	buf_release(&b);
+	if (cfg->warc_prefix[0] && strcmp(cfg->warc_prefix, d->warc_prefix)) {
+		log_err("layout", "warc.prefix is '%s' in '%s' and cannot change (asked '%s')",
+			d->warc_prefix, root, cfg->warc_prefix);
+		return CR_ERR_ARG;
+	}
 	if (cfg->dedup_signature_set && cfg->dedup_signature != sig) {
 		log_err("layout", "dedup.signature is %s in '%s' and cannot change",
 			sig == MINHASH_OPH ? "oph" : "minhash", root);
@@ -145,6 +161,7 @@ enum cr_err layout_write_meta(const struct crawl_dir *d, const struct config *cf
 		 d->partition_by == PARTITION_BY_DOMAIN ? "domain" : "host");
 	buf_addf(&b, "dedup.signature = %s\n",
 		 cfg->dedup_signature == MINHASH_OPH ? "oph" : "minhash");
+	buf_addf(&b, "warc.prefix = %s\n", d->warc_prefix);
 	buf_adds(&b, "# configuration at creation:\n");
 	{
 		const char *line = cfgtext;
@@ -161,6 +178,19 @@ enum cr_err layout_write_meta(const struct crawl_dir *d, const struct config *cf
 	e = fs_write_atomic(path, b.p, b.len);
 	buf_release(&b);
 	return e;
+}
+
+void layout_make_prefix(int64_t now_us, char *out, size_t cap)
+{
+	time_t t = (time_t)(now_us / 1000000);
+	unsigned char r[3] = { 0 };
+	struct tm tm;
+
+	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+		memcpy(r, &now_us, sizeof(r));   /* no entropy: the microseconds */
+	gmtime_r(&t, &tm);
+	snprintf(out, cap, "mpicrawl-%04d%02d%02d%02d%02d%02d-%02x%02x%02x", tm.tm_year + 1900,
+		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, r[0], r[1], r[2]);
 }
 
 void layout_top(const char *root, const char *name, char *out, size_t cap)

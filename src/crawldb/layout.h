@@ -1,7 +1,7 @@
 /*
  * layout.h - names in the crawl directory and its small state files.
  *
- *   crawl.meta                        format, partition count and key, creation config
+ *   crawl.meta                        format, partition count and key, warc.prefix, creation config
  *   lock                              the job's lock (util/lock.h)
  *   crawldb/CURRENT                   number of the committed CrawlDb version
  *   crawldb/NNNNN/part-PPPPP.zst      CrawlDb records of partition PPPPP
@@ -41,21 +41,34 @@
 #define LAYOUT_FORMAT 1
 #define LAYOUT_ROOT_MAX (PATH_MAX - 256)
 
+/* What WARC file names of the crawl begin with (warc.prefix), at most. */
+#define LAYOUT_PREFIX_MAX 72
+
 struct crawl_dir {
 	char root[LAYOUT_ROOT_MAX];
 	uint32_t partitions;
 	int partition_by;
+	/* warc.prefix as crawl.meta fixes it: the config's, or made at creation
+	 * (layout_make_prefix); "mpicrawl" in crawls made before the key. */
+	char warc_prefix[LAYOUT_PREFIX_MAX];
 };
 
 /*
  * Reads DIR/crawl.meta into d and sets cfg's partition keys from it; a
- * config that asks for a different partition count is an error. If the
- * directory has no crawl.meta and create is set, d is filled from cfg (the
- * caller writes the meta with layout_write_meta on one rank).
+ * config that asks for a different partition count or warc.prefix is an
+ * error. If the directory has no crawl.meta and create is set, d is filled
+ * from cfg, a warc.prefix made when cfg has none (the caller writes the meta
+ * with layout_write_meta on one rank, and every rank opens it again: the
+ * prefix made is rank 0's).
  */
 CR_WUR enum cr_err layout_open(const char *root, struct config *cfg, int create,
 			       struct crawl_dir *d);
 CR_WUR enum cr_err layout_write_meta(const struct crawl_dir *d, const struct config *cfg);
+
+/* A warc.prefix unique to a crawl, as IIPC's file naming recommends a
+ * prefix and a timestamp: "mpicrawl-YYYYMMDDhhmmss-XXXXXX", the time now_us
+ * (UTC) and six random hex digits, into out. */
+void layout_make_prefix(int64_t now_us, char *out, size_t cap);
 
 /* Paths at the top of the crawl directory root: crawl.meta, lock,
  * report.html, and the folders crawldb, segments, robots and tmp. name is

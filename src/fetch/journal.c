@@ -146,18 +146,19 @@ void journal_close(struct journal **jn, int remove)
 	*jn = NULL;
 }
 
-void journal_warc_prefix(int seg, uint32_t p, int attempt, char *out, size_t cap)
+void journal_warc_prefix(const struct crawl_dir *d, int seg, uint32_t p, int attempt,
+			 char *out, size_t cap)
 {
 	if (attempt > 0)
-		snprintf(out, cap, "mpicrawl-%05d-%05u-r%d", seg, p, attempt);
+		snprintf(out, cap, "%s-%05d-%05u-r%d", d->warc_prefix, seg, p, attempt);
 	else
-		snprintf(out, cap, "mpicrawl-%05d-%05u", seg, p);
+		snprintf(out, cap, "%s-%05d-%05u", d->warc_prefix, seg, p);
 }
 
 /* ---- resuming a partition ---- */
 
 struct warc_file {
-	char name[128];
+	char name[256];
 	int attempt;
 	uint64_t size, end;   /* end: of the last journaled exchange */
 	int named;            /* a kept entry names it */
@@ -174,14 +175,14 @@ struct resume_ctx {
 };
 
 /* The attempt of a WARC file name of partition p, or -1 if it is not one. */
-static int warc_attempt(const char *name, int seg, uint32_t p)
+static int warc_attempt(const struct crawl_dir *d, const char *name, int seg, uint32_t p)
 {
-	char prefix[40];
+	char prefix[LAYOUT_PREFIX_MAX + 32];
 	const char *rest;
 	size_t n;
 	long k = 0;
 
-	journal_warc_prefix(seg, p, 0, prefix, sizeof(prefix));
+	journal_warc_prefix(d, seg, p, 0, prefix, sizeof(prefix));
 	if (strncmp(name, prefix, strlen(prefix)))
 		return -1;
 	rest = name + strlen(prefix);
@@ -212,7 +213,7 @@ static enum cr_err list_warcs(struct resume_ctx *c)
 	if (!dh)
 		return errno == ENOENT ? CR_OK : CR_ERR_IO;
 	while ((de = readdir(dh)) != NULL) {
-		int k = warc_attempt(de->d_name, c->seg, c->p);
+		int k = warc_attempt(&c->j->dir, de->d_name, c->seg, c->p);
 		char path[PATH_MAX + 512];
 		struct stat st;
 		struct warc_file *w;

@@ -5,12 +5,14 @@
 #include "dedup/minhash.h"
 #include "fetch/journal.h"
 #include "index/index.h"
+#include "index/sniff.h"
 #include "index/stage.h"
 #include "parse/html.h"
 #include "store/recfile.h"
 #include "util/fs.h"
 #include "util/log.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -23,7 +25,7 @@
 
 /* A WARC file a partition wrote, and how far. */
 struct written {
-	char name[128];
+	char name[256];
 	uint64_t end;
 };
 
@@ -32,14 +34,14 @@ struct part {
 	struct recfile_writer *fetch;
 	struct recfile_writer *parse;     /* with parse records */
 	struct warc_writer *warc[SEGOUT_SERIES_];   /* by enum segout_series */
-	char prefix[64];                  /* of its WARC files (journal_warc_prefix) */
+	char prefix[LAYOUT_PREFIX_MAX + 32];   /* of its WARC files (journal_warc_prefix) */
 	struct journal *jn;               /* finished URLs, made durable in batches */
 	int attempt;                      /* of this fetch of the segment */
 	struct written *files;            /* checked before the partition commits */
 	size_t nfiles, cap;
 	/* What the index step takes from here (index/stage.h), per series */
 	struct recfile_writer *stage[SEGOUT_SERIES_];
-	char staged_file[SEGOUT_SERIES_][128];   /* the WARC file last named */
+	char staged_file[SEGOUT_SERIES_][256];   /* the WARC file last named */
 	/* the last exchange archived, while it waits for segout_text */
 	int text_wanted;
 	enum segout_series text_series;
@@ -61,10 +63,35 @@ struct segout {
 	segout_kept_fn kept;
 	segout_followed_fn followed;
 	void *kept_arg;
+	char suffix[SEGOUT_SERIES_][64];  /* -HOST and the series' suffix */
 };
 
 static const char *const series_suffix[SEGOUT_SERIES_] = { "", "-robots", "-diagnostics",
 							      "-sitemaps" };
+
+/* The host in WARC file names, as IIPC's recommendation ends them: this
+ * machine's name up to its first dot, bytes other than letters, digits and
+ * '_' as '_' (a '-' would run into the name's other parts), never all
+ * digits (a serial is), at most 32 bytes. */
+static void host_token(char *out, size_t cap)
+{
+	char h[256];
+	size_t i, n = 0;
+	int digits = 1;
+
+	if (gethostname(h, sizeof(h)) != 0 || !h[0])
+		snprintf(h, sizeof(h), "localhost");
+	h[sizeof(h) - 1] = '\0';
+	for (i = 0; h[i] && h[i] != '.' && n < 32 && n + 2 < cap; i++) {
+		out[n++] = isalnum((unsigned char)h[i]) ? h[i] : '_';
+		digits &= isdigit((unsigned char)h[i]) != 0;
+	}
+	out[n] = '\0';
+	if (digits) {
+		memmove(out + 1, out, n + 1);
+		out[0] = 'h';
+	}
+}
 
 static enum cr_err fail(struct segout *s, enum cr_err e)
 {
@@ -89,6 +116,15 @@ enum cr_err segout_open(const struct job *j, int seg, int with_parse, struct seg
 	buf_init(&s->scratch);
 	buf_init(&s->info);
 	provenance_fields(j, &s->info);
+	{
+		char host[40];
+		int k;
+
+		host_token(host, sizeof(host));
+		for (k = 0; k < SEGOUT_SERIES_; k++)
+			snprintf(s->suffix[k], sizeof(s->suffix[k]), "-%s%s", host,
+				 series_suffix[k]);
+	}
 	s->parts = calloc(j->dir.partitions, sizeof(*s->parts));
 	if (!s->parts)
 		e = CR_ERR_NOMEM;
@@ -199,9 +235,9 @@ static struct warc_writer *series(struct segout *s, uint32_t p, enum segout_seri
 
 	if (o->warc[k] || s->failed)
 		return o->warc[k];
-	journal_warc_prefix(s->seg, p, o->attempt, o->prefix, sizeof(o->prefix));
+	journal_warc_prefix(&s->j->dir, s->seg, p, o->attempt, o->prefix, sizeof(o->prefix));
 	layout_segment_sub(&s->j->dir, s->seg, "warc", dir, sizeof(dir));
-	fail(s, warc_writer_open_series(dir, o->prefix, series_suffix[k], provenance_software(),
+	fail(s, warc_writer_open_series(dir, o->prefix, s->suffix[k], provenance_software(),
 					&wo, &o->warc[k]));
 	if (o->warc[k] && k == SEGOUT_PAGES)
 		provenance_once(s, o->warc[k]);
@@ -263,13 +299,13 @@ static enum cr_err keep_done(void *arg, int kind, const void *fetch, size_t fetc
  * index step reads their WARC files back. */
 static void unstage_part(struct segout *s, uint32_t p)
 {
-	char dir[PATH_MAX], prefix[64];
+	char dir[PATH_MAX], prefix[LAYOUT_PREFIX_MAX + 32];
 	struct dirent *de;
 	size_t pl;
 	DIR *dh;
 
 	layout_segment_sub(&s->j->dir, s->seg, "staged", dir, sizeof(dir));
-	journal_warc_prefix(s->seg, p, 0, prefix, sizeof(prefix));
+	journal_warc_prefix(&s->j->dir, s->seg, p, 0, prefix, sizeof(prefix));
 	pl = strlen(prefix);
 	if (!(dh = opendir(dir)))
 		return;
@@ -312,7 +348,7 @@ enum cr_err segout_resume(struct segout *s, uint32_t p, segout_kept_fn kept,
 static struct recfile_writer *stage_of(struct segout *s, uint32_t p, enum segout_series k)
 {
 	struct part *o = &s->parts[p];
-	char key[160], name[200], path[PATH_MAX];
+	char key[256], name[300], path[PATH_MAX];
 
 	if (!s->with_stage || o->stage[k] || s->failed)
 		return o->stage[k];
@@ -343,6 +379,27 @@ static void exchange_facts(struct segout *s, const struct warc_exchange *x, char
 	buf_add(&s->scratch, x->body, x->body_len);
 	index_record_facts(type, ct, s->scratch.p, s->scratch.len, mime, cap, status, &head);
 	*head_out = head;
+}
+
+/* The CDXJ mime-detected of a response (not a revisit) whose block the
+ * index step splits at head: its body sniffed as the index step would
+ * read it from the record (sniff.h). */
+static void exchange_sniff(struct segout *s, const struct warc_exchange *x, size_t head,
+			   char *out, size_t cap)
+{
+	out[0] = '\0';
+	if (x->revisit_profile || !head)
+		return;
+	if (head == x->resp_head_len) {
+		sniff_mime(x->resp_head, head, x->body, x->body_len, out, cap);
+		return;
+	}
+	s->scratch.len = 0;
+	buf_add(&s->scratch, x->resp_head, x->resp_head_len);
+	buf_add(&s->scratch, x->body, x->body_len);
+	if (head <= s->scratch.len)
+		sniff_mime(s->scratch.p, head, s->scratch.p + head, s->scratch.len - head, out,
+			   cap);
 }
 
 /* Stages the CDXJ line of the exchange just archived in w (and names its
@@ -376,10 +433,12 @@ static void stage_exchange(struct segout *s, uint32_t p, enum segout_series k,
 	warc_format_date(x->date_us, date);
 	exchange_facts(s, x, mime, sizeof(mime), &status, &head);
 	/* What the index step would read of the record: the head it split. */
-	if (head)
+	if (head) {
 		index_cdxj_extras((const char *)buf_cstr(&o->text_uri), x->resp_head,
 				  head < x->resp_head_len ? head : x->resp_head_len, status,
 				  x->revisit_profile ? NULL : x->truncated, &ex);
+		exchange_sniff(s, x, head, ex.mime_detected, sizeof(ex.mime_detected));
+	}
 	index_cdxj_filename(s->seg, name, fname, sizeof(fname));
 	index_cdxj_line(&line, (const char *)buf_cstr(&o->text_uri), date, mime, status,
 			warc_writer_last_payload_digest(w), len, off, fname, head ? &ex : NULL);

@@ -6,6 +6,7 @@
 #include "crawldb/crawl_record.h"
 #include "crawldb/parse_record.h"
 #include "fetch/http_head.h"
+#include "index/sniff.h"
 #include "index/stage.h"
 #include "index/wat.h"
 #include "parse/html.h"
@@ -354,6 +355,7 @@ void index_cdxj_line(struct buf *b, const char *uri, const char *date, const cha
 		 (unsigned long long)length, (unsigned long long)offset);
 	json_str(b, fname, strlen(fname));
 	if (e) {
+		extra_field(b, "mime-detected", e->mime_detected);
 		extra_field(b, "charset", e->charset);
 		extra_field(b, "truncated", e->truncated);
 		extra_field(b, "redirect", e->redirect);
@@ -385,12 +387,12 @@ static enum cr_err text_open(struct part_ix *x)
 
 	if (x->wet || x->jsonl || cfg->text_format == 2)
 		return CR_OK;
-	char name[64];
+	char name[128];
 
 	layout_segment_sub(&x->j->dir, x->seg, "text", dir, sizeof(dir));
 	if (fs_mkdirs(dir) != CR_OK)
 		return CR_ERR_IO;
-	snprintf(name, sizeof(name), "mpicrawl-%05d-%05u.%s", x->seg, x->p,
+	snprintf(name, sizeof(name), "%s-%05d-%05u.%s", x->j->dir.warc_prefix, x->seg, x->p,
 		 cfg->text_format == 0 ? "warc.wet.gz" : "jsonl.gz");
 	layout_segment_file(&x->j->dir, x->seg, "text", name, x->text_path,
 			    sizeof(x->text_path));
@@ -772,6 +774,9 @@ static enum cr_err one_record(struct part_ix *x, const char *name,
 	warc_record_field(rec, "WARC-Truncated", trunc, sizeof(trunc));
 	if (head)
 		index_cdxj_extras(uri, rec->block, head, status, trunc[0] ? trunc : NULL, &ex);
+	if (head && !strcmp(type, "response"))
+		sniff_mime(rec->block, head, rec->block + head, rec->block_len - head,
+			   ex.mime_detected, sizeof(ex.mime_detected));
 	index_cdxj_filename(x->seg, name, fname, sizeof(fname));
 	x->line.len = 0;
 	index_cdxj_line(&x->line, uri, date, mime, status, digest, rec->length, rec->offset,
@@ -811,14 +816,14 @@ static enum cr_err one_warc(struct part_ix *x, const char *name)
 
 /* A staged file of one WARC series, read in step with the series' files. */
 struct stream {
-	char key[160];
+	char key[256];
 	struct recfile_reader *r;   /* NULL: none, or read to its end */
 	char next[256];             /* the next WARC file it holds, or "" */
 };
 
 static struct stream *stream_for(struct part_ix *x, const char *key)
 {
-	char name[200], path[PATH_MAX];
+	char name[300], path[PATH_MAX];
 	struct stream *st;
 	struct index_stage_rec sr;
 	const void *d;
@@ -889,7 +894,7 @@ static enum cr_err staged_warc(struct part_ix *x, struct stream *st, const char 
  * there is such a thing, else read back. */
 static enum cr_err index_warc(struct part_ix *x, const char *name)
 {
-	char key[160];
+	char key[256];
 	struct stream *st;
 	uint64_t n;
 	enum cr_err e;
@@ -908,14 +913,15 @@ static enum cr_err index_warc(struct part_ix *x, const char *name)
 	return one_warc(x, name);
 }
 
-/* The partition of a WARC file name mpicrawl-NNNNN-PPPPP-..., or -1. */
-static long name_partition(const char *name, int seg)
+/* The partition of a WARC file name PREFIX-NNNNN-PPPPP-... of segment seg
+ * (PREFIX: the crawl's warc.prefix), or -1. */
+static long name_partition(const struct crawl_dir *d, const char *name, int seg)
 {
-	char pre[32];
+	char pre[LAYOUT_PREFIX_MAX + 16];
 	char *end;
 	long p;
 
-	snprintf(pre, sizeof(pre), "mpicrawl-%05d-", seg);
+	snprintf(pre, sizeof(pre), "%s-%05d-", d->warc_prefix, seg);
 	if (strncmp(name, pre, strlen(pre)))
 		return -1;
 	p = strtol(name + strlen(pre), &end, 10);
@@ -945,7 +951,7 @@ static enum cr_err do_partition(struct part_ix *x, char **names, size_t nn)
 		return e;
 	x->pages.len = 0;
 	for (i = 0; i < nn && e == CR_OK; i++)
-		if (name_partition(names[i], x->seg) == (long)x->p)
+		if (name_partition(&x->j->dir, names[i], x->seg) == (long)x->p)
 			e = index_warc(x, names[i]);
 	e2 = zw_close(&x->links, e == CR_OK);
 	if (e == CR_OK)
@@ -1072,7 +1078,7 @@ enum cr_err index_segment(const struct job *j, int seg, int crawldb_version, int
 		if (!layout_owns(p, j->rank, j->nranks))
 			continue;
 		for (k = 0; k < nn; k++)
-			any |= name_partition(names[k], seg) == (long)p;
+			any |= name_partition(&j->dir, names[k], seg) == (long)p;
 		if (!any)
 			continue;
 		x.p = p;

@@ -56,10 +56,12 @@ CR_WUR enum cr_err index_segment(const struct job *j, int seg, int crawldb_versi
 				 int use_staged, uint64_t *c);
 
 /* What a response's CDXJ line says beyond warcio's fields, as Common
- * Crawl's index says it: the charset of its Content-Type, where a redirect
- * points (its Location resolved against the URL), why it was truncated
- * (WARC-Truncated); "" each when none. */
+ * Crawl's index says it: the media type its payload's bytes show
+ * (sniff.h; the caller sets it), the charset of its Content-Type, where a
+ * redirect points (its Location resolved against the URL), why it was
+ * truncated (WARC-Truncated); "" each when none. */
 struct index_cdxj_extra {
+	char mime_detected[128];
 	char charset[64];
 	char redirect[URL_MAX_LEN + 1];
 	char truncated[32];
@@ -73,7 +75,8 @@ void index_cdxj_extras(const char *uri, const void *head, size_t head_len, int s
 /* The CDXJ line of a WARC record, as warcio's and pywb's indexers write
  * it: SURT key, 14-digit time stamp, JSON (url, mime, status, digest
  * without its algorithm, length, offset, filename), then Common Crawl's
- * charset, truncated and redirect when e has them (NULL: none); fname is
+ * mime-detected, charset, truncated and redirect when e has them (NULL:
+ * none); fname is
  * the WARC file's path from the crawl directory
  * (segments/NNNNN/warc/NAME: index_cdxj_filename). Appended to b. The
  * page's languages join later (index step, "languages"). */

@@ -159,14 +159,27 @@ enum cr_err index_stage_link(const struct index_stage_page *pg, size_t *pos, con
 /* The series suffixes of segout.c, longest match first. */
 static const char *const series_suffixes[] = { "-robots", "-diagnostics", "-sitemaps" };
 
-int index_stage_key(const char *name, char *out, size_t cap)
+/* Whether name[0..n) ends in "-" and five digits. */
+static int is_serial(const char *name, size_t n)
+{
+	size_t k;
+
+	if (n < 7 || name[n - 6] != '-')
+		return 0;
+	for (k = n - 5; k < n; k++)
+		if (name[k] < '0' || name[k] > '9')
+			return 0;
+	return 1;
+}
+
+/* The length of a WARC file name without its extension, and its series'
+ * suffix ("" for pages; *n shortened past it); 0 if it is no WARC file. */
+static size_t name_parts(const char *name, const char **suffix)
 {
 	static const char *const exts[] = { ".warc.gz", ".warc.zst", ".warc" };
-	size_t n = strlen(name), i, k;
-	const char *suffix = "";
+	size_t n = strlen(name), i;
 
-	if (strncmp(name, "mpicrawl-", 9))
-		return 0;
+	*suffix = "";
 	for (i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
 		size_t el = strlen(exts[i]);
 
@@ -181,31 +194,39 @@ int index_stage_key(const char *name, char *out, size_t cap)
 		size_t sl = strlen(series_suffixes[i]);
 
 		if (n > sl && !strncmp(name + n - sl, series_suffixes[i], sl)) {
-			suffix = series_suffixes[i];
-			n -= sl;
-			break;
+			*suffix = series_suffixes[i];
+			return n - sl;
 		}
 	}
+	return n;
+}
+
+int index_stage_key(const char *name, char *out, size_t cap)
+{
+	const char *suffix;
+	size_t n = name_parts(name, &suffix);
+
+	/* "-HOST" after the serial (not in names of crawls made before it) */
+	if (!is_serial(name, n)) {
+		while (n && name[n - 1] != '-')
+			n--;
+		n -= n > 0;
+	}
 	/* "-SSSSS": the serial */
-	if (n < 7 || name[n - 6] != '-')
+	if (!is_serial(name, n))
 		return 0;
-	for (k = n - 5; k < n; k++)
-		if (name[k] < '0' || name[k] > '9')
-			return 0;
 	n -= 6;
 	return snprintf(out, cap, "%.*s%s", (int)n, name, suffix) < (int)cap;
 }
 
 int index_wants_text(const char *warc_name, int is_response, int status, const char *mime)
 {
-	size_t i;
+	const char *suffix;
 
 	if (!is_response || status < 200 || status > 299)
 		return 0;
 	if (strcasecmp(mime, "text/html") && strcasecmp(mime, "application/xhtml+xml"))
 		return 0;
-	for (i = 0; i < sizeof(series_suffixes) / sizeof(series_suffixes[0]); i++)
-		if (strstr(warc_name, series_suffixes[i]))
-			return 0;
-	return 1;
+	/* the pages series: its names end in no suffix */
+	return name_parts(warc_name, &suffix) && !suffix[0];
 }

@@ -84,9 +84,10 @@ CR_WUR enum cr_err index_stage_link(const struct index_stage_page *pg, size_t *p
 				    size_t *alen);
 
 /*
- * The series a WARC file name belongs to: "mpicrawl-00003-00002-r1-00007-
- * robots.warc.gz" -> "mpicrawl-00003-00002-r1-robots". 0 if the name is not
- * one of ours (then nothing is staged for it).
+ * The series a WARC file name belongs to: its serial and host left out,
+ * "P-00003-00002-r1-00007-node1-robots.warc.gz" -> "P-00003-00002-r1-robots"
+ * (crawls made before the host was named: "P-...-r1-00007-robots.warc.gz").
+ * 0 if the name is not one of ours (then nothing is staged for it).
  */
 int index_stage_key(const char *warc_name, char *out, size_t cap);
 

@@ -22,8 +22,16 @@
 #define WACZ_SORT_BUDGET (64u << 20)
 #define WACZ_SOFTWARE "mpicrawl/0.1"
 
-struct pack {
+/* A crawl and its segments to pack (pick_segments). */
+struct crawl_segs {
 	const struct crawl_dir *d;
+	int *v;
+	size_t n;
+};
+
+struct pack {
+	struct crawl_segs *c;
+	size_t nc;
 	zip_t *z;
 	char tmp[PATH_MAX];         /* the package being written */
 	char work[PATH_MAX - 64];   /* a directory for the index, pages and sort runs */
@@ -69,6 +77,12 @@ static enum cr_err add_entry(struct pack *k, const char *name, zip_source_t *src
 	i = zip_file_add(k->z, name, src, ZIP_FL_ENC_UTF_8);
 	if (i < 0) {
 		zip_source_free(src);
+		if (zip_error_code_zip(zip_get_error(k->z)) == ZIP_ER_EXISTS) {
+			log_user("two WARC files are named '%s': their crawls cannot share a "
+				 "package (made before warc.prefix, or given the same one)",
+				 strrchr(name, '/') + 1);
+			return CR_ERR_ARG;
+		}
 		log_err("wacz", "%s: %s", name, zip_strerror(k->z));
 		return CR_ERR_LIB;
 	}
@@ -100,15 +114,15 @@ static enum cr_err add_file(struct pack *k, const char *name, const char *path)
 	return CR_OK;
 }
 
-/* The WARC files of segment seg into archive/. */
-static enum cr_err add_warcs(struct pack *k, int seg)
+/* The WARC files of segment seg of crawl d into archive/. */
+static enum cr_err add_warcs(struct pack *k, const struct crawl_dir *d, int seg)
 {
 	char dir[PATH_MAX], path[PATH_MAX + 264], name[300];
 	static const char *const kinds[] = { ".warc.gz", ".warc.zst", ".warc" };
 	enum cr_err e = CR_OK;
 	size_t i, n, t;
 
-	layout_segment_sub(k->d, seg, "warc", dir, sizeof(dir));
+	layout_segment_sub(d, seg, "warc", dir, sizeof(dir));
 	for (t = 0; t < 3 && !e; t++) {
 		char **v = fs_list(dir, "", kinds[t], &n);
 
@@ -161,24 +175,27 @@ static enum cr_err read_lines(const char *path, struct xsort *x, FILE *out, uint
 	return e;
 }
 
-/* The lines of every file of subdir sub (ending in suffix) of the segments. */
-static enum cr_err each_file(struct pack *k, const int *segs, size_t ns, const char *sub,
-			     const char *suffix, struct xsort *x, FILE *out, uint64_t *count)
+/* The lines of every file of subdir sub (ending in suffix) of the crawls'
+ * segments. */
+static enum cr_err each_file(struct pack *k, const char *sub, const char *suffix,
+			     struct xsort *x, FILE *out, uint64_t *count)
 {
 	char dir[PATH_MAX], path[PATH_MAX + 264];
 	enum cr_err e = CR_OK;
-	size_t s, i, n;
+	size_t c, s, i, n;
 
-	for (s = 0; s < ns && !e; s++) {
-		char **v;
+	for (c = 0; c < k->nc; c++) {
+		for (s = 0; s < k->c[c].n && !e; s++) {
+			char **v;
 
-		layout_segment_sub(k->d, segs[s], sub, dir, sizeof(dir));
-		v = fs_list(dir, "", suffix, &n);
-		for (i = 0; i < n && !e; i++) {
-			snprintf(path, sizeof(path), "%s/%s", dir, v[i]);
-			e = read_lines(path, x, out, count);
+			layout_segment_sub(k->c[c].d, k->c[c].v[s], sub, dir, sizeof(dir));
+			v = fs_list(dir, "", suffix, &n);
+			for (i = 0; i < n && !e; i++) {
+				snprintf(path, sizeof(path), "%s/%s", dir, v[i]);
+				e = read_lines(path, x, out, count);
+			}
+			fs_list_free(v, n);
 		}
-		fs_list_free(v, n);
 	}
 	return e;
 }
@@ -209,7 +226,7 @@ static enum cr_err write_index_line(FILE *f, const char *line, size_t n)
 }
 
 /* indexes/index.cdxj: the segments' CDXJ lines, sorted bytewise. */
-static enum cr_err add_index(struct pack *k, const int *segs, size_t ns)
+static enum cr_err add_index(struct pack *k)
 {
 	char path[PATH_MAX];
 	struct xsort *x = NULL;
@@ -219,7 +236,7 @@ static enum cr_err add_index(struct pack *k, const int *segs, size_t ns)
 	enum cr_err e = xsort_new(k->work, WACZ_SORT_BUDGET, cmp_line, &x);
 
 	if (!e)
-		e = each_file(k, segs, ns, "cdxj", ".cdxj", x, NULL, &k->n->cdxj_lines);
+		e = each_file(k, "cdxj", ".cdxj", x, NULL, &k->n->cdxj_lines);
 	if (!e)
 		e = xsort_finish(x);
 	snprintf(path, sizeof(path), "%s/index.cdxj", k->work);
@@ -239,7 +256,7 @@ static enum cr_err add_index(struct pack *k, const int *segs, size_t ns)
 }
 
 /* pages/pages.jsonl: the segments' pages lists under one header line. */
-static enum cr_err add_pages(struct pack *k, const int *segs, size_t ns, const char *title)
+static enum cr_err add_pages(struct pack *k, const char *title)
 {
 	char path[PATH_MAX];
 	FILE *f;
@@ -253,7 +270,7 @@ static enum cr_err add_pages(struct pack *k, const int *segs, size_t ns, const c
 	json_str(&k->meta, title, strlen(title));
 	fwrite(k->meta.p, 1, k->meta.len, f);
 	fputs("}\n", f);
-	e = each_file(k, segs, ns, "pages", ".jsonl", NULL, f, &k->n->pages);
+	e = each_file(k, "pages", ".jsonl", NULL, f, &k->n->pages);
 	if (fclose(f) != 0 && !e)
 		e = CR_ERR_IO;
 	return e ? e : add_file(k, "pages/pages.jsonl", path);
@@ -311,50 +328,76 @@ static int *pick_segments(const struct crawl_dir *d, const int *segs, size_t ns,
 	return v;
 }
 
-static enum cr_err pack_all(struct pack *k, const int *v, size_t nv, const char *title)
+static enum cr_err pack_all(struct pack *k, const char *title)
 {
 	enum cr_err e = CR_OK;
-	size_t i;
+	size_t c, i;
 
-	for (i = 0; i < nv && !e; i++)
-		e = add_warcs(k, v[i]);
+	for (c = 0; c < k->nc; c++)
+		for (i = 0; i < k->c[c].n && !e; i++)
+			e = add_warcs(k, k->c[c].d, k->c[c].v[i]);
 	if (!e)
-		e = add_index(k, v, nv);
+		e = add_index(k);
 	if (!e)
-		e = add_pages(k, v, nv, title);
+		e = add_pages(k, title);
 	if (!e)
 		e = add_package_files(k, title);
 	return e;
 }
 
-enum cr_err wacz_write(const struct crawl_dir *d, const int *segs, size_t nsegs,
-		       const char *title, const char *out, struct wacz_counts *n)
+/* Each crawl's segments into k->c; a default title (the directories'
+ * names, joined by " + ") into names. CR_ERR_ARG (told) if a crawl has
+ * none to pack. */
+static enum cr_err pick_all(struct pack *k, const struct wacz_crawl *crawls, size_t nc,
+			    struct buf *names)
+{
+	size_t c;
+
+	if (!(k->c = calloc(nc, sizeof(*k->c))))
+		abort();
+	k->nc = nc;
+	for (c = 0; c < nc; c++) {
+		const struct crawl_dir *d = crawls[c].d;
+		const char *base = strrchr(d->root, '/');
+
+		k->c[c].d = d;
+		k->c[c].v = pick_segments(d, crawls[c].segs, crawls[c].nsegs, &k->c[c].n);
+		if (!k->c[c].v)
+			return CR_ERR_ARG;
+		if (!k->c[c].n) {
+			log_user("'%s' has no indexed segment to pack", d->root);
+			return CR_ERR_ARG;
+		}
+		k->n->segments += k->c[c].n;
+		buf_adds(names, c ? " + " : "");
+		buf_adds(names, base && base[1] ? base + 1 : d->root);
+	}
+	return CR_OK;
+}
+
+enum cr_err wacz_write(const struct wacz_crawl *crawls, size_t ncrawls, const char *title,
+		       const char *out, struct wacz_counts *n)
 {
 	struct pack k;
-	size_t nv;
-	int *v = pick_segments(d, segs, nsegs, &nv), zerr = 0;
-	const char *base = strrchr(d->root, '/');
+	struct buf names;
+	int zerr = 0;
+	size_t c;
 	enum cr_err e;
 
 	memset(n, 0, sizeof(*n));
-	if (!v)
-		return CR_ERR_ARG;
-	if (!nv) {
-		log_user("'%s' has no indexed segment to pack", d->root);
-		free(v);
-		return CR_ERR_ARG;
-	}
 	memset(&k, 0, sizeof(k));
-	k.d = d;
 	k.n = n;
-	n->segments = nv;
+	buf_init(&names);
 	buf_init(&k.resources);
 	buf_init(&k.meta);
 	buf_init(&k.digest);
+	e = pick_all(&k, crawls, ncrawls, &names);
+	if (e)
+		goto done;
 	snprintf(k.tmp, sizeof(k.tmp), "%s.tmp.%d", out, (int)getpid());
 	snprintf(k.work, sizeof(k.work), "%s.work.%d", out, (int)getpid());
 	if (!title)
-		title = base && base[1] ? base + 1 : d->root;
+		title = buf_cstr(&names);
 	/* Beside the output, whose directory must exist. */
 	e = mkdir(k.work, 0700) == 0 ? CR_OK : CR_ERR_IO;
 	if (e)
@@ -364,7 +407,7 @@ enum cr_err wacz_write(const struct crawl_dir *d, const int *segs, size_t nsegs,
 		e = CR_ERR_IO;
 	}
 	if (!e)
-		e = pack_all(&k, v, nv, title);
+		e = pack_all(&k, title);
 	if (k.z && !e && zip_close(k.z) < 0) {
 		log_err("wacz", "cannot write '%s': %s", k.tmp, zip_strerror(k.z));
 		e = CR_ERR_IO;
@@ -379,9 +422,13 @@ enum cr_err wacz_write(const struct crawl_dir *d, const int *segs, size_t nsegs,
 		unlink(k.tmp);
 	if (fs_exists(k.work) && fs_remove_tree(k.work) != CR_OK)
 		log_warn("wacz", "cannot remove '%s'", k.work);
+done:
+	for (c = 0; c < k.nc; c++)
+		free(k.c[c].v);
+	free(k.c);
+	buf_release(&names);
 	buf_release(&k.resources);
 	buf_release(&k.meta);
 	buf_release(&k.digest);
-	free(v);
 	return e;
 }

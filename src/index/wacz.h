@@ -16,6 +16,12 @@
  * writes the ZIP (this is the one file that speaks to it). The package is
  * written to OUT.tmp.PID and renamed: a failed run leaves no half file.
  * Only segments whose index step is done are packed.
+ *
+ * Several crawls can go into one package: their WARC files side by side in
+ * archive/ (crawl-unique names: warc.prefix), their CDXJ lines merged into
+ * one index, their pages lists into one. Two files of the same name (crawls
+ * made before warc.prefix, or given the same one) cannot both be stored:
+ * that is an error, not a capture lost.
  */
 #ifndef CR_INDEX_WACZ_H
 #define CR_INDEX_WACZ_H
@@ -30,10 +36,17 @@ struct wacz_counts {
 	uint64_t segments, warcs, cdxj_lines, pages, bytes;
 };
 
-/* segs: the segments to pack (nsegs of them), or NULL for every indexed
- * one; title: the package's title (NULL: the crawl directory's name).
- * Errors are logged with the file they concern. */
-CR_WUR enum cr_err wacz_write(const struct crawl_dir *d, const int *segs, size_t nsegs,
+/* A crawl to pack: segs, the segments (nsegs of them), or NULL for every
+ * indexed one. Borrowed. */
+struct wacz_crawl {
+	const struct crawl_dir *d;
+	const int *segs;
+	size_t nsegs;
+};
+
+/* Packs ncrawls crawls into out; title: the package's title (NULL: the
+ * crawl directories' names). Errors are logged with the file they concern. */
+CR_WUR enum cr_err wacz_write(const struct wacz_crawl *crawls, size_t ncrawls,
 			      const char *title, const char *out, struct wacz_counts *n);
 
 #endif

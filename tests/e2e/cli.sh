@@ -29,6 +29,17 @@ check "inject with bad lines" expect 0 'seeds:4: invalid seed' \
 check "two seeds injected" bash -c "'$MPICRAWL' readdb --dir '$SCRATCH/c' --stats | grep -q 'unfetched  2'"
 check "partition count cannot change" expect 2 'cannot change' \
 	"$MPICRAWL" inject --dir "$SCRATCH/c" --seeds "$SCRATCH/seeds" --set partition.count=8
+# The WARC files' prefix is the crawl's, made at creation (crawl-unique)
+# or given then; bad ones and a change later are refused.
+check "warc.prefix made when the crawl was created" \
+	grep -qE '^warc.prefix = mpicrawl-[0-9]{14}-[0-9a-f]{6}$' "$SCRATCH/c/crawl.meta"
+check "warc.prefix cannot change" expect 2 'warc.prefix is .* cannot change' \
+	"$MPICRAWL" inject --dir "$SCRATCH/c" --seeds "$SCRATCH/seeds" --set warc.prefix=other
+check "warc.prefix with a slash refused" expect 2 'warc.prefix: bad value' \
+	"$MPICRAWL" inject --dir "$SCRATCH/c2" --seeds "$SCRATCH/seeds" --set warc.prefix=a/b
+check "warc.prefix given at creation is kept" eval '"$MPICRAWL" inject --dir "$SCRATCH/c3" \
+	--seeds "$SCRATCH/seeds" --set warc.prefix=MYCRAWL-2026 >/dev/null 2>&1 &&
+	grep -qx "warc.prefix = MYCRAWL-2026" "$SCRATCH/c3/crawl.meta"'
 
 # A damaged CrawlDb part is named, not used.
 part=$(ls "$SCRATCH"/c/crawldb/00001/part-*.zst | head -n 1)

@@ -157,7 +157,7 @@ check "check --repair goes back a version" expect 0 "back to version $((ver - 1)
 check "the crawl goes on after the repair" expect 0 "" \
 	timeout 300 "$MPICRAWL" crawl --dir "$K" "${opts[@]}" --rounds 2
 check "and its CrawlDb reads whole" "$MPICRAWL" check --dir "$K"
-rm -f "$K"/segments/00001/warc/*-00000.warc.gz
+pages_warcs "$K"/segments/00001/warc | grep -- '-00000-[^-]*\.warc' | xargs rm -f
 check "check names WARC files gone" expect 1 "WARC file .* is missing" "$MPICRAWL" check --dir "$K"
 
 # ---- 5: stopping a crawl started from a terminal ----

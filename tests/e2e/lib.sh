@@ -107,6 +107,13 @@ run_ranks() {
 }
 
 # The CrawlDb as sorted JSON lines without the times.
+# pages_warcs DIR: the WARC files of the pages series in folder DIR (not
+# robots.txt, diagnostics or sitemaps), one a line.
+pages_warcs() {
+	ls "$1"/*.warc.gz "$1"/*.warc.zst 2>/dev/null |
+		grep -vE -- '-(robots|diagnostics|sitemaps)\.warc\.(gz|zst)$'
+}
+
 dump_db() {
 	"$MPICRAWL" readdb --dir "$1" --dump |
 		sed -E 's/"fetched_at":[0-9]+,"next_fetch":[0-9]+,//' | LC_ALL=C sort

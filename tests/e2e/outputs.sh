@@ -32,7 +32,7 @@ cdxj_ok() {
 		idx=$(dirname "$(dirname "$f")")/cdxj/$(basename "$f").cdxj
 		LC_ALL=C sort -c "$idx" || { bad=$((bad + 1)); continue; }
 		# warcio's fields: Common Crawl's left out, the file's name alone.
-		cmp -s <(sed -E 's/,"(charset|truncated|redirect|languages)":"([^"\\]|\\.)*"//g;
+		cmp -s <(sed -E 's/,"(mime-detected|charset|truncated|redirect|languages)":"([^"\\]|\\.)*"//g;
 			s/"filename":"segments\/[0-9]+\/warc\//"filename":"/' "$idx") \
 			<(cd "$WARCIO" && node check.mjs --cdxj "$f" | LC_ALL=C sort) ||
 			{ bad=$((bad + 1)); echo "differs from warcio: $idx"; }
@@ -55,12 +55,14 @@ for line in sys.stdin:
         bad += 1
     if r.get("mime") == "text/html" and r.get("status") == "200" and not r.get("charset"):
         bad += 1
+    if r.get("mime") == "text/html" and r.get("status") == "200" and r.get("mime-detected") != "text/html":
+        bad += 1
     if r.get("status", "").startswith("3") and r["filename"].endswith("-diagnostics.warc.gz")             and not r.get("redirect", "").startswith("http"):
         bad += 1
 print("cdxj: %d lines, %d without the fields they should have" % (n, bad))
 sys.exit(1 if bad or not n else 0)'
 }
-check "CDXJ: filename from the crawl directory, charset, redirect" eval 'cc_fields >"$SCRATCH/cc" 2>&1'
+check "CDXJ: filename from the crawl directory, charset, redirect, mime-detected" eval 'cc_fields >"$SCRATCH/cc" 2>&1'
 cat "$SCRATCH/cc"
 check "CDXJ: languages on the pages' lines (as many as WET records name one)" test \
 	"$(cat "$C"/segments/*/cdxj/*.cdxj | grep -c '"languages":"')" = \

@@ -33,7 +33,7 @@ RDIR=$ROOT/tests/replay
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 [ -x "$CHROMIUM" ] || CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$CHROMIUM" ] || ! command -v node >/dev/null || ! command -v npm >/dev/null; then
-	skip 23 "replay in ReplayWeb.page needs chromium, node and npm (scripts/install-deps.sh)"
+	skip 27 "replay in ReplayWeb.page needs chromium, node and npm (scripts/install-deps.sh)"
 	finish
 	exit
 fi
@@ -68,6 +68,18 @@ awk '$2 == "200" && $3 == "text/html" && $4 !~ /-(robots|diagnostics)\.warc/ { p
 } >"$SCRATCH/urls"
 echo "archived: $(wc -l <"$SCRATCH/c.cdxj") URLs, $(wc -l <"$SCRATCH/pages") pages;" \
 	"without requisites: $(wc -l <"$SCRATCH/n.cdxj") URLs"
+
+# mime-detected: HTML (gzip-coded by nginx) and images by their bytes.
+sniffed() {
+	cat "$SCRATCH"/c/segments/*/cdxj/*.cdxj | cut -d' ' -f3- |
+		jq -r 'select(.status == "200") | "\(.mime) \(."mime-detected")"' | sort | uniq -c |
+		tee "$SCRATCH/sniffed"
+	! awk '($2 == "text/html" || $2 == "image/png") && $2 != $3 { bad = 1 } END { exit !bad }' \
+		"$SCRATCH/sniffed" && grep -q ' image/png image/png$' "$SCRATCH/sniffed" &&
+		grep -q ' text/html text/html$' "$SCRATCH/sniffed"
+}
+check "CDXJ mime-detected: HTML and PNG responses named so by their bytes" eval 'sniffed >"$SCRATCH/sn" 2>&1'
+cat "$SCRATCH/sn"
 
 # The replay sources.
 check "mpicrawl wacz packs the crawl (its WARC files, CDXJ and pages)" \
@@ -109,6 +121,56 @@ PY
 check "the WACZ: hashes and sizes right, entries stored, its pages list the crawl's pages" \
 	eval 'wacz_ok >"$SCRATCH/wacz.check" 2>&1'
 cat "$SCRATCH/wacz.check"
+# Both crawls in one package: every WARC file of each (their names are
+# crawl-unique), every CDXJ line of each naming a file the package holds,
+# every capture of a URL crawled by both, and both pages lists.
+check "mpicrawl wacz --dir --dir packs two crawls" eval '"$MPICRAWL" wacz --dir "$SCRATCH/c" \
+	--dir "$SCRATCH/n" -o "$SCRATCH/both.wacz" >"$SCRATCH/both.out" 2>&1'
+cat "$SCRATCH/both.out"
+merged_ok() {
+	python3 - "$SCRATCH/both.wacz" "$SCRATCH/c" "$SCRATCH/n" <<'PY'
+import glob, json, os, sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+arch = set(n[len("archive/"):] for n in z.namelist() if n.startswith("archive/"))
+warcs, lines, pages = set(), [], 0
+for d in sys.argv[2:]:
+    warcs |= set(os.path.basename(f) for f in glob.glob(d + "/segments/*/warc/*.warc.gz"))
+    for f in glob.glob(d + "/segments/*/cdxj/*.cdxj"):
+        for l in open(f):
+            k, ts, j = l.rstrip("\n").split(" ", 2)
+            r = json.loads(j)
+            lines.append((k, ts, r["url"], os.path.basename(r["filename"]), r["offset"]))
+    for f in glob.glob(d + "/segments/*/pages/*.jsonl"):
+        pages += sum(1 for l in open(f) if '"format"' not in l)
+got = []
+for l in z.read("indexes/index.cdxj").decode().splitlines():
+    k, ts, j = l.split(" ", 2)
+    r = json.loads(j)
+    got.append((k, ts, r["url"], r["filename"], r["offset"]))
+both = {}
+for t in got:
+    both.setdefault(t[2], set()).add(t[3].split("-00001-")[0])
+twice = sum(1 for u in both if len(both[u]) == 2)
+npages = len(z.read("pages/pages.jsonl").decode().splitlines()) - 1
+print("merged: %d WARC files (crawls: %d), %d CDXJ lines (crawls: %d), %d pages (crawls: %d), "
+      "%d URLs captured by both, %d lines naming no file in the package"
+      % (len(arch), len(warcs), len(got), len(lines), npages, pages, twice,
+         sum(1 for t in got if t[3] not in arch)))
+ok = arch == warcs and sorted(got) == sorted(lines) and npages == pages and twice > 0 and \
+    all(t[3] in arch for t in got)
+sys.exit(0 if ok else 1)
+PY
+}
+check "the merged WACZ holds every WARC file, capture and page of both crawls" \
+	eval 'merged_ok >"$SCRATCH/merged.check" 2>&1'
+cat "$SCRATCH/merged.check"
+# Crawls whose WARC files share names cannot share a package: refused, named.
+mkdir -p "$SCRATCH/same"
+cp -r "$SCRATCH/n/." "$SCRATCH/same/"
+check "two crawls with one warc.prefix: wacz refuses, names the file, writes nothing" \
+	eval '! "$MPICRAWL" wacz --dir "$SCRATCH/n" --dir "$SCRATCH/same" -o "$SCRATCH/same.wacz" \
+	2>"$SCRATCH/same.err" && grep -q "two WARC files are named" "$SCRATCH/same.err" &&
+	test ! -e "$SCRATCH/same.wacz"'
 cat "$SCRATCH"/c/segments/*/warc/*.warc.gz >"$SCRATCH/crawl.warc.gz"
 cat "$SCRATCH"/n/segments/*/warc/*.warc.gz >"$SCRATCH/noembeds.warc.gz"
 

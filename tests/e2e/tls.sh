@@ -120,7 +120,7 @@ sed 's/^/  /' "$SCRATCH/fields" | head -n 40
 # gzip on the wire (nginx's gzip on): the WARC keeps the body as sent, and
 # the text was read from it decoded.
 check "HTML responses archived gzip-coded as nginx sent them, text read decoded" \
-	eval '"$MPICRAWL" warc --check "$SCRATCH"/c/segments/00001/warc/*00000.warc.gz >/dev/null &&
+	eval '"$MPICRAWL" warc --check $(pages_warcs "$SCRATCH"/c/segments/00001/warc) >/dev/null &&
 	zcat "$SCRATCH"/c/segments/*/warc/*.warc.gz | tr -d "\r" | grep -aic "^content-encoding: gzip" | grep -qv "^0$" &&
 	zcat "$SCRATCH"/c/segments/*/text/*.gz | grep -aq "The h2 test site"'
 
@@ -236,7 +236,7 @@ check "a crawl and its refetch 2 s later exit 0" eval 'run_ranks 1 crawl --dir "
 	"${refetch[@]}" >"$SCRATCH/c8.out" 2>&1 && sleep 2 && : >"$NGINX_LOG" &&
 	run_ranks 1 crawl --dir "$SCRATCH/c8" "${refetch[@]}" >>"$SCRATCH/c8.out" 2>&1'
 revisits() {
-	zcat "$SCRATCH"/c8/segments/00002/warc/*0.warc.gz | tr -d '\r' | awk '
+	pages_warcs "$SCRATCH"/c8/segments/00002/warc | xargs zcat | tr -d '\r' | awk '
 		/^WARC-Type: / { t = $2 } /^WARC-Target-URI: / { u = $2 }
 		/^WARC-Profile: / { p = $2; sub(/.*\//, "", p) }
 		/^HTTP\/1\.1 [0-9]+/ && t == "revisit" { print u, p, $2 }

@@ -88,14 +88,21 @@ static void test_stage_names(void)
 		  "Application/XHTML+xml", 1 },
 		{ "mpicrawl-00003-00002-00000.warc.gz", "mpicrawl-00003-00002", 1, 204,
 		  "text/plain", 0 },
-		{ "other-00003-00002-00000.warc.gz", NULL, 1, 200, "text/html", 1 },
-		{ "mpicrawl-00003-00002-0000x.warc.gz", NULL, 1, 200, "text/html", 1 },
-		{ "mpicrawl-00003-00002-00000.cdxj", NULL, 1, 200, "text/html", 1 },
+		/* names with the host after the serial, any warc.prefix */
+		{ "c-20261125-ab12cd-00003-00002-00000-node1.warc.gz", "c-20261125-ab12cd-00003-00002",
+		  1, 200, "text/html", 1 },
+		{ "my-robots-00003-00002-r1-00007-h0_1-robots.warc.gz", "my-robots-00003-00002-r1-robots",
+		  1, 200, "text/html", 0 },
+		{ "my-robots-00003-00002-00000-vm.warc.zst", "my-robots-00003-00002", 1, 200,
+		  "text/html", 1 },
+		{ "other-00003-00002-00000.warc.gz", "other-00003-00002", 1, 200, "text/html", 1 },
+		{ "mpicrawl.warc.gz", NULL, 1, 200, "text/html", 1 },
+		{ "mpicrawl-00003-00002-00000.cdxj", NULL, 1, 200, "text/html", 0 },
 	};
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char key[160];
+		char key[256];
 		int ok = index_stage_key(cases[i].name, key, sizeof(key));
 
 		if (cases[i].key)

@@ -11,8 +11,8 @@ static uint32_t part(const struct crawl_dir *d, const char *url)
 
 int main(void)
 {
-	struct crawl_dir d = { "/nonexistent", 64, PARTITION_BY_HOST };
-	struct crawl_dir dom = { "/nonexistent", 64, PARTITION_BY_DOMAIN };
+	struct crawl_dir d = { "/nonexistent", 64, PARTITION_BY_HOST, "" };
+	struct crawl_dir dom = { "/nonexistent", 64, PARTITION_BY_DOMAIN, "" };
 	uint32_t counts[64] = { 0 }, p, min = UINT32_MAX, max = 0;
 	int n, r, i;
 
