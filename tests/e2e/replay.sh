@@ -33,7 +33,7 @@ RDIR=$ROOT/tests/replay
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 [ -x "$CHROMIUM" ] || CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$CHROMIUM" ] || ! command -v node >/dev/null || ! command -v npm >/dev/null; then
-	skip 27 "replay in ReplayWeb.page needs chromium, node and npm (scripts/install-deps.sh)"
+	skip 28 "replay in ReplayWeb.page needs chromium, node and npm (scripts/install-deps.sh)"
 	finish
 	exit
 fi
@@ -203,9 +203,9 @@ grep -v '^replay: ' "$SCRATCH/replay.err" | head -n 10
 # verdict KIND SOURCE: one of the checks below on replay.json, with its figures.
 verdict() {
 	python3 - "$1" "$2" "$SCRATCH/replay.json" "$SCRATCH/c.cdxj" "$SCRATCH/n.cdxj" \
-		"$SCRATCH/live" "$H/never-crawled.html" <<'PY'
+		"$SCRATCH/live" "$H/never-crawled.html" "$SCRATCH/pages" <<'PY'
 import json, sys
-kind, source, rjson, c_cdxj, n_cdxj, live_file, control = sys.argv[1:]
+kind, source, rjson, c_cdxj, n_cdxj, live_file, control, pages_file = sys.argv[1:]
 try:
     r = json.load(open(rjson))
 except ValueError:
@@ -299,6 +299,14 @@ elif kind == "bytes":
         n += 1
     print("  %s: %d URLs: bodies (id_) are the live server's, redirects go where nginx sent them, "
           "types are the CDXJ's" % (source, n - len(bad)))
+elif kind == "pagelist":
+    a = src.get("api_pages") or {}
+    want = set(l.strip() for l in open(pages_file) if l.strip())
+    got = a.get("urls") or []
+    if a.get("error") or set(got) != want or len(got) != len(want):
+        bad.append("pages %s, crawl's %s %s" % (sorted(got), sorted(want), a.get("error", "")))
+    print("  %s: ReplayWeb.page lists %d pages (%s), the crawl's %d"
+          % (source, len(got), a.get("api"), len(want)))
 elif kind == "control":
     g = next((u for u in src.get("urls", []) if u["url"] == control), {})
     if g.get("status") != 404 or g.get("sha256") == live_bytes[control]["sha256"]:
@@ -336,6 +344,7 @@ for b in bad[:8]:
 sys.exit(1 if bad else 0)
 PY
 }
+check "crawl.wacz: ReplayWeb.page's pages list is the crawl's pages" verdict pagelist crawl.wacz
 for s in crawl.wacz crawl.warc.gz; do
 	check "$s: every page replays (200, live title)" verdict pages $s
 	check "$s: (a) every image of every page loads, the live page's images" verdict images $s

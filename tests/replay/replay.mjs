@@ -438,6 +438,26 @@ async function replayStatuses(page, appFrame, prefix, urls) {
   }
 }
 
+// The collection's pages as ReplayWeb.page lists them (its "Pages" tab):
+// its service worker's API, c/COLL/pages beside the replay prefix.
+async function pagesList(appFrame, prefix) {
+  const m = /^(.*\/w\/)([^/:]+)/.exec(prefix);
+  const api = m ? `${m[1]}api/c/${m[2]}/pages` : prefix;
+  try {
+    return await bounded(
+      appFrame.evaluate(async (u) => {
+        const r = await fetch(u, { cache: "no-store" });
+        const j = await r.json();
+        return { api: u, status: r.status, urls: (j.pages || []).map((p) => p.url) };
+      }, api),
+      10000,
+      "the pages list",
+    );
+  } catch (e) {
+    return { api, error: String(e.message || e) };
+  }
+}
+
 async function replaySource(browser, origin, name, pages, urls) {
   const out = { source: name, pages: [], urls: [] };
   const page = await browser.newPage();
@@ -481,6 +501,7 @@ async function replaySource(browser, origin, name, pages, urls) {
         log(`${name}: ${out.urls.length} URLs replayed`);
       }
     }
+    if (appFrame) out.api_pages = await pagesList(appFrame, prefix);
   } finally {
     out.page_errors = errors;
     await page.close().catch(() => {});
