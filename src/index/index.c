@@ -226,6 +226,8 @@ struct part_ix {
 	struct zw links;
 	struct buf pages;          /* pages/part-P.jsonl, written whole at the end */
 	struct lines *cdxj;        /* the current WARC file's CDXJ lines */
+	struct buf wat;            /* its records' WAT places (struct wat_place), or empty */
+	char wat_name[300];
 	struct buf body;           /* a page's text, text.boilerplate applied */
 	struct buf marks;          /* ... its boilerplate lines' numbers (mark): "2,3" */
 	uint64_t *c;
@@ -414,6 +416,26 @@ static enum cr_err text_open(struct part_ix *x)
 	return CR_OK;
 }
 
+/* The partition's text in the formats text.format does not name goes: a
+ * WET file left from an index written as WET before would no longer be
+ * the one the CDXJ's places point into. */
+static void text_drop_others(struct part_ix *x)
+{
+	static const char *const ext[] = { "warc.wet.gz", "jsonl.gz" };
+	char name[128], path[PATH_MAX];
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		if (k == x->j->cfg.text_format)
+			continue;
+		snprintf(name, sizeof(name), "%s-%05d-%05u.%s", x->j->dir.warc_prefix, x->seg,
+			 x->p, ext[k]);
+		layout_segment_file(&x->j->dir, x->seg, "text", name, path, sizeof(path));
+		if (unlink(path) != 0 && errno != ENOENT)
+			log_warn("index", "cannot remove '%s': %s", path, strerror(errno));
+	}
+}
+
 /* The link graph's lines of a page: source, target, anchor text. */
 static enum cr_err page_links(struct part_ix *x, const struct index_stage_page *pg,
 			      const char *uri)
@@ -548,37 +570,64 @@ static void page_body(struct part_ix *x, const struct index_stage_page *pg, unsi
 	}
 }
 
-/* The page's languages join the CDXJ line of its response as Common
- * Crawl's "languages" ("eng,deu"): the last line of its WARC file so far,
- * on both paths (staged, read back), since the page follows its response. */
-static enum cr_err cdxj_languages(struct part_ix *x, const struct index_stage_page *pg,
-				  const char *uri)
+/* Fields (",\"name\":...") join the CDXJ line of a page's response: the
+ * last line of its WARC file so far, on both paths (staged, read back),
+ * since the page follows its response; left alone if that line is of
+ * another URL. */
+static enum cr_err cdxj_amend(struct part_ix *x, const char *uri, const struct buf *fields)
 {
 	struct lines *l = x->cdxj;
 	char *line, *grown;
+	struct buf key;
 	size_t n;
-	unsigned i;
+	int same;
 
-	if (!l || !l->n || !pg->lang.n)
+	if (!l || !l->n || !fields->len)
 		return CR_OK;
 	line = l->v[l->n - 1];
-	x->fields.len = 0;
-	buf_adds(&x->fields, "{\"url\":");
-	json_str(&x->fields, uri, strlen(uri));
 	n = strlen(line);
-	if (!strstr(line, buf_cstr(&x->fields)) || !n || line[n - 1] != '}')
+	buf_init(&key);
+	buf_adds(&key, "{\"url\":");
+	json_str(&key, uri, strlen(uri));
+	same = strstr(line, buf_cstr(&key)) && n && line[n - 1] == '}';
+	buf_release(&key);
+	if (!same)
+		return CR_OK;
+	if (!(grown = realloc(line, n + fields->len + 1)))
+		return CR_ERR_NOMEM;
+	memcpy(grown + n - 1, fields->p, fields->len);
+	memcpy(grown + n - 1 + fields->len, "}", 2);
+	l->v[l->n - 1] = grown;
+	return CR_OK;
+}
+
+/* The page's languages as Common Crawl's "languages" ("eng,deu"). */
+static enum cr_err cdxj_languages(struct part_ix *x, const struct index_stage_page *pg,
+				  const char *uri)
+{
+	unsigned i;
+
+	if (!pg->lang.n)
 		return CR_OK;
 	x->fields.len = 0;
 	buf_adds(&x->fields, ",\"languages\":\"");
 	for (i = 0; i < pg->lang.n; i++)
 		buf_addf(&x->fields, "%s%s", i ? "," : "", pg->lang.code[i]);
-	buf_adds(&x->fields, "\"}");
-	if (!(grown = realloc(line, n + x->fields.len)))
-		return CR_ERR_NOMEM;
-	memcpy(grown + n - 1, x->fields.p, x->fields.len);
-	grown[n - 1 + x->fields.len] = '\0';
-	l->v[l->n - 1] = grown;
-	return CR_OK;
+	buf_addc(&x->fields, '"');
+	return cdxj_amend(x, uri, &x->fields);
+}
+
+/* Where the page's WET record is: its file from the crawl directory, the
+ * offset and length of its gzip member. */
+static enum cr_err cdxj_wet(struct part_ix *x, const char *uri, uint64_t off, uint64_t len)
+{
+	const char *name = strrchr(x->text_path, '/');
+
+	x->fields.len = 0;
+	buf_addf(&x->fields, ",\"wet-filename\":\"segments/%05d/text/%s\",\"wet-offset\":\"%llu\","
+		 "\"wet-length\":\"%llu\"", x->seg, name ? name + 1 : x->text_path,
+		 (unsigned long long)off, (unsigned long long)len);
+	return cdxj_amend(x, uri, &x->fields);
 }
 
 /* The text (WET record or JSON line) and links of one page, whichever path
@@ -587,6 +636,7 @@ static enum cr_err page_out(struct part_ix *x, const struct index_stage_page *pg
 {
 	char uri[INDEX_URI_MAX], id[64], date[WARC_DATE_MAX];
 	const char *dup, *lang = pg->lang.n ? pg->lang.code[0] : NULL;
+	uint64_t off, len;
 	unsigned i;
 	enum cr_err e;
 
@@ -635,7 +685,9 @@ static enum cr_err page_out(struct part_ix *x, const struct index_stage_page *pg
 		o.content_type = "text/plain";
 		o.block = x->text.p;
 		o.block_len = x->text.len;
-		return warc_write_record(x->wet, &o, NULL, NULL);
+		if ((e = warc_write_record(x->wet, &o, &off, &len)) != CR_OK)
+			return e;
+		return cdxj_wet(x, uri, off, len);
 	}
 	if (x->jsonl) {
 		warc_format_date(pg->date_us, date);
@@ -690,6 +742,42 @@ static enum cr_err page_from_warc(struct part_ix *x, const struct warc_record *r
 	return e ? e : page_out(x, &sr.page);
 }
 
+static int cmp_place(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = ((const struct wat_place *)b)->warc_offset;
+
+	return (x > y) - (x < y);
+}
+
+/* Where the record of a CDXJ line went in the WAT file (index.wat): its
+ * place found by the line's offset, as "wat-filename", "wat-offset",
+ * "wat-length". */
+static enum cr_err cdxj_wat(struct part_ix *x, char **line)
+{
+	const char *at = strstr(*line, ",\"offset\":\"");
+	const struct wat_place *pl;
+	uint64_t off;
+	size_t n = strlen(*line);
+	char *grown;
+
+	if (!x->wat.len || !at || !n || (*line)[n - 1] != '}')
+		return CR_OK;
+	off = strtoull(at + 11, NULL, 10);
+	pl = bsearch(&off, x->wat.p, x->wat.len / sizeof(*pl), sizeof(*pl), cmp_place);
+	if (!pl)
+		return CR_OK;
+	x->fields.len = 0;
+	buf_addf(&x->fields, ",\"wat-filename\":\"segments/%05d/wat/%s\",\"wat-offset\":\"%llu\","
+		 "\"wat-length\":\"%llu\"}", x->seg, x->wat_name,
+		 (unsigned long long)pl->wat_offset, (unsigned long long)pl->wat_length);
+	if (!(grown = realloc(*line, n + x->fields.len)))
+		return CR_ERR_NOMEM;
+	memcpy(grown + n - 1, x->fields.p, x->fields.len);
+	grown[n - 1 + x->fields.len] = '\0';
+	*line = grown;
+	return CR_OK;
+}
+
 /* Sorts a WARC file's CDXJ lines and writes them to its .cdxj file. */
 static enum cr_err write_cdxj(struct part_ix *x, const char *name, char **lines, size_t n)
 {
@@ -698,6 +786,9 @@ static enum cr_err write_cdxj(struct part_ix *x, const char *name, char **lines,
 	size_t i;
 	FILE *f;
 
+	for (i = 0; i < n; i++)
+		if ((e = cdxj_wat(x, &lines[i])) != CR_OK)
+			return e;
 	qsort(lines, n, sizeof(*lines), cmp_str);
 	snprintf(cdxj, sizeof(cdxj), "%s.cdxj", name);
 	layout_segment_file(&x->j->dir, x->seg, "cdxj", cdxj, out, sizeof(out));
@@ -899,10 +990,12 @@ static enum cr_err index_warc(struct part_ix *x, const char *name)
 	uint64_t n;
 	enum cr_err e;
 
+	x->wat.len = 0;
 	if (x->j->cfg.index_wat) {
-		if ((e = wat_write_file(x->j, x->seg, name, &n)) != CR_OK)
+		if ((e = wat_write_file(x->j, x->seg, name, &n, &x->wat)) != CR_OK)
 			return e;
 		x->c[IX_WAT_RECORDS] += n;
+		wat_name(name, x->wat_name, sizeof(x->wat_name));
 	}
 
 	if (x->use_staged && index_stage_key(name, key, sizeof(key)) &&
@@ -950,6 +1043,7 @@ static enum cr_err do_partition(struct part_ix *x, char **names, size_t nn)
 	if ((e = zw_open(&x->links, path)) != CR_OK)
 		return e;
 	x->pages.len = 0;
+	text_drop_others(x);
 	for (i = 0; i < nn && e == CR_OK; i++)
 		if (name_partition(&x->j->dir, names[i], x->seg) == (long)x->p)
 			e = index_warc(x, names[i]);
@@ -1071,6 +1165,7 @@ enum cr_err index_segment(const struct job *j, int seg, int crawldb_version, int
 	buf_init(&x.marks);
 	buf_init(&x.text);
 	buf_init(&x.fields);
+	buf_init(&x.wat);
 	for (p = 0; e == CR_OK && p < j->dir.partitions; p++) {
 		size_t k;
 		int any = 0;
@@ -1092,6 +1187,7 @@ enum cr_err index_segment(const struct job *j, int seg, int crawldb_version, int
 	buf_release(&x.marks);
 	buf_release(&x.text);
 	buf_release(&x.fields);
+	buf_release(&x.wat);
 	for (i = 0; i < nn; i++)
 		free(names[i]);
 	free(names);

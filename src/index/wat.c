@@ -388,11 +388,12 @@ static int html_response(const struct warc_record *r, size_t *hlen, char *charse
 	return !strcasecmp(mime, "text/html") || !strcasecmp(mime, "application/xhtml+xml");
 }
 
-static enum cr_err one(struct wat_file *f, const struct warc_record *r)
+static enum cr_err one(struct wat_file *f, const struct warc_record *r, struct buf *places)
 {
 	char type[32], uri[8192], date[64], id[128], charset[64];
 	struct wat_source s = { f->name, f->comp, r, NULL, NULL };
 	struct warc_record_out out;
+	struct wat_place pl;
 	struct html_page pg;
 	struct htmlmeta m;
 	uint32_t flags;
@@ -427,7 +428,11 @@ static enum cr_err one(struct wat_file *f, const struct warc_record *r)
 	out.content_type = "application/json";
 	out.block = f->json.p;
 	out.block_len = f->json.len;
-	e = warc_write_record(f->w, &out, NULL, NULL);
+	if ((e = warc_write_record(f->w, &out, &pl.wat_offset, &pl.wat_length)) == CR_OK &&
+	    places) {
+		pl.warc_offset = r->offset;
+		buf_add(places, &pl, sizeof(pl));
+	}
 	return e;
 }
 
@@ -440,7 +445,8 @@ static enum wat_container container_of(const char *name)
 	return n > 4 && !strcmp(name + n - 4, ".zst") ? WAT_ZSTD : WAT_PLAIN;
 }
 
-enum cr_err wat_write_file(const struct job *j, int seg, const char *name, uint64_t *records)
+enum cr_err wat_write_file(const struct job *j, int seg, const char *name, uint64_t *records,
+			   struct buf *places)
 {
 	struct warc_writer_opts wo = { WARC_COMP_GZIP, 1, 0, NULL, 0, NULL, NULL, NULL };
 	struct buf info;
@@ -470,7 +476,7 @@ enum cr_err wat_write_file(const struct job *j, int seg, const char *name, uint6
 	buf_release(&info);
 	buf_init(&f.json);
 	while (e == CR_OK && (e = warc_reader_next(r, &rec)) == CR_OK) {
-		e = one(&f, &rec);
+		e = one(&f, &rec, places);
 		*records += e == CR_OK;
 	}
 	warc_reader_free(&r);

@@ -66,11 +66,18 @@ void wat_json(const struct wat_source *s, struct buf *out);
  * "X.warc.wat.gz"), into out. */
 void wat_name(const char *warc_name, char *out, size_t cap);
 
+/* Where a record's WAT record went: the offset of the record in its WARC
+ * file, and the offset and length of the WAT record's gzip member. */
+struct wat_place {
+	uint64_t warc_offset, wat_offset, wat_length;
+};
+
 /* Writes the WAT file of WARC file name of segment seg (under a temporary
- * name, renamed when whole); *records gets how many records it describes.
- * CR_ERR_IO / CR_ERR_FORMAT (logged with the file's name) if the WARC file
- * cannot be read or the WAT file written. */
+ * name, renamed when whole); *records gets how many records it describes,
+ * places (when not NULL) one struct wat_place per record, in the order of
+ * the WARC file. CR_ERR_IO / CR_ERR_FORMAT (logged with the file's name) if
+ * the WARC file cannot be read or the WAT file written. */
 CR_WUR enum cr_err wat_write_file(const struct job *j, int seg, const char *name,
-				  uint64_t *records);
+				  uint64_t *records, struct buf *places);
 
 #endif

@@ -32,7 +32,7 @@ cdxj_ok() {
 		idx=$(dirname "$(dirname "$f")")/cdxj/$(basename "$f").cdxj
 		LC_ALL=C sort -c "$idx" || { bad=$((bad + 1)); continue; }
 		# warcio's fields: Common Crawl's left out, the file's name alone.
-		cmp -s <(sed -E 's/,"(mime-detected|charset|truncated|redirect|languages)":"([^"\\]|\\.)*"//g;
+		cmp -s <(sed -E 's/,"(mime-detected|charset|truncated|redirect|languages|(wet|wat)-(filename|offset|length))":"([^"\\]|\\.)*"//g;
 			s/"filename":"segments\/[0-9]+\/warc\//"filename":"/' "$idx") \
 			<(cd "$WARCIO" && node check.mjs --cdxj "$f" | LC_ALL=C sort) ||
 			{ bad=$((bad + 1)); echo "differs from warcio: $idx"; }
@@ -122,13 +122,21 @@ wet_norm() {
 	zcat "$1" | tr -d '\r' |
 		grep -vE '^(WARC-Record-ID|WARC-Warcinfo-ID|WARC-Date|WARC-Block-Digest|Content-Length):'
 }
+places_out() { sed -E 's/,"(wet|wat)-(filename|offset|length)":"[^"]*"//g' "$1"; }
 same_outputs() {
 	local d b f n=0 bad=0
 	for d in "$C"/segments/*/; do
 		b=$SCRATCH/round/$(basename "$d")
-		for f in "$d"cdxj/* "$d"links/*; do
+		for f in "$d"links/*; do
 			n=$((n + 1))
-			cmp -s "$f" "$b/$(basename "$(dirname "$f")")/$(basename "$f")" ||
+			cmp -s "$f" "$b/links/$(basename "$f")" ||
+				{ echo "differs: $f"; bad=$((bad + 1)); }
+		done
+		# The WET and WAT records' places aside: those files are written
+		# again, their record IDs new, their members' lengths with them.
+		for f in "$d"cdxj/*; do
+			n=$((n + 1))
+			cmp -s <(places_out "$f") <(places_out "$b/cdxj/$(basename "$f")") ||
 				{ echo "differs: $f"; bad=$((bad + 1)); }
 		done
 		for f in "$d"text/*; do
@@ -140,7 +148,7 @@ same_outputs() {
 	echo "outputs: $n files compared, $bad differ"
 	[ "$n" -gt 0 ] && [ "$bad" -eq 0 ]
 }
-check "CDXJ and links byte for byte, WET record for record, as derived again" same_outputs
+check "CDXJ (but the WET and WAT places) and links byte for byte, WET record for record, as derived again" same_outputs
 
 # The first segment: with links followed inside the round, most pages are
 # fetched there.
@@ -195,4 +203,32 @@ check "WAT: Common Crawl's structure (Container, Envelope, HTTP and HTML metadat
 	 .Envelope["Payload-Metadata"]["HTTP-Response-Metadata"]["HTML-Metadata"].Head.Title,
 	 (.Envelope["Payload-Metadata"]["HTTP-Response-Metadata"]["HTML-Metadata"].Links[0].path)] |
 	map(select(. != null and . != "")) | length' "$SCRATCH/one.json")" = 8
+
+# Each capture's WET and WAT records, from the CDXJ line's offsets alone:
+# the gzip member there is a record of that URL.
+places_ok() {
+	cat "$C"/segments/*/cdxj/*.cdxj | cut -d' ' -f3- | python3 -c '
+import gzip, json, sys
+n = {"wet": 0, "wat": 0}
+bad = 0
+for line in sys.stdin:
+    r = json.loads(line)
+    for k in ("wet", "wat"):
+        if k + "-offset" not in r:
+            continue
+        n[k] += 1
+        with open(sys.argv[1] + "/" + r[k + "-filename"], "rb") as f:
+            f.seek(int(r[k + "-offset"]))
+            rec = gzip.decompress(f.read(int(r[k + "-length"]))).decode("utf-8", "replace")
+        if "\r\nWARC-Target-URI: %s\r\n" % r["url"] not in rec:
+            bad += 1
+print("places: %d WET and %d WAT records found from the CDXJ, %d wrong" % (n["wet"], n["wat"], bad))
+sys.exit(1 if bad or not n["wet"] or not n["wat"] else 0)' "$C"
+}
+check "CDXJ: each capture's WET and WAT records at the offsets it gives" eval 'places_ok >"$SCRATCH/pl" 2>&1'
+cat "$SCRATCH/pl"
+# (Segment 1's text is JSON lines by now: its pages have no WET place.)
+check "CDXJ: as many WET places as WET records" test \
+	"$(cat "$C"/segments/*/cdxj/*.cdxj | grep -c '"wet-offset"')" = \
+	"$(zcat "$C"/segments/*/text/*.wet.gz | tr -d '\r' | grep -ac '^WARC-Type: conversion')"
 finish
