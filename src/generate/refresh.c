@@ -1,0 +1,166 @@
+/*
+ * refresh.c - change-rate estimates and the refresh allocation; see
+ * refresh.h for the model and the sources.
+ */
+#include "generate/refresh.h"
+
+#include <math.h>
+
+/* Bisection steps: each halves the bracket (or its logarithm). */
+#define REFRESH_STEPS 100
+
+double refresh_rate_regular(unsigned n, unsigned changed, double interval_s)
+{
+	if (!n || !(interval_s > 0))
+		return 0;
+	if (changed > n)
+		changed = n;
+	return -log((n - changed + 0.5) / (n + 0.5)) / interval_s;
+}
+
+/* The likelihood equation's two sides at rate r: changed visits' side
+ * minus unchanged visits' side; falls as r grows. */
+static double mle_gap(const struct refresh_visit *v, size_t n, double r)
+{
+	double s = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!(v[i].interval_s > 0))
+			continue;
+		if (v[i].changed)
+			s += v[i].interval_s / expm1(r * v[i].interval_s);
+		else
+			s -= v[i].interval_s;
+	}
+	return s;
+}
+
+double refresh_rate(const struct refresh_visit *v, size_t n)
+{
+	double total = 0, lo, hi;
+	unsigned visits = 0, changed = 0, unchanged = 0;
+	size_t i;
+	int k;
+
+	for (i = 0; i < n; i++) {
+		if (!(v[i].interval_s > 0))
+			continue;
+		visits++;
+		total += v[i].interval_s;
+		changed += v[i].changed != 0;
+		unchanged += !v[i].changed;
+	}
+	if (!changed)
+		return 0;
+	if (!unchanged)
+		return refresh_rate_regular(visits, changed, total / visits);
+	/* A bracket around the root, then bisection on log r. */
+	lo = 1e-3 / total;
+	hi = 1e3 * visits / total;
+	while (mle_gap(v, n, lo) < 0 && lo > 1e-300)
+		lo /= 1e3;
+	while (mle_gap(v, n, hi) > 0 && hi < 1e300)
+		hi *= 1e3;
+	for (k = 0; k < REFRESH_STEPS; k++) {
+		double mid = sqrt(lo * hi);
+
+		if (mle_gap(v, n, mid) > 0)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return sqrt(lo * hi);
+}
+
+double refresh_freshness(double r, double f)
+{
+	if (!(r > 0))
+		return 1;
+	if (!(f > 0))
+		return 0;
+	return -(f / r) * expm1(-r / f);
+}
+
+/* h(x) = 1 - (1 + x) e^-x: r times the marginal freshness of one more
+ * fetch a second, x = r / f. Rises from 0 (x = 0) towards 1. */
+static double h(double x)
+{
+	return -expm1(-x) - x * exp(-x);
+}
+
+/* The x with h(x) = y, 0 < y < 1. */
+static double h_inverse(double y)
+{
+	double lo = 0, hi = 1;
+	int k;
+
+	while (h(hi) < y && hi < 1e6)
+		hi *= 2;
+	for (k = 0; k < REFRESH_STEPS; k++) {
+		double mid = (lo + hi) / 2;
+
+		if (h(mid) < y)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+/* A page's frequency where its marginal freshness is mu, within the
+ * bounds: marginal freshness is (1/r) h(r/f), at most 1/r. */
+static double freq_at(double r, double mu, double f_min, double f_max)
+{
+	double f;
+
+	if (!(r > 0))
+		return f_min;
+	if (mu * r >= 1)
+		f = 0;      /* not even the first fetch is worth mu */
+	else if (mu <= 0)
+		f = f_max;
+	else
+		f = r / h_inverse(mu * r);
+	return f < f_min ? f_min : f > f_max ? f_max : f;
+}
+
+static double spend(const double *r, size_t n, double mu, double f_min, double f_max,
+		    double *f)
+{
+	double s = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		s += f[i] = freq_at(r[i], mu, f_min, f_max);
+	return s;
+}
+
+double refresh_allocate(const double *r, size_t n, double budget, double f_min, double f_max,
+			double *f)
+{
+	double lo = 0, hi = 0, s;
+	size_t i;
+	int k;
+
+	if (!n)
+		return 0;
+	/* mu = 0 spends the most (every changing page at f_max); past the
+	 * largest 1/r it spends the least (every page at f_min). */
+	if ((s = spend(r, n, 0, f_min, f_max, f)) <= budget)
+		return s;
+	for (i = 0; i < n; i++)
+		if (r[i] > 0 && 1 / r[i] > hi)
+			hi = 1 / r[i];
+	if ((s = spend(r, n, hi, f_min, f_max, f)) >= budget)
+		return s;
+	for (k = 0; k < REFRESH_STEPS; k++) {
+		double mid = (lo + hi) / 2;
+
+		if (spend(r, n, mid, f_min, f_max, f) > budget)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return spend(r, n, hi, f_min, f_max, f);
+}

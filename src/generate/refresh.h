@@ -1,0 +1,85 @@
+/*
+ * refresh.h - how often a page changes, and how often to fetch it again:
+ * the pure decisions of recrawling timed to change. No clock, no I/O:
+ * histories and rates in, rates and intervals out.
+ *
+ * Why an estimator, not a count. A crawler sees a page only when it
+ * fetches it; between two fetches the page may have changed once or ten
+ * times, and the crawler learns one bit: changed or not. Counting changed
+ * visits and dividing by the time watched (X / T) therefore underestimates
+ * any page that changes faster than it is visited - a page that changes
+ * hourly, visited daily, looks like a page that changes daily. Cho and
+ * Garcia-Molina ("Estimating frequency of change", ACM TOIT 3(3), 2003)
+ * model changes as a Poisson process of rate r, under which a visit after
+ * an interval t finds a change with probability 1 - e^(-r t), and give:
+ *
+ *  - for visits at one interval I: r = -ln((n - X + 0.5) / (n + 0.5)) / I,
+ *    n visits, X of them changed - the bias-reduced form of the maximum
+ *    likelihood estimate, finite even when every visit found a change;
+ *  - for visits at irregular intervals (a crawler's are): the maximum
+ *    likelihood rate r solving
+ *        sum over changed visits of t_i / (e^(r t_i) - 1)
+ *          = sum over unchanged visits of t_j,
+ *    found here by bisection on r (the left side falls as r grows).
+ *    With no unchanged visit there is no finite root: the visits say only
+ *    "faster than we can see", and the regular-interval form above, over
+ *    the mean interval, stands in; with no changed visit the rate is 0.
+ *
+ * Why not fetch fast changers most. Under a fixed budget of fetches, the
+ * freshness a page contributes - the share of time its copy is current -
+ * when fetched every 1/f for a change rate r is F(r, f) = (f / r)(1 -
+ * e^(-r/f)). Cho and Garcia-Molina ("Effective page refresh policies for
+ * web crawlers", ACM TODS 28(4), 2003; ICDE 2003) show that spending the
+ * budget in proportion to the change rate is worse than spending it
+ * uniformly, and that the optimum equalises the marginal freshness dF/df
+ * across pages: pages of middling rate get the most, and a page that
+ * changes far faster than the budget can follow gets none at all, since
+ * any copy of it is stale within moments. refresh_allocate computes that
+ * optimum: for a multiplier mu, each page's f solves dF/df = mu (or is 0
+ * when even the first fetch is worth less than mu), and mu is bisected
+ * until the frequencies spend the budget.
+ *
+ * Everything here is deterministic: the same inputs give the same outputs
+ * on every rank.
+ */
+#ifndef CR_GENERATE_REFRESH_H
+#define CR_GENERATE_REFRESH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One visit of a page: the seconds since the visit before, and whether
+ * the page had changed since (its text digest differed). */
+struct refresh_visit {
+	double interval_s;
+	int changed;
+};
+
+/* The regular-interval estimate: n visits interval_s apart, changed of
+ * them finding a change. 0 when n is 0 or interval_s is not positive. */
+double refresh_rate_regular(unsigned n, unsigned changed, double interval_s);
+
+/* The maximum likelihood rate (changes a second) of a page's visits
+ * (n of them, any intervals); see above for the cases without a root.
+ * Visits with a non-positive interval are skipped. */
+double refresh_rate(const struct refresh_visit *v, size_t n);
+
+/* The freshness of a page changing at rate r (a second) fetched every 1/f
+ * seconds: the expected share of time its copy is current. 1 for r = 0,
+ * 0 for f = 0 (and r > 0). */
+double refresh_freshness(double r, double f);
+
+/*
+ * The frequencies (fetches a second) f[0..n) that maximise the summed
+ * freshness of n pages of change rates r[0..n) when the fetches a second
+ * add up to budget; each f[i] at most f_max (a page is not fetched more
+ * often than that: recrawl.min_interval_s) - pages that change not at all
+ * get f_min (recrawl.max_interval_s: they are still looked at), and so
+ * do pages the optimum would not fetch at all. Returns the budget the
+ * frequencies spend: the budget, less when every page is at f_max, more
+ * when f_min alone spends more. O(n) per bisection step, 100 steps.
+ */
+double refresh_allocate(const double *r, size_t n, double budget, double f_min, double f_max,
+			double *f);
+
+#endif
