@@ -72,7 +72,8 @@ static const char *const series_suffix[SEGOUT_SERIES_] = { "", "-robots", "-diag
 /* The host in WARC file names, as IIPC's recommendation ends them: this
  * machine's name up to its first dot, bytes other than letters, digits and
  * '_' as '_' (a '-' would run into the name's other parts), never all
- * digits (a serial is), at most 32 bytes. */
+ * digits (a serial is) nor a series' name ("robots": 'h' before them), at
+ * most 32 bytes. */
 static void host_token(char *out, size_t cap)
 {
 	char h[256];
@@ -87,7 +88,9 @@ static void host_token(char *out, size_t cap)
 		digits &= isdigit((unsigned char)h[i]) != 0;
 	}
 	out[n] = '\0';
-	if (digits) {
+	/* nor a series' name: "-robots" ends the robots.txt series' names */
+	if (digits || !strcmp(out, "robots") || !strcmp(out, "diagnostics") ||
+	    !strcmp(out, "sitemaps")) {
 		memmove(out + 1, out, n + 1);
 		out[0] = 'h';
 	}

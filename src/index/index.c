@@ -32,7 +32,7 @@
 #include <zstd.h>
 
 #define INDEX_URI_MAX 8192
-#define INDEX_MAX_BLOCK (64u << 20)
+#define INDEX_MIN_BLOCK (64u << 20)
 #define INDEX_STREAMS_MAX 64      /* staged series of a partition (4 a fetch attempt) */
 
 const char *const index_counter_names[IX_COUNT_] = {
@@ -293,6 +293,13 @@ static void head_mime(const unsigned char *h, size_t n, char *out, size_t cap)
 	}
 }
 
+size_t index_max_block(const struct config *cfg)
+{
+	uint64_t n = (uint64_t)cfg->max_body_bytes + 2 * (uint64_t)cfg->max_header_bytes + 65536;
+
+	return n > INDEX_MIN_BLOCK && n < SIZE_MAX ? (size_t)n : INDEX_MIN_BLOCK;
+}
+
 void index_cdxj_filename(int seg, const char *name, char *out, size_t cap)
 {
 	snprintf(out, cap, "segments/%05d/warc/%s", seg, name);
@@ -416,9 +423,9 @@ static enum cr_err text_open(struct part_ix *x)
 	return CR_OK;
 }
 
-/* The partition's text in the formats text.format does not name goes: a
- * WET file left from an index written as WET before would no longer be
- * the one the CDXJ's places point into. */
+/* The partition's text in the formats text.format does not name goes, once
+ * the partition's new outputs are written: a WET file left from an index
+ * written as WET before is not the one the new CDXJ points into. */
 static void text_drop_others(struct part_ix *x)
 {
 	static const char *const ext[] = { "warc.wet.gz", "jsonl.gz" };
@@ -623,9 +630,14 @@ static enum cr_err cdxj_wet(struct part_ix *x, const char *uri, uint64_t off, ui
 {
 	const char *name = strrchr(x->text_path, '/');
 
+	char path[PATH_MAX + 64];
+
+	snprintf(path, sizeof(path), "segments/%05d/text/%s", x->seg,
+		 name ? name + 1 : x->text_path);
 	x->fields.len = 0;
-	buf_addf(&x->fields, ",\"wet-filename\":\"segments/%05d/text/%s\",\"wet-offset\":\"%llu\","
-		 "\"wet-length\":\"%llu\"", x->seg, name ? name + 1 : x->text_path,
+	buf_adds(&x->fields, ",\"wet-filename\":");
+	json_str(&x->fields, path, strlen(path));
+	buf_addf(&x->fields, ",\"wet-offset\":\"%llu\",\"wet-length\":\"%llu\"",
 		 (unsigned long long)off, (unsigned long long)len);
 	return cdxj_amend(x, uri, &x->fields);
 }
@@ -766,9 +778,13 @@ static enum cr_err cdxj_wat(struct part_ix *x, char **line)
 	pl = bsearch(&off, x->wat.p, x->wat.len / sizeof(*pl), sizeof(*pl), cmp_place);
 	if (!pl)
 		return CR_OK;
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "segments/%05d/wat/%s", x->seg, x->wat_name);
 	x->fields.len = 0;
-	buf_addf(&x->fields, ",\"wat-filename\":\"segments/%05d/wat/%s\",\"wat-offset\":\"%llu\","
-		 "\"wat-length\":\"%llu\"}", x->seg, x->wat_name,
+	buf_adds(&x->fields, ",\"wat-filename\":");
+	json_str(&x->fields, path, strlen(path));
+	buf_addf(&x->fields, ",\"wat-offset\":\"%llu\",\"wat-length\":\"%llu\"}",
 		 (unsigned long long)pl->wat_offset, (unsigned long long)pl->wat_length);
 	if (!(grown = realloc(*line, n + x->fields.len)))
 		return CR_ERR_NOMEM;
@@ -889,7 +905,7 @@ static enum cr_err one_warc(struct part_ix *x, const char *name)
 	enum cr_err e;
 
 	layout_segment_file(&x->j->dir, x->seg, "warc", name, path, sizeof(path));
-	if ((e = warc_reader_open(path, INDEX_MAX_BLOCK, &r)) != CR_OK)
+	if ((e = warc_reader_open(path, index_max_block(&x->j->cfg), &r)) != CR_OK)
 		return e;
 	x->cdxj = &l;
 	while ((e = warc_reader_next(r, &rec)) == CR_OK)
@@ -1043,7 +1059,6 @@ static enum cr_err do_partition(struct part_ix *x, char **names, size_t nn)
 	if ((e = zw_open(&x->links, path)) != CR_OK)
 		return e;
 	x->pages.len = 0;
-	text_drop_others(x);
 	for (i = 0; i < nn && e == CR_OK; i++)
 		if (name_partition(&x->j->dir, names[i], x->seg) == (long)x->p)
 			e = index_warc(x, names[i]);
@@ -1063,6 +1078,8 @@ static enum cr_err do_partition(struct part_ix *x, char **names, size_t nn)
 		if (e != CR_OK)
 			unlink(x->text_tmp);
 	}
+	if (e == CR_OK)
+		text_drop_others(x);
 	return e;
 }
 

@@ -20,8 +20,12 @@
  *     about 1 µs for the table, so it reads only these.
  *
  * The libmagic database is loaded once a process, on first need; if it
- * cannot be, the table's answer stands (logged once). Not thread-safe;
- * nothing here is collective.
+ * cannot be, the table's answer stands (logged once). For the binary types
+ * only the database names, the answer is that database's: nodes with
+ * another libmagic version (or a MAGIC variable naming another database)
+ * may name them otherwise - the fetcher's CDXJ and a later `mpicrawl index`
+ * on another machine can then differ there. Not thread-safe; nothing here
+ * is collective.
  */
 #ifndef CR_INDEX_SNIFF_H
 #define CR_INDEX_SNIFF_H

@@ -7,6 +7,7 @@
 #include "parse/lang.h"
 #include "index/index.h"
 #include "index/stage.h"
+#include "config/config.h"
 
 #include <string.h>
 
@@ -217,8 +218,22 @@ static void test_cdxj_facts(void)
 	buf_release(&b);
 }
 
+/* The read-back cap follows what the fetcher may store: a 200 MB body
+ * (fetch.max_body_bytes) is read, not refused. */
+static void test_max_block(void)
+{
+	struct config c;
+
+	config_defaults(&c);
+	CHECK(index_max_block(&c) == 64u << 20, "default: 64 MiB, %zu", index_max_block(&c));
+	c.max_body_bytes = 200000000;
+	CHECK(index_max_block(&c) > 200000000 + (size_t)c.max_header_bytes,
+	      "200 MB bodies: %zu", index_max_block(&c));
+}
+
 int main(void)
 {
+	test_max_block();
 	test_surt();
 	test_language();
 	test_stage_names();
