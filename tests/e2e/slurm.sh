@@ -227,11 +227,15 @@ done
 check "second crawl is running" test -d "$SCRATCH/c2/segments/00002"
 scontrol requeue "$id"
 check "scontrol requeue accepted" test $? -eq 0
-# Slurm holds a requeued job back for a while (BeginTime): let it start now.
+# Slurm holds a requeued job back for a while (BeginTime): let it start now
+# - but not within the second slurmd revoked the first run's credential:
+# credential times have one-second granularity, and a run launched in that
+# second is refused ("Job credential revoked") and the job fails.
 for _ in $(seq 120); do
 	case $(job_state "$id") in PENDING*) break ;; esac
 	sleep 0.25
 done
+sleep 2
 scontrol update JobId="$id" StartTime=now
 st=$(wait_job "$id" 90)
 echo "job $id: $st"
