@@ -60,7 +60,7 @@ static int help(void)
 	       "  --segments LIST  the segments to pack (3, 1,4 or 2-5; default: every\n"
 	       "                   indexed one); with one --dir only\n"
 	       "  -o, --output F   the WACZ file to write (replaced if it exists)\n"
-	       "  --title T        its title (default: the directory's name)\n\n"
+	       "  --title T        its title (default: the directories' names)\n\n"
 	       "It holds archive/ (the WARC files), indexes/index.cdxj, pages/pages.jsonl\n"
 	       "and datapackage.json with every file's sha256 (WACZ 1.1.1).\n"
 	       "exit codes: 0 written; 1 not a crawl directory, a segment not indexed, a\n"

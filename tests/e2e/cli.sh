@@ -99,6 +99,10 @@ check "wacz of a segment not indexed" expect 1 'segment 7' \
 	"$MPICRAWL" wacz --dir "$SCRATCH/c" -o "$SCRATCH/x.wacz" --segments 7
 check "wacz into a missing directory: refused, nothing made" expect 1 'cannot write beside' \
 	"$MPICRAWL" wacz --dir "$SCRATCH/m" -o "$SCRATCH/none/x.wacz"
+check "wacz of two crawls with --segments: refused" expect 2 '--segments goes with one --dir' \
+	"$MPICRAWL" wacz --dir "$SCRATCH/c" --dir "$SCRATCH/m" -o "$SCRATCH/x.wacz" --segments 1
+check "wacz of two crawls, the second not one: named" expect 1 'not a crawl directory' \
+	"$MPICRAWL" wacz --dir "$SCRATCH/c" --dir "$SCRATCH" -o "$SCRATCH/x.wacz"
 check "no WACZ and no directory left by the refusals" \
 	eval '[ ! -e "$SCRATCH/x.wacz" ] && [ ! -e "$SCRATCH/none" ] &&
 	[ -z "$(ls -d "$SCRATCH"/*.tmp.* "$SCRATCH"/*.work.* 2>/dev/null)" ]'
