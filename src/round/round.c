@@ -401,6 +401,18 @@ int round_parse(struct job *j, int seg)
 	return rc;
 }
 
+/* ", N WAT records" when the index wrote WAT files (index.wat), else "". */
+static const char *wat_said(const struct job *j, const uint64_t *c)
+{
+	static char out[48];
+
+	out[0] = '\0';
+	if (j->cfg.index_wat)
+		snprintf(out, sizeof(out), ", %llu WAT records",
+			 (unsigned long long)c[IX_WAT_RECORDS]);
+	return out;
+}
+
 int round_index(struct job *j, int seg, int crawldb_version, int use_staged)
 {
 	uint64_t c[IX_COUNT_] = { 0 };
@@ -422,11 +434,11 @@ int round_index(struct job *j, int seg, int crawldb_version, int use_staged)
 		log_warn("index", "cannot remove '%s'", dir);
 	if (!rc && j->rank == 0)
 		log_info("index", "segment %d: %llu WARC files, %llu CDXJ lines, %llu texts "
-			 "(%llu duplicates), %llu links", seg,
+			 "(%llu duplicates), %llu links%s", seg,
 			 (unsigned long long)c[IX_WARC_FILES], (unsigned long long)c[IX_CDXJ_LINES],
 			 (unsigned long long)c[IX_TEXT_DOCS],
 			 (unsigned long long)c[IX_TEXT_DUPLICATES],
-			 (unsigned long long)c[IX_LINKS]);
+			 (unsigned long long)c[IX_LINKS], wat_said(j, c));
 	return rc;
 }
 
