@@ -389,6 +389,19 @@ int index_record_facts(const char *type, const char *ct, const unsigned char *bl
 	return 0;
 }
 
+/* The extensions of the text.format values that write a file. */
+static const char *const text_exts[] = { "warc.wet.gz", "jsonl.gz" };
+
+/* The path of the partition's text file in format k (text_exts). */
+static void text_file(const struct part_ix *x, int k, char *out, size_t cap)
+{
+	char name[128];
+
+	snprintf(name, sizeof(name), "%s-%05d-%05u.%s", x->j->dir.warc_prefix, x->seg, x->p,
+		 text_exts[k]);
+	layout_segment_file(&x->j->dir, x->seg, "text", name, out, cap);
+}
+
 static enum cr_err text_open(struct part_ix *x)
 {
 	const struct config *cfg = &x->j->cfg;
@@ -396,15 +409,10 @@ static enum cr_err text_open(struct part_ix *x)
 
 	if (x->wet || x->jsonl || cfg->text_format == 2)
 		return CR_OK;
-	char name[128];
-
 	layout_segment_sub(&x->j->dir, x->seg, "text", dir, sizeof(dir));
 	if (fs_mkdirs(dir) != CR_OK)
 		return CR_ERR_IO;
-	snprintf(name, sizeof(name), "%s-%05d-%05u.%s", x->j->dir.warc_prefix, x->seg, x->p,
-		 cfg->text_format == 0 ? "warc.wet.gz" : "jsonl.gz");
-	layout_segment_file(&x->j->dir, x->seg, "text", name, x->text_path,
-			    sizeof(x->text_path));
+	text_file(x, cfg->text_format, x->text_path, sizeof(x->text_path));
 	if (cfg->text_format == 0) {
 		/* Plain text compresses well at level 1, at a third of level 6's
 		 * CPU; the WET files are rewritten whenever the index is. */
@@ -428,16 +436,13 @@ static enum cr_err text_open(struct part_ix *x)
  * written as WET before is not the one the new CDXJ points into. */
 static void text_drop_others(struct part_ix *x)
 {
-	static const char *const ext[] = { "warc.wet.gz", "jsonl.gz" };
-	char name[128], path[PATH_MAX];
+	char path[PATH_MAX];
 	int k;
 
 	for (k = 0; k < 2; k++) {
 		if (k == x->j->cfg.text_format)
 			continue;
-		snprintf(name, sizeof(name), "%s-%05d-%05u.%s", x->j->dir.warc_prefix, x->seg,
-			 x->p, ext[k]);
-		layout_segment_file(&x->j->dir, x->seg, "text", name, path, sizeof(path));
+		text_file(x, k, path, sizeof(path));
 		if (unlink(path) != 0 && errno != ENOENT)
 			log_warn("index", "cannot remove '%s': %s", path, strerror(errno));
 	}

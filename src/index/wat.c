@@ -373,13 +373,14 @@ struct wat_file {
 	uint64_t pc[PC_COUNT_];
 };
 
-/* Whether a record is an HTML response: its page and metadata are read. */
-static int html_response(const struct warc_record *r, size_t *hlen, char *charset, size_t cap)
+/* Whether a record of type is an HTML response: its page and metadata are
+ * read. */
+static int html_response(const struct warc_record *r, const char *type, size_t *hlen,
+			 char *charset, size_t cap)
 {
-	char type[32], mime[128];
+	char mime[128];
 	int status;
 
-	warc_record_field(r, "WARC-Type", type, sizeof(type));
 	if (strcmp(type, "response") ||
 	    warc_http_split(r->block, r->block_len, &status, hlen) != CR_OK)
 		return 0;
@@ -399,9 +400,12 @@ static enum cr_err one(struct wat_file *f, const struct warc_record *r, struct b
 	size_t hlen;
 	enum cr_err e;
 
+	warc_record_field(r, "WARC-Type", type, sizeof(type));
+	if (!warc_record_field(r, "WARC-Target-URI", uri, sizeof(uri)) ||
+	    !strcmp(type, "warcinfo"))
+		snprintf(uri, sizeof(uri), "%s", f->name);
 	htmlmeta_init(&m);
-	if (html_response(r, &hlen, charset, sizeof(charset))) {
-		warc_record_field(r, "WARC-Target-URI", uri, sizeof(uri));
+	if (html_response(r, type, &hlen, charset, sizeof(charset))) {
 		if (parse_html(f->j, uri, charset, r->block, hlen, r->block + hlen,
 			       r->block_len - hlen, &pg, &flags, f->pc, &m)) {
 			s.page = &pg;
@@ -413,10 +417,6 @@ static enum cr_err one(struct wat_file *f, const struct warc_record *r, struct b
 	if (s.page)
 		html_page_release(&pg);
 	htmlmeta_release(&m);
-	warc_record_field(r, "WARC-Type", type, sizeof(type));
-	if (!warc_record_field(r, "WARC-Target-URI", uri, sizeof(uri)) ||
-	    !strcmp(type, "warcinfo"))
-		snprintf(uri, sizeof(uri), "%s", f->name);
 	warc_record_field(r, "WARC-Date", date, sizeof(date));
 	warc_record_field(r, "WARC-Record-ID", id, sizeof(id));
 	memset(&out, 0, sizeof(out));
