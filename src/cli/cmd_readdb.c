@@ -12,6 +12,7 @@
 #include "scope/decisions.h"
 #include "scope/scope.h"
 #include "scope/seeds.h"
+#include "score/score.h"
 #include "store/recfile.h"
 #include "util/fs.h"
 #include "util/json.h"
@@ -22,7 +23,8 @@
 #include <string.h>
 
 static const char usage[] =
-	"mpicrawl readdb --dir DIR (--stats | --dump | --seeds | --decisions --segment N)";
+	"mpicrawl readdb --dir DIR (--stats | --dump | --seeds | (--decisions | --fetchlist) "
+	"--segment N)";
 
 static void dump_one(const struct crawl_record *r, struct buf *b)
 {
@@ -52,6 +54,9 @@ static void dump_one(const struct crawl_record *r, struct buf *b)
 		buf_addf(b, ",\"priority\":%.3f", (r->meta.priority - 1) / 1000.0);
 	if (r->meta.changefreq)
 		buf_addf(b, ",\"changefreq\":\"%s\"", sitemap_changefreq_name(r->meta.changefreq));
+	/* OPIC (score/score.h): importance, and its parts */
+	buf_addf(b, ",\"score\":%.12g,\"cash\":%.12g,\"history\":%.12g", score_of(r), r->cash,
+		 r->history);
 	buf_adds(b, "}\n");
 	fwrite(b->p, 1, b->len, stdout);
 }
@@ -74,27 +79,33 @@ static void count_seed(struct hmap *seeds, const struct crawl_record *rec)
 		       rec->status == ST_TIMEOUT || rec->status == ST_DEFERRED;
 }
 
-/* Reads every part of CrawlDb version ver: counts by status, with dump
- * every record as a JSON line, with seeds (id -> struct seed_count) the
- * records of each seed. 0, or 1 with the damaged file named. */
-static int read_crawldb(const struct crawl_dir *d, int ver, int dump, struct hmap *seeds,
-			uint64_t *counts, uint64_t *total)
+/* Reads every part of CrawlDb version ver (or, seg > 0, of segment seg's
+ * fetch lists): counts by status, with dump every record as a JSON line,
+ * with seeds (id -> struct seed_count) the records of each seed. 0, or 1
+ * with the damaged file named. */
+static int read_parts(const struct crawl_dir *d, int ver, int seg, int dump, struct hmap *seeds,
+		      uint64_t *counts, uint64_t *total)
 {
 	struct buf b;
 	uint32_t p;
 	int rc = 0;
 
 	buf_init(&b);
-	for (p = 0; ver > 0 && p < d->partitions && !rc; p++) {
+	for (p = 0; (ver > 0 || seg > 0) && p < d->partitions && !rc; p++) {
 		char path[PATH_MAX];
 		struct recfile_reader *r;
 		const void *data;
 		size_t n;
 		enum cr_err e;
 
-		layout_crawldb_part(d, ver, p, path, sizeof(path));
-		if (recfile_reader_open(path, REC_KIND_CRAWLDB, &r) != CR_OK) {
-			fprintf(stderr, "mpicrawl: cannot read CrawlDb part '%s'\n", path);
+		if (seg > 0)
+			layout_segment_part(d, seg, "fetchlist", p, path, sizeof(path));
+		else
+			layout_crawldb_part(d, ver, p, path, sizeof(path));
+		if (recfile_reader_open(path, seg > 0 ? REC_KIND_FETCHLIST : REC_KIND_CRAWLDB,
+					&r) != CR_OK) {
+			fprintf(stderr, "mpicrawl: cannot read %s part '%s'\n",
+				seg > 0 ? "fetch list" : "CrawlDb", path);
 			rc = 1;
 			break;
 		}
@@ -113,7 +124,8 @@ static int read_crawldb(const struct crawl_dir *d, int ver, int dump, struct hma
 				count_seed(seeds, &rec);
 		}
 		if (e != CR_EOF) {
-			fprintf(stderr, "mpicrawl: damaged CrawlDb part '%s'\n", path);
+			fprintf(stderr, "mpicrawl: damaged %s part '%s'\n",
+				seg > 0 ? "fetch list" : "CrawlDb", path);
 			rc = 1;
 		}
 		recfile_reader_free(&r);
@@ -143,7 +155,7 @@ static int read_seeds(const struct crawl_dir *d, int ver)
 	counts = calloc(s.nlist + 1, sizeof(*counts));
 	for (i = 0; counts && i < s.nlist; i++)
 		*hmap_put(&by_id, (const char *)&s.list[i]->id, sizeof(uint64_t)) = &counts[i];
-	rc = counts ? read_crawldb(d, ver, 0, &by_id, st, &total) : 1;
+	rc = counts ? read_parts(d, ver, 0, 0, &by_id, st, &total) : 1;
 	buf_init(&b);
 	for (i = 0; !rc && i < s.nlist; i++) {
 		const struct scope_seed *sd = s.list[i];
@@ -169,24 +181,55 @@ static int read_seeds(const struct crawl_dir *d, int ver)
 	return rc;
 }
 
-/* Prints segment seg's decision log. */
-static int read_decisions(const struct crawl_dir *d, const char *segment)
+/* The number of an existing segment; 0 with the reason said, and *rc the
+ * exit code. */
+static int segment_of(const struct crawl_dir *d, const char *segment, int *rc)
 {
 	char *end, path[PATH_MAX];
 	long seg = strtol(segment, &end, 10);
-	uint64_t lines;
-	enum cr_err e;
 
 	if (end == segment || *end || seg < 1 || seg > 99999) {
 		fprintf(stderr, "mpicrawl: --segment: bad value '%s' (a segment number)\n",
 			segment);
-		return 2;
+		*rc = 2;
+		return 0;
 	}
 	layout_segment_dir(d, (int)seg, path, sizeof(path));
 	if (!fs_exists(path)) {
 		fprintf(stderr, "mpicrawl: segment %ld does not exist in '%s'\n", seg, d->root);
+		*rc = 1;
+		return 0;
+	}
+	return (int)seg;
+}
+
+/* Prints segment seg's fetch lists, in the order they are fetched. */
+static int read_fetchlist(const struct crawl_dir *d, const char *segment)
+{
+	uint64_t counts[ST_COUNT_] = { 0 }, total = 0;
+	char path[PATH_MAX];
+	int rc = 0, seg = segment_of(d, segment, &rc);
+
+	if (!seg)
+		return rc;
+	layout_segment_sub(d, seg, "fetchlist", path, sizeof(path));
+	if (!fs_exists(path)) {
+		fprintf(stderr, "mpicrawl: segment %d has no fetch lists\n", seg);
 		return 1;
 	}
+	return read_parts(d, 0, seg, 1, NULL, counts, &total);
+}
+
+/* Prints segment seg's decision log. */
+static int read_decisions(const struct crawl_dir *d, const char *segment)
+{
+	uint64_t lines;
+	enum cr_err e;
+	int rc = 0;
+	long seg = segment_of(d, segment, &rc);
+
+	if (!seg)
+		return rc;
 	e = decisions_print(d, (int)seg, stdout, &lines);
 	if (e == CR_EOF) {
 		fprintf(stderr, "mpicrawl: segment %ld has no decision log (its update has not "
@@ -204,6 +247,7 @@ int cmd_readdb(int argc, char **argv)
 		{ "dump", no_argument, NULL, 'D' },
 		{ "decisions", no_argument, NULL, 'x' },
 		{ "seeds", no_argument, NULL, 'S' },
+		{ "fetchlist", no_argument, NULL, 'f' },
 		{ "segment", required_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -223,6 +267,7 @@ int cmd_readdb(int argc, char **argv)
 		case 'D': mode = 'D'; break;
 		case 'x': mode = 'x'; break;
 		case 'S': mode = 'S'; break;
+		case 'f': mode = 'f'; break;
 		case 'g': segment = optarg; break;
 		case 'h':
 			printf("usage: %s\n\n"
@@ -231,7 +276,11 @@ int cmd_readdb(int argc, char **argv)
 			       "  --dump         every URL as a JSON line: url, status,\n"
 			       "                 http_status, depth, retries, fetched_at,\n"
 			       "                 next_fetch (seconds), digest, reason (why its\n"
-			       "                 last fetch failed), dup_of\n"
+			       "                 last fetch failed), dup_of, kind, lastmod,\n"
+			       "                 priority, changefreq; score, cash and history\n"
+			       "                 (OPIC, docs/SCORING.md)\n"
+			       "  --fetchlist    segment N's fetch lists, as --dump, in the order\n"
+			       "  --segment N    each partition's are fetched\n"
 			       "  --seeds        each seed as a JSON line: seed, reached (URLs\n"
 			       "                 first reached from it), fetched (answered by\n"
 			       "                 their server), waiting (due\n"
@@ -248,9 +297,10 @@ int cmd_readdb(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!dir || !mode || optind < argc || (mode == 'x') != (segment != NULL)) {
-		fprintf(stderr, "mpicrawl: readdb needs --dir and --stats, --dump or "
-			"--decisions with --segment\nusage: %s\n", usage);
+	if (!dir || !mode || optind < argc ||
+	    (mode == 'x' || mode == 'f') != (segment != NULL)) {
+		fprintf(stderr, "mpicrawl: readdb needs --dir and --stats, --dump, --seeds, or "
+			"--decisions or --fetchlist with --segment\nusage: %s\n", usage);
 		return 2;
 	}
 	config_defaults(&cfg);
@@ -258,11 +308,13 @@ int cmd_readdb(int argc, char **argv)
 		return 1;
 	if (mode == 'x')
 		return read_decisions(&d, segment);
+	if (mode == 'f')
+		return read_fetchlist(&d, segment);
 	if (layout_crawldb_current(&d, &ver) != CR_OK)
 		return 1;
 	if (mode == 'S')
 		return read_seeds(&d, ver);
-	rc = read_crawldb(&d, ver, mode == 'D', NULL, counts, &total);
+	rc = read_parts(&d, ver, 0, mode == 'D', NULL, counts, &total);
 	if (mode == 's' && !rc) {
 		int s;
 

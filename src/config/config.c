@@ -258,6 +258,8 @@ static const char *check_host_rules(const char *v)
 	return NULL;
 }
 static const char *const text_formats[] = { "wet", "jsonl", "none", NULL };
+/* In the order of enum score_order (score/score.h). */
+static const char *const generate_orders[] = { "score", "fifo", NULL };
 /* In the order of text_boilerplate's values (config.h). */
 static const char *const text_boilerplates[] = { "keep", "mark", "drop", NULL };
 
@@ -378,6 +380,18 @@ static const struct key keys[] = {
 	  "transient failures before a page is marked gone"),
 	L("generate.max_per_host", max_per_host, 0, 1L << 31, "0",
 	  "most URLs of one host in one fetch list (0: no limit)"),
+	L("generate.top_n", top_n, 0, 1L << 40, "0",
+	  "most URLs in one round over all ranks, the highest priority first (0: no budget); "
+	  "links are then not followed within the round"),
+	C("generate.order", generate_order, generate_orders, "score",
+	  "order of due URLs: score (OPIC cash and priors, docs/SCORING.md) or fifo "
+	  "(breadth first)"),
+	D("score.seed_cash", score_seed_cash, 1, 1000000000000000L, "1",
+	  "OPIC cash a seed enters with (times its score= setting)"),
+	D("score.sitemap_weight", score_sitemap_weight, 0, 2000000000, "1",
+	  "how much a sitemap <priority> weighs: cash * (1 + weight * (priority - 0.5))"),
+	D("score.depth_decay", score_depth_decay, 1, 1000000000, "1",
+	  "priority multiplied by this per link from the seed (1: depth does not count)"),
 	L("generate.round_s", round_s, -1, 1L << 31, "auto",
 	  "seconds of each host's delays a round plans for: a host gets at most round_s / "
 	  "delay + 1 URLs, followed links included (0: no plan; auto: 3 delays, growing "

@@ -78,6 +78,11 @@ struct config {
 	long retry_interval_s;
 	long max_retries;
 	long max_per_host;
+	long top_n;                 /* generate.top_n: URLs in a round, all ranks; 0: all */
+	int generate_order;         /* generate.order: enum score_order (score/score.h) */
+	double score_seed_cash;     /* score.*: score/score.h */
+	double score_sitemap_weight;
+	double score_depth_decay;
 	long round_s;               /* generate.round_s; -1: auto (round/length.h) */
 	long partitions;
 	int partition_by;

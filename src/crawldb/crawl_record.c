@@ -1,5 +1,6 @@
 #include "crawldb/crawl_record.h"
 
+#include <float.h>
 #include <string.h>
 
 #define CRAWL_RECORD_V1 1
@@ -7,6 +8,7 @@
 #define CRAWL_RECORD_V3 3   /* V1, hops (u8), dup_of */
 #define CRAWL_RECORD_V4 4   /* V3 and the last failure's reason at the end */
 #define CRAWL_RECORD_V5 5   /* V4, crawl_meta and the seed at the end */
+#define CRAWL_RECORD_V6 6   /* V5, OPIC cash and history (f64) at the end */
 
 static const char *const status_names[ST_COUNT_] = {
 	"unfetched", "fetched", "redirect", "gone", "error", "denied", "blocked", "deferred",
@@ -79,15 +81,38 @@ enum cr_err crawl_record_meta_get(struct buf_reader *rd, struct crawl_meta *m)
 	return CR_OK;
 }
 
+void crawl_record_cash_put(double v, struct buf *out)
+{
+	uint64_t bits;
+
+	memcpy(&bits, &v, sizeof(bits));
+	buf_put_u64le(out, bits);
+}
+
+enum cr_err crawl_record_cash_get(struct buf_reader *rd, double *v)
+{
+	uint64_t bits;
+
+	if (buf_get_u64le(rd, &bits))
+		return CR_ERR_FORMAT;
+	memcpy(v, &bits, sizeof(*v));
+	/* Cash is finite and never negative: anything else is damage. */
+	if (!(*v >= 0 && *v <= DBL_MAX))
+		return CR_ERR_FORMAT;
+	return CR_OK;
+}
+
 void crawl_record_pack(const struct crawl_record *r, struct buf *out)
 {
-	buf_put_u8(out, CRAWL_RECORD_V5);
+	buf_put_u8(out, CRAWL_RECORD_V6);
 	crawl_record_put(r, out);
 	buf_put_u8(out, r->hops);
 	buf_put_str(out, r->dup_of, r->dup_of_len);
 	buf_put_str(out, r->reason, r->reason_len);
 	crawl_record_meta_put(&r->meta, out);
 	buf_put_varint(out, r->seed);
+	crawl_record_cash_put(r->cash, out);
+	crawl_record_cash_put(r->history, out);
 }
 
 enum cr_err crawl_record_unpack(const void *p, size_t n, struct crawl_record *r)
@@ -97,7 +122,7 @@ enum cr_err crawl_record_unpack(const void *p, size_t n, struct crawl_record *r)
 	struct crawl_record t;
 
 	buf_reader_init(&rd, p, n);
-	if (buf_get_u8(&rd, &v) || v < CRAWL_RECORD_V1 || v > CRAWL_RECORD_V5 ||
+	if (buf_get_u8(&rd, &v) || v < CRAWL_RECORD_V1 || v > CRAWL_RECORD_V6 ||
 	    crawl_record_get(&rd, &t))
 		return CR_ERR_FORMAT;
 	memset(&t.meta, 0, sizeof(t.meta));
@@ -113,6 +138,10 @@ enum cr_err crawl_record_unpack(const void *p, size_t n, struct crawl_record *r)
 	t.seed = 0;
 	if (v >= CRAWL_RECORD_V5 && (crawl_record_meta_get(&rd, &t.meta) ||
 				     buf_get_varint(&rd, &t.seed)))
+		return CR_ERR_FORMAT;
+	t.cash = t.history = 0;
+	if (v >= CRAWL_RECORD_V6 && (crawl_record_cash_get(&rd, &t.cash) ||
+				     crawl_record_cash_get(&rd, &t.history)))
 		return CR_ERR_FORMAT;
 	if (rd.off != rd.len)
 		return CR_ERR_FORMAT;

@@ -86,7 +86,16 @@ struct crawl_record {
 	struct crawl_meta meta;   /* page or sitemap; what sitemaps said of it */
 	uint64_t seed;        /* the seed it was first reached from (seeds_id of its
 				 canonical URL); 0: none known */
+	double cash;          /* OPIC cash (score/score.h): what its inlinks paid
+				 since it last spent; in a fetch record, what the
+				 fetch list held */
+	double history;       /* OPIC: all the cash it has spent (CrawlDb only) */
 };
+
+/* Appends an amount of OPIC cash (finite, not negative) to out / reads
+ * one from rd (CR_ERR_FORMAT for NaN, infinite or negative bytes). */
+void crawl_record_cash_put(double v, struct buf *out);
+CR_WUR enum cr_err crawl_record_cash_get(struct buf_reader *rd, double *v);
 
 void crawl_record_pack(const struct crawl_record *r, struct buf *out);
 CR_WUR enum cr_err crawl_record_unpack(const void *p, size_t n, struct crawl_record *r);

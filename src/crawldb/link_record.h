@@ -26,6 +26,7 @@ struct link_record {
 	struct crawl_meta meta;   /* the kind of URL it points at; a sitemap
 				     entry's lastmod, priority, changefreq */
 	uint64_t seed;        /* the seed its source was reached from; 0: none */
+	double cash;          /* OPIC cash its source pays it (score/score.h) */
 };
 
 enum link_flag {
@@ -33,6 +34,8 @@ enum link_flag {
 			     URL the CrawlDb holds, so the seen-set lets it through */
 	LINK_CROSS = 2,   /* ... outside the sitemap's own directory: admitted only if
 			     its host's robots.txt names the sitemap */
+	LINK_CASH = 4,    /* to a URL the seen-set knows: it brings cash and nothing
+			     else (update/route.c); never a new URL */
 };
 
 void link_record_pack(const struct link_record *l, struct buf *out);

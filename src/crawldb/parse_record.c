@@ -9,13 +9,14 @@
 #define PARSE_RECORD_V5 5   /* V4, the seed, refused links, and a sitemap's entries */
 #define PARSE_RECORD_V6 6   /* V5 and the page's requisites at the end */
 #define PARSE_RECORD_V7 7   /* V6 and the page's languages at the end */
+#define PARSE_RECORD_V8 8   /* V7 and the OPIC cash its links share at the end */
 
 static void pack(const struct parse_record *p, const char *const *links,
 		 const struct parse_entry *entries, uint32_t nlinks, struct buf *out)
 {
 	uint32_t i;
 
-	buf_put_u8(out, PARSE_RECORD_V7);
+	buf_put_u8(out, PARSE_RECORD_V8);
 	buf_put_str(out, p->url, p->url_len);
 	buf_put_varint(out, p->depth);
 	buf_put_str(out, p->title, p->title_len);
@@ -48,6 +49,7 @@ static void pack(const struct parse_record *p, const char *const *links,
 		buf_put_str(out, p->langs[i], strnlen(p->langs[i], 3));
 		buf_put_u8(out, p->lang_percent[i]);
 	}
+	crawl_record_cash_put(p->cash, out);
 }
 
 void parse_record_pack(const struct parse_record *p, const char *const *links,
@@ -160,7 +162,7 @@ enum cr_err parse_record_unpack(const void *p, size_t n, struct parse_record *r)
 	struct parse_record t;
 
 	buf_reader_init(&rd, p, n);
-	if (buf_get_u8(&rd, &v) || v < PARSE_RECORD_V1 || v > PARSE_RECORD_V7 ||
+	if (buf_get_u8(&rd, &v) || v < PARSE_RECORD_V1 || v > PARSE_RECORD_V8 ||
 	    buf_get_str(&rd, &t.url, &t.url_len) ||
 	    buf_get_varint(&rd, &depth) || buf_get_str(&rd, &t.title, &t.title_len) ||
 	    buf_get_u64le(&rd, &t.text_digest) || buf_get_varint(&rd, &nl) ||
@@ -235,6 +237,9 @@ enum cr_err parse_record_unpack(const void *p, size_t n, struct parse_record *r)
 		t.entries_len = rd.off - (size_t)(t.entries - rd.p);
 	}
 	if (get_embeds(&rd, v, &t) || get_langs(&rd, v, &t))
+		return CR_ERR_FORMAT;
+	t.cash = 0;
+	if (v >= PARSE_RECORD_V8 && crawl_record_cash_get(&rd, &t.cash))
 		return CR_ERR_FORMAT;
 	if (rd.off != rd.len)
 		return CR_ERR_FORMAT;

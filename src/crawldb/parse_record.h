@@ -77,6 +77,8 @@ struct parse_record {
 	char langs[PARSE_LANGS_MAX][4];
 	uint8_t lang_percent[PARSE_LANGS_MAX];
 	uint8_t lang_reliable;
+	double cash;                 /* OPIC cash its links share (score/score.h;
+					version 8; 0 before) */
 };
 
 #define PARSE_SIG_MAX 1024

@@ -87,5 +87,6 @@ void fetchlist_record(const struct host_item *it, struct fetch_record *fr)
 	fr->rec.hops = it->rec.hops;
 	fr->rec.meta = it->rec.meta;
 	fr->rec.seed = it->rec.seed;
+	fr->rec.cash = it->rec.cash;
 	fr->reason = fr->location = fr->content_type = fr->charset = fr->warc = "";
 }

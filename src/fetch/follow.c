@@ -69,7 +69,8 @@ enum follow_verdict follow_decide(const struct follow_page *pg, const struct fol
 {
 	enum follow_verdict v;
 
-	if (cfg->follow_max <= 0)
+	/* A round's budget (generate.top_n) is the URLs generate chose. */
+	if (cfg->follow_max <= 0 || cfg->top_n > 0)
 		return FOLLOW_OFF;
 	if (pg->near_copy)
 		return FOLLOW_NEAR_COPY;

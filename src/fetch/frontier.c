@@ -5,6 +5,7 @@
 #include "generate/generate.h"
 #include "crawldb/parse_record.h"
 #include "dedup/minhash.h"
+#include "score/score.h"
 #include "seen/seen.h"
 #include "url/url.h"
 #include "util/log.h"
@@ -164,9 +165,10 @@ static unsigned page_bands(const struct frontier *fr, const struct parse_record 
  * one hop deeper than its page, of its seed; a requisite (kind
  * CRAWL_EMBED) as deep as its page. */
 static void link_of(const struct host_item *it, const char *u, size_t len, int kind,
-		    struct crawl_record *r)
+		    double cash, struct crawl_record *r)
 {
 	memset(r, 0, sizeof(*r));
+	r->cash = cash;
 	r->status = ST_UNFETCHED;
 	r->depth = it->rec.depth + (kind != CRAWL_EMBED);
 	r->meta.kind = (uint8_t)kind;
@@ -183,14 +185,14 @@ static void link_of(const struct host_item *it, const char *u, size_t len, int k
  * origin; the page's band keys go with a link. */
 static void follow_one(struct frontier *fr, struct host *h, const struct host_item *it,
 		       const char *url, size_t len, const uint64_t *bands, unsigned nb,
-		       struct segout *out, int kind)
+		       struct segout *out, int kind, double cash)
 {
 	struct crawl_record rec;
 	char u[URL_MAX_LEN + 1];
 
 	memcpy(u, url, len);
 	u[len] = '\0';
-	link_of(it, u, len, kind, &rec);
+	link_of(it, u, len, kind, cash, &rec);
 	segout_followed(out, it->part, &rec, bands, nb);
 	note_followed(fr, hosts_add(h, u, &rec, it->part, it->origin), bands, nb);
 	if (kind == CRAWL_EMBED)
@@ -316,7 +318,7 @@ static void handoff_one(struct frontier *fr, const struct host_item *it, struct 
 		return;
 	memcpy(u, url, len);
 	u[len] = '\0';
-	link_of(it, u, len, CRAWL_EMBED, &rec);
+	link_of(it, u, len, CRAWL_EMBED, 0, &rec);
 	hand_over(fr, &rec, fr->handoff_round, out, it->part);
 }
 
@@ -339,7 +341,7 @@ static uint64_t follow_embeds(struct frontier *fr, struct host *h, const struct 
 		known(fr, seen, &l);
 		if (follow_embed(pg, &l, &fr->scope, &fr->j->cfg) != FOLLOW_YES)
 			continue;
-		follow_one(fr, h, it, url, len, NULL, 0, out, CRAWL_EMBED);
+		follow_one(fr, h, it, url, len, NULL, 0, out, CRAWL_EMBED, 0);
 		if (pg->room != UINT64_MAX)
 			pg->room--;
 		n++;
@@ -415,7 +417,9 @@ uint64_t frontier_page(struct frontier *fr, struct host *h, const struct host_it
 		v = follow_decide(&pg, &l, &fr->scope, &fr->j->cfg);
 		if (v != FOLLOW_YES)
 			continue;
-		follow_one(fr, h, it, url, len, bands, nb, out, CRAWL_PAGE);
+		/* What its page pays it in update, spent now (score/score.h). */
+		follow_one(fr, h, it, url, len, bands, nb, out, CRAWL_PAGE,
+			   score_share(pr.cash, pr.nlinks));
 		if (room != UINT64_MAX)
 			room--;
 		n++;

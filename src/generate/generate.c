@@ -1,4 +1,5 @@
 #include "generate/generate.h"
+#include "generate/part.h"
 #include "fetch/sched.h"
 #include "generate/seedcap.h"
 #include "scope/decisions.h"
@@ -13,11 +14,12 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 const char *const generate_counter_names[GC_COUNT_] = {
 	"records", "selected", "not_due", "host_capped", "politeness_capped", "too_deep",
 	"hosts",
-	"demoted", "demoted_hosts", "held", "seed_capped",
+	"demoted", "demoted_hosts", "held", "seed_capped", "budget_capped",
 };
 
 int64_t generate_feasible(int64_t span_ms, long delay_ms)
@@ -138,22 +140,6 @@ static enum cr_err count_duplicates(const char *path, struct hmap *hosts)
 	return e == CR_EOF ? CR_OK : e;
 }
 
-/* The state of one partition's generate. */
-struct gen_part {
-	struct job *j;
-	struct generate_rules rules;
-	int64_t now;
-	uint64_t *c;
-	struct hmap per_host;     /* host -> URLs selected (uintptr_t) */
-	struct hmap delays;       /* origin -> cached Crawl-delay ms (uintptr_t) */
-	struct hmap holds;        /* origin -> hold until, µs (uintptr_t), when ahead */
-	struct hmap dups;         /* host -> pages | duplicates << 32 (count_duplicates) */
-	const struct host_rules *hr;   /* hosts.rules, or NULL */
-	const struct seedcap *cap;     /* the seeds' max_pages, or NULL */
-	struct decisions *dlog;        /* with seeds' max_pages and log.decisions */
-	enum cr_err failed;            /* a decision-log write failed */
-};
-
 static enum cr_err note_delay(void *arg, const struct robots_cache_entry *e)
 {
 	struct gen_part *g = arg;
@@ -214,42 +200,64 @@ static const int verdict_counter[] = {
 	[GEN_SEED_CAPPED] = GC_SEED_CAPPED,
 };
 
-/* One CrawlDb record: selected (1) or not (0); -1 if damaged. */
-static int consider(struct gen_part *g, const void *data, size_t n)
+int generate_judge(struct gen_part *g, const void *data, size_t n, struct crawl_record *rec,
+		   char *host, struct generate_host *h, enum generate_verdict *v)
 {
-	struct crawl_record rec;
-	struct generate_host h;
-	char url[URL_MAX_LEN + 1], host[URL_HOST_MAX];
-	enum generate_verdict v;
-	void **slot;
+	char url[URL_MAX_LEN + 1];
 
-	if (crawl_record_unpack(data, n, &rec) || rec.url_len > URL_MAX_LEN)
+	if (crawl_record_unpack(data, n, rec) || rec->url_len > URL_MAX_LEN)
 		return -1;
-	g->c[GC_RECORDS]++;
-	memcpy(url, rec.url, rec.url_len);
-	url[rec.url_len] = '\0';
-	memset(&h, 0, sizeof(h));
-	h.seed_capped = g->cap && !seedcap_allows(g->cap, &rec);
-	if (url_host(url, host, sizeof(host)) != CR_OK)
+	memcpy(url, rec->url, rec->url_len);
+	url[rec->url_len] = '\0';
+	memset(h, 0, sizeof(*h));
+	h->seed_capped = g->cap && !seedcap_allows(g->cap, rec);
+	if (url_host(url, host, URL_HOST_MAX) != CR_OK)
 		host[0] = '\0';
 	else
-		host_of(g, url, host, &h);
-	v = generate_select(&rec, &h, &g->rules, g->now);
-	if (v != GEN_TOO_DEEP && v != GEN_NOT_DUE && v != GEN_HELD && v != GEN_SEED_CAPPED) {
+		host_of(g, url, host, h);
+	*v = generate_select(rec, h, &g->rules, g->now);
+	return 0;
+}
+
+int generate_settled(enum generate_verdict v)
+{
+	return v == GEN_TOO_DEEP || v == GEN_NOT_DUE || v == GEN_HELD || v == GEN_SEED_CAPPED;
+}
+
+int generate_account(struct gen_part *g, const struct crawl_record *rec, const char *host,
+		     const struct generate_host *h, enum generate_verdict v)
+{
+	void **slot;
+
+	if (!generate_settled(v)) {
 		if (!host[0])
 			return 0;
 		slot = hmap_put(&g->per_host, host, strlen(host));
 		if (!*slot) {
 			g->c[GC_HOSTS]++;
-			g->c[GC_DEMOTED_HOSTS] += generate_demoted(&g->rules, &h);
+			g->c[GC_DEMOTED_HOSTS] += generate_demoted(&g->rules, h);
 		}
 		if (v == GEN_SELECT)
 			*slot = (void *)((uintptr_t)*slot + 1);
 	}
 	g->c[verdict_counter[v]]++;
 	if (v == GEN_SEED_CAPPED && g->dlog && !g->failed)
-		g->failed = decisions_add(g->dlog, "per-seed-limit", rec.url, rec.url_len, "", 0);
+		g->failed = decisions_add(g->dlog, "per-seed-limit", rec->url, rec->url_len, "", 0);
 	return v == GEN_SELECT;
+}
+
+/* One CrawlDb record: selected (1) or not (0); -1 if damaged. */
+static int consider(struct gen_part *g, const void *data, size_t n)
+{
+	struct crawl_record rec;
+	struct generate_host h;
+	char host[URL_HOST_MAX];
+	enum generate_verdict v;
+
+	if (generate_judge(g, data, n, &rec, host, &h, &v))
+		return -1;
+	g->c[GC_RECORDS]++;
+	return generate_account(g, &rec, host, &h, v);
 }
 
 /* Streams the part's records through consider(), writing the selected:
@@ -274,9 +282,10 @@ static enum cr_err select_records(struct gen_part *g, struct recfile_reader *r, 
 	return e;
 }
 
+/* Partition p's fetch list, or with a budget its candidates. */
 static enum cr_err generate_partition(struct job *j, int seg, int ver, uint32_t p,
 				      int64_t now, const struct host_rules *hr,
-				      const struct seedcap *cap, uint64_t *c)
+				      const struct seedcap *cap, struct budget *bud, uint64_t *c)
 {
 	char in[PATH_MAX], out[PATH_MAX];
 	struct recfile_reader *r = NULL;
@@ -284,8 +293,12 @@ static enum cr_err generate_partition(struct job *j, int seg, int ver, uint32_t 
 	struct gen_part g;
 	enum cr_err e;
 
-	layout_segment_part(&j->dir, seg, "fetchlist", p, out, sizeof(out));
-	e = recfile_writer_open(out, REC_KIND_FETCHLIST, (int)j->cfg.zstd_level, &w);
+	if (bud)
+		ranked_tmp_path(j, p, out, sizeof(out));
+	else
+		layout_segment_part(&j->dir, seg, "fetchlist", p, out, sizeof(out));
+	e = recfile_writer_open(out, bud ? REC_KIND_SORT : REC_KIND_FETCHLIST,
+				(int)j->cfg.zstd_level, &w);
 	if (e)
 		return e;
 	if (ver > 0) {
@@ -303,7 +316,9 @@ static enum cr_err generate_partition(struct job *j, int seg, int ver, uint32_t 
 	g.c = c;
 	g.hr = hr;
 	g.cap = cap;
+	g.budget = bud;
 	generate_rules_from(&j->cfg, &g.rules);
+	score_rules_from(&j->cfg, &g.score);
 	g.rules.round_ms = job_round_span_ms(j);
 	hmap_init(&g.per_host);
 	hmap_init(&g.delays);
@@ -315,7 +330,8 @@ static enum cr_err generate_partition(struct job *j, int seg, int ver, uint32_t 
 	if (r && j->cfg.demote_min_pages > 0 && count_duplicates(in, &g.dups) != CR_OK)
 		log_warn("generate", "cannot count the duplicates of '%s'", in);
 	if (!e)
-		e = select_records(&g, r, in, w);
+		e = bud || g.score.order == SCORE_ORDER_SCORE ? ranked_select(&g, r, in, w)
+							      : select_records(&g, r, in, w);
 	hmap_release(&g.per_host);
 	hmap_release(&g.delays);
 	hmap_release(&g.holds);
@@ -333,11 +349,34 @@ static enum cr_err generate_partition(struct job *j, int seg, int ver, uint32_t 
 	return recfile_writer_commit(&w);
 }
 
+/* With generate.top_n: agrees the budget (collective) and writes the
+ * fetch lists from the candidates; ok is this rank's state so far. */
+static enum cr_err take_budget(struct job *j, int seg, struct budget *bud, int ok,
+			       const struct seedcap_comm *mpi, uint64_t *c)
+{
+	enum cr_err e = budget_agree(bud, (uint64_t)j->cfg.top_n, ok, mpi);
+	uint32_t p;
+
+	for (p = 0; p < j->dir.partitions; p++) {
+		char tmp[PATH_MAX];
+
+		if (!layout_owns(p, j->rank, j->nranks))
+			continue;
+		if (!e)
+			e = ranked_write(j, seg, p, bud, c);
+		ranked_tmp_path(j, p, tmp, sizeof(tmp));
+		unlink(tmp);   /* after a failure too */
+	}
+	return e;
+}
+
 enum cr_err generate_run(struct job *j, int seg, int ver, int64_t now,
-			 const struct seedcap *cap, uint64_t *counters)
+			 const struct seedcap *cap, const struct seedcap_comm *mpi,
+			 uint64_t *counters)
 {
 	char sub[PATH_MAX];
 	struct host_rules *hr = NULL;
+	struct budget bud, *b = NULL;
 	uint32_t p;
 	enum cr_err e = CR_OK;
 
@@ -347,9 +386,18 @@ enum cr_err generate_run(struct job *j, int seg, int ver, int64_t now,
 	layout_segment_sub(&j->dir, seg, "fetchlist", sub, sizeof(sub));
 	if (!e)
 		e = fs_mkdirs(sub);
+	if (!e && j->cfg.top_n > 0 && (e = budget_open(&bud, j->tmpdir)) == CR_OK)
+		b = &bud;
 	for (p = 0; !e && p < j->dir.partitions; p++)
 		if (layout_owns(p, j->rank, j->nranks))
-			e = generate_partition(j, seg, ver, p, now, hr, cap, counters);
+			e = generate_partition(j, seg, ver, p, now, hr, cap, b, counters);
 	host_rules_free(&hr);
+	if (j->cfg.top_n > 0) {
+		enum cr_err e2 = take_budget(j, seg, &bud, b && !e, mpi, counters);
+
+		e = e ? e : e2;
+		if (b)
+			budget_close(b);
+	}
 	return e;
 }

@@ -9,6 +9,12 @@
  * a round does not end with one slow host's tail.
  * Memory: one counter per host, never the CrawlDb.
  *
+ * The order (generate.order, score/score.h): with score, each host's due
+ * URLs are taken best first (ranked.c sorts them, on disk past the memory
+ * budget), so its caps and a time limit cut the least important; with
+ * fifo, in URL order as the CrawlDb streams. generate.top_n bounds the
+ * round over all ranks (budget.h).
+ *
  * generate_select is the pure decision for one record, given what the
  * phase knows of its host so far; generate_run streams records through it.
  */
@@ -34,6 +40,7 @@ enum generate_counter {
 	GC_DEMOTED_HOSTS,
 	GC_HELD,         /* due, but their host asked for a pause that has not ended */
 	GC_SEED_CAPPED,  /* due, never fetched, past their seed's max_pages */
+	GC_BUDGET_CAPPED,   /* due, within their host's caps, past generate.top_n */
 	GC_COUNT_
 };
 
@@ -96,9 +103,12 @@ enum generate_verdict generate_select(const struct crawl_record *r,
 				      const struct generate_rules *g, int64_t now);
 
 struct seedcap;
+struct seedcap_comm;
 /* Writes this rank's fetch lists for segment seg from CrawlDb version ver;
- * cap: the seeds' max_pages bounds (seedcap_prepare), or NULL. */
+ * cap: the seeds' max_pages bounds (seedcap_prepare), or NULL. Collective
+ * through mpi when generate.top_n is set (budget.h). */
 CR_WUR enum cr_err generate_run(struct job *j, int seg, int ver, int64_t now,
-				const struct seedcap *cap, uint64_t *counters);
+				const struct seedcap *cap, const struct seedcap_comm *mpi,
+				uint64_t *counters);
 
 #endif

@@ -29,14 +29,14 @@ struct seed_reader {
 	size_t cap;
 	uint64_t *c;
 	struct scope *scope;   /* its rules may refuse a seed */
+	double seed_cash;      /* score.seed_cash */
 };
 
-/* 1 if a seed line's settings say kind=sitemap. */
-static int seed_is_sitemap(const char *settings)
+/* A seed line's settings; bad ones (take_seed refuses the line) as none. */
+static void seed_settings_of(const char *settings, struct seed_settings *ss)
 {
-	struct seed_settings ss;
-
-	return !seeds_parse_settings(settings, &ss) && ss.sitemap;
+	if (seeds_parse_settings(settings, ss))
+		seeds_parse_settings("", ss);
 }
 
 /* Checks one seed line's URL and settings; CR_OK and the canonical URL in
@@ -77,12 +77,13 @@ static int produce_seeds(void *arg, struct route *r)
 		if ((s->lineno++ % (uint64_t)s->nranks) != (uint64_t)s->rank)
 			continue;
 		struct link_record l = { .from = "" };
+		struct seed_settings ss;
 
 		if (!seeds_split(s->line, s->lineno == 1, &t, &settings))
 			continue;
 		s->c[IC_LINES]++;
-		l.meta.kind = seeds_sitemap(&t) || seed_is_sitemap(settings) ? CRAWL_SITEMAP
-								      : CRAWL_PAGE;
+		seed_settings_of(settings, &ss);
+		l.meta.kind = seeds_sitemap(&t) || ss.sitemap ? CRAWL_SITEMAP : CRAWL_PAGE;
 		l.meta.vouched = l.meta.kind == CRAWL_SITEMAP;   /* the operator vouches */
 		if (take_seed(s, t, settings, url, sizeof(url)) != CR_OK)
 			continue;
@@ -90,6 +91,7 @@ static int produce_seeds(void *arg, struct route *r)
 		l.url = url;
 		l.url_len = strlen(url);
 		l.seed = seeds_id(url, l.url_len);
+		l.cash = s->seed_cash * ss.score;   /* OPIC: a seed enters with cash */
 		route_add_link(r, &l);
 	}
 	return 0;
@@ -98,6 +100,7 @@ static int produce_seeds(void *arg, struct route *r)
 /* Merges the routed seeds into each owned partition's next version. */
 static enum cr_err merge_seeds(struct job *j, int ver, struct route *rt, uint64_t *c)
 {
+	static const struct merge_extra seeds = { .seeds = 1 };
 	struct buf seen;
 	enum cr_err e = CR_OK;
 	uint32_t p;
@@ -114,7 +117,7 @@ static enum cr_err merge_seeds(struct job *j, int ver, struct route *rt, uint64_
 			break;
 		seen.len = 0;
 		e = merge_partition(&j->dir, &j->cfg, ver, ver + 1, p, NULL, rt->sorts[p], &st,
-				    j->cfg.seen_enabled ? &seen : NULL, NULL);
+				    j->cfg.seen_enabled ? &seen : NULL, &seeds);
 		if (!e && j->cfg.seen_enabled)
 			e = seen_write(&j->dir, &j->cfg, ver + 1, p, &seen);
 		xsort_free(&rt->sorts[p]);
@@ -158,6 +161,7 @@ enum cr_err inject_run(struct job *j, const char *seeds, int ver, uint64_t *c)
 	memset(&s, 0, sizeof(s));
 	s.path = seeds;
 	s.rank = j->rank;
+	s.seed_cash = j->cfg.score_seed_cash;
 	s.nranks = j->nranks;
 	s.c = c;
 	s.scope = &scope;

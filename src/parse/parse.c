@@ -8,6 +8,7 @@
 #include "parse/decode.h"
 #include "parse/html.h"
 #include "parse/sitemap_page.h"
+#include "score/score.h"
 #include "store/recfile.h"
 #include "url/url.h"
 #include "util/hmap.h"
@@ -361,6 +362,7 @@ int parse_page(const struct job *j, const struct fetch_record *f,
 	pr.depth = f->rec.depth;
 	pr.hops = f->rec.hops;
 	pr.seed = f->rec.seed;
+	pr.cash = score_spends(&f->rec) ? f->rec.cash : 0;
 	pr.title = "";
 	if (f->rec.status == ST_REDIRECT && f->location_len) {
 		pack_redirect(f, &pr, out, c);

@@ -280,7 +280,7 @@ int round_generate(struct job *j, int *segp, uint64_t *selected, uint64_t *held)
 	j->round_ms = round_plan(j, p.seg);
 	e = seedcap_prepare(&cap, j, s.version, now, &mpi);   /* collective */
 	if (!e)
-		e = generate_run(j, p.seg, s.version, now, &cap, c);
+		e = generate_run(j, p.seg, s.version, now, &cap, &mpi, c);
 	seedcap_release(&cap);
 	if (!comm_agree(e == CR_OK)) {
 		log_user("generate failed");
@@ -292,9 +292,11 @@ int round_generate(struct job *j, int *segp, uint64_t *selected, uint64_t *held)
 			secs_since(t0), extra);
 	if (!rc && j->rank == 0)
 		log_info("generate", "segment %d: %llu URLs due on %llu hosts "
-			 "(%llu capped per host, %llu not due, %llu held)", p.seg,
+			 "(%llu capped per host, %llu past the round's budget, %llu not due, "
+			 "%llu held)", p.seg,
 			 (unsigned long long)c[GC_SELECTED], (unsigned long long)c[GC_HOSTS],
-			 (unsigned long long)c[GC_HOST_CAPPED], (unsigned long long)c[GC_NOT_DUE],
+			 (unsigned long long)c[GC_HOST_CAPPED],
+			 (unsigned long long)c[GC_BUDGET_CAPPED], (unsigned long long)c[GC_NOT_DUE],
 			 (unsigned long long)c[GC_HELD]);
 	*segp = p.seg;
 	*selected = c[GC_SELECTED];

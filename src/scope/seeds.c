@@ -64,7 +64,7 @@ static const char *one_setting(const char *kv, size_t n, struct seed_settings *o
 	long v;
 
 	if (!eq || vl == 0 || vl >= sizeof(val))
-		return "a setting is key=value (max_pages, max_depth, scope, kind)";
+		return "a setting is key=value (max_pages, max_depth, scope, kind, score)";
 	memcpy(val, eq + 1, vl);
 	val[vl] = '\0';
 	if (kl == 4 && !memcmp(kv, "kind", 4)) {
@@ -79,8 +79,16 @@ static const char *one_setting(const char *kv, size_t n, struct seed_settings *o
 			}
 		return "scope= takes host, domain or any";
 	}
+	if (kl == 5 && !memcmp(kv, "score", 5)) {
+		double d = strtod(val, &end);
+
+		if (*end || end == val || !(d >= 0 && d <= 1e6))
+			return "score= takes a number from 0 to 1000000";
+		out->score = d;
+		return NULL;
+	}
 	if (kl != 9 || (memcmp(kv, "max_pages", 9) && memcmp(kv, "max_depth", 9)))
-		return "an unknown setting (max_pages, max_depth, scope, kind)";
+		return "an unknown setting (max_pages, max_depth, scope, kind, score)";
 	v = strtol(val, &end, 10);
 	if (*end || end == val || v < 0 || v > (1L << 40))
 		return "max_pages= and max_depth= take a whole number";
@@ -98,6 +106,7 @@ const char *seeds_parse_settings(const char *settings, struct seed_settings *out
 	out->max_pages = out->max_depth = -1;
 	out->scope = -1;
 	out->sitemap = 0;
+	out->score = 1;
 	while (*settings) {
 		size_t n;
 		const char *why;

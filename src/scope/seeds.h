@@ -45,6 +45,7 @@ struct seed_settings {
 	int scope;        /* scope=host|domain|any: enum scope_mode, in place of
 			     scope.mode for its links */
 	int sitemap;      /* kind=sitemap: the seed is a sitemap (as "sitemap:URL") */
+	double score;     /* score=X: its cash is score.seed_cash times X (default 1) */
 };
 
 /* Reads tab-separated key=value settings into *out: NULL, or why they are

@@ -1,4 +1,5 @@
 #include "update/merge.h"
+#include "score/score.h"
 #include "seen/seen.h"
 #include "store/recfile.h"
 #include "update/trap.h"
@@ -134,10 +135,19 @@ enum merge_verdict merge_decide(const struct merge_in *in, const struct config *
 {
 	const struct link_record *l = in->link_refused ? NULL : in->link;
 
-	if (!in->fetch && !in->old)
-		return l ? new_url(in, l, cfg, out) : MERGE_REFUSED;
+	enum merge_verdict v;
+
+	if (!in->fetch && !in->old) {
+		if (!l)
+			return MERGE_REFUSED;
+		v = new_url(in, l, cfg, out);
+		out->cash = in->cash;
+		return v;
+	}
 	if (in->fetch) {
 		merge_apply(in->old, in->fetch, cfg, out);
+		score_merge(in->old, score_spends(&in->fetch->rec) ? in->fetch->rec.cash : 0,
+			    in->cash, out);
 		if (in->dup_of && (out->status == ST_FETCHED || out->status == ST_TRUNCATED ||
 				   out->status == ST_TOO_LARGE)) {
 			out->status = ST_DUPLICATE;
@@ -146,6 +156,7 @@ enum merge_verdict merge_decide(const struct merge_in *in, const struct config *
 		}
 	} else {
 		*out = *in->old;
+		score_merge(in->old, 0, in->cash, out);
 	}
 	/* A known URL linked again from closer keeps the smaller depth. */
 	if (l && l->depth < out->depth)
@@ -207,10 +218,39 @@ static int at_url(const struct stream *s, const void *p, size_t n)
 struct merge_streams {
 	struct stream old, fetch, links;
 	struct buf old_b, fetch_b, link_b;   /* this URL's records, copied */
+	struct buf url_b;                    /* its first link, whose URL the rest share */
 	struct crawl_record old_rec;
 	struct fetch_record fetch_rec;
 	struct link_record link_rec;
 };
+
+/*
+ * The links to the links stream's URL: the first that is more than cash
+ * (the smallest depth: link_record_cmp) copied into in->link, and the cash
+ * of all of them summed - in the links' order, a total one, so the sum is
+ * the same on any rank count. Advances past them.
+ */
+static enum cr_err gather_links(struct merge_streams *m, struct merge_in *in)
+{
+	struct link_record l;
+	enum cr_err e = CR_OK;
+
+	m->link_b.len = 0;
+	m->url_b.len = 0;
+	buf_add(&m->url_b, m->links.p, m->links.n);
+	do {
+		if (link_record_unpack(m->links.p, m->links.n, &l))
+			return CR_ERR_FORMAT;
+		in->cash += l.cash;
+		if (!(l.flags & LINK_CASH) && !m->link_b.len)
+			buf_add(&m->link_b, m->links.p, m->links.n);
+		e = advance(&m->links);
+	} while (!e && at_url(&m->links, m->url_b.p, m->url_b.len));
+	if (!e && m->link_b.len &&
+	    !(e = link_record_unpack(m->link_b.p, m->link_b.len, &m->link_rec)))
+		in->link = &m->link_rec;
+	return e;
+}
 
 /*
  * Gathers what the streams hold of their smallest URL into in (its
@@ -236,22 +276,20 @@ static enum cr_err gather(struct merge_streams *m, struct merge_in *in)
 	for (i = 0; i < 3; i++)
 		take[i] = all[i] == min || at_url(all[i], min->p, min->n);
 	memset(in, 0, sizeof(*in));
-	for (i = 0; i < 3 && !e; i++) {
+	for (i = 0; i < 2 && !e; i++) {
 		if (!take[i])
 			continue;
 		copy[i]->len = 0;
 		buf_add(copy[i], all[i]->p, all[i]->n);
-		do
-			e = advance(all[i]);
-		while (!e && i == 2 && at_url(all[i], copy[i]->p, copy[i]->len));
+		e = advance(all[i]);
 	}
+	if (!e && take[2])
+		e = gather_links(m, in);
 	if (!e && take[0] && !(e = crawl_record_unpack(m->old_b.p, m->old_b.len, &m->old_rec)))
 		in->old = &m->old_rec;
 	if (!e && take[1] &&
 	    !(e = fetch_record_unpack(m->fetch_b.p, m->fetch_b.len, &m->fetch_rec)))
 		in->fetch = &m->fetch_rec;
-	if (!e && take[2] && !(e = link_record_unpack(m->link_b.p, m->link_b.len, &m->link_rec)))
-		in->link = &m->link_rec;
 	return e;
 }
 
@@ -290,9 +328,11 @@ static enum cr_err merge_streams(struct merge_streams *m, struct recfile_writer 
 		in.link_refused = in.link && (in.link->flags & LINK_CROSS) &&
 				  !(x && x->cross_ok && x->cross_ok(x->cross_arg, in.link));
 		st->cross_refused += in.link_refused;
+		if (x && x->seeds && in.old)
+			in.cash = 0;
 		switch (merge_decide(&in, cfg, &rec)) {
 		case MERGE_REFUSED:
-			if (dlog)
+			if (dlog && in.link)
 				e = decisions_add(dlog, "sitemap:cross-host", in.link->url,
 						  in.link->url_len, in.link->from,
 						  in.link->from_len);
@@ -372,6 +412,7 @@ enum cr_err merge_partition(const struct crawl_dir *d, const struct config *cfg,
 		buf_init(&m.old_b);
 		buf_init(&m.fetch_b);
 		buf_init(&m.link_b);
+		buf_init(&m.url_b);
 		e = advance(&m.old);
 		if (!e)
 			e = advance(&m.fetch);
@@ -384,6 +425,7 @@ enum cr_err merge_partition(const struct crawl_dir *d, const struct config *cfg,
 		buf_release(&m.old_b);
 		buf_release(&m.fetch_b);
 		buf_release(&m.link_b);
+		buf_release(&m.url_b);
 	}
 	recfile_reader_free(&m.old.r);
 	free(trap);

@@ -42,7 +42,8 @@ void merge_apply(const struct crawl_record *old, const struct fetch_record *f,
 struct merge_in {
 	const struct crawl_record *old;     /* its record in the CrawlDb */
 	const struct fetch_record *fetch;   /* its fetch outcome this round */
-	const struct link_record *link;     /* the link to it of smallest depth */
+	const struct link_record *link;     /* the link to it of smallest depth,
+					       NULL when links brought cash alone */
 	const char *dup_of;                 /* dedup's representative, if a near-duplicate */
 	/* The trap rule a new URL breaks (trap.h: "path", "query", "host"), or
 	 * NULL; trapped itself NULL: no rule is checked. */
@@ -51,6 +52,7 @@ struct merge_in {
 	/* The link is a sitemap entry outside its sitemap's directory whose
 	 * host's robots.txt does not name the sitemap: it admits nothing. */
 	int link_refused;
+	double cash;                        /* the OPIC cash all its links bring */
 };
 
 enum merge_verdict {
@@ -60,7 +62,9 @@ enum merge_verdict {
 	MERGE_TRAP,       /* a new URL, given status trap: never fetched; its
 			     reason "trap:RULE" (trap:redirects past fetch.max_redirects) */
 	MERGE_TOO_DEEP,   /* a new URL past crawl.max_depth: not written */
-	MERGE_REFUSED,    /* a new URL only a refused sitemap entry names: not written */
+	MERGE_REFUSED,    /* a new URL only a refused sitemap entry names, or
+			     only cash reaches (the seen-set's false positive):
+			     not written */
 };
 
 /* The decision-log reason (scope/decisions.h) of a record whose fetch
@@ -84,6 +88,9 @@ struct merge_extra {
 	 * asked of LINK_CROSS links; NULL: none is admitted. */
 	int (*cross_ok)(void *arg, const struct link_record *l);
 	void *cross_arg;
+	/* 1: the links are seeds (inject): a known URL keeps its record as it
+	 * is, its cash included; only a new one takes the seed's cash. */
+	int seeds;
 };
 
 /*

@@ -112,8 +112,16 @@ static enum cr_err take(void *arg, const void *rec, size_t n)
 	/* A sitemap's entry is news even for a URL the CrawlDb holds. */
 	if (!(l.flags & LINK_ENTRY) && r->seen[p].bits &&
 	    bloom_has(&r->seen[p], l.url, l.url_len)) {
+		struct link_record c = { .url = l.url, .url_len = l.url_len,
+					 .flags = LINK_CASH, .cash = l.cash };
+
 		r->seen_dropped++;
-		return CR_OK;
+		if (!(l.cash > 0))
+			return CR_OK;
+		/* Only its cash is news (score/score.h): the least to sort. */
+		r->scratch.len = 0;
+		link_record_pack(&c, &r->scratch);
+		return xsort_add(r->sorts[p], r->scratch.p, r->scratch.len);
 	}
 	return xsort_add(r->sorts[p], rec, n);
 }

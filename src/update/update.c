@@ -9,6 +9,7 @@
 #include "update/sitemaps.h"
 #include "scope/decisions.h"
 #include "scope/scope.h"
+#include "score/score.h"
 #include "url/url.h"
 #include "util/fs.h"
 #include "util/log.h"
@@ -127,6 +128,7 @@ static enum cr_err record_link(struct link_source *s, struct link_record *l)
 	l->depth = s->cur.depth + 1;
 	l->hops = s->hops;
 	l->seed = s->cur.seed;
+	l->cash = score_share(s->cur.cash, s->cur.nlinks);
 	if (s->dlog || (s->cur.flags & PARSE_SITEMAP)) {
 		l->from = s->cur.url;
 		l->from_len = s->cur.url_len;
@@ -334,7 +336,7 @@ static enum cr_err merge_owned(struct job *j, int seg, int ver, struct route *rt
 {
 	size_t budget = (size_t)j->cfg.memory_budget_mb * 1024 * 1024 / 4;
 	struct hmap named;   /* this partition's robots.txt: the sitemaps each names */
-	struct merge_extra x = { dd, NULL, cross_ok, &named };
+	struct merge_extra x = { dd, NULL, cross_ok, &named, 0 };
 	struct buf seen;
 	enum cr_err e = CR_OK;
 	uint32_t p;

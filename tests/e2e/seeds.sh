@@ -84,4 +84,22 @@ check "... and the good line injected" test "$("$MPICRAWL" readdb --dir "$SCRATC
 printf 'http://h0001.%s/\tmax_pages=3\tcolour=blue\n' "$D" >"$SCRATCH/bad-seeds2"
 check "an unknown setting: no valid seed, exit 2" expect 2 "unknown setting" \
 	"$MPICRAWL" inject --dir "$SCRATCH/bad2" --seeds "$SCRATCH/bad-seeds2"
+# score=X: the seed's OPIC cash is score.seed_cash times X; a bad one names
+# its line. Injected again, a known seed keeps its cash.
+printf 'http://h0000.%s/	score=2.5
+http://h0001.%s/
+http://h0002.%s/	score=-1
+' \
+	"$D" "$D" "$D" >"$SCRATCH/score-seeds"
+check "a bad score= is named with its line" expect 0 \
+	"score-seeds:3: invalid seed .*score= takes a number from 0 to 1000000" \
+	"$MPICRAWL" inject --dir "$SCRATCH/score" --seeds "$SCRATCH/score-seeds" \
+	--set score.seed_cash=2
+cash_of() {
+	"$MPICRAWL" readdb --dir "$SCRATCH/score" --dump |
+		python3 -c 'import json,sys; print(" ".join(sorted("%g" % json.loads(l)["cash"] for l in sys.stdin)))'
+}
+check "the seeds' cash: 2 x 2.5 and 2 x 1" test "$(cash_of)" = "2 5"
+"$MPICRAWL" inject --dir "$SCRATCH/score" --seeds "$SCRATCH/score-seeds" >/dev/null 2>&1
+check "injected again, the seeds keep their cash" test "$(cash_of)" = "2 5"
 finish

@@ -19,7 +19,7 @@ static const char seed_capped[] = "http://b.test/";
  * rule refusing a.test's /private/. */
 static void setup(struct config *cfg, struct scope *s)
 {
-	struct seed_settings capped = { 5, -1, -1, 0 };
+	struct seed_settings capped = { 5, -1, -1, 0, 1 };
 	static const char rules[] = "-http://(test,a,)/private/\n";
 	char err[128];
 

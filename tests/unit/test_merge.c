@@ -17,6 +17,7 @@
 #include "util/buf.h"
 #include "util/fs.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -204,7 +205,7 @@ static void test_new_links(void)
 		struct link_record l = { .url = cases[i].url, .url_len = strlen(cases[i].url),
 					 .depth = cases[i].depth, .hops = cases[i].hops,
 					 .from = "http://a.test/", .from_len = 14 };
-		struct merge_in in = { NULL, NULL, &l, NULL, trap_by_name, NULL, 0 };
+		struct merge_in in = { NULL, NULL, &l, NULL, trap_by_name, NULL, 0, 0 };
 		struct crawl_record out;
 		enum merge_verdict v = merge_decide(&in, &cfg, &out);
 
@@ -658,6 +659,109 @@ static void test_from_nothing(void)
 	buf_release(&b);
 }
 
+/* A sort of links (cash, LINK_CASH flags) finished, or NULL. */
+static struct xsort *link_sort(const struct link_record *in, size_t n)
+{
+	char sortdir[PATH_MAX];
+	struct xsort *lx = NULL;
+	struct buf b;
+	size_t i;
+
+	snprintf(sortdir, sizeof(sortdir), "%s/sort", tmp_dir);
+	if (fs_mkdirs(sortdir) || xsort_new(sortdir, 1u << 20, link_record_cmp, &lx))
+		return NULL;
+	buf_init(&b);
+	for (i = 0; i < n; i++) {
+		buf_reset(&b);
+		link_record_pack(&in[i], &b);
+		if (xsort_add(lx, b.p, b.len))
+			break;
+	}
+	buf_release(&b);
+	if (i < n || xsort_finish(lx)) {
+		xsort_free(&lx);
+		return NULL;
+	}
+	return lx;
+}
+
+/* Part 0 of version v: each URL's cash and history into got (in order). */
+static size_t read_cash(const struct crawl_dir *d, int v, double got[][2], size_t cap)
+{
+	char path[PATH_MAX];
+	struct recfile_reader *rd;
+	const void *p;
+	size_t n, k = 0;
+
+	layout_crawldb_part(d, v, 0, path, sizeof(path));
+	if (recfile_reader_open(path, REC_KIND_CRAWLDB, &rd) != CR_OK)
+		return 0;
+	while (k < cap && recfile_reader_next(rd, &p, &n) == CR_OK) {
+		struct crawl_record r;
+
+		if (crawl_record_unpack(p, n, &r) != CR_OK)
+			break;
+		got[k][0] = r.cash;
+		got[k][1] = r.history;
+		k++;
+	}
+	recfile_reader_free(&rd);
+	return k;
+}
+
+/* OPIC in the merge: every link's cash summed, cash-only links adding to
+ * known URLs and creating none, a fetch spending what its list held. */
+static void test_cash(void)
+{
+	static const struct link_record v1[] = {
+		{ .url = "http://a/", .url_len = 9, .from = "", .cash = 1 },
+		{ .url = "http://b/", .url_len = 9, .depth = 2, .from = "", .cash = 0.25 },
+		{ .url = "http://b/", .url_len = 9, .flags = LINK_CASH, .cash = 0.5 },
+		{ .url = "http://b/", .url_len = 9, .depth = 1, .from = "", .cash = 0.125 },
+		{ .url = "http://c/", .url_len = 9, .flags = LINK_CASH, .cash = 0.75 },
+	};
+	static const struct link_record v2[] = {
+		{ .url = "http://a/", .url_len = 9, .flags = LINK_CASH, .cash = 0.3 },
+		{ .url = "http://b/", .url_len = 9, .flags = LINK_CASH, .cash = 0.1 },
+	};
+	struct config cfg;
+	struct crawl_dir d;
+	struct xsort *lx, *fx = NULL;
+	struct merge_stats st;
+	double got[4][2];
+	char sortdir[PATH_MAX];
+	struct fetch_record f = fetch_of("http://a/", ST_FETCHED, 200, 0, T1, 7);
+	struct buf b;
+
+	config_defaults(&cfg);
+	crawl_dir_at(&d, "cash");
+	CHECK(make_version_dir(&d, 1) == CR_OK && make_version_dir(&d, 2) == CR_OK, "mkdir cash");
+	lx = link_sort(v1, sizeof(v1) / sizeof(v1[0]));
+	memset(&st, 0, sizeof(st));
+	CHECK(lx && merge_partition(&d, &cfg, 0, 1, 0, NULL, lx, &st, NULL, NULL) == CR_OK &&
+	      st.records == 2, "cash: version 1 (cash alone makes no record)");
+	xsort_free(&lx);
+	CHECK(read_cash(&d, 1, got, 4) == 2 && got[0][0] == 1 && got[1][0] == 0.875 &&
+	      got[0][1] == 0 && got[1][1] == 0, "cash: every link's cash summed");
+	/* a is fetched (its list held 1) and paid 0.3; b is paid 0.1. */
+	snprintf(sortdir, sizeof(sortdir), "%s/sort", tmp_dir);
+	buf_init(&b);
+	f.rec.cash = 1;
+	fetch_record_pack(&f, &b);
+	CHECK(xsort_new(sortdir, 1u << 20, crawl_record_cmp, &fx) == CR_OK &&
+	      xsort_add(fx, b.p, b.len) == CR_OK && xsort_finish(fx) == CR_OK, "cash: fetch");
+	buf_release(&b);
+	lx = link_sort(v2, sizeof(v2) / sizeof(v2[0]));
+	memset(&st, 0, sizeof(st));
+	CHECK(lx && fx && merge_partition(&d, &cfg, 1, 2, 0, fx, lx, &st, NULL, NULL) == CR_OK &&
+	      st.records == 2 && st.updated == 1, "cash: version 2");
+	xsort_free(&lx);
+	xsort_free(&fx);
+	CHECK(read_cash(&d, 2, got, 4) == 2 && fabs(got[0][0] - 0.3) < 1e-15 &&
+	      got[0][1] == 1 && fabs(got[1][0] - 0.975) < 1e-15 && got[1][1] == 0,
+	      "cash: the fetch spent 1 into history; cash alone adds");
+}
+
 int main(void)
 {
 	snprintf(tmp_dir, sizeof(tmp_dir), "/tmp/mpicrawl-merge-XXXXXX");
@@ -670,6 +774,7 @@ int main(void)
 	test_refusal();
 	test_partition();
 	test_from_nothing();
+	test_cash();
 	CHECK(fs_remove_tree(tmp_dir) == CR_OK, "remove temp dir");
 	TEST_DONE();
 }

@@ -14,6 +14,7 @@
 #include "test.h"
 #include "util/buf.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -45,7 +46,8 @@ static int crawl_equal(const struct crawl_record *a, const struct crawl_record *
 		    b->dup_of ? b->dup_of : "", b->dup_of_len) && a->hops == b->hops &&
 	       same(a->reason ? a->reason : "", a->reason_len,
 		    b->reason ? b->reason : "", b->reason_len) &&
-	       crawl_record_meta_same(&a->meta, &b->meta) && a->seed == b->seed;
+	       crawl_record_meta_same(&a->meta, &b->meta) && a->seed == b->seed &&
+	       a->cash == b->cash && a->history == b->history;
 }
 
 /*
@@ -112,20 +114,20 @@ static enum cr_err link_unpack_v(const void *p, size_t n, void *out)
 #define M0 { 0, 0, 0, 0, 0 }
 
 static const struct crawl_record crawl_cases[] = {
-	{ S("http://a.example/"), ST_UNFETCHED, 0, 0, 0, 0, 0, 0, S(""), 0, S(""), M0, 0 },
+	{ S("http://a.example/"), ST_UNFETCHED, 0, 0, 0, 0, 0, 0, S(""), 0, S(""), M0, 0, 0, 0 },
 	{ S("http://a.example/x?q=1"), ST_FETCHED, 200, 3, 0, 1700000000000000LL,
-	  1702592000000000LL, 0x0123456789abcdefULL, S(""), 0, S(""), M0, 0 },
-	{ S("https://b.example:8443/p%20q#"), ST_REDIRECT, 301, 1, 0, 1, 2, 1, S(""), 0, S(""), M0, 0 },
-	{ S("http://c.example/gone"), ST_GONE, 404, 7, 2, -1, -2, UINT64_MAX, S(""), 0, S(""), M0, 0 },
+	  1702592000000000LL, 0x0123456789abcdefULL, S(""), 0, S(""), M0, 0, 0, 0 },
+	{ S("https://b.example:8443/p%20q#"), ST_REDIRECT, 301, 1, 0, 1, 2, 1, S(""), 0, S(""), M0, 0, 0, 0 },
+	{ S("http://c.example/gone"), ST_GONE, 404, 7, 2, -1, -2, UINT64_MAX, S(""), 0, S(""), M0, 0, 0, 0 },
 	{ S("http://c.example/err"), ST_ERROR, 503, UINT32_MAX, 255, INT64_MAX, INT64_MIN, 42,
 	  S(""), 0, S("dns: nxdomain"), { CRAWL_SITEMAP, 1, 7, 1001, 1 },
-	  UINT64_MAX },
-	{ S("http://d.example/robots"), ST_DENIED, 999, 12, 0, INT64_MIN, INT64_MAX, 0, S(""), 0, S(""), M0, 0 },
-	{ S("http://10.0.0.1/"), ST_BLOCKED, 0, 0, 0, 0, 0, 0, S(""), 0, S(""), M0, 0 },
-	{ S("x"), ST_FETCHED, 304, 127, 128, 127, 128, 1ULL << 63, S(""), 0, S(""), M0, 0 },
+	  UINT64_MAX, 0.125, 3.5 },
+	{ S("http://d.example/robots"), ST_DENIED, 999, 12, 0, INT64_MIN, INT64_MAX, 0, S(""), 0, S(""), M0, 0, 0, 0 },
+	{ S("http://10.0.0.1/"), ST_BLOCKED, 0, 0, 0, 0, 0, 0, S(""), 0, S(""), M0, 0, 0, 0 },
+	{ S("x"), ST_FETCHED, 304, 127, 128, 127, 128, 1ULL << 63, S(""), 0, S(""), M0, 0, 0, 0 },
 	{ S("http://e.example/copy"), ST_DUPLICATE, 200, 2, 0, 5, 6, 7,
-	  S("http://f.example/original"), 0, S(""), { 0, 0, 3, 801, 1709251200000000LL }, 77 },
-	{ S("http://g.example/after-redirects"), ST_UNFETCHED, 0, 3, 0, 0, 0, 0, S(""), 5, S(""), { CRAWL_SITEMAP, 0, 0, 0, 0 }, 0 },
+	  S("http://f.example/original"), 0, S(""), { 0, 0, 3, 801, 1709251200000000LL }, 77, 1e-300, 1e300 },
+	{ S("http://g.example/after-redirects"), ST_UNFETCHED, 0, 3, 0, 0, 0, 0, S(""), 5, S(""), { CRAWL_SITEMAP, 0, 0, 0, 0 }, 0, 0, 0 },
 };
 
 static void test_crawl(void)
@@ -153,10 +155,10 @@ static void test_crawl(void)
 	/* Values the packer can write but the reader must refuse. */
 	{
 		static const struct crawl_record bad[] = {
-			{ "", 0, ST_FETCHED, 200, 0, 0, 0, 0, 0, S(""), 0, S(""), M0, 0 },       /* empty URL */
-			{ S("http://a/"), ST_COUNT_, 200, 0, 0, 0, 0, 0, S(""), 0, S(""), M0, 0 }, /* status */
-			{ S("http://a/"), 200, 200, 0, 0, 0, 0, 0, S(""), 0, S(""), M0, 0 },       /* status */
-			{ S("http://a/"), ST_FETCHED, 1000, 0, 0, 0, 0, 0, S(""), 0, S(""), M0, 0 }, /* http */
+			{ "", 0, ST_FETCHED, 200, 0, 0, 0, 0, 0, S(""), 0, S(""), M0, 0, 0, 0 },       /* empty URL */
+			{ S("http://a/"), ST_COUNT_, 200, 0, 0, 0, 0, 0, S(""), 0, S(""), M0, 0, 0, 0 }, /* status */
+			{ S("http://a/"), 200, 200, 0, 0, 0, 0, 0, S(""), 0, S(""), M0, 0, 0, 0 },       /* status */
+			{ S("http://a/"), ST_FETCHED, 1000, 0, 0, 0, 0, 0, S(""), 0, S(""), M0, 0, 0, 0 }, /* http */
 		};
 		struct crawl_record r, keep;
 
@@ -169,11 +171,28 @@ static void test_crawl(void)
 			      "crawl bad %zu refused", i);
 			CHECK(!memcmp(&r, &keep, sizeof(r)), "crawl bad %zu: out untouched", i);
 		}
-		/* A version byte other than 1 to 5. */
+		/* A version byte other than 1 to 6. */
 		buf_reset(&b);
 		crawl_record_pack(&crawl_cases[1], &b);
-		b.p[0] = 6;
-		CHECK(crawl_record_unpack(b.p, b.len, &r) == CR_ERR_FORMAT, "crawl version 6");
+		b.p[0] = 7;
+		CHECK(crawl_record_unpack(b.p, b.len, &r) == CR_ERR_FORMAT, "crawl version 7");
+		/* Cash that is NaN, infinite or negative is damage. */
+		{
+			static const double bad_cash[] = { NAN, INFINITY, -1, -0.0 };
+			size_t k;
+
+			b.p[0] = 6;
+			for (k = 0; k < sizeof(bad_cash) / sizeof(bad_cash[0]); k++) {
+				memcpy(b.p + b.len - 16, &bad_cash[k], 8);
+				CHECK((crawl_record_unpack(b.p, b.len, &r) == CR_ERR_FORMAT) ==
+					      (k < 3), "crawl cash %zu", k);
+			}
+		}
+		/* Version 5: without cash and history (16 bytes). */
+		b.len -= 16;
+		b.p[0] = 5;
+		CHECK(crawl_record_unpack(b.p, b.len, &r) == CR_OK && r.cash == 0 && r.history == 0 &&
+		      crawl_equal(&r, &crawl_cases[1]), "crawl version 5 read");
 		/* A meta out of range: kind bits 8, or a sitemap that is a
 		 * requisite (5); 4 alone is a requisite. */
 		b.p[0] = 5;
@@ -261,6 +280,7 @@ static void test_fetch(void)
 		f.rec = crawl_cases[cases[i].rec];
 		f.rec.reason = "";   /* a fetch record has its own reason */
 		f.rec.reason_len = 0;
+		f.rec.history = 0;   /* the CrawlDb's alone */
 		f.reason = cases[i].reason;
 		f.reason_len = strlen(f.reason);
 		f.location = cases[i].location;
@@ -430,13 +450,15 @@ static void test_parse(void)
 		p.url_len = strlen(p.url);
 		p.title = "";
 		p.seed = 12345;
+		p.cash = 0.75;
 		p.nrefused = 2;
 		p.refused_urls = refused;
 		p.refused_why = why;
 		buf_reset(&b);
 		parse_record_pack_sitemap(&p, links, ents, 2, &b);
 		CHECK(parse_record_unpack(b.p, b.len, &q) == CR_OK && q.seed == 12345 &&
-		      (q.flags & PARSE_SITEMAP) && q.nrefused == 2, "sitemap record");
+		      q.cash == 0.75 && (q.flags & PARSE_SITEMAP) && q.nrefused == 2,
+		      "sitemap record");
 		CHECK(parse_record_refused(&q, &pos, &w, &u, &ul) == CR_OK && w == PARSE_MAX_LINKS &&
 		      same(u, ul, "http://s/3", 10), "first refused");
 		CHECK(parse_record_refused(&q, &pos, &w, &u, &ul) == CR_OK && w == PARSE_TOO_LONG &&
@@ -473,7 +495,7 @@ static void test_parse_embeds(void)
 	p.embed_urls = embeds;
 	buf_init(&b);
 	parse_record_pack(&p, links, 1, &b);
-	CHECK(b.p[0] == 7, "embeds: version 7 written");
+	CHECK(b.p[0] == 8, "embeds: version 8 written");
 	CHECK(parse_record_unpack(b.p, b.len, &q) == CR_OK && q.nembeds == 2 && q.nlinks == 1,
 	      "embeds: unpacked");
 	for (i = 0; i < 2; i++)
@@ -484,7 +506,7 @@ static void test_parse_embeds(void)
 	/* The same record as version 5 wrote it: without the requisites (nor
 	 * the languages' count byte of version 7). */
 	b.p[0] = 5;
-	b.len -= 1 + 1 + 1 + strlen(embeds[0]) + 1 + strlen(embeds[1]);
+	b.len -= 8 + 1 + 1 + 1 + strlen(embeds[0]) + 1 + strlen(embeds[1]);
 	CHECK(parse_record_unpack(b.p, b.len, &q) == CR_OK && q.nembeds == 0 &&
 	      parse_record_embed(&q, &(size_t){ 0 }, &u, &ul) == CR_EOF, "embeds: version 5 reads");
 	buf_release(&b);
@@ -513,6 +535,10 @@ static void test_parse_langs(void)
 	      !strcmp(q.langs[0], "fra") && !strcmp(q.langs[1], "eng") &&
 	      q.lang_percent[0] == 70 && q.lang_percent[1] == 29, "languages round-trip");
 	CHECK(all_prefixes_fail(b.p, b.len, parse_unpack_v, &q), "languages: truncations fail");
+	b.p[0] = 7;
+	b.len -= 8;   /* version 7: without the cash */
+	CHECK(parse_record_unpack(b.p, b.len, &q) == CR_OK && q.nlangs == 2 && q.cash == 0,
+	      "version 7 reads, without cash");
 	b.p[0] = 6;
 	b.len -= 1 + 2 * (1 + 3 + 1);
 	CHECK(parse_record_unpack(b.p, b.len, &q) == CR_OK && q.nlangs == 0,
@@ -526,16 +552,16 @@ static void test_parse_langs(void)
 static void test_link(void)
 {
 	static const struct link_record cases[] = {
-		{ S("http://a.example/"), 0, 0, S(""), 0, M0, 0 },
+		{ S("http://a.example/"), 0, 0, S(""), 0, M0, 0, 0 },
 		{ S("h"), 1, 1, S("http://a.example/"), LINK_ENTRY,
-		  { 0, 0, 3, 801, 1700000000000000LL }, 5 },
+		  { 0, 0, 3, 801, 1700000000000000LL }, 5, 0 },
 		{ S("https://b.example/a/b/c?d=e&f=g"), 127, 255, S(""), 0,
-		  { CRAWL_SITEMAP, 0, 0, 0, 0 }, 0 },
+		  { CRAWL_SITEMAP, 0, 0, 0, 0 }, 0, 0.25 },
 		{ S("https://b.example/"), 128, 0, S("https://b.example/a/b/c?d=e&f=g"),
-		  LINK_ENTRY | LINK_CROSS, { CRAWL_SITEMAP, 1, 7, 1, 1 }, 1 },
-		{ S("https://c.example/"), UINT32_MAX, 7, S(""), 0, M0, UINT64_MAX },
-		{ S("https://c.example/s.css"), 3, 0, S(""), 0, { CRAWL_EMBED, 0, 0, 0, 0 }, 9 },
-		{ S("https://c.example/i.png"), 3, 0, S(""), 0, { CRAWL_EMBED, 1, 0, 0, 0 }, 9 },
+		  LINK_ENTRY | LINK_CROSS, { CRAWL_SITEMAP, 1, 7, 1, 1 }, 1, 1e-12 },
+		{ S("https://c.example/"), UINT32_MAX, 7, S(""), 0, M0, UINT64_MAX, 0 },
+		{ S("https://c.example/s.css"), 3, 0, S(""), 0, { CRAWL_EMBED, 0, 0, 0, 0 }, 9, 0 },
+		{ S("https://c.example/i.png"), 3, 0, S(""), 0, { CRAWL_EMBED, 1, 0, 0, 0 }, 9, 0 },
 	};
 	struct buf b;
 	size_t i;
@@ -552,6 +578,7 @@ static void test_link(void)
 			      l.depth == cases[i].depth && l.hops == cases[i].hops &&
 			      same(l.from, l.from_len, cases[i].from, cases[i].from_len) &&
 			      l.flags == cases[i].flags && l.seed == cases[i].seed &&
+			      l.cash == cases[i].cash &&
 			      crawl_record_meta_same(&l.meta, &cases[i].meta),
 		      "link %zu: round trip", i);
 		CHECK(all_prefixes_fail(b.p, b.len, link_unpack_v, &l),

@@ -230,7 +230,7 @@ static void modes(void)
 static void per_seed(void)
 {
 	static const char *const a = "http://www.a.example/", *const b = "http://b.example/";
-	struct seed_settings sa = { -1, 2, SCOPE_SEEDS_HOSTS, 0 };
+	struct seed_settings sa = { -1, 2, SCOPE_SEEDS_HOSTS, 0, 1 };
 	static const struct {
 		const char *url;
 		int from_a;

@@ -1,0 +1,60 @@
+/*
+ * part.h - generate's state for one partition, shared by generate.c (the
+ * URL-order stream) and ranked.c (priority order and the round's budget).
+ * Private to src/generate/.
+ */
+#ifndef CR_GENERATE_PART_H
+#define CR_GENERATE_PART_H
+
+#include "generate/budget.h"
+#include "generate/generate.h"
+#include "scope/decisions.h"
+#include "score/score.h"
+#include "store/recfile.h"
+#include "util/hmap.h"
+
+struct gen_part {
+	struct job *j;
+	struct generate_rules rules;
+	struct score_rules score;
+	int64_t now;
+	uint64_t *c;
+	struct hmap per_host;     /* host -> URLs selected (uintptr_t) */
+	struct hmap delays;       /* origin -> cached Crawl-delay ms (uintptr_t) */
+	struct hmap holds;        /* origin -> hold until, µs (uintptr_t), when ahead */
+	struct hmap dups;         /* host -> pages | duplicates << 32 (count_duplicates) */
+	const struct host_rules *hr;   /* hosts.rules, or NULL */
+	const struct seedcap *cap;     /* the seeds' max_pages, or NULL */
+	struct decisions *dlog;        /* with seeds' max_pages and log.decisions */
+	enum cr_err failed;            /* a decision-log write failed */
+	struct budget *budget;         /* generate.top_n, or NULL */
+};
+
+/* A record's verdict, given what the partition knows of its host so far;
+ * host (URL_HOST_MAX bytes) is "" when the URL has none. -1 if damaged. */
+int generate_judge(struct gen_part *g, const void *data, size_t n, struct crawl_record *rec,
+		   char *host, struct generate_host *h, enum generate_verdict *v);
+/* 1 if the verdict does not depend on what else of its host is taken. */
+int generate_settled(enum generate_verdict v);
+/* Counts verdict v of rec (of host, h as judged); 1 if selected. */
+int generate_account(struct gen_part *g, const struct crawl_record *rec, const char *host,
+		     const struct generate_host *h, enum generate_verdict v);
+
+/*
+ * Priority order (ranked.c): the part's due URLs sorted by host, then
+ * priority (score_priority), best first; the hosts' caps applied in that
+ * order. Without a budget the selected go to w, the fetch list; with one
+ * (g->budget) w is the part's temporary file of candidates and their keys
+ * go to the budget; ranked_write then writes the fetch list.
+ * CR_EOF at the end, else the error.
+ */
+CR_WUR enum cr_err ranked_select(struct gen_part *g, struct recfile_reader *r, const char *in,
+				 struct recfile_writer *w);
+/* The temporary file of partition p's candidates (ranked_select). */
+void ranked_tmp_path(const struct job *j, uint32_t p, char *out, size_t cap);
+/* Once the budget is agreed: partition p's fetch list from its
+ * candidates, those within the budget; removes the temporary file. */
+CR_WUR enum cr_err ranked_write(struct job *j, int seg, uint32_t p, const struct budget *b,
+				uint64_t *c);
+
+#endif

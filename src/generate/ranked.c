@@ -1,0 +1,230 @@
+/*
+ * ranked.c - generate in priority order, and under the round's budget;
+ * see part.h.
+ *
+ * A due URL becomes a candidate: its host, its key (topn.h: priority,
+ * then URL hash) and its record, sorted so that a host's candidates come
+ * together, best first. Its host's caps (generate.max_per_host, the
+ * politeness bound, demotion) are then applied in that order, so that
+ * what they cut is the least important.
+ */
+#include "generate/part.h"
+#include "store/xsort.h"
+#include "url/url.h"
+#include "util/log.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <xxhash.h>
+
+/* Candidate bytes: the host, NUL, the key's 16 bytes complemented and
+ * big-endian (so that bytewise order is best first), the packed record. */
+#define KEY_BYTES 16
+
+static void put_be64(struct buf *b, uint64_t v)
+{
+	unsigned char x[8];
+	int i;
+
+	for (i = 0; i < 8; i++)
+		x[i] = (unsigned char)(v >> (56 - 8 * i));
+	buf_add(b, x, 8);
+}
+
+static uint64_t get_be64(const unsigned char *p)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static void cand_pack(struct buf *b, const char *host, struct topn_key k, const void *rec,
+		      size_t n)
+{
+	b->len = 0;
+	buf_add(b, host, strlen(host) + 1);
+	put_be64(b, ~k.hi);
+	put_be64(b, ~k.lo);
+	buf_add(b, rec, n);
+}
+
+/* The key and the record of candidate bytes; -1 if damaged. */
+static int cand_unpack(const void *p, size_t n, struct topn_key *k, const void **rec,
+		       size_t *rn)
+{
+	const unsigned char *c = p, *nul = memchr(p, 0, n);
+	size_t at;
+
+	if (!nul || n - (size_t)(nul - c) - 1 < KEY_BYTES)
+		return -1;
+	at = (size_t)(nul - c) + 1;
+	k->hi = ~get_be64(c + at);
+	k->lo = ~get_be64(c + at + 8);
+	*rec = c + at + KEY_BYTES;
+	*rn = n - at - KEY_BYTES;
+	return 0;
+}
+
+static int cand_cmp(const void *a, size_t an, const void *b, size_t bn)
+{
+	int c = memcmp(a, b, an < bn ? an : bn);
+
+	return c ? c : an < bn ? -1 : an > bn;
+}
+
+/* The key of a record in the order generate.order asks for. */
+static struct topn_key key_of(const struct gen_part *g, const struct crawl_record *rec)
+{
+	return topn_key_of(score_priority(rec, &g->score), XXH3_64bits(rec->url, rec->url_len));
+}
+
+/* Pass one: every record judged; the due ones, their host's caps not yet
+ * applied, sorted as candidates. CR_EOF at the end. */
+static enum cr_err collect(struct gen_part *g, struct recfile_reader *r, const char *in,
+			   struct xsort *x)
+{
+	struct buf b;
+	const void *data;
+	size_t n;
+	enum cr_err e = CR_EOF;
+
+	buf_init(&b);
+	while (r && (e = recfile_reader_next(r, &data, &n)) == CR_OK) {
+		struct crawl_record rec;
+		struct generate_host h;
+		char host[URL_HOST_MAX];
+		enum generate_verdict v;
+
+		if (generate_judge(g, data, n, &rec, host, &h, &v)) {
+			log_err("generate", "damaged record in '%s'", in);
+			e = CR_ERR_FORMAT;
+			break;
+		}
+		g->c[GC_RECORDS]++;
+		if (generate_settled(v) || !host[0]) {
+			generate_account(g, &rec, host, &h, v);
+			continue;
+		}
+		cand_pack(&b, host, key_of(g, &rec), data, n);
+		if ((e = xsort_add(x, b.p, b.len)) != CR_OK)
+			break;
+	}
+	buf_release(&b);
+	return e;
+}
+
+/* Pass two: the candidates in order, each host's caps applied; the
+ * selected written to w (as records, or with a budget as candidates
+ * whose keys the budget counts). CR_EOF at the end. */
+static enum cr_err take(struct gen_part *g, struct xsort *x, struct recfile_writer *w)
+{
+	const void *data, *rp;
+	size_t n, rn;
+	enum cr_err e;
+
+	while ((e = xsort_next(x, &data, &n)) == CR_OK) {
+		struct crawl_record rec;
+		struct generate_host h;
+		char host[URL_HOST_MAX];
+		enum generate_verdict v;
+		struct topn_key k;
+
+		if (cand_unpack(data, n, &k, &rp, &rn) ||
+		    generate_judge(g, rp, rn, &rec, host, &h, &v)) {
+			log_err("generate", "damaged record in generate's sort");
+			return CR_ERR_FORMAT;
+		}
+		if (!generate_account(g, &rec, host, &h, v))
+			continue;
+		if (!g->budget)
+			e = recfile_writer_add(w, rp, rn);
+		else if ((e = recfile_writer_add(w, data, n)) == CR_OK)
+			e = budget_add(g->budget, k);
+		if (e)
+			return e;
+	}
+	return e;
+}
+
+enum cr_err ranked_select(struct gen_part *g, struct recfile_reader *r, const char *in,
+			  struct recfile_writer *w)
+{
+	size_t budget = (size_t)g->j->cfg.memory_budget_mb * 1024 * 1024 / 4;
+	struct xsort *x;
+	enum cr_err e = xsort_new(g->j->tmpdir, budget, cand_cmp, &x);
+
+	if (e)
+		return e;
+	e = collect(g, r, in, x);
+	if (e == CR_EOF)
+		e = xsort_finish(x);
+	if (!e)
+		e = take(g, x, w);
+	xsort_free(&x);
+	return e;
+}
+
+void ranked_tmp_path(const struct job *j, uint32_t p, char *out, size_t cap)
+{
+	int n = snprintf(out, cap, "%s/generate-%05u", j->tmpdir, (unsigned)p);
+
+	if (n < 0 || (size_t)n >= cap)
+		out[0] = '\0';   /* opening "" fails, and says so */
+}
+
+/* The candidates of the part's reader r within the budget, into w. */
+static enum cr_err write_taken(struct recfile_reader *r, struct recfile_writer *w,
+			       const struct budget *b, uint64_t *c)
+{
+	const void *data, *rp;
+	size_t n, rn;
+	enum cr_err e;
+
+	while ((e = recfile_reader_next(r, &data, &n)) == CR_OK) {
+		struct topn_key k;
+
+		if (cand_unpack(data, n, &k, &rp, &rn))
+			return CR_ERR_FORMAT;
+		if (!budget_takes(b, k)) {
+			/* counted selected by its host's caps: the budget left it */
+			c[GC_SELECTED]--;
+			c[GC_BUDGET_CAPPED]++;
+			continue;
+		}
+		if ((e = recfile_writer_add(w, rp, rn)) != CR_OK)
+			return e;
+	}
+	return e;
+}
+
+enum cr_err ranked_write(struct job *j, int seg, uint32_t p, const struct budget *b,
+			 uint64_t *c)
+{
+	char in[PATH_MAX], out[PATH_MAX];
+	struct recfile_reader *r;
+	struct recfile_writer *w;
+	enum cr_err e;
+
+	ranked_tmp_path(j, p, in, sizeof(in));
+	layout_segment_part(&j->dir, seg, "fetchlist", p, out, sizeof(out));
+	e = recfile_reader_open(in, REC_KIND_SORT, &r);
+	if (e) {
+		log_err("generate", "cannot read '%s'", in);
+		return e;
+	}
+	e = recfile_writer_open(out, REC_KIND_FETCHLIST, (int)j->cfg.zstd_level, &w);
+	if (!e) {
+		e = write_taken(r, w, b, c);
+		if (e == CR_EOF)
+			e = recfile_writer_commit(&w);
+		else
+			recfile_writer_abort(&w);
+	}
+	recfile_reader_free(&r);
+	if (e == CR_ERR_FORMAT)
+		log_err("generate", "damaged record in '%s'", in);
+	return e;
+}

@@ -1,0 +1,79 @@
+/*
+ * score.h - how much a URL matters, and the order generate takes due URLs
+ * in (generate.order).
+ *
+ * Why OPIC. A crawl needs an estimate of importance while it runs, from
+ * the links it has seen so far, without a pass over the whole graph.
+ * On-line Page Importance Computation (Abiteboul, Preda and Cobena, WWW
+ * 2003) gives one that costs nothing beyond the links update routes
+ * anyway: every URL holds cash; a seed enters with score.seed_cash. When a
+ * page is fetched (or answers with a redirect) the cash it held when its
+ * round was generated is spent: shared equally among its outlinks (its
+ * links, a sitemap's entries, a redirect's target; not its requisites)
+ * and added to its history, and its cash starts again from what its
+ * inlinks bring. A link followed within the round (fetch.follow_max) is
+ * fetched before update pays it: it spends its page's share ahead, and
+ * update takes that share off what arrives. Cash is conserved: all a page spends arrives at its
+ * links, except the part sent to links that never become records (out of
+ * scope, too deep) and the cash of a page without links - that is lost,
+ * and counted. A URL's importance (readdb's "score") is history + cash;
+ * the order of fetching is cash (OPIC's greedy policy: the URL its
+ * fetched parents have paid the most since it was last fetched), weighed
+ * by priors.
+ *
+ * Priors, each a config key (docs/CONFIG.md):
+ *   priority = cash * (1 + sitemap_weight * (p - 0.5)) * depth_decay^depth
+ * where p is the sitemap's <priority> (0.5 when none said, as the
+ * sitemaps protocol defines). A seed's cash is score.seed_cash times its
+ * own score= setting (1 when none). A requisite (fetch.embeds) has no
+ * cash: it comes before every page, since the page it belongs to was
+ * fetched already and its capture is incomplete without it.
+ *
+ * generate.order = fifo is the order before scores: breadth first
+ * (smaller depth first), for comparison.
+ *
+ * Pure: the caller passes records in; nothing here does I/O.
+ */
+#ifndef CR_SCORE_SCORE_H
+#define CR_SCORE_SCORE_H
+
+#include <stdint.h>
+
+#include "config/config.h"
+#include "crawldb/crawl_record.h"
+
+/* generate.order, in the order of its words (config.c). */
+enum score_order { SCORE_ORDER_SCORE = 0, SCORE_ORDER_FIFO = 1 };
+
+struct score_rules {
+	int order;              /* enum score_order */
+	double seed_cash;       /* score.seed_cash */
+	double sitemap_weight;  /* score.sitemap_weight */
+	double depth_decay;     /* score.depth_decay */
+};
+
+void score_rules_from(const struct config *cfg, struct score_rules *out);
+
+/* 1 if a fetch outcome spends the URL's cash: a page with content, or a
+ * redirect (a 304 carries no links: its cash stays). */
+int score_spends(const struct crawl_record *fetched);
+
+/* What each of n outlinks of a page that spends cash receives. */
+double score_share(double cash, uint32_t n);
+
+/*
+ * A record's cash and history after update: old (NULL for a new URL)
+ * and what it received from inlinks this round; spent is what its fetch
+ * spent (score_spends ? the cash its fetch list or the following page
+ * gave it : 0). Cash never goes below 0.
+ */
+void score_merge(const struct crawl_record *old, double spent, double received,
+		 struct crawl_record *out);
+
+/* The URL's importance: history + cash. */
+double score_of(const struct crawl_record *r);
+
+/* The key generate orders due URLs by, greater first (generate.order). */
+double score_priority(const struct crawl_record *r, const struct score_rules *s);
+
+#endif
