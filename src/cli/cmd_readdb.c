@@ -12,6 +12,7 @@
 #include "scope/decisions.h"
 #include "scope/scope.h"
 #include "scope/seeds.h"
+#include "rank/record.h"
 #include "score/score.h"
 #include "store/recfile.h"
 #include "util/fs.h"
@@ -23,8 +24,8 @@
 #include <string.h>
 
 static const char usage[] =
-	"mpicrawl readdb --dir DIR (--stats | --dump | --seeds | (--decisions | --fetchlist) "
-	"--segment N)";
+	"mpicrawl readdb --dir DIR (--stats | --dump | --seeds | --ranks | (--decisions | "
+	"--fetchlist) --segment N)";
 
 static void dump_one(const struct crawl_record *r, struct buf *b)
 {
@@ -220,6 +221,52 @@ static int read_fetchlist(const struct crawl_dir *d, const char *segment)
 	return read_parts(d, 0, seg, 1, NULL, counts, &total);
 }
 
+/* readdb --ranks: what mpicrawl rank wrote, a JSON line per URL. */
+static int read_ranks(const struct crawl_dir *d)
+{
+	struct buf b;
+	uint32_t p;
+	int rc = 0;
+
+	buf_init(&b);
+	for (p = 0; p < d->partitions && !rc; p++) {
+		char path[PATH_MAX];
+		struct recfile_reader *r;
+		const void *data;
+		size_t n;
+		enum cr_err e;
+
+		rank_part_path(d, p, path, sizeof(path));
+		if (recfile_reader_open(path, REC_KIND_RANK, &r) != CR_OK) {
+			fprintf(stderr, "mpicrawl: cannot read '%s' (has 'mpicrawl rank' run?)\n",
+				path);
+			rc = 1;
+			break;
+		}
+		while ((e = recfile_reader_next(r, &data, &n)) == CR_OK) {
+			struct rank_record rr;
+
+			if (rank_record_unpack(data, n, &rr) != CR_OK) {
+				e = CR_ERR_FORMAT;
+				break;
+			}
+			b.len = 0;
+			buf_adds(&b, "{\"url\":");
+			json_str(&b, rr.url, rr.url_len);
+			buf_addf(&b, ",\"page\":%.12g,\"host\":%.12g,\"harmonic\":%.12g}\n",
+				 rr.page, rr.host, rr.harmonic);
+			fwrite(b.p, 1, b.len, stdout);
+		}
+		if (e != CR_EOF) {
+			fprintf(stderr, "mpicrawl: damaged rank part '%s'\n", path);
+			rc = 1;
+		}
+		recfile_reader_free(&r);
+	}
+	buf_release(&b);
+	return rc;
+}
+
 /* Prints segment seg's decision log. */
 static int read_decisions(const struct crawl_dir *d, const char *segment)
 {
@@ -248,6 +295,7 @@ int cmd_readdb(int argc, char **argv)
 		{ "decisions", no_argument, NULL, 'x' },
 		{ "seeds", no_argument, NULL, 'S' },
 		{ "fetchlist", no_argument, NULL, 'f' },
+		{ "ranks", no_argument, NULL, 'R' },
 		{ "segment", required_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -268,6 +316,7 @@ int cmd_readdb(int argc, char **argv)
 		case 'x': mode = 'x'; break;
 		case 'S': mode = 'S'; break;
 		case 'f': mode = 'f'; break;
+		case 'R': mode = 'R'; break;
 		case 'g': segment = optarg; break;
 		case 'h':
 			printf("usage: %s\n\n"
@@ -281,6 +330,10 @@ int cmd_readdb(int argc, char **argv)
 			       "                 (OPIC, docs/SCORING.md)\n"
 			       "  --fetchlist    segment N's fetch lists, as --dump, in the order\n"
 			       "  --segment N    each partition's are fetched\n"
+			       "  --ranks        what 'mpicrawl rank' computed, a JSON line per\n"
+			       "                 URL: page (PageRank x URLs), host (its host's\n"
+			       "                 PageRank x hosts), harmonic (its host's harmonic\n"
+			       "                 centrality / (hosts - 1))\n"
 			       "  --seeds        each seed as a JSON line: seed, reached (URLs\n"
 			       "                 first reached from it), fetched (answered by\n"
 			       "                 their server), waiting (due\n"
@@ -299,8 +352,9 @@ int cmd_readdb(int argc, char **argv)
 	}
 	if (!dir || !mode || optind < argc ||
 	    (mode == 'x' || mode == 'f') != (segment != NULL)) {
-		fprintf(stderr, "mpicrawl: readdb needs --dir and --stats, --dump, --seeds, or "
-			"--decisions or --fetchlist with --segment\nusage: %s\n", usage);
+		fprintf(stderr, "mpicrawl: readdb needs --dir and --stats, --dump, --seeds, "
+			"--ranks, or --decisions or --fetchlist with --segment\nusage: %s\n",
+			usage);
 		return 2;
 	}
 	config_defaults(&cfg);
@@ -310,6 +364,8 @@ int cmd_readdb(int argc, char **argv)
 		return read_decisions(&d, segment);
 	if (mode == 'f')
 		return read_fetchlist(&d, segment);
+	if (mode == 'R')
+		return read_ranks(&d);
 	if (layout_crawldb_current(&d, &ver) != CR_OK)
 		return 1;
 	if (mode == 'S')

@@ -1,11 +1,12 @@
 /*
  * cmd_stages.c - the commands that run phases of the crawl on all ranks:
- * crawl, inject, generate, fetch, parse, update.
+ * crawl, inject, generate, fetch, parse, update, rank.
  */
 #include "cli/cmds.h"
 #include "comm/comm.h"
 #include "crawldb/provenance.h"
 #include "cli/cli.h"
+#include "rank/rank.h"
 #include "round/round.h"
 #include "util/log.h"
 
@@ -134,4 +135,18 @@ int cmd_update(int argc, char **argv)
 {
 	return one_phase(argc, argv, "update",
 			 "mpicrawl update --dir DIR [--segment N] " COMMON, round_update);
+}
+
+int cmd_rank(int argc, char **argv)
+{
+	static const char usage[] = "mpicrawl rank --dir DIR " COMMON;
+	struct cli_opts o;
+	struct job j;
+	int rc;
+
+	cli_parse(argc, argv, "rank", "dcS", usage, &o);
+	rc = cli_job_start(&j, &o, 0);
+	if (!rc)
+		rc = rank_run(&j) == CR_OK ? 0 : 1;
+	return cli_job_end(rc);
 }

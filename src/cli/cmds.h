@@ -9,6 +9,7 @@
 
 int cmd_crawl(int argc, char **argv);
 int cmd_inject(int argc, char **argv);
+int cmd_rank(int argc, char **argv);
 int cmd_generate(int argc, char **argv);
 int cmd_fetch(int argc, char **argv);
 int cmd_parse(int argc, char **argv);

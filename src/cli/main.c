@@ -17,6 +17,7 @@ static const struct {
 	{ "fetch", cmd_fetch, "fetch a segment's fetch lists" },
 	{ "parse", cmd_parse, "extract links and text of a fetched segment" },
 	{ "update", cmd_update, "merge a segment into the CrawlDb" },
+	{ "rank", cmd_rank, "PageRank and host centrality of the fetched link graph" },
 	{ "readdb", cmd_readdb, "print CrawlDb statistics or records" },
 	{ "url", cmd_url, "print the canonical form of URLs" },
 	{ "robots", cmd_robots, "test URLs against a robots.txt file" },

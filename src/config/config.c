@@ -392,6 +392,11 @@ static const struct key keys[] = {
 	  "how much a sitemap <priority> weighs: cash * (1 + weight * (priority - 0.5))"),
 	D("score.depth_decay", score_depth_decay, 1, 1000000000, "1",
 	  "priority multiplied by this per link from the seed (1: depth does not count)"),
+	D("rank.tolerance", rank_tolerance, 1, 1000000000, "0.000001",
+	  "mpicrawl rank stops when a power step moves the ranks less than this (L1, they sum "
+	  "to 1)"),
+	L("rank.max_iterations", rank_max_iterations, 1, 10000, "100",
+	  "mpicrawl rank's power steps, at most"),
 	L("generate.round_s", round_s, -1, 1L << 31, "auto",
 	  "seconds of each host's delays a round plans for: a host gets at most round_s / "
 	  "delay + 1 URLs, followed links included (0: no plan; auto: 3 delays, growing "

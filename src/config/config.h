@@ -83,6 +83,8 @@ struct config {
 	double score_seed_cash;     /* score.*: score/score.h */
 	double score_sitemap_weight;
 	double score_depth_decay;
+	double rank_tolerance;      /* rank.*: rank/rank.h */
+	long rank_max_iterations;
 	long round_s;               /* generate.round_s; -1: auto (round/length.h) */
 	long partitions;
 	int partition_by;

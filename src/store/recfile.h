@@ -31,6 +31,7 @@ enum rec_kind {
 	REC_KIND_SEEDS = 8,
 	REC_KIND_STAGE = 9,     /* index/stage.h */
 	REC_KIND_RUNS = 10,     /* the runs of a near-duplicate store (dedup/runs.h) */
+	REC_KIND_RANK = 11,     /* rank/part-PPPPP.zst (rank/rank.h) */
 };
 
 /* The largest record a reader accepts (a page's parse data with text). */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph.h"
 #include "hostile.h"
 #include "server.h"
 #include "web.h"
@@ -21,6 +22,9 @@ static const char simweb_usage[] =
 	"              [--politeness [--max-crawl-delay-ms C]] [--dupes F] [--hostile]\n"
 	"              [--retry-after S] [--sites K] [--sitemaps] [--page-bytes B] [--blocks]\n"
 	"              [--multilingual]\n"
+	"       simweb --graph --hosts N --pages M [--seed S] [--domain D] [--port P] ...\n"
+	"       simweb --graph (--seeds | --pagerank) --hosts N --pages M [--seed S] [--domain D]\n"
+	"              --port P\n"
 	"       simweb --truth --hosts N --pages M [--seed S] [--domain D] --port P [--agent A]\n"
 	"              [--politeness [--max-crawl-delay-ms C]] [--dupes F]\n"
 	"              [--hostile [--max-redirects R]] [--sites K] [--scope-hosts FILE]\n"
@@ -84,13 +88,38 @@ static int simweb_scope(struct web *w, const char *path, char *err, size_t errle
 	return 0;
 }
 
+enum { GRAPH_SERVE = 0, GRAPH_SEEDS = 1, GRAPH_PAGERANK = 2, GRAPH_OTHER = -1 };
+
+/* --graph: serve it, or print its seeds or PageRank (mode); other
+ * modes and the options that change pages do not go with it. */
+static int simweb_graph(struct web *w, struct srv_opts *so, int mode, int other)
+{
+	if (other)
+		return simweb_fail("--graph does not go with --politeness, --dupes, --hostile, "
+				   "--sitemaps, --page-bytes, --blocks or --multilingual", NULL);
+	if (mode == GRAPH_SEEDS) {
+		graph_seeds(w, stdout);
+		return fflush(stdout) == 0 ? 0 : 1;
+	}
+	if (mode == GRAPH_PAGERANK) {
+		if (graph_pagerank(w, stdout) < 0 || fflush(stdout) != 0) {
+			fprintf(stderr, "simweb: --pagerank failed: out of memory or output error\n");
+			return 1;
+		}
+		return 0;
+	}
+	if (mode)
+		return simweb_fail("--graph goes with --seeds, --pagerank or nothing", NULL);
+	return srv_run(w, so) == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	enum { OPT_HOSTS = 256, OPT_PAGES, OPT_SEED, OPT_DOMAIN, OPT_PORT, OPT_BIND,
 	       OPT_PORT_FILE, OPT_LOG, OPT_AGENT, OPT_TRUTH, OPT_SEEDS, OPT_HELP,
 	       OPT_POLITENESS, OPT_LATENCY, OPT_MAX_DELAY, OPT_HOSTINFO, OPT_DUPES, OPT_PAGE_BYTES,
 	       OPT_PAIRS, OPT_BLOCKS, OPT_LINES, OPT_MULTILINGUAL, OPT_LANGUAGES, OPT_HOSTILE, OPT_MAX_REDIRECTS, OPT_RETRY_AFTER, OPT_SITES,
-	       OPT_SCOPE_HOSTS, OPT_SITEMAPS };
+	       OPT_SCOPE_HOSTS, OPT_SITEMAPS, OPT_GRAPH, OPT_PAGERANK };
 	static const struct option opts[] = {
 		{ "hosts", required_argument, NULL, OPT_HOSTS },
 		{ "pages", required_argument, NULL, OPT_PAGES },
@@ -121,6 +150,8 @@ int main(int argc, char **argv)
 		{ "sites", required_argument, NULL, OPT_SITES },
 		{ "scope-hosts", required_argument, NULL, OPT_SCOPE_HOSTS },
 		{ "sitemaps", no_argument, NULL, OPT_SITEMAPS },
+		{ "graph", no_argument, NULL, OPT_GRAPH },
+		{ "pagerank", no_argument, NULL, OPT_PAGERANK },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct web w = { .seed = 1, .domain = "sim.test", .agent = "mpicrawl",
@@ -219,6 +250,9 @@ int main(int argc, char **argv)
 		case OPT_BLOCKS:
 			w.blocks = 1;
 			break;
+		case OPT_GRAPH:
+			w.graph = 1;
+			break;
 		case OPT_MULTILINGUAL:
 			w.multilingual = 1;
 			break;
@@ -228,9 +262,11 @@ int main(int argc, char **argv)
 		case OPT_PAIRS:
 		case OPT_LINES:
 		case OPT_LANGUAGES:
+		case OPT_PAGERANK:
 			if (mode && mode != opt)
-				return simweb_fail("--truth, --seeds, --hostinfo, --pairs, --lines and "
-						   "--languages exclude each other", NULL);
+				return simweb_fail("--truth, --seeds, --hostinfo, --pairs, --lines, "
+						   "--languages and --pagerank exclude each other",
+						   NULL);
 			mode = opt;
 			break;
 		case OPT_HELP:
@@ -251,6 +287,13 @@ int main(int argc, char **argv)
 				   NULL);
 	if (web_check(&w, err, sizeof(err)) < 0)
 		return simweb_fail(err, NULL);
+	if (w.graph)
+		return simweb_graph(&w, &so, mode == OPT_SEEDS ? GRAPH_SEEDS : mode == OPT_PAGERANK ?
+				    GRAPH_PAGERANK : mode ? GRAPH_OTHER : GRAPH_SERVE,
+				    w.politeness || w.dupes || w.hostile || w.sitemaps ||
+				    w.page_bytes || w.blocks || w.multilingual);
+	if (mode == OPT_PAGERANK)
+		return simweb_fail("--pagerank goes with --graph", NULL);
 	if (mode == OPT_LANGUAGES) {
 		web_host_languages(&w, stdout);
 		return fflush(stdout) == 0 ? 0 : 1;

@@ -16,6 +16,7 @@
 #include <strings.h>
 #include <xxhash.h>
 
+#include "graph.h"
 #include "hostile.h"
 #include "web.h"
 #include "langs.h"
@@ -1534,6 +1535,13 @@ void web_respond(const struct web *w, const char *host, const char *path,
 	r->latency_ms = w->latency_ms;
 	r->big = NULL;
 	r->len = 0;
+	if (w->graph) {
+		/* an unknown host: no path of it is a page */
+		int known = web_find_host(w, host, &h) == 0;
+
+		graph_respond(w, known ? h : 0, known ? path : "", r);
+		return;
+	}
 	if (web_find_host(w, host, &h) == 0) {
 		d = web_def(w, h);
 		r->latency_ms += d->latency_ms;

@@ -68,6 +68,8 @@ struct web {
 					      table, br, pre, entities, a blockquote,
 					      nested divs and a script, style, noscript
 					      and template in its body (web_lines) */
+	int graph;                         /* --graph: the power-law web of graph.h
+					      in place of every page above */
 	struct web_sb *lines;              /* set by web_lines while it renders a page:
 					      the page's expected text lines */
 	const unsigned char *in_scope;     /* --scope-hosts (truth): 1 per host the crawl may
