@@ -13,7 +13,11 @@
 # (generate.top_n), once per order:
 #
 #   bfs        generate.order=fifo: breadth first (the order without scores)
-#   opic       generate.order=score: OPIC cash (docs/SCORING.md)
+#   opic       generate.order=score: OPIC cash (docs/SCORING.md), the default
+#   pagerank   generate.order=pagerank, rank.every_rounds=1: mpicrawl rank's
+#              PageRank of the graph fetched so far, after every round
+#   hostrank   generate.order=hostrank, rank.every_rounds=1: the hosts'
+#              harmonic centrality, then PageRank
 #
 # and the omniscient order - the pages by true PageRank, best first - is
 # the bound no crawler reaches. From the server's request log (pages only,
@@ -106,9 +110,10 @@ main()
 PY
 }
 
-# e_crawl NAME ORDER: one crawl of the graph web into $WORK/e.NAME.
+# e_crawl NAME ORDER [ARGS...]: one crawl of the graph web into $WORK/e.NAME.
 e_crawl() {
 	local name=$1 order=$2 lim before rc
+	shift 2
 	lim=$(step_timeout 300)
 	say "E: $name: mpicrawl on $RANKS ranks, generate.order=$order, top_n=$E_TOP_N, $E_ROUNDS rounds (at most $lim s)"
 	before=$(wc -l <"$SIMWEB_LOG")
@@ -117,7 +122,7 @@ e_crawl() {
 		--set "dns.servers=127.0.0.1:$DNS_PORT" --set politeness.delay_ms=0 \
 		--set politeness.max_in_flight=4 --set generate.round_s=0 \
 		--set "generate.top_n=$E_TOP_N" --set "generate.order=$order" \
-		--set index.enabled=false --set fetch.embeds=false
+		--set index.enabled=false --set fetch.embeds=false "$@"
 	rc=$?
 	sleep 0.3   # simweb flushes its log every 100 ms
 	tail -n +"$((before + 1))" "$SIMWEB_LOG" >"$WORK/e-$name.log"
@@ -132,7 +137,7 @@ e_crawl() {
 }
 
 bench_e() {
-	local n at10 bfs opic omni ratio v
+	local n at10 bfs opic omni ratio v prk hrk
 	for v in E_HOSTS E_PAGES E_SHARE E_ROUNDS; do
 		is_uint "${!v}" || { say "E: $v='${!v}' is not a number"; FAILED=1; return; }
 	done
@@ -154,14 +159,19 @@ bench_e() {
 		>"$WORK/e-pagerank" || { say "E: simweb --pagerank failed"; FAILED=1; return; }
 	e_crawl bfs fifo || return
 	e_crawl opic score || return
+	e_crawl pagerank pagerank --set rank.every_rounds=1 || return
+	e_crawl hostrank hostrank --set rank.every_rounds=1 || return
 	python3 "$WORK/harvest.py" "$WORK/e-pagerank" "$SIMWEB_PORT" "$E_SHARE" \
-		"BFS=$WORK/e-bfs.log" "OPIC=$WORK/e-opic.log" >"$WORK/e-table" ||
+		"BFS=$WORK/e-bfs.log" "OPIC=$WORK/e-opic.log" "PageRank=$WORK/e-pagerank.log" \
+		"host-rank=$WORK/e-hostrank.log" >"$WORK/e-table" ||
 		{ say "E: the log analysis failed"; FAILED=1; return; }
 	at10=$(grep '^AT10 ' "$WORK/e-table")
 	bfs=$(echo "$at10" | tr ' ' '\n' | awk -F= '$1 == "BFS" { print $2 }')
 	opic=$(echo "$at10" | tr ' ' '\n' | awk -F= '$1 == "OPIC" { print $2 }')
 	omni=$(echo "$at10" | tr ' ' '\n' | awk -F= '$1 == "omniscient" { print $2 }')
-	md "simweb --graph --hosts $E_HOSTS --pages $E_PAGES: $n pages, 4 to 16 links each (60 % to their own host), targets drawn by a power law; PageRank (damping 0.85) from simweb's own knowledge of every link. Seeds: /g/0.html of h0000 to h0002. Each crawl: \`mpirun -n $RANKS mpicrawl crawl --rounds $E_ROUNDS --set generate.top_n=$E_TOP_N\` ($E_SHARE % of the pages a round) \`--set generate.order=fifo|score --set politeness.delay_ms=0 --set generate.round_s=0 --set index.enabled=false --set fetch.embeds=false\`. Mass: the sum of the PageRank of the pages fetched (1 for the whole web), in the order the server saw the requests start."
+	prk=$(echo "$at10" | tr ' ' '\n' | awk -F= '$1 == "PageRank" { print $2 }')
+	hrk=$(echo "$at10" | tr ' ' '\n' | awk -F= '$1 == "host-rank" { print $2 }')
+	md "simweb --graph --hosts $E_HOSTS --pages $E_PAGES: $n pages, 4 to 16 links each (60 % to their own host), targets drawn by a power law; PageRank (damping 0.85) from simweb's own knowledge of every link. Seeds: /g/0.html of h0000 to h0002. Each crawl: \`mpirun -n $RANKS mpicrawl crawl --rounds $E_ROUNDS --set generate.top_n=$E_TOP_N\` ($E_SHARE % of the pages a round) \`--set generate.order=fifo|score|pagerank|hostrank\` (the last two with \`--set rank.every_rounds=1\`: \`mpicrawl rank\` after every round) \`--set politeness.delay_ms=0 --set generate.round_s=0 --set index.enabled=false --set fetch.embeds=false\`. Mass: the sum of the PageRank of the pages fetched (1 for the whole web), in the order the server saw the requests start."
 	md ""
 	grep -v '^AT10 ' "$WORK/e-table" >>"$RES"
 	md ""
@@ -171,9 +181,9 @@ bench_e() {
 		return
 	fi
 	ratio=$(awk -v a="$opic" -v b="$bfs" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
-	md "At 10 % of the pages: BFS $bfs, OPIC $opic, omniscient $omni of the mass: OPIC / BFS = **$ratio** (floor $E_FLOOR)."
+	md "At 10 % of the pages: BFS $bfs, OPIC $opic, PageRank $prk, host rank $hrk, omniscient $omni of the mass: OPIC / BFS = **$ratio** (floor $E_FLOOR), PageRank / BFS $(awk -v a="$prk" -v b="$bfs" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'), host rank / BFS $(awk -v a="$hrk" -v b="$bfs" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')."
 	md ""
-	say "E: at 10 % of the pages: BFS $bfs, OPIC $opic, omniscient $omni (OPIC / BFS $ratio)"
+	say "E: at 10 % of the pages: BFS $bfs, OPIC $opic, PageRank $prk, host rank $hrk, omniscient $omni (OPIC / BFS $ratio)"
 	if awk -v r="$ratio" -v f="$E_FLOOR" 'BEGIN { exit !(r < f) }'; then
 		md "- Floor **NOT MET**: OPIC / BFS at 10 % is $ratio, under $E_FLOOR."
 		FLOOR_MISSED=1

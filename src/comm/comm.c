@@ -73,13 +73,6 @@ void comm_sum_u64(uint64_t *v, size_t n)
 	MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
 }
 
-void comm_sum_f64(double *v, size_t n)
-{
-	if (!comm_up || n == 0)
-		return;
-	MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-}
-
 void comm_max_i64(int64_t *v, size_t n)
 {
 	if (!comm_up || n == 0)

@@ -26,10 +26,6 @@ int comm_size(void);
 int comm_agree(int ok);
 /* Collective: element-wise sum over ranks, in place on every rank. */
 void comm_sum_u64(uint64_t *v, size_t n);
-/* Collective: element-wise sum over ranks, in place on every rank (the
- * order of the additions is MPI's: the low bits may differ with the rank
- * count). */
-void comm_sum_f64(double *v, size_t n);
 /* Collective: element-wise max over ranks, in place on every rank. */
 void comm_max_i64(int64_t *v, size_t n);
 void comm_barrier(void);

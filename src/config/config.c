@@ -259,7 +259,7 @@ static const char *check_host_rules(const char *v)
 }
 static const char *const text_formats[] = { "wet", "jsonl", "none", NULL };
 /* In the order of enum score_order (score/score.h). */
-static const char *const generate_orders[] = { "score", "fifo", NULL };
+static const char *const generate_orders[] = { "score", "fifo", "pagerank", "hostrank", NULL };
 /* In the order of text_boilerplate's values (config.h). */
 static const char *const text_boilerplates[] = { "keep", "mark", "drop", NULL };
 
@@ -384,8 +384,10 @@ static const struct key keys[] = {
 	  "most URLs in one round over all ranks, the highest priority first (0: no budget); "
 	  "links are then not followed within the round"),
 	C("generate.order", generate_order, generate_orders, "score",
-	  "order of due URLs: score (OPIC cash and priors, docs/SCORING.md) or fifo "
-	  "(breadth first)"),
+	  "order of due URLs: score (OPIC cash and priors, docs/SCORING.md), fifo "
+	  "(breadth first), pagerank or hostrank (mpicrawl rank's)"),
+	L("rank.every_rounds", rank_every_rounds, 0, 1000000, "0",
+	  "crawl runs mpicrawl rank after every this many rounds (0: never)"),
 	D("score.seed_cash", score_seed_cash, 1, 1000000000000000L, "1",
 	  "OPIC cash a seed enters with (times its score= setting)"),
 	D("score.sitemap_weight", score_sitemap_weight, 0, 2000000000, "1",

@@ -85,6 +85,7 @@ struct config {
 	double score_depth_decay;
 	double rank_tolerance;      /* rank.*: rank/rank.h */
 	long rank_max_iterations;
+	long rank_every_rounds;
 	long round_s;               /* generate.round_s; -1: auto (round/length.h) */
 	long partitions;
 	int partition_by;

@@ -282,6 +282,35 @@ static enum cr_err select_records(struct gen_part *g, struct recfile_reader *r, 
 	return e;
 }
 
+void generate_next_rank(struct gen_part *g)
+{
+	const void *data;
+	size_t n;
+	enum cr_err e = recfile_reader_next(g->ranks, &data, &n);
+
+	g->rank_live = e == CR_OK && rank_record_unpack(data, n, &g->rank_cur) == CR_OK;
+	if (!g->rank_live && e != CR_EOF)
+		log_warn("generate", "a damaged rank record: the URLs after it go unranked");
+}
+
+/* With generate.order pagerank or hostrank: partition p's ranks, if any. */
+static void open_ranks(struct gen_part *g, uint32_t p)
+{
+	char path[PATH_MAX];
+
+	if (g->score.order != SCORE_ORDER_PAGERANK && g->score.order != SCORE_ORDER_HOSTRANK)
+		return;
+	rank_part_path(&g->j->dir, p, path, sizeof(path));
+	if (!fs_exists(path) || recfile_reader_open(path, REC_KIND_RANK, &g->ranks) != CR_OK) {
+		if (p == 0)   /* once */
+			log_warn("generate", "no ranks in '%s': run 'mpicrawl rank' (or set "
+				 "rank.every_rounds); the URLs go by cash", path);
+		g->ranks = NULL;
+		return;
+	}
+	generate_next_rank(g);
+}
+
 /* Partition p's fetch list, or with a budget its candidates. */
 static enum cr_err generate_partition(struct job *j, int seg, int ver, uint32_t p,
 				      int64_t now, const struct host_rules *hr,
@@ -325,17 +354,19 @@ static enum cr_err generate_partition(struct job *j, int seg, int ver, uint32_t 
 	hmap_init(&g.holds);
 	hmap_init(&g.dups);
 	load_crawl_delays(&g, p);
+	open_ranks(&g, p);
 	if (cap && cap->n && j->cfg.log_decisions)
 		e = decisions_open(&j->dir, seg, "generate", p, (int)j->cfg.zstd_level, &g.dlog);
 	if (r && j->cfg.demote_min_pages > 0 && count_duplicates(in, &g.dups) != CR_OK)
 		log_warn("generate", "cannot count the duplicates of '%s'", in);
 	if (!e)
-		e = bud || g.score.order == SCORE_ORDER_SCORE ? ranked_select(&g, r, in, w)
+		e = bud || g.score.order != SCORE_ORDER_FIFO ? ranked_select(&g, r, in, w)
 							      : select_records(&g, r, in, w);
 	hmap_release(&g.per_host);
 	hmap_release(&g.delays);
 	hmap_release(&g.holds);
 	hmap_release(&g.dups);
+	recfile_reader_free(&g.ranks);
 	recfile_reader_free(&r);
 	if (e == CR_EOF && g.failed)
 		e = g.failed;

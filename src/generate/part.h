@@ -8,6 +8,7 @@
 
 #include "generate/budget.h"
 #include "generate/generate.h"
+#include "rank/record.h"
 #include "scope/decisions.h"
 #include "score/score.h"
 #include "store/recfile.h"
@@ -28,7 +29,14 @@ struct gen_part {
 	struct decisions *dlog;        /* with seeds' max_pages and log.decisions */
 	enum cr_err failed;            /* a decision-log write failed */
 	struct budget *budget;         /* generate.top_n, or NULL */
+	struct recfile_reader *ranks;  /* rank/part-P.zst (orders pagerank, hostrank) */
+	struct rank_record rank_cur;   /* its current record, when rank_live */
+	int rank_live;
 };
+
+/* Reads the next rank record into g->rank_cur (rank_live 0 at the end or
+ * on damage, which is logged: the URLs after it go unranked). */
+void generate_next_rank(struct gen_part *g);
 
 /* A record's verdict, given what the partition knows of its host so far;
  * host (URL_HOST_MAX bytes) is "" when the URL has none. -1 if damaged. */

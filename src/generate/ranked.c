@@ -75,10 +75,49 @@ static int cand_cmp(const void *a, size_t an, const void *b, size_t bn)
 	return c ? c : an < bn ? -1 : an > bn;
 }
 
-/* The key of a record in the order generate.order asks for. */
-static struct topn_key key_of(const struct gen_part *g, const struct crawl_record *rec)
+/* What rank/ says of rec: the part's rank records are read along, both
+ * being in URL order. */
+static void ranks_of(struct gen_part *g, const struct crawl_record *rec, struct score_ranks *rk)
 {
-	return topn_key_of(score_priority(rec, &g->score), XXH3_64bits(rec->url, rec->url_len));
+	memset(rk, 0, sizeof(*rk));
+	while (g->ranks && g->rank_live) {
+		size_t have = g->rank_cur.url_len, want = rec->url_len;
+		int c = memcmp(g->rank_cur.url, rec->url, have < want ? have : want);
+
+		if (!c)
+			c = have < want ? -1 : have > want;
+		if (c > 0)
+			return;
+		if (!c) {
+			rk->have = 1;
+			rk->page = g->rank_cur.page;
+			rk->host = g->rank_cur.host;
+			rk->harmonic = g->rank_cur.harmonic;
+			return;
+		}
+		generate_next_rank(g);
+	}
+}
+
+/* The key of a record in the order generate.order asks for: its
+ * priority, then its URL's hash - for pagerank and hostrank, the top 24
+ * bits of its secondary (score_secondary) before 40 bits of the hash. Two
+ * URLs whose keys are equal are both taken or both left, so a budget may
+ * take one more: for 64 bits, or 40 of hash and 24 of a secondary, a
+ * chance of about n^2 / 2^65 or n^2 / 2^41 among n ties. */
+static struct topn_key key_of(struct gen_part *g, const struct crawl_record *rec)
+{
+	struct score_ranks rk;
+	struct topn_key k;
+	uint64_t second, h = XXH3_64bits(rec->url, rec->url_len);
+
+	ranks_of(g, rec, &rk);
+	k = topn_key_of(score_priority(rec, &rk, &g->score), h);
+	if (g->score.order == SCORE_ORDER_PAGERANK || g->score.order == SCORE_ORDER_HOSTRANK) {
+		second = topn_key_of(score_secondary(rec, &rk, &g->score), 0).hi;
+		k.lo = (second & 0xffffff0000000000ull) | h >> 24;
+	}
+	return k;
 }
 
 /* Pass one: every record judged; the due ones, their host's caps not yet

@@ -63,7 +63,7 @@ unsigned pagerank_run(size_t n, const uint64_t *off, const uint32_t *to, double 
 }
 
 void pagerank_harmonic_from(size_t n, const uint64_t *off, const uint32_t *to, uint32_t s,
-			    double *h, int32_t *dist, uint32_t *queue)
+			    uint64_t *h, int32_t *dist, uint32_t *queue)
 {
 	size_t head = 0, tail = 0, i;
 	uint64_t k;
@@ -81,7 +81,7 @@ void pagerank_harmonic_from(size_t n, const uint64_t *off, const uint32_t *to, u
 			if (dist[v] >= 0)
 				continue;
 			dist[v] = dist[u] + 1;
-			h[v] += 1.0 / dist[v];
+			h[v] += PAGERANK_HARMONIC_ONE / (uint64_t)dist[v];
 			queue[tail++] = v;
 		}
 	}

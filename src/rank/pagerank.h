@@ -43,12 +43,17 @@ double pagerank_dangling(size_t n, const uint64_t *off, const double *pr);
 unsigned pagerank_run(size_t n, const uint64_t *off, const uint32_t *to, double damping,
 		      double tol, unsigned max_it, double *pr, double *scratch, double *moved);
 
+/* 1 in the units of pagerank_harmonic_from's sums (2^40): integers, so
+ * that the sums over sources split among ranks are exact in any order. */
+#define PAGERANK_HARMONIC_ONE (1ull << 40)
+
 /*
- * Adds to h[v] the sum of 1 / d(s, v) over every v reached from source s;
- * dist (n ints, all -1 on entry and again on return) and queue (n) are
- * scratch. Over every s, h is the harmonic centrality.
+ * Adds to h[v] 1 / d(s, v), in units of PAGERANK_HARMONIC_ONE (rounded
+ * down), for every v reached from source s; dist (n ints, all -1 on entry
+ * and again on return) and queue (n) are scratch. Over every s, h is the
+ * harmonic centrality.
  */
 void pagerank_harmonic_from(size_t n, const uint64_t *off, const uint32_t *to, uint32_t s,
-			    double *h, int32_t *dist, uint32_t *queue);
+			    uint64_t *h, int32_t *dist, uint32_t *queue);
 
 #endif

@@ -133,7 +133,7 @@ static void take_record(struct pgraph *g, const struct parse_record *pr)
 /* Reads one parse part (absent: a segment without parse data there). */
 static enum cr_err load_part(struct pgraph *g, const char *path)
 {
-	struct recfile_reader *r;
+	struct recfile_reader *r = NULL;
 	const void *data;
 	size_t n;
 	enum cr_err e;
@@ -230,9 +230,9 @@ static enum cr_err setup(struct pgraph *g, struct buf *send, struct buf *recv)
 
 	g->send_off = calloc((size_t)g->nranks + 1, sizeof(*g->send_off));
 	g->recv_off = calloc((size_t)g->nranks + 1, sizeof(*g->recv_off));
-	if (!order || !g->send_off || !g->recv_off) {
+	if (!comm_agree(order && g->send_off && g->recv_off)) {
 		free(order);
-		return CR_ERR_NOMEM;
+		return order && g->send_off && g->recv_off ? CR_ERR_COMM : CR_ERR_NOMEM;
 	}
 	for (i = 0; i < g->nt; i++)
 		order[i] = (uint32_t)i;
@@ -293,71 +293,99 @@ struct rank_stats {
 };
 
 /*
- * Collective: the page ranks of this rank's nodes into pr (g->n), by
- * power steps until the ranks move less than tol (L1, over all ranks) or
- * after max_it.
+ * Why fixed point. The ranks are summed in an order that depends on which
+ * rank holds which source; in floating point the low bits, a tie and the
+ * step the iteration stops at would then depend on the rank count, and so
+ * would a budget's selection by page rank. As integers - units of 2^-60
+ * of the whole rank, each source's share computed alone - the sums are
+ * exact in any order: the same ranks on any rank count, bit for bit.
+ */
+#define RANK_ONE 1152921504606846976.0   /* 2^60: the whole rank */
+
+/* One source's share to each of its deg targets, damped. */
+static uint64_t share_of(uint64_t pr, uint32_t deg)
+{
+	return (uint64_t)((double)pr * DAMPING / (double)deg);
+}
+
+/* One power step's values out and in; *moved, the L1 change (all ranks). */
+static enum cr_err page_step(struct pgraph *g, uint64_t total, uint64_t *pr, uint64_t *next,
+			     uint64_t *vals, struct buf *send, struct buf *recv, uint64_t *moved)
+{
+	size_t slots = g->send_off[g->nranks], i;
+	uint64_t dangling = 0, base;
+	enum cr_err e;
+	int r;
+
+	for (i = 0; i < g->n; i++)
+		if (!g->deg[i])
+			dangling += pr[i];
+	comm_sum_u64(&dangling, 1);
+	memset(vals, 0, slots * sizeof(*vals));
+	for (i = 0; i < g->ne; i++)
+		vals[g->t[g->e[i].tgt].slot] += share_of(pr[g->e[i].src], g->deg[g->e[i].src]);
+	for (r = 0; r < g->nranks; r++)
+		buf_add(&send[r], vals + g->send_off[r],
+			(g->send_off[r + 1] - g->send_off[r]) * sizeof(*vals));
+	recv->len = 0;
+	e = exchange(g, send, recv);
+	if (!e && recv->len != g->recv_off[g->nranks] * sizeof(uint64_t))
+		e = CR_ERR_FORMAT;
+	if (!comm_agree(e == CR_OK))
+		return e ? e : CR_ERR_COMM;
+	base = (uint64_t)(((1 - DAMPING) * RANK_ONE + DAMPING * (double)dangling) / (double)total);
+	for (i = 0; i < g->n; i++)
+		next[i] = base;
+	for (i = 0; i < g->recv_off[g->nranks]; i++) {
+		uint64_t v;
+
+		memcpy(&v, recv->p + i * sizeof(v), sizeof(v));
+		next[g->recv_idx[i]] += v;
+	}
+	*moved = 0;
+	for (i = 0; i < g->n; i++) {
+		*moved += next[i] > pr[i] ? next[i] - pr[i] : pr[i] - next[i];
+		pr[i] = next[i];
+	}
+	comm_sum_u64(moved, 1);
+	return CR_OK;
+}
+
+/*
+ * Collective: the page ranks of this rank's nodes into pr (g->n, as
+ * fractions of the whole), by power steps until the ranks move less than
+ * tol (L1, over all ranks) or after max_it.
  */
 static enum cr_err page_rank(struct pgraph *g, double tol, unsigned max_it, double *pr,
 			     struct buf *send, struct buf *recv, struct rank_stats *st)
 {
 	size_t slots = g->send_off[g->nranks], i;
-	double *vals = calloc(slots ? slots : 1, sizeof(*vals));
-	double *next = calloc(g->n ? g->n : 1, sizeof(*next));
-	uint64_t total = g->n;
-	enum cr_err e = vals && next ? CR_OK : CR_ERR_NOMEM;
-	int r;
+	uint64_t *vals = calloc(slots ? slots : 1, sizeof(*vals));
+	uint64_t *fixed = calloc(g->n ? g->n : 1, sizeof(*fixed));
+	uint64_t *next = calloc(g->n ? g->n : 1, sizeof(*next));
+	uint64_t total = g->n, moved = 0;
+	enum cr_err e = vals && fixed && next ? CR_OK : CR_ERR_NOMEM;
 
-	if (!comm_agree(e == CR_OK)) {
-		free(vals);
-		free(next);
-		return e ? e : CR_ERR_COMM;
-	}
-	comm_sum_u64(&total, 1);
-	st->nodes = total;
-	for (i = 0; i < g->n; i++)
-		pr[i] = 1.0 / (double)total;
-	/* (total is the same on every rank: all stop together) */
-	for (st->iterations = 0; !e && total && st->iterations < max_it;) {
-		double sums[2] = { 0, 0 }, base;   /* dangling rank, then moved */
-
+	if (comm_agree(e == CR_OK)) {
+		comm_sum_u64(&total, 1);
+		st->nodes = total;
+		for (i = 0; total && i < g->n; i++)
+			fixed[i] = (uint64_t)(RANK_ONE / (double)total);
+		/* total and moved are the same on every rank: all stop together */
+		for (st->iterations = 0; !e && total && st->iterations < max_it;) {
+			e = page_step(g, total, fixed, next, vals, send, recv, &moved);
+			st->iterations++;
+			st->moved = (double)moved / RANK_ONE;
+			if (st->moved < tol)
+				break;
+		}
 		for (i = 0; i < g->n; i++)
-			if (!g->deg[i])
-				sums[0] += pr[i];
-		comm_sum_f64(sums, 1);
-		memset(vals, 0, slots * sizeof(*vals));
-		for (i = 0; i < g->ne; i++)
-			vals[g->t[g->e[i].tgt].slot] += pr[g->e[i].src] / g->deg[g->e[i].src];
-		for (r = 0; r < g->nranks; r++)
-			buf_add(&send[r], vals + g->send_off[r],
-				(g->send_off[r + 1] - g->send_off[r]) * sizeof(*vals));
-		recv->len = 0;
-		e = exchange(g, send, recv);
-		if (!e && recv->len != g->recv_off[g->nranks] * sizeof(double))
-			e = CR_ERR_FORMAT;
-		if (!comm_agree(e == CR_OK)) {
-			e = e ? e : CR_ERR_COMM;
-			break;
-		}
-		base = ((1 - DAMPING) + DAMPING * sums[0]) / (double)total;
-		for (i = 0; i < g->n; i++)
-			next[i] = base;
-		for (i = 0; i < g->recv_off[g->nranks]; i++) {
-			double v;
-
-			memcpy(&v, recv->p + i * sizeof(v), sizeof(v));
-			next[g->recv_idx[i]] += DAMPING * v;
-		}
-		for (i = 0; i < g->n; i++) {
-			sums[1] += next[i] > pr[i] ? next[i] - pr[i] : pr[i] - next[i];
-			pr[i] = next[i];
-		}
-		comm_sum_f64(&sums[1], 1);
-		st->moved = sums[1];
-		st->iterations++;
-		if (sums[1] < tol)
-			break;
+			pr[i] = (double)fixed[i] / RANK_ONE;
+	} else {
+		e = e ? e : CR_ERR_COMM;
 	}
 	free(vals);
+	free(fixed);
 	free(next);
 	return e;
 }
@@ -370,7 +398,8 @@ struct hgraph {
 	uint64_t *off;           /* CSR */
 	uint32_t *to;
 	size_t nedges;
-	double *pr, *harmonic;
+	double *pr;
+	uint64_t *harmonic;      /* in units of PAGERANK_HARMONIC_ONE */
 };
 
 /* This rank's hosts and host links, packed: a count of hosts, each host,
@@ -448,18 +477,18 @@ static enum cr_err build_hosts(struct hgraph *h, const struct buf *recv, int nra
 			size_t al, bl;
 
 			if (buf_get_varint(&rd, &nh) || nh > recv->len)
-				return CR_ERR_FORMAT;
+				goto damaged;
 			for (j = 0; j < nh; j++) {
 				if (buf_get_str(&rd, &a, &al))
-					return CR_ERR_FORMAT;
+					goto damaged;
 				if (!pass)
 					*hmap_put(&h->index, a, al) = (void *)1;
 			}
 			if (buf_get_varint(&rd, &nl) || nl > recv->len)
-				return CR_ERR_FORMAT;
+				goto damaged;
 			for (j = 0; j < nl; j++) {
 				if (buf_get_str(&rd, &a, &al) || buf_get_str(&rd, &b, &bl))
-					return CR_ERR_FORMAT;
+					goto damaged;
 				if (!pass) {
 					*hmap_put(&h->index, a, al) = (void *)1;
 					*hmap_put(&h->index, b, bl) = (void *)1;
@@ -501,6 +530,9 @@ static enum cr_err build_hosts(struct hgraph *h, const struct buf *recv, int nra
 		h->off[k + 1] += h->off[k];
 	free(pairs);
 	return CR_OK;
+damaged:
+	free(pairs);
+	return CR_ERR_FORMAT;
 }
 
 /* Collective: the host graph gathered, ranked on every rank, harmonic
@@ -523,7 +555,7 @@ static enum cr_err host_rank(struct pgraph *g, struct hgraph *h, double tol, uns
 	if (!e)
 		e = build_hosts(h, recv, g->nranks);
 	h->pr = calloc(h->n ? h->n : 1, sizeof(double));
-	h->harmonic = calloc(h->n ? h->n : 1, sizeof(double));
+	h->harmonic = calloc(h->n ? h->n : 1, sizeof(*h->harmonic));
 	scratch = calloc(h->n ? h->n : 1, sizeof(double));
 	dist = malloc((h->n ? h->n : 1) * sizeof(*dist));
 	queue = malloc((h->n ? h->n : 1) * sizeof(*queue));
@@ -536,7 +568,7 @@ static enum cr_err host_rank(struct pgraph *g, struct hgraph *h, double tol, uns
 		for (i = (size_t)g->rank; i < h->n; i += (size_t)g->nranks)
 			pagerank_harmonic_from(h->n, h->off, h->to, (uint32_t)i, h->harmonic, dist,
 					       queue);
-		comm_sum_f64(h->harmonic, h->n);
+		comm_sum_u64(h->harmonic, h->n);
 		st->hosts = h->n;
 		st->host_edges = h->nedges;
 	} else if (!e) {
@@ -582,7 +614,8 @@ static enum cr_err write_part(struct pgraph *g, const struct hgraph *h, uint32_t
 
 			if (k < h->n) {
 				r.host = h->pr[k] * (double)h->n;
-				r.harmonic = h->n > 1 ? h->harmonic[k] / (double)(h->n - 1) : 0;
+				r.harmonic = h->n > 1 ? (double)h->harmonic[k] /
+					PAGERANK_HARMONIC_ONE / (double)(h->n - 1) : 0;
 			}
 		}
 		b.len = 0;
@@ -721,8 +754,15 @@ enum cr_err rank_run(struct job *j)
 		e = e ? e : CR_ERR_COMM;
 	if (comm_agree(e == CR_OK))
 		e = write_all(&g, &h, pr, (double)st.nodes);
+	else
+		e = e ? e : CR_ERR_COMM;
 	if (comm_agree(e == CR_OK))
 		e = report(j, &st, (double)(clock_mono_us() - t0) / 1e6, tol);
+	else
+		e = e ? e : CR_ERR_COMM;
+	/* rank 0 wrote stats.json: every rank returns the same */
+	if (!comm_agree(e == CR_OK) && !e)
+		e = CR_ERR_COMM;
 	if (g.skipped)
 		log_warn("rank", "%llu parse records of URLs of another rank's partitions left out",
 			 (unsigned long long)g.skipped);

@@ -1,4 +1,5 @@
 #include "round/round.h"
+#include "rank/rank.h"
 #include "comm/comm.h"
 #include "store/recfile.h"
 #include "util/hmap.h"
@@ -777,6 +778,12 @@ int round_crawl(struct job *j, const char *seeds, long rounds)
 					 "run again later to continue");
 			explain_nothing_fetched(j);
 			return 0;
+		}
+		/* Link analysis for the next generate (rank.every_rounds). */
+		if (j->cfg.rank_every_rounds > 0 && p.seg % j->cfg.rank_every_rounds == 0 &&
+		    rank_run(j) != CR_OK) {
+			log_user("rank failed: the crawl stops; its data are kept");
+			return 1;
 		}
 		round++;
 		t0 = clock_mono_us();

@@ -50,18 +50,45 @@ double score_of(const struct crawl_record *r)
 	return r->history + r->cash;
 }
 
-double score_priority(const struct crawl_record *r, const struct score_rules *s)
+/* OPIC cash weighed by the priors. */
+static double weighed_cash(const struct crawl_record *r, const struct score_rules *s)
 {
 	double p, sitemap;
 
-	if (s->order == SCORE_ORDER_FIFO)
-		return -(double)r->depth;
-	if (r->meta.kind == CRAWL_EMBED)
-		return HUGE_VAL;
 	/* meta.priority is thousandths plus one; 0: the sitemap said nothing */
 	sitemap = r->meta.priority ? (r->meta.priority - 1) / 1000.0 : 0.5;
 	p = r->cash * (1 + s->sitemap_weight * (sitemap - 0.5));
 	if (s->depth_decay < 1)
 		p *= pow(s->depth_decay, (double)r->depth);
 	return p;
+}
+
+double score_priority(const struct crawl_record *r, const struct score_ranks *rk,
+		      const struct score_rules *s)
+{
+	if (s->order == SCORE_ORDER_FIFO)
+		return -(double)r->depth;
+	if (r->meta.kind == CRAWL_EMBED)
+		return HUGE_VAL;
+	switch (s->order) {
+	case SCORE_ORDER_PAGERANK:
+		return rk && rk->have ? rk->page : -1;
+	case SCORE_ORDER_HOSTRANK:
+		return rk && rk->have ? rk->harmonic : -1;
+	default:
+		return weighed_cash(r, s);
+	}
+}
+
+double score_secondary(const struct crawl_record *r, const struct score_ranks *rk,
+		       const struct score_rules *s)
+{
+	switch (s->order) {
+	case SCORE_ORDER_PAGERANK:
+		return weighed_cash(r, s);
+	case SCORE_ORDER_HOSTRANK:
+		return rk && rk->have ? rk->page : weighed_cash(r, s);
+	default:
+		return 0;
+	}
 }

@@ -30,7 +30,11 @@
  * fetched already and its capture is incomplete without it.
  *
  * generate.order = fifo is the order before scores: breadth first
- * (smaller depth first), for comparison.
+ * (smaller depth first), for comparison. pagerank and hostrank order by
+ * what the last `mpicrawl rank` computed (rank/rank.h: crawl runs it every
+ * rank.every_rounds): the URL's PageRank, then its cash; or its host's
+ * harmonic centrality, then its PageRank. A URL rank has not seen comes
+ * after those it has (and requisites first, as always).
  *
  * Pure: the caller passes records in; nothing here does I/O.
  */
@@ -43,7 +47,19 @@
 #include "crawldb/crawl_record.h"
 
 /* generate.order, in the order of its words (config.c). */
-enum score_order { SCORE_ORDER_SCORE = 0, SCORE_ORDER_FIFO = 1 };
+enum score_order {
+	SCORE_ORDER_SCORE = 0,     /* OPIC cash and priors */
+	SCORE_ORDER_FIFO = 1,      /* breadth first */
+	SCORE_ORDER_PAGERANK = 2,  /* mpicrawl rank's page PageRank, then cash */
+	SCORE_ORDER_HOSTRANK = 3,  /* its host's harmonic centrality, then page rank */
+};
+
+/* What mpicrawl rank said of a URL (rank/record.h); have 0: nothing (a
+ * URL found after the last rank, or no rank at all): all 0. */
+struct score_ranks {
+	int have;
+	double page, host, harmonic;
+};
 
 struct score_rules {
 	int order;              /* enum score_order */
@@ -73,7 +89,11 @@ void score_merge(const struct crawl_record *old, double spent, double received,
 /* The URL's importance: history + cash. */
 double score_of(const struct crawl_record *r);
 
-/* The key generate orders due URLs by, greater first (generate.order). */
-double score_priority(const struct crawl_record *r, const struct score_rules *s);
+/* The key generate orders due URLs by, greater first (generate.order),
+ * and what breaks its ties (before the URL's hash). */
+double score_priority(const struct crawl_record *r, const struct score_ranks *rk,
+		      const struct score_rules *s);
+double score_secondary(const struct crawl_record *r, const struct score_ranks *rk,
+		       const struct score_rules *s);
 
 #endif

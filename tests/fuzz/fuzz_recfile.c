@@ -14,6 +14,7 @@
 #include "dedup/runs.h"
 #include "fuzz.h"
 #include "index/stage.h"
+#include "rank/record.h"
 #include "robots/cache.h"
 #include "scope/seeds.h"
 #include "store/recfile.h"
@@ -28,6 +29,7 @@ static enum cr_err unpack(enum rec_kind kind, const void *p, size_t n)
 		struct link_record l;
 		struct index_stage_rec s;
 		struct dedup_run d;
+		struct rank_record k;
 	} u;
 	char key[600];
 	int64_t at;
@@ -56,13 +58,15 @@ static enum cr_err unpack(enum rec_kind kind, const void *p, size_t n)
 		return index_stage_unpack(p, n, &u.s);
 	case REC_KIND_RUNS:
 		return dedup_runs_unpack(p, n, &u.d);
+	case REC_KIND_RANK:
+		return rank_record_unpack(p, n, &u.k);
 	}
 	return CR_ERR_ARG;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	enum rec_kind kind = size > 8 && data[8] >= 1 && data[8] <= 10 ? (enum rec_kind)data[8]
+	enum rec_kind kind = size > 8 && data[8] >= 1 && data[8] <= 11 ? (enum rec_kind)data[8]
 								       : REC_KIND_CRAWLDB;
 	const char *path = fuzz_file(data, size);
 	struct recfile_reader *r = NULL;

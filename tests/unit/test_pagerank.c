@@ -56,7 +56,8 @@ static void test_harmonic(void)
 	/* 0 -> 1 -> 2, and 3 alone. */
 	static const uint64_t off[] = { 0, 1, 2, 2, 2 };
 	static const uint32_t to[] = { 1, 2 };
-	double h[4] = { 0, 0, 0, 0 };
+	uint64_t h[4] = { 0, 0, 0, 0 };
+	const uint64_t one = PAGERANK_HARMONIC_ONE;
 	int32_t dist[4] = { -1, -1, -1, -1 };
 	uint32_t queue[4], s;
 	int clean = 1, i;
@@ -65,16 +66,18 @@ static void test_harmonic(void)
 		pagerank_harmonic_from(4, off, to, s, h, dist, queue);
 	for (i = 0; i < 4; i++)
 		clean &= dist[i] == -1;
-	CHECK(h[0] == 0 && h[1] == 1 && h[2] == 1.5 && h[3] == 0,
-	      "path 0-1-2: harmonic 0, 1, 1.5, 0 (got %g %g %g %g)", h[0], h[1], h[2], h[3]);
+	CHECK(h[0] == 0 && h[1] == one && h[2] == one + one / 2 && h[3] == 0,
+	      "path 0-1-2: harmonic 0, 1, 1.5, 0 (got %g %g %g %g)", (double)h[0] / one,
+	      (double)h[1] / one, (double)h[2] / one, (double)h[3] / one);
 	CHECK(clean, "dist back to -1");
 	/* The cycle of test_known: A reaches B (1) and C (1); C reaches A (1)
 	 * and B (2); B reaches C (1) and A (2). */
 	memset(h, 0, sizeof(h));
 	for (s = 0; s < 3; s++)
 		pagerank_harmonic_from(3, off3, to3, s, h, dist, queue);
-	CHECK(h[0] == 1.5 && h[1] == 1.5 && h[2] == 2, "A, B, C: 1.5, 1.5, 2 (got %g %g %g)",
-	      h[0], h[1], h[2]);
+	CHECK(h[0] == one + one / 2 && h[1] == one + one / 2 && h[2] == 2 * one,
+	      "A, B, C: 1.5, 1.5, 2 (got %g %g %g)", (double)h[0] / one, (double)h[1] / one,
+	      (double)h[2] / one);
 }
 
 static void test_record(void)

@@ -209,24 +209,39 @@ static void test_priority(void)
 	b = a;
 	a.cash = 0.2;
 	b.cash = 0.1;
-	CHECK(score_priority(&a, &s) > score_priority(&b, &s), "more cash first");
+	CHECK(score_priority(&a, NULL, &s) > score_priority(&b, NULL, &s), "more cash first");
 	b.meta.priority = 1001;   /* <priority>1.0</priority> */
-	CHECK(fabs(score_priority(&b, &s) - 0.15) < 1e-12, "sitemap 1.0: x1.5");
+	CHECK(fabs(score_priority(&b, NULL, &s) - 0.15) < 1e-12, "sitemap 1.0: x1.5");
 	b.meta.priority = 1;      /* 0.0 */
-	CHECK(fabs(score_priority(&b, &s) - 0.05) < 1e-12, "sitemap 0.0: x0.5");
+	CHECK(fabs(score_priority(&b, NULL, &s) - 0.05) < 1e-12, "sitemap 0.0: x0.5");
 	b.meta.priority = 501;    /* 0.5, as none */
-	CHECK(fabs(score_priority(&b, &s) - 0.1) < 1e-12, "sitemap 0.5: x1");
+	CHECK(fabs(score_priority(&b, NULL, &s) - 0.1) < 1e-12, "sitemap 0.5: x1");
 	s.depth_decay = 0.5;
 	a.depth = 3;
-	CHECK(fabs(score_priority(&a, &s) - 0.025) < 1e-12, "depth decay 0.5^3");
+	CHECK(fabs(score_priority(&a, NULL, &s) - 0.025) < 1e-12, "depth decay 0.5^3");
 	a.meta.kind = CRAWL_EMBED;
-	CHECK(isinf(score_priority(&a, &s)), "a requisite comes first");
+	CHECK(isinf(score_priority(&a, NULL, &s)), "a requisite comes first");
 	s.order = SCORE_ORDER_FIFO;
 	a.meta.kind = CRAWL_PAGE;
 	b.depth = 1;
-	CHECK(score_priority(&b, &s) > score_priority(&a, &s), "fifo: shallower first");
+	CHECK(score_priority(&b, NULL, &s) > score_priority(&a, NULL, &s), "fifo: shallower first");
 	a.depth = 0;
-	CHECK(score_priority(&a, &s) == 0, "fifo: the seeds' level is 0");
+	CHECK(score_priority(&a, NULL, &s) == 0, "fifo: the seeds' level is 0");
+	/* pagerank and hostrank: what rank said, then cash, or page rank */
+	{
+		struct score_ranks r1 = { 1, 2.0, 0.5, 0.25 }, r2 = { 1, 1.0, 0.5, 0.75 };
+
+		s.order = SCORE_ORDER_PAGERANK;
+		s.depth_decay = 1;
+		CHECK(score_priority(&a, &r1, &s) == 2.0 && score_priority(&a, NULL, &s) < 0,
+		      "pagerank: the page rank; unranked below every ranked URL");
+		CHECK(score_secondary(&a, &r1, &s) == a.cash, "pagerank: then cash");
+		s.order = SCORE_ORDER_HOSTRANK;
+		CHECK(score_priority(&a, &r2, &s) > score_priority(&a, &r1, &s) &&
+		      score_secondary(&a, &r1, &s) == 2.0, "hostrank: harmonic, then page rank");
+		a.meta.kind = CRAWL_EMBED;
+		CHECK(isinf(score_priority(&a, &r1, &s)), "hostrank: a requisite first");
+	}
 }
 
 int main(void)
