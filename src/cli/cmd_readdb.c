@@ -8,6 +8,7 @@
 #include "crawldb/crawl_record.h"
 #include "crawldb/job.h"
 #include "crawldb/layout.h"
+#include "generate/refresh.h"
 #include "parse/sitemap.h"
 #include "scope/decisions.h"
 #include "scope/scope.h"
@@ -26,6 +27,23 @@
 static const char usage[] =
 	"mpicrawl readdb --dir DIR (--stats | --dump | --seeds | --ranks | (--decisions | "
 	"--fetchlist) --segment N)";
+
+/* The page's last visits, newest first, as [seconds since the visit
+ * before, 1 if it had changed], and the change rate they give a day
+ * (generate/refresh.h). */
+static void dump_visits(const struct crawl_history *h, struct buf *b)
+{
+	struct refresh_visit v[CRAWL_HISTORY_MAX];
+	unsigned i;
+
+	buf_adds(b, ",\"visits\":[");
+	for (i = 0; i < h->n; i++) {
+		v[i].interval_s = h->interval_s[i];
+		v[i].changed = (h->changed >> i) & 1;
+		buf_addf(b, "%s[%u,%d]", i ? "," : "", (unsigned)h->interval_s[i], v[i].changed);
+	}
+	buf_addf(b, "],\"changes_per_day\":%.6g", refresh_rate(v, h->n) * 86400);
+}
 
 static void dump_one(const struct crawl_record *r, struct buf *b)
 {
@@ -55,6 +73,14 @@ static void dump_one(const struct crawl_record *r, struct buf *b)
 		buf_addf(b, ",\"priority\":%.3f", (r->meta.priority - 1) / 1000.0);
 	if (r->meta.changefreq)
 		buf_addf(b, ",\"changefreq\":\"%s\"", sitemap_changefreq_name(r->meta.changefreq));
+	if (r->etag_len) {
+		buf_adds(b, ",\"etag\":");
+		json_str(b, r->etag, r->etag_len);
+	}
+	if (r->last_modified)
+		buf_addf(b, ",\"last_modified\":%lld", (long long)(r->last_modified / 1000000));
+	if (r->visits.n)
+		dump_visits(&r->visits, b);
 	/* OPIC (score/score.h): importance, and its parts */
 	buf_addf(b, ",\"score\":%.12g,\"cash\":%.12g,\"history\":%.12g", score_of(r), r->cash,
 		 r->history);
@@ -327,7 +353,10 @@ int cmd_readdb(int argc, char **argv)
 			       "                 next_fetch (seconds), digest, reason (why its\n"
 			       "                 last fetch failed), dup_of, kind, lastmod,\n"
 			       "                 priority, changefreq; score, cash and history\n"
-			       "                 (OPIC, docs/SCORING.md)\n"
+			       "                 (OPIC, docs/SCORING.md); etag, last_modified,\n"
+			       "                 visits ([seconds since the visit before, 1 if\n"
+			       "                 changed], newest first) and changes_per_day\n"
+			       "                 (their estimate, docs/SCORING.md)\n"
 			       "  --fetchlist    segment N's fetch lists, as --dump, in the order\n"
 			       "  --segment N    each partition's are fetched\n"
 			       "  --ranks        what 'mpicrawl rank' computed, a JSON line per\n"

@@ -9,6 +9,7 @@
 #define CRAWL_RECORD_V4 4   /* V3 and the last failure's reason at the end */
 #define CRAWL_RECORD_V5 5   /* V4, crawl_meta and the seed at the end */
 #define CRAWL_RECORD_V6 6   /* V5, OPIC cash and history (f64) at the end */
+#define CRAWL_RECORD_V7 7   /* V6, ETag, Last-Modified, text digest, visits at the end */
 
 static const char *const status_names[ST_COUNT_] = {
 	"unfetched", "fetched", "redirect", "gone", "error", "denied", "blocked", "deferred",
@@ -102,9 +103,47 @@ enum cr_err crawl_record_cash_get(struct buf_reader *rd, double *v)
 	return CR_OK;
 }
 
+void crawl_record_change_put(const struct crawl_record *r, struct buf *out)
+{
+	buf_put_str(out, r->etag ? r->etag : "", r->etag ? r->etag_len : 0);
+	buf_put_svarint(out, r->last_modified);
+	buf_put_u64le(out, r->text_digest);
+}
+
+enum cr_err crawl_record_change_get(struct buf_reader *rd, struct crawl_record *r)
+{
+	size_t i;
+
+	if (buf_get_str(rd, &r->etag, &r->etag_len) || r->etag_len > CRAWL_ETAG_MAX ||
+	    buf_get_svarint(rd, &r->last_modified) || r->last_modified < 0 ||
+	    buf_get_u64le(rd, &r->text_digest))
+		return CR_ERR_FORMAT;
+	for (i = 0; i < r->etag_len; i++)
+		if ((unsigned char)r->etag[i] < 0x20 || r->etag[i] == 0x7f)
+			return CR_ERR_FORMAT;   /* it goes into a request header */
+	return CR_OK;
+}
+
+static enum cr_err get_visits(struct buf_reader *rd, struct crawl_history *h)
+{
+	uint64_t v;
+	uint8_t i;
+
+	if (buf_get_u8(rd, &h->n) || buf_get_u8(rd, &h->changed) || h->n > CRAWL_HISTORY_MAX)
+		return CR_ERR_FORMAT;
+	for (i = 0; i < h->n; i++) {
+		if (buf_get_varint(rd, &v) || v > UINT32_MAX)
+			return CR_ERR_FORMAT;
+		h->interval_s[i] = (uint32_t)v;
+	}
+	return CR_OK;
+}
+
 void crawl_record_pack(const struct crawl_record *r, struct buf *out)
 {
-	buf_put_u8(out, CRAWL_RECORD_V6);
+	unsigned i;
+
+	buf_put_u8(out, CRAWL_RECORD_V7);
 	crawl_record_put(r, out);
 	buf_put_u8(out, r->hops);
 	buf_put_str(out, r->dup_of, r->dup_of_len);
@@ -113,6 +152,11 @@ void crawl_record_pack(const struct crawl_record *r, struct buf *out)
 	buf_put_varint(out, r->seed);
 	crawl_record_cash_put(r->cash, out);
 	crawl_record_cash_put(r->history, out);
+	crawl_record_change_put(r, out);
+	buf_put_u8(out, r->visits.n);
+	buf_put_u8(out, r->visits.changed);
+	for (i = 0; i < r->visits.n && i < CRAWL_HISTORY_MAX; i++)
+		buf_put_varint(out, r->visits.interval_s[i]);
 }
 
 enum cr_err crawl_record_unpack(const void *p, size_t n, struct crawl_record *r)
@@ -122,7 +166,7 @@ enum cr_err crawl_record_unpack(const void *p, size_t n, struct crawl_record *r)
 	struct crawl_record t;
 
 	buf_reader_init(&rd, p, n);
-	if (buf_get_u8(&rd, &v) || v < CRAWL_RECORD_V1 || v > CRAWL_RECORD_V6 ||
+	if (buf_get_u8(&rd, &v) || v < CRAWL_RECORD_V1 || v > CRAWL_RECORD_V7 ||
 	    crawl_record_get(&rd, &t))
 		return CR_ERR_FORMAT;
 	memset(&t.meta, 0, sizeof(t.meta));
@@ -142,6 +186,14 @@ enum cr_err crawl_record_unpack(const void *p, size_t n, struct crawl_record *r)
 	t.cash = t.history = 0;
 	if (v >= CRAWL_RECORD_V6 && (crawl_record_cash_get(&rd, &t.cash) ||
 				     crawl_record_cash_get(&rd, &t.history)))
+		return CR_ERR_FORMAT;
+	t.etag = "";
+	t.etag_len = 0;
+	t.last_modified = 0;
+	t.text_digest = 0;
+	memset(&t.visits, 0, sizeof(t.visits));
+	if (v >= CRAWL_RECORD_V7 &&
+	    (crawl_record_change_get(&rd, &t) || get_visits(&rd, &t.visits)))
 		return CR_ERR_FORMAT;
 	if (rd.off != rd.len)
 		return CR_ERR_FORMAT;

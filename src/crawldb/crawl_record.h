@@ -67,6 +67,19 @@ int crawl_record_meta_same(const struct crawl_meta *a, const struct crawl_meta *
 void crawl_record_meta_put(const struct crawl_meta *m, struct buf *out);
 CR_WUR enum cr_err crawl_record_meta_get(struct buf_reader *rd, struct crawl_meta *m);
 
+/* A page's last visits, newest first: for visit i, the seconds since the
+ * visit before it (interval_s[i]) and whether the page had changed since
+ * (bit i of changed): what generate/refresh.h estimates a change rate
+ * from. */
+#define CRAWL_HISTORY_MAX 8
+struct crawl_history {
+	uint8_t n;
+	uint8_t changed;
+	uint32_t interval_s[CRAWL_HISTORY_MAX];
+};
+
+#define CRAWL_ETAG_MAX 255   /* longer ETags are not kept */
+
 struct crawl_record {
 	const char *url;
 	size_t url_len;
@@ -90,12 +103,24 @@ struct crawl_record {
 				 since it last spent; in a fetch record, what the
 				 fetch list held */
 	double history;       /* OPIC: all the cash it has spent (CrawlDb only) */
+	const char *etag;     /* the last answer's ETag, as sent (for If-None-Match), or "" */
+	size_t etag_len;
+	int64_t last_modified;   /* µs, the last answer's Last-Modified; 0: none */
+	uint64_t text_digest; /* XXH3 of the page's text when parsed while fetching;
+				 0: none (a change is then told by the body digest) */
+	struct crawl_history visits;   /* (CrawlDb only) */
 };
 
 /* Appends an amount of OPIC cash (finite, not negative) to out / reads
  * one from rd (CR_ERR_FORMAT for NaN, infinite or negative bytes). */
 void crawl_record_cash_put(double v, struct buf *out);
 CR_WUR enum cr_err crawl_record_cash_get(struct buf_reader *rd, double *v);
+
+/* Appends r's ETag, Last-Modified and text digest to out / reads them
+ * from rd (as the CrawlDb and fetch records carry them; an ETag with a
+ * control character or over CRAWL_ETAG_MAX bytes is damage). */
+void crawl_record_change_put(const struct crawl_record *r, struct buf *out);
+CR_WUR enum cr_err crawl_record_change_get(struct buf_reader *rd, struct crawl_record *r);
 
 void crawl_record_pack(const struct crawl_record *r, struct buf *out);
 CR_WUR enum cr_err crawl_record_unpack(const void *p, size_t n, struct crawl_record *r);

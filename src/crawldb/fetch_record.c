@@ -6,10 +6,11 @@
 #define FETCH_RECORD_V2 2   /* V1 and hops (u8) at the end */
 #define FETCH_RECORD_V3 3   /* V2 and the record's crawl_meta at the end */
 #define FETCH_RECORD_V4 4   /* V3 and the fetch list's OPIC cash at the end */
+#define FETCH_RECORD_V5 5   /* V4, the answer's ETag, Last-Modified and text digest */
 
 void fetch_record_pack(const struct fetch_record *f, struct buf *out)
 {
-	buf_put_u8(out, FETCH_RECORD_V4);
+	buf_put_u8(out, FETCH_RECORD_V5);
 	crawl_record_put(&f->rec, out);
 	buf_put_str(out, f->reason, f->reason_len);
 	buf_put_str(out, f->location, f->location_len);
@@ -23,6 +24,7 @@ void fetch_record_pack(const struct fetch_record *f, struct buf *out)
 	crawl_record_meta_put(&f->rec.meta, out);
 	buf_put_varint(out, f->rec.seed);
 	crawl_record_cash_put(f->rec.cash, out);
+	crawl_record_change_put(&f->rec, out);
 }
 
 enum cr_err fetch_record_unpack(const void *p, size_t n, struct fetch_record *f)
@@ -32,7 +34,7 @@ enum cr_err fetch_record_unpack(const void *p, size_t n, struct fetch_record *f)
 	struct fetch_record t;
 
 	buf_reader_init(&rd, p, n);
-	if (buf_get_u8(&rd, &v) || v < FETCH_RECORD_V1 || v > FETCH_RECORD_V4 ||
+	if (buf_get_u8(&rd, &v) || v < FETCH_RECORD_V1 || v > FETCH_RECORD_V5 ||
 	    crawl_record_get(&rd, &t.rec) ||
 	    buf_get_str(&rd, &t.reason, &t.reason_len) ||
 	    buf_get_str(&rd, &t.location, &t.location_len) ||
@@ -45,10 +47,16 @@ enum cr_err fetch_record_unpack(const void *p, size_t n, struct fetch_record *f)
 	memset(&t.rec.meta, 0, sizeof(t.rec.meta));
 	t.rec.seed = 0;
 	t.rec.cash = t.rec.history = 0;
+	t.rec.etag = "";
+	t.rec.etag_len = 0;
+	t.rec.last_modified = 0;
+	t.rec.text_digest = 0;
+	memset(&t.rec.visits, 0, sizeof(t.rec.visits));
 	if ((v >= FETCH_RECORD_V2 && buf_get_u8(&rd, &t.rec.hops)) ||
 	    (v >= FETCH_RECORD_V3 && (crawl_record_meta_get(&rd, &t.rec.meta) ||
 				      buf_get_varint(&rd, &t.rec.seed))) ||
 	    (v >= FETCH_RECORD_V4 && crawl_record_cash_get(&rd, &t.rec.cash)) ||
+	    (v >= FETCH_RECORD_V5 && crawl_record_change_get(&rd, &t.rec)) ||
 	    rd.off != rd.len)
 		return CR_ERR_FORMAT;
 	t.rec.dup_of = t.rec.reason = "";

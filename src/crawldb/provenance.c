@@ -19,6 +19,8 @@
 #define MPICRAWL_REVISION "unknown"
 #endif
 #define CONFIG_TEXT_MAX (64u << 10)
+/* Seed lines in the record of a run's provenance, at most (bytes). */
+#define PROVENANCE_SEED_BYTES (1u << 20)
 
 const char *provenance_software(void)
 {
@@ -35,7 +37,6 @@ enum cr_err provenance_record(const struct job *j, const char *seeds)
 	char dir[PATH_MAX], path[PATH_MAX + 64], stamp[32], *text = malloc(CONFIG_TEXT_MAX);
 	time_t now = time(NULL);
 	struct tm tm;
-	struct buf b;
 	enum cr_err e;
 
 	if (!text)
@@ -49,14 +50,11 @@ enum cr_err provenance_record(const struct job *j, const char *seeds)
 	if (!e)
 		e = fs_write_atomic(path, text, strlen(text));
 	free(text);
-	buf_init(&b);
 	if (!e && seeds && seeds[0]) {
+		/* copied a chunk at a time: a seed file may be gigabytes */
 		snprintf(path, sizeof(path), "%s/seeds-%s.txt", dir, stamp);
-		e = fs_read_all(seeds, 1u << 30, &b);
-		if (!e)
-			e = fs_write_atomic(path, b.p, b.len);
+		e = fs_copy_atomic(seeds, path);
 	}
-	buf_release(&b);
 	if (e)
 		log_err("provenance", "cannot write '%s'", path);
 	return e;
@@ -70,18 +68,21 @@ static int seeds_digest(const struct job *j, char out[SHA256_NAME_MAX])
 	char path[PATH_MAX + 300], **v;
 	size_t n, i;
 	struct sha256 s;
-	struct buf b;
 
 	v = listed(j, "seeds-", &n);
-	buf_init(&b);
 	sha256_start(&s);
 	for (i = 0; i < n; i++) {
+		FILE *fp;
+		char chunk[65536];
+		size_t k;
+
 		snprintf(path, sizeof(path), "%s/provenance/%s", j->dir.root, v[i]);
-		b.len = 0;
-		if (fs_read_all(path, 1u << 30, &b) == CR_OK)
-			sha256_add(&s, b.p, b.len);
+		if (!(fp = fopen(path, "rb")))
+			continue;
+		while ((k = fread(chunk, 1, sizeof(chunk), fp)) > 0)
+			sha256_add(&s, chunk, k);
+		fclose(fp);
 	}
-	buf_release(&b);
 	fs_list_free(v, n);
 	return sha256_end(&s, out) == CR_OK && n > 0;
 }
@@ -133,30 +134,40 @@ static char **listed(const struct job *j, const char *prefix, size_t *n)
 	return fs_list(dir, prefix, ".txt", n);
 }
 
-/* Each line of file name of DIR/provenance/ as a field "field: LINE". */
+/* Each line of file name of DIR/provenance/ as a field "field: LINE",
+ * read a line at a time; past cap bytes of fields, the lines left are
+ * counted in one "FIELD-lines-omitted: N" field (the file itself is whole
+ * in provenance/, its digest in the warcinfo). */
 static void lines_as_fields(const struct job *j, const char *name, const char *field,
-			    struct buf *out)
+			    size_t cap, struct buf *out)
 {
-	char path[PATH_MAX + 300];
-	const char *p, *end, *nl;
-	struct buf b;
+	char path[PATH_MAX + 300], *line = NULL;
+	size_t lcap = 0, start = out->len;
+	uint64_t omitted = 0;
+	ssize_t n;
+	FILE *fp;
 
 	snprintf(path, sizeof(path), "%s/provenance/%s", j->dir.root, name);
-	buf_init(&b);
-	if (fs_read_all(path, 1u << 30, &b) == CR_OK) {
-		for (p = (const char *)b.p, end = p + b.len; p < end; p = nl + 1) {
-			size_t k;
+	if (!(fp = fopen(path, "rb")))
+		return;
+	while ((n = getline(&line, &lcap, fp)) > 0) {
+		ssize_t k;
 
-			nl = memchr(p, '\n', (size_t)(end - p));
-			if (!nl)
-				nl = end;
-			buf_addf(out, "%s: ", field);
-			for (k = 0; p + k < nl; k++)   /* a field value is one line */
-				buf_addc(out, (unsigned char)p[k] < 0x20 ? ' ' : p[k]);
-			buf_adds(out, "\r\n");
+		if (out->len - start >= cap) {
+			omitted++;
+			continue;
 		}
+		while (n > 0 && line[n - 1] == '\n')
+			n--;
+		buf_addf(out, "%s: ", field);
+		for (k = 0; k < n; k++)   /* a field value is one line */
+			buf_addc(out, (unsigned char)line[k] < 0x20 ? ' ' : line[k]);
+		buf_adds(out, "\r\n");
 	}
-	buf_release(&b);
+	if (omitted)
+		buf_addf(out, "%s-lines-omitted: %llu\r\n", field, (unsigned long long)omitted);
+	free(line);
+	fclose(fp);
 }
 
 int provenance_record_body(const struct job *j, struct buf *out)
@@ -165,9 +176,9 @@ int provenance_record_body(const struct job *j, struct buf *out)
 	char **c = listed(j, "config-", &nc), **s = listed(j, "seeds-", &ns);
 
 	if (nc)
-		lines_as_fields(j, c[nc - 1], "config", out);
+		lines_as_fields(j, c[nc - 1], "config", SIZE_MAX, out);
 	for (i = 0; nc && i < ns; i++)
-		lines_as_fields(j, s[i], "seed", out);
+		lines_as_fields(j, s[i], "seed", PROVENANCE_SEED_BYTES, out);
 	fs_list_free(c, nc);
 	fs_list_free(s, ns);
 	return nc > 0;

@@ -37,7 +37,9 @@ void provenance_fields(const struct job *j, struct buf *out);
 
 /* The body of the run's provenance metadata record (application/warc-fields):
  * one "config: KEY = VALUE" field per key of the newest provenance
- * configuration and one "seed: LINE" per line of the seed files, into out;
+ * configuration and one "seed: LINE" per line of the seed files, into out
+ * (at most 1 MiB of seed lines a file: past it, "seed-lines-omitted: N" -
+ * the files are whole in provenance/ and their digest is in the warcinfo);
  * 0 when DIR/provenance/ has no configuration. */
 int provenance_record_body(const struct job *j, struct buf *out);
 

@@ -78,9 +78,10 @@ static void fail_all(struct fetcher *f, struct host *h, int status, const char *
 /* ---- starting requests ---- */
 
 static void start(struct fetcher *f, struct host *h, const char *url, int kind, void *user,
-		  int64_t ims_s)
+		  int64_t ims_s, const char *etag)
 {
-	struct http_request rq = { url, h->name, h->addr, ims_s, user, kind, kind == REQ_ROBOTS };
+	struct http_request rq = { url, h->name, h->addr, ims_s, user, kind, kind == REQ_ROBOTS,
+				   etag };
 	int64_t now = clock_mono_us();
 
 	if (http_start(f->http, &rq) != CR_OK) {
@@ -95,10 +96,10 @@ static void start(struct fetcher *f, struct host *h, const char *url, int kind, 
 static void start_page(struct fetcher *f, struct host *h, struct host_item *it)
 {
 	/* Fetched before: a 304 spares the body (a revisit record). */
-	int64_t ims = f->revisits && it->rec.fetched_at > 0 && it->rec.digest ?
-		      it->rec.fetched_at / 1000000 : 0;
+	int again = f->revisits && it->rec.fetched_at > 0 && it->rec.digest;
 
-	start(f, h, it->url, REQ_PAGE, it, ims);
+	start(f, h, it->url, REQ_PAGE, it, again ? it->rec.fetched_at / 1000000 : 0,
+	      again && it->rec.etag_len ? it->rec.etag : NULL);
 }
 
 static void start_robots(struct fetcher *f, struct host *h, struct origin *o)
@@ -106,7 +107,7 @@ static void start_robots(struct fetcher *f, struct host *h, struct origin *o)
 	char url[URL_MAX_LEN + 32];
 
 	origin_robots_url(o, url, sizeof(url));
-	start(f, h, url, REQ_ROBOTS, o, 0);
+	start(f, h, url, REQ_ROBOTS, o, 0, NULL);
 }
 
 /* What robots.txt says of a URL whose origin's rules are known: 1 if it
@@ -279,6 +280,8 @@ static void page_done(struct fetcher *f, struct host_item *it, const struct http
 	set_str(&fr.location, &fr.location_len, oc.location);
 	set_str(&fr.content_type, &fr.content_type_len, oc.content_type);
 	set_str(&fr.charset, &fr.charset_len, oc.charset);
+	set_str(&fr.rec.etag, &fr.rec.etag_len, oc.etag);
+	fr.rec.last_modified = oc.last_modified_s * 1000000;
 	k = archive_page(f, it, r, &oc, &fr);
 	host_outcome(f, h, &oc, r->end_mono_us);
 	f->parsed.len = 0;
@@ -286,6 +289,8 @@ static void page_done(struct fetcher *f, struct host_item *it, const struct http
 	if (f->parse || f->frontier.on)
 		parsed = parse_page(f->j, &fr, r->head, r->head_len, r->body, r->body_len,
 				    &f->parsed, f->pc, &kept);
+	if (kept.html)   /* what tells a change (update/merge.c) */
+		fr.rec.text_digest = kept.page.text_digest;
 	if (k != SEGOUT_NONE)
 		fail(f, segout_text(f->out, it->part, kept.html ? &kept.page : NULL, kept.flags));
 	html_page_release(&kept.page);

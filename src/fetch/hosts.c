@@ -32,11 +32,16 @@ static void *xrealloc(void *p, size_t size)
 	return p;
 }
 
+static char *xstrndup(const char *s, size_t n)
+{
+	char *p = xcalloc(1, n + 1);
+
+	return memcpy(p, s, n);
+}
+
 static char *xstrdup(const char *s)
 {
-	size_t n = strlen(s) + 1;
-
-	return memcpy(xcalloc(1, n), s, n);
+	return xstrndup(s, strlen(s));
 }
 
 void hosts_init(struct host_table *t, const struct sched_policy *pol)
@@ -58,6 +63,7 @@ void hosts_release(struct host_table *t)
 
 		for (k = 0; k < h->n; k++) {
 			free(h->items[k]->url);
+			free(h->items[k]->etag);
 			free(h->items[k]->from_bands);
 			free(h->items[k]);
 		}
@@ -110,6 +116,12 @@ struct host_item *hosts_add(struct host *h, const char *url, const struct crawl_
 	it->rec = *rec;
 	it->rec.url = it->url;
 	it->rec.url_len = strlen(it->url);
+	/* the other strings were borrowed: "" but the ETag, copied (If-None-Match) */
+	it->rec.reason = it->rec.dup_of = "";
+	it->rec.reason_len = it->rec.dup_of_len = 0;
+	it->etag = rec->etag_len ? xstrndup(rec->etag, rec->etag_len) : NULL;
+	it->rec.etag = it->etag ? it->etag : "";
+	it->rec.etag_len = it->etag ? rec->etag_len : 0;
 	it->part = part;
 	it->origin = origin;
 	h->items[h->n++] = it;

@@ -46,7 +46,8 @@ enum host_state {
 /* One URL of a fetch list. */
 struct host_item {
 	char *url;
-	struct crawl_record rec;  /* its CrawlDb record (strings: url) */
+	char *etag;               /* its record's ETag (owned), or NULL */
+	struct crawl_record rec;  /* its CrawlDb record (strings: url, etag) */
 	uint32_t part;
 	struct origin *origin;    /* of its scheme and authority (not owned) */
 	uint64_t *from_bands;     /* followed in the round: the LSH band keys of the

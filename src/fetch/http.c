@@ -3,6 +3,7 @@
  * callbacks, and the translation of libcurl's results into ours.
  */
 #include "fetch/http.h"
+#include "crawldb/crawl_record.h"
 #include "fetch/tls.h"
 #include "url/url.h"
 #include "util/buf.h"
@@ -279,8 +280,12 @@ static void set_options(struct xfer *x, const struct http_request *rq)
 }
 
 /*
- * The headers of a request that has its own: the client's and
- * If-Modified-Since. Sent as a header of ours, not CURLOPT_TIMECONDITION:
+ * The headers of a request that has its own: the client's, and
+ * If-None-Match when the last answer had an ETag, else If-Modified-Since.
+ * Not both: RFC 9110 13.2.2 has a server ignore the date when it gets an
+ * ETag, but nginx answers 304 only when every condition sent holds, and
+ * its date test (by default: the file's exact date) fails ours. Sent as
+ * a header of ours, not CURLOPT_TIMECONDITION:
  * libcurl answers a 200 whose Last-Modified is older than the condition as
  * a 304 it makes up, dropping the body the server sent (nginx sends 200
  * unless the date is exactly its Last-Modified) - and the WARC would keep
@@ -291,12 +296,15 @@ static struct curl_slist *request_headers(const struct http_client *c,
 					  const struct http_request *rq)
 {
 	struct curl_slist *l = NULL, *h, *n;
-	char line[64];
+	char line[CRAWL_ETAG_MAX + 32];
 	time_t t = (time_t)rq->if_modified_since_s;
 	struct tm tm;
 
-	if (rq->if_modified_since_s <= 0 || !gmtime_r(&t, &tm) ||
-	    !strftime(line, sizeof(line), "If-Modified-Since: %a, %d %b %Y %H:%M:%S GMT", &tm))
+	if (rq->etag && rq->etag[0])
+		snprintf(line, sizeof(line), "If-None-Match: %.*s", (int)CRAWL_ETAG_MAX, rq->etag);
+	else if (rq->if_modified_since_s <= 0 || !gmtime_r(&t, &tm) ||
+		 !strftime(line, sizeof(line), "If-Modified-Since: %a, %d %b %Y %H:%M:%S GMT",
+			   &tm))
 		return NULL;
 	for (h = rq->plain ? c->plain_headers : c->headers; h; h = h->next) {
 		if (!(n = curl_slist_append(l, h->data))) {

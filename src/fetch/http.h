@@ -66,6 +66,8 @@ struct http_request {
 	void *user;                /* handed back with the result */
 	int kind;                  /* the caller's, handed back too */
 	int plain;                 /* no Accept-Encoding (a robots.txt) */
+	const char *etag;          /* If-None-Match, in place of If-Modified-Since: the
+				      last answer's ETag; NULL: none */
 };
 
 /* How a transfer ended, whatever the HTTP status said. */

@@ -113,6 +113,30 @@ static void classify_redirect(const struct outcome_in *in, struct outcome *o)
 	}
 }
 
+/* The ETag and Last-Modified of a 2xx or 304, for the next conditional
+ * request. */
+static void validators(const struct outcome_in *in, struct outcome *o)
+{
+	size_t n, i;
+	const char *v = http_head_field(in->head, in->head_len, "etag", &n);
+	char date[64];
+
+	if (v && n <= CRAWL_ETAG_MAX) {
+		for (i = 0; i < n && (unsigned char)v[i] >= 0x20 && v[i] != 0x7f; i++)
+			;
+		if (i == n) {
+			memcpy(o->etag, v, n);
+			o->etag[n] = '\0';
+		}
+	}
+	v = http_head_field(in->head, in->head_len, "last-modified", &n);
+	if (v && n < sizeof(date)) {
+		memcpy(date, v, n);
+		date[n] = '\0';
+		o->last_modified_s = http_date(date) > 0 ? http_date(date) : 0;
+	}
+}
+
 /* A response came back (a status line and a head). */
 static void classify_response(const struct outcome_in *in, struct outcome *o)
 {
@@ -122,6 +146,8 @@ static void classify_response(const struct outcome_in *in, struct outcome *o)
 			       o->charset, sizeof(o->charset));
 	o->archive = (http >= 200 && http < 300) || http == 304 ? OUTCOME_ARCHIVE_PAGES
 							       : OUTCOME_ARCHIVE_DIAGNOSTICS;
+	if ((http >= 200 && http < 300) || http == 304)
+		validators(in, o);
 	if (http >= 200 && http < 300) {
 		o->status = ST_FETCHED;
 		o->digest = XXH3_64bits(in->body, in->body_len);

@@ -70,6 +70,9 @@ struct outcome {
 	char location[URL_MAX_LEN + 1];   /* canonical redirect target, or "" */
 	char content_type[128];       /* media type, lower case, or "" */
 	char charset[64];
+	char etag[CRAWL_ETAG_MAX + 1];   /* 2xx or 304: its ETag as sent, or "" (none,
+					    too long, a control character) */
+	int64_t last_modified_s;      /* 2xx or 304: its Last-Modified; 0: none */
 };
 
 /* Decides what a page request came to. */

@@ -9,6 +9,50 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* 1 if a page answered again with content differs from its last copy:
+ * by its text when both copies' text is known (a changed ad or date line
+ * in the markup does not count), else by its body. */
+static int content_changed(const struct crawl_record *old, const struct crawl_record *now)
+{
+	if (now->http_status == 304)
+		return 0;
+	if (old->text_digest && now->text_digest)
+		return old->text_digest != now->text_digest;
+	return old->digest != now->digest;
+}
+
+/* What a fetch says of a page's change: a visit added to its history when
+ * both it and the one before had content (or a 304); ETag, Last-Modified
+ * and text digest kept from before when the answer did not bring them. */
+static void note_change(const struct crawl_record *old, const struct fetch_record *f,
+			struct crawl_record *out)
+{
+	int answered = f->rec.status == ST_FETCHED;
+	int64_t dt;
+
+	out->visits = old ? old->visits : (struct crawl_history){ 0 };
+	if (old && (!answered || !f->rec.etag_len)) {
+		out->etag = old->etag;
+		out->etag_len = old->etag_len;
+	}
+	if (old && (!answered || !f->rec.last_modified))
+		out->last_modified = old->last_modified;
+	if (old && (!answered || f->rec.http_status == 304))
+		out->text_digest = old->text_digest;
+	if (!old || !answered || !old->fetched_at || !old->digest)
+		return;
+	dt = (f->rec.fetched_at - old->fetched_at) / 1000000;
+	if (dt <= 0)
+		return;
+	memmove(&out->visits.interval_s[1], &out->visits.interval_s[0],
+		(CRAWL_HISTORY_MAX - 1) * sizeof(out->visits.interval_s[0]));
+	out->visits.interval_s[0] = dt > UINT32_MAX ? UINT32_MAX : (uint32_t)dt;
+	out->visits.changed = (uint8_t)(out->visits.changed << 1 |
+					content_changed(old, &f->rec));
+	if (out->visits.n < CRAWL_HISTORY_MAX)
+		out->visits.n++;
+}
+
 void merge_apply(const struct crawl_record *old, const struct fetch_record *f,
 		 const struct config *cfg, struct crawl_record *out)
 {
@@ -25,6 +69,7 @@ void merge_apply(const struct crawl_record *old, const struct fetch_record *f,
 		out->meta = old->meta;   /* what sitemaps said: links change it, not fetches */
 		out->seed = old->seed;
 	}
+	note_change(old, f, out);
 	switch (out->status) {
 	case ST_TIMEOUT:
 	case ST_ERROR:

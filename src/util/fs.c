@@ -175,21 +175,66 @@ enum cr_err fs_remove_tree(const char *path)
 	return e;
 }
 
-enum cr_err fs_link_or_copy(const char *src, const char *dst)
+/* Copies the open file in to the open file out, 64 KiB at a time. */
+static enum cr_err copy_fd(int in, int out)
 {
-	struct buf b;
+	char chunk[65536];
+
+	for (;;) {
+		ssize_t r = read(in, chunk, sizeof(chunk)), off = 0;
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? CR_ERR_IO : CR_OK;
+		while (off < r) {
+			ssize_t w = write(out, chunk + off, (size_t)(r - off));
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				return CR_ERR_IO;
+			off += w;
+		}
+	}
+}
+
+enum cr_err fs_copy_atomic(const char *src, const char *dst)
+{
+	char tmp[PATH_MAX];
+	int in, out;
 	enum cr_err e;
 
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", dst, (int)getpid()) >= (int)sizeof(tmp))
+		return CR_ERR_ARG;
+	in = open(src, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return CR_ERR_IO;
+	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (out < 0) {
+		close(in);
+		return CR_ERR_IO;
+	}
+	e = copy_fd(in, out);
+	close(in);
+	if ((!e && fsync(out) != 0) | (close(out) != 0))
+		e = CR_ERR_IO;
+	if (!e && rename(tmp, dst) != 0)
+		e = CR_ERR_IO;
+	if (e) {
+		log_err("fs", "cannot copy '%s' to '%s': %s", src, dst, strerror(errno));
+		unlink(tmp);
+	}
+	return e;
+}
+
+enum cr_err fs_link_or_copy(const char *src, const char *dst)
+{
 	if (link(src, dst) == 0)
 		return CR_OK;
 	if (errno != EXDEV && errno != EPERM && errno != EMLINK)
 		return CR_ERR_IO;
-	buf_init(&b);
-	e = fs_read_all(src, SIZE_MAX, &b);
-	if (!e)
-		e = fs_write_atomic(dst, b.p, b.len);
-	buf_release(&b);
-	return e;
+	return fs_copy_atomic(src, dst);
 }
 
 static int cmp_names(const void *a, const void *b)

@@ -25,6 +25,9 @@ CR_WUR enum cr_err fs_read_all(const char *path, size_t max, struct buf *out);
 int fs_exists(const char *path);
 /* Removes a directory tree (used only on our own temporary/uncommitted output). */
 CR_WUR enum cr_err fs_remove_tree(const char *path);
+/* Copies src to dst through a temporary name and a rename, a chunk at a
+ * time (memory does not grow with the file), synced. */
+CR_WUR enum cr_err fs_copy_atomic(const char *src, const char *dst);
 /* dst becomes a hard link to src, or a copy where links are not possible
  * (another filesystem); dst appears whole or not at all. */
 CR_WUR enum cr_err fs_link_or_copy(const char *src, const char *dst);

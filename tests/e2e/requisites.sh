@@ -66,7 +66,7 @@ log, delay = sys.argv[1], int(sys.argv[2])
 starts, first, bad = collections.defaultdict(list), {}, 0
 for line in open(log):
     f = line.rstrip("\n").split("\t")
-    if len(f) != 20 or f[18] == "tlsweb.sh probe":
+    if len(f) != 21 or f[18] == "tlsweb.sh probe":
         continue
     host = f[4]
     starts[host].append(float(f[0]) - float(f[19]))

@@ -762,6 +762,77 @@ static void test_cash(void)
 	      "cash: the fetch spent 1 into history; cash alone adds");
 }
 
+/* What fetches say of a page's change: the visits kept, newest first, by
+ * text digest when known, else by body; ETag, Last-Modified and the text
+ * digest kept from before when an answer does not bring them. */
+static void test_change(void)
+{
+	const int64_t h = 3600LL * 1000000;
+	struct config cfg;
+	struct crawl_record old, out, prev;
+	struct fetch_record f;
+
+	config_defaults(&cfg);
+	memset(&old, 0, sizeof(old));
+	old.url = "http://a/";
+	old.url_len = 9;
+	old.status = ST_FETCHED;
+	old.http_status = 200;
+	old.fetched_at = 100 * h;
+	old.digest = 11;
+	old.text_digest = 21;
+	old.etag = "\"v1\"";
+	old.etag_len = 4;
+	old.dup_of = old.reason = "";
+	/* 2 h later, another body (an ad changed) but the same text */
+	f = fetch_of("http://a/", ST_FETCHED, 200, 0, 102 * h, 12);
+	f.rec.text_digest = 21;
+	f.rec.etag = "\"v2\"";
+	f.rec.etag_len = 4;
+	merge_apply(&old, &f, &cfg, &out);
+	CHECK(out.visits.n == 1 && out.visits.interval_s[0] == 7200 && out.visits.changed == 0 &&
+	      out.etag_len == 4 && !memcmp(out.etag, "\"v2\"", 4),
+	      "same text, another body: no change; the new ETag kept");
+	/* then new text, 24 h later */
+	prev = out;
+	f = fetch_of("http://a/", ST_FETCHED, 200, 0, 126 * h, 13);
+	f.rec.text_digest = 22;
+	merge_apply(&prev, &f, &cfg, &out);
+	CHECK(out.visits.n == 2 && out.visits.interval_s[0] == 86400 &&
+	      out.visits.interval_s[1] == 7200 && out.visits.changed == 1 &&
+	      out.etag_len == 4 && !memcmp(out.etag, "\"v2\"", 4),
+	      "new text: changed, newest first; no ETag in the answer: the old one kept");
+	/* a 304 an hour later: unchanged, the text digest kept */
+	prev = out;
+	f = fetch_of("http://a/", ST_FETCHED, 304, 0, 127 * h, 0);
+	merge_apply(&prev, &f, &cfg, &out);
+	CHECK(out.visits.n == 3 && out.visits.changed == 2 && out.text_digest == 22 &&
+	      out.digest == 13, "304: a visit without change; digests kept");
+	/* a failure: no visit, everything kept */
+	prev = out;
+	f = fetch_of("http://a/", ST_ERROR, 503, 0, 128 * h, 0);
+	merge_apply(&prev, &f, &cfg, &out);
+	CHECK(out.visits.n == 3 && out.text_digest == 22 && out.etag_len == 4,
+	      "an error: no visit");
+	/* without text digests, the body tells */
+	prev = out;
+	prev.text_digest = 0;
+	f = fetch_of("http://a/", ST_FETCHED, 200, 0, 129 * h, 14);
+	merge_apply(&prev, &f, &cfg, &out);
+	CHECK(out.visits.n == 4 && (out.visits.changed & 1), "no text digest: a new body changed");
+	/* nine visits: the oldest goes */
+	prev = out;
+	prev.visits.n = CRAWL_HISTORY_MAX;
+	f = fetch_of("http://a/", ST_FETCHED, 200, 0, 130 * h, 14);
+	merge_apply(&prev, &f, &cfg, &out);
+	CHECK(out.visits.n == CRAWL_HISTORY_MAX && out.visits.interval_s[0] == 3600,
+	      "at most 8 visits");
+	/* the first fetch: nothing to compare */
+	f = fetch_of("http://b/", ST_FETCHED, 200, 0, 130 * h, 14);
+	merge_apply(NULL, &f, &cfg, &out);
+	CHECK(out.visits.n == 0, "a first fetch is no visit yet");
+}
+
 int main(void)
 {
 	snprintf(tmp_dir, sizeof(tmp_dir), "/tmp/mpicrawl-merge-XXXXXX");
@@ -775,6 +846,7 @@ int main(void)
 	test_partition();
 	test_from_nothing();
 	test_cash();
+	test_change();
 	CHECK(fs_remove_tree(tmp_dir) == CR_OK, "remove temp dir");
 	TEST_DONE();
 }

@@ -205,6 +205,45 @@ static void robots_answers(void)
 	}
 }
 
+/* ETag and Last-Modified of a 2xx or a 304, for the next request; none
+ * from other answers, an ETag with a control character dropped. */
+static void validators(void)
+{
+	static const struct {
+		long http;
+		const char *head, *etag;
+		int64_t lm;
+	} v[] = {
+		{ 200, "HTTP/1.1 200 OK\r\nETag: \"abc\"\r\nLast-Modified: Sun, 06 Nov 1994 "
+		  "08:49:37 GMT\r\n\r\n", "\"abc\"", 784111777 },
+		{ 304, "HTTP/1.1 304 Not Modified\r\nEtag:  W/\"x\" \r\n\r\n", "W/\"x\"", 0 },
+		{ 404, "HTTP/1.1 404 Not Found\r\nETag: \"n\"\r\n\r\n", "", 0 },
+		{ 200, "HTTP/1.1 200 OK\r\nETag: \"a\x01b\"\r\nLast-Modified: never\r\n\r\n", "",
+		  0 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct outcome o;
+		struct outcome_in in;
+
+		memset(&in, 0, sizeof(in));
+		in.transport = HTTP_DONE;
+		in.http = v[i].http;
+		in.head = v[i].head;
+		in.head_len = strlen(v[i].head);
+		in.body = (const unsigned char *)"";
+		in.url = "http://a.test/";
+		in.error = "";
+		in.max_decoded_bytes = 1000;
+		in.now_s = NOW;
+		outcome_classify(&in, &o);
+		CHECK(!strcmp(o.etag, v[i].etag) && o.last_modified_s == v[i].lm,
+		      "validators %zu: etag '%s', last-modified %lld", i, o.etag,
+		      (long long)o.last_modified_s);
+	}
+}
+
 int main(void)
 {
 	size_t i;
@@ -214,5 +253,6 @@ int main(void)
 	decode_cap();
 	revisits();
 	robots_answers();
+	validators();
 	TEST_DONE();
 }

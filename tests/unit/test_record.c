@@ -47,7 +47,14 @@ static int crawl_equal(const struct crawl_record *a, const struct crawl_record *
 	       same(a->reason ? a->reason : "", a->reason_len,
 		    b->reason ? b->reason : "", b->reason_len) &&
 	       crawl_record_meta_same(&a->meta, &b->meta) && a->seed == b->seed &&
-	       a->cash == b->cash && a->history == b->history;
+	       a->cash == b->cash && a->history == b->history &&
+	       same(a->etag ? a->etag : "", a->etag_len, b->etag ? b->etag : "", b->etag_len) &&
+	       a->last_modified == b->last_modified && a->text_digest == b->text_digest &&
+	       a->visits.n == b->visits.n &&
+	       (a->visits.changed & ((1u << a->visits.n) - 1)) ==
+		       (b->visits.changed & ((1u << b->visits.n) - 1)) &&
+	       !memcmp(a->visits.interval_s, b->visits.interval_s,
+		       a->visits.n * sizeof(a->visits.interval_s[0]));
 }
 
 /*
@@ -112,22 +119,26 @@ static enum cr_err link_unpack_v(const void *p, size_t n, void *out)
 
 /* No kind, no sitemap news. */
 #define M0 { 0, 0, 0, 0, 0 }
+/* No ETag, Last-Modified, text digest or visits. */
+#define NOCHANGE S(""), 0, 0, { 0, 0, { 0 } }
 
 static const struct crawl_record crawl_cases[] = {
-	{ S("http://a.example/"), ST_UNFETCHED, 0, 0, 0, 0, 0, 0, S(""), 0, S(""), M0, 0, 0, 0 },
+	{ S("http://a.example/"), ST_UNFETCHED, 0, 0, 0, 0, 0, 0, S(""), 0, S(""), M0, 0, 0, 0, NOCHANGE },
 	{ S("http://a.example/x?q=1"), ST_FETCHED, 200, 3, 0, 1700000000000000LL,
-	  1702592000000000LL, 0x0123456789abcdefULL, S(""), 0, S(""), M0, 0, 0, 0 },
-	{ S("https://b.example:8443/p%20q#"), ST_REDIRECT, 301, 1, 0, 1, 2, 1, S(""), 0, S(""), M0, 0, 0, 0 },
-	{ S("http://c.example/gone"), ST_GONE, 404, 7, 2, -1, -2, UINT64_MAX, S(""), 0, S(""), M0, 0, 0, 0 },
+	  1702592000000000LL, 0x0123456789abcdefULL, S(""), 0, S(""), M0, 0, 0, 0, NOCHANGE },
+	{ S("https://b.example:8443/p%20q#"), ST_REDIRECT, 301, 1, 0, 1, 2, 1, S(""), 0, S(""), M0, 0, 0, 0, NOCHANGE },
+	{ S("http://c.example/gone"), ST_GONE, 404, 7, 2, -1, -2, UINT64_MAX, S(""), 0, S(""), M0, 0, 0, 0, NOCHANGE },
 	{ S("http://c.example/err"), ST_ERROR, 503, UINT32_MAX, 255, INT64_MAX, INT64_MIN, 42,
 	  S(""), 0, S("dns: nxdomain"), { CRAWL_SITEMAP, 1, 7, 1001, 1 },
-	  UINT64_MAX, 0.125, 3.5 },
-	{ S("http://d.example/robots"), ST_DENIED, 999, 12, 0, INT64_MIN, INT64_MAX, 0, S(""), 0, S(""), M0, 0, 0, 0 },
-	{ S("http://10.0.0.1/"), ST_BLOCKED, 0, 0, 0, 0, 0, 0, S(""), 0, S(""), M0, 0, 0, 0 },
-	{ S("x"), ST_FETCHED, 304, 127, 128, 127, 128, 1ULL << 63, S(""), 0, S(""), M0, 0, 0, 0 },
+	  UINT64_MAX, 0.125, 3.5, S("W/\"abc\""), 1700000000000000LL, 0xfeedULL,
+	  { 3, 5, { 3600, 86400, UINT32_MAX } } },
+	{ S("http://d.example/robots"), ST_DENIED, 999, 12, 0, INT64_MIN, INT64_MAX, 0, S(""), 0, S(""), M0, 0, 0, 0, NOCHANGE },
+	{ S("http://10.0.0.1/"), ST_BLOCKED, 0, 0, 0, 0, 0, 0, S(""), 0, S(""), M0, 0, 0, 0, NOCHANGE },
+	{ S("x"), ST_FETCHED, 304, 127, 128, 127, 128, 1ULL << 63, S(""), 0, S(""), M0, 0, 0, 0,
+	  S("\"x\""), 1, 1, { 8, 255, { 1, 2, 3, 4, 5, 6, 7, 8 } } },
 	{ S("http://e.example/copy"), ST_DUPLICATE, 200, 2, 0, 5, 6, 7,
-	  S("http://f.example/original"), 0, S(""), { 0, 0, 3, 801, 1709251200000000LL }, 77, 1e-300, 1e300 },
-	{ S("http://g.example/after-redirects"), ST_UNFETCHED, 0, 3, 0, 0, 0, 0, S(""), 5, S(""), { CRAWL_SITEMAP, 0, 0, 0, 0 }, 0, 0, 0 },
+	  S("http://f.example/original"), 0, S(""), { 0, 0, 3, 801, 1709251200000000LL }, 77, 1e-300, 1e300, NOCHANGE },
+	{ S("http://g.example/after-redirects"), ST_UNFETCHED, 0, 3, 0, 0, 0, 0, S(""), 5, S(""), { CRAWL_SITEMAP, 0, 0, 0, 0 }, 0, 0, 0, NOCHANGE },
 };
 
 static void test_crawl(void)
@@ -155,10 +166,10 @@ static void test_crawl(void)
 	/* Values the packer can write but the reader must refuse. */
 	{
 		static const struct crawl_record bad[] = {
-			{ "", 0, ST_FETCHED, 200, 0, 0, 0, 0, 0, S(""), 0, S(""), M0, 0, 0, 0 },       /* empty URL */
-			{ S("http://a/"), ST_COUNT_, 200, 0, 0, 0, 0, 0, S(""), 0, S(""), M0, 0, 0, 0 }, /* status */
-			{ S("http://a/"), 200, 200, 0, 0, 0, 0, 0, S(""), 0, S(""), M0, 0, 0, 0 },       /* status */
-			{ S("http://a/"), ST_FETCHED, 1000, 0, 0, 0, 0, 0, S(""), 0, S(""), M0, 0, 0, 0 }, /* http */
+			{ "", 0, ST_FETCHED, 200, 0, 0, 0, 0, 0, S(""), 0, S(""), M0, 0, 0, 0, NOCHANGE },       /* empty URL */
+			{ S("http://a/"), ST_COUNT_, 200, 0, 0, 0, 0, 0, S(""), 0, S(""), M0, 0, 0, 0, NOCHANGE }, /* status */
+			{ S("http://a/"), 200, 200, 0, 0, 0, 0, 0, S(""), 0, S(""), M0, 0, 0, 0, NOCHANGE },       /* status */
+			{ S("http://a/"), ST_FETCHED, 1000, 0, 0, 0, 0, 0, S(""), 0, S(""), M0, 0, 0, 0, NOCHANGE }, /* http */
 		};
 		struct crawl_record r, keep;
 
@@ -171,11 +182,35 @@ static void test_crawl(void)
 			      "crawl bad %zu refused", i);
 			CHECK(!memcmp(&r, &keep, sizeof(r)), "crawl bad %zu: out untouched", i);
 		}
-		/* A version byte other than 1 to 6. */
+		/* A version byte other than 1 to 7. */
 		buf_reset(&b);
 		crawl_record_pack(&crawl_cases[1], &b);
-		b.p[0] = 7;
-		CHECK(crawl_record_unpack(b.p, b.len, &r) == CR_ERR_FORMAT, "crawl version 7");
+		b.p[0] = 8;
+		CHECK(crawl_record_unpack(b.p, b.len, &r) == CR_ERR_FORMAT, "crawl version 8");
+		/* An ETag with a control character, more than 8 visits: damage. */
+		{
+			struct crawl_record bad_etag = crawl_cases[1], many = crawl_cases[1];
+			struct buf x;
+
+			buf_init(&x);
+			bad_etag.etag = "\"a\nb\"";
+			bad_etag.etag_len = 5;
+			crawl_record_pack(&bad_etag, &x);
+			CHECK(crawl_record_unpack(x.p, x.len, &r) == CR_ERR_FORMAT,
+			      "an ETag with a newline refused");
+			buf_reset(&x);
+			crawl_record_pack(&many, &x);
+			x.p[x.len - 2] = CRAWL_HISTORY_MAX + 1;   /* n, before changed */
+			CHECK(crawl_record_unpack(x.p, x.len, &r) == CR_ERR_FORMAT,
+			      "9 visits refused");
+			buf_release(&x);
+		}
+		/* Version 6: without ETag, Last-Modified, text digest and visits
+		 * (12 bytes when they are empty). */
+		b.len -= 12;
+		b.p[0] = 6;
+		CHECK(crawl_record_unpack(b.p, b.len, &r) == CR_OK && crawl_equal(&r, &crawl_cases[1]),
+		      "crawl version 6 read");
 		/* Cash that is NaN, infinite or negative is damage. */
 		{
 			static const double bad_cash[] = { NAN, INFINITY, -1, -0.0 };
@@ -281,6 +316,7 @@ static void test_fetch(void)
 		f.rec.reason = "";   /* a fetch record has its own reason */
 		f.rec.reason_len = 0;
 		f.rec.history = 0;   /* the CrawlDb's alone */
+		memset(&f.rec.visits, 0, sizeof(f.rec.visits));
 		f.reason = cases[i].reason;
 		f.reason_len = strlen(f.reason);
 		f.location = cases[i].location;
