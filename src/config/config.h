@@ -86,6 +86,9 @@ struct config {
 	double rank_tolerance;      /* rank.*: rank/rank.h */
 	long rank_max_iterations;
 	long rank_every_rounds;
+	int recrawl_policy;         /* recrawl.policy: enum refresh_policy (generate/refresh.h) */
+	long recrawl_min_s;
+	long recrawl_max_s;
 	long round_s;               /* generate.round_s; -1: auto (round/length.h) */
 	long partitions;
 	int partition_by;

@@ -164,3 +164,30 @@ double refresh_allocate(const double *r, size_t n, double budget, double f_min, 
 	}
 	return spend(r, n, hi, f_min, f_max, f);
 }
+
+static double clamp(double x, const struct refresh_rules *r)
+{
+	if (x < r->min_s)
+		x = r->min_s;
+	return x > r->max_s ? r->max_s : x;
+}
+
+double refresh_next_s(const struct refresh_rules *r, const struct refresh_visit *v, size_t n,
+		      double last_s)
+{
+	double rate;
+
+	switch (r->policy) {
+	case REFRESH_ADAPTIVE:
+		if (!n)
+			return clamp(r->fixed_s, r);
+		rate = refresh_rate(v, n);
+		return clamp(rate > 0 ? 1 / rate : r->max_s, r);
+	case REFRESH_NUTCH:
+		if (!n || last_s <= 0)
+			return clamp(last_s > 0 ? last_s : r->fixed_s, r);
+		return clamp(last_s * (v[0].changed ? 0.8 : 1.4), r);
+	default:
+		return r->fixed_s;
+	}
+}

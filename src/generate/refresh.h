@@ -82,4 +82,32 @@ double refresh_freshness(double r, double f);
 double refresh_allocate(const double *r, size_t n, double budget, double f_min, double f_max,
 			double *f);
 
+/*
+ * When a page just fetched is due again (recrawl.policy), one page at a
+ * time:
+ *
+ *  - fixed: always crawl.refetch_interval_s;
+ *  - adaptive: the expected time to its next change, 1 / r for the rate r
+ *    refresh_rate estimates from its visits (none: the fixed interval; no
+ *    change seen: the longest);
+ *  - nutch: Nutch's AdaptiveFetchSchedule - the interval it was fetched at
+ *    shrunk by a fifth when the page had changed, grown by two fifths
+ *    when not.
+ *
+ * Each clamped to [recrawl.min_interval_s, recrawl.max_interval_s].
+ */
+enum refresh_policy { REFRESH_FIXED = 0, REFRESH_ADAPTIVE = 1, REFRESH_NUTCH = 2 };
+
+struct refresh_rules {
+	int policy;          /* enum refresh_policy; in config.c's word order */
+	double fixed_s;      /* crawl.refetch_interval_s */
+	double min_s, max_s; /* recrawl.min_interval_s, recrawl.max_interval_s */
+};
+
+/* The seconds until the page is due again: v[0..n) its visits, newest
+ * first (this fetch's, if it was one, at 0); last_s the interval it was
+ * due after this time (0: none, a first fetch). */
+double refresh_next_s(const struct refresh_rules *r, const struct refresh_visit *v, size_t n,
+		      double last_s);
+
 #endif

@@ -1,4 +1,5 @@
 #include "update/merge.h"
+#include "generate/refresh.h"
 #include "score/score.h"
 #include "seen/seen.h"
 #include "store/recfile.h"
@@ -21,6 +22,14 @@ static int content_changed(const struct crawl_record *old, const struct crawl_re
 	return old->digest != now->digest;
 }
 
+/* 1 if a fetch (now) makes a visit of a page: it and the copy before it
+ * (old) both had content, or it is a 304. */
+static int visit_added(const struct crawl_record *old, const struct crawl_record *now)
+{
+	return old && now->status == ST_FETCHED && old->fetched_at && old->digest &&
+	       now->fetched_at - old->fetched_at >= 1000000;
+}
+
 /* What a fetch says of a page's change: a visit added to its history when
  * both it and the one before had content (or a 304); ETag, Last-Modified
  * and text digest kept from before when the answer did not bring them. */
@@ -39,11 +48,9 @@ static void note_change(const struct crawl_record *old, const struct fetch_recor
 		out->last_modified = old->last_modified;
 	if (old && (!answered || f->rec.http_status == 304))
 		out->text_digest = old->text_digest;
-	if (!old || !answered || !old->fetched_at || !old->digest)
+	if (!visit_added(old, &f->rec))
 		return;
 	dt = (f->rec.fetched_at - old->fetched_at) / 1000000;
-	if (dt <= 0)
-		return;
 	memmove(&out->visits.interval_s[1], &out->visits.interval_s[0],
 		(CRAWL_HISTORY_MAX - 1) * sizeof(out->visits.interval_s[0]));
 	out->visits.interval_s[0] = dt > UINT32_MAX ? UINT32_MAX : (uint32_t)dt;
@@ -51,6 +58,30 @@ static void note_change(const struct crawl_record *old, const struct fetch_recor
 					content_changed(old, &f->rec));
 	if (out->visits.n < CRAWL_HISTORY_MAX)
 		out->visits.n++;
+}
+
+/* When a page fetched with content is due again (recrawl.policy,
+ * generate/refresh.h), from its visits, out's, newest first. */
+static double page_interval_s(const struct crawl_record *old, const struct crawl_record *out,
+			      const struct config *cfg)
+{
+	struct refresh_rules r = { cfg->recrawl_policy, (double)cfg->refetch_interval_s,
+				   (double)cfg->recrawl_min_s, (double)cfg->recrawl_max_s };
+	struct refresh_visit v[CRAWL_HISTORY_MAX];
+	double last = old && old->fetched_at && old->next_fetch > old->fetched_at ?
+		      (double)(old->next_fetch - old->fetched_at) / 1e6 : 0;
+	unsigned i;
+
+	if (r.policy == REFRESH_FIXED)
+		return r.fixed_s;
+	for (i = 0; i < out->visits.n; i++) {
+		v[i].interval_s = out->visits.interval_s[i];
+		v[i].changed = (out->visits.changed >> i) & 1;
+	}
+	/* nutch reads visit 0 as this fetch's: only when it added one */
+	if (r.policy == REFRESH_NUTCH && !visit_added(old, out))
+		return refresh_next_s(&r, v, 0, last);
+	return refresh_next_s(&r, v, out->visits.n, last);
 }
 
 void merge_apply(const struct crawl_record *old, const struct fetch_record *f,
@@ -102,6 +133,8 @@ void merge_apply(const struct crawl_record *old, const struct fetch_record *f,
 		out->next_fetch = t + (int64_t)(out->meta.kind == CRAWL_SITEMAP ?
 						cfg->sitemaps_refetch_s : cfg->refetch_interval_s) *
 					  1000000;
+		if (out->status == ST_FETCHED && out->meta.kind == CRAWL_PAGE)
+			out->next_fetch = t + (int64_t)(page_interval_s(old, out, cfg) * 1e6);
 		/* 304 Not Modified carries no body: the content is the old one. */
 		if (out->http_status == 304 && old)
 			out->digest = old->digest;

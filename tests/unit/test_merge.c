@@ -11,6 +11,7 @@
  * counts. Also: a merge from nothing (version 0), a missing old version and
  * a damaged old part.
  */
+#include "generate/refresh.h"
 #include "store/recfile.h"
 #include "test.h"
 #include "update/merge.h"
@@ -827,6 +828,16 @@ static void test_change(void)
 	merge_apply(&prev, &f, &cfg, &out);
 	CHECK(out.visits.n == CRAWL_HISTORY_MAX && out.visits.interval_s[0] == 3600,
 	      "at most 8 visits");
+	/* recrawl.policy=nutch: changed, due a fifth sooner than last time */
+	cfg.recrawl_policy = REFRESH_NUTCH;
+	prev = out;
+	prev.next_fetch = prev.fetched_at + 10 * h;
+	prev.text_digest = 31;
+	f = fetch_of("http://a/", ST_FETCHED, 200, 0, 140 * h, 15);
+	f.rec.text_digest = 32;
+	merge_apply(&prev, &f, &cfg, &out);
+	CHECK(out.next_fetch == 140 * h + 8 * h, "nutch: changed, 8 h after 10 h");
+	cfg.recrawl_policy = REFRESH_FIXED;
 	/* the first fetch: nothing to compare */
 	f = fetch_of("http://b/", ST_FETCHED, 200, 0, 130 * h, 14);
 	merge_apply(NULL, &f, &cfg, &out);

@@ -175,10 +175,41 @@ static void test_allocate(void)
 	CHECK(refresh_allocate(r, 0, 1, 0, 1, f) == 0, "no page");
 }
 
+/* recrawl.policy: when a page is due again. */
+static void test_next(void)
+{
+	struct refresh_rules r = { REFRESH_FIXED, 86400, 3600, 30 * 86400.0 };
+	struct refresh_visit daily_changed[4] = { { 86400, 1 }, { 86400, 1 }, { 86400, 0 },
+						  { 86400, 1 } };
+	struct refresh_visit never[3] = { { 86400, 0 }, { 86400, 0 }, { 86400, 0 } };
+	double s;
+
+	CHECK(refresh_next_s(&r, daily_changed, 4, 86400) == 86400, "fixed: always the interval");
+	r.policy = REFRESH_ADAPTIVE;
+	CHECK(refresh_next_s(&r, NULL, 0, 0) == 86400, "adaptive, no visit: the fixed interval");
+	s = refresh_next_s(&r, daily_changed, 4, 86400);
+	CHECK(s > 3600 && s < 86400, "adaptive: 3 changes in 4 daily visits: due within a day "
+	      "(%.0f s)", s);
+	CHECK(refresh_next_s(&r, never, 3, 86400) == 30 * 86400.0,
+	      "adaptive: never changed: the longest interval");
+	/* its rate is ln 4 a day: due after 62,323 s */
+	r.min_s = 70000;
+	CHECK(refresh_next_s(&r, daily_changed, 4, 86400) == 70000, "adaptive: the shortest bounds it");
+	r.policy = REFRESH_NUTCH;
+	r.min_s = 3600;
+	CHECK(fabs(refresh_next_s(&r, daily_changed, 4, 86400) - 0.8 * 86400) < 1e-6,
+	      "nutch: changed: a fifth shorter");
+	CHECK(fabs(refresh_next_s(&r, never, 3, 86400) - 1.4 * 86400) < 1e-6,
+	      "nutch: unchanged: two fifths longer");
+	CHECK(refresh_next_s(&r, never, 3, 29 * 86400.0) == 30 * 86400.0, "nutch: bounded");
+	CHECK(refresh_next_s(&r, NULL, 0, 0) == 86400, "nutch: a first fetch: the fixed interval");
+}
+
 int main(void)
 {
 	test_formulas();
 	test_simulated();
 	test_allocate();
+	test_next();
 	TEST_DONE();
 }
