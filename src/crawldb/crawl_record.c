@@ -129,8 +129,11 @@ static enum cr_err get_visits(struct buf_reader *rd, struct crawl_history *h)
 	uint64_t v;
 	uint8_t i;
 
-	if (buf_get_u8(rd, &h->n) || buf_get_u8(rd, &h->changed) || h->n > CRAWL_HISTORY_MAX)
+	if (buf_get_u8(rd, &h->n) || buf_get_u8(rd, &h->changed) || h->n > CRAWL_HISTORY_MAX ||
+	    buf_get_svarint(rd, &h->visited_at) || h->visited_at < 0 ||
+	    buf_get_varint(rd, &v) || v > UINT32_MAX)
 		return CR_ERR_FORMAT;
+	h->scheduled_s = (uint32_t)v;
 	for (i = 0; i < h->n; i++) {
 		if (buf_get_varint(rd, &v) || v > UINT32_MAX)
 			return CR_ERR_FORMAT;
@@ -155,6 +158,8 @@ void crawl_record_pack(const struct crawl_record *r, struct buf *out)
 	crawl_record_change_put(r, out);
 	buf_put_u8(out, r->visits.n);
 	buf_put_u8(out, r->visits.changed);
+	buf_put_svarint(out, r->visits.visited_at);
+	buf_put_varint(out, r->visits.scheduled_s);
 	for (i = 0; i < r->visits.n && i < CRAWL_HISTORY_MAX; i++)
 		buf_put_varint(out, r->visits.interval_s[i]);
 }

@@ -75,6 +75,10 @@ CR_WUR enum cr_err crawl_record_meta_get(struct buf_reader *rd, struct crawl_met
 struct crawl_history {
 	uint8_t n;
 	uint8_t changed;
+	int64_t visited_at;      /* µs: the last fetch that brought content or a 304
+				    (fetched_at is the last attempt, failed ones too) */
+	uint32_t scheduled_s;    /* the interval the page was last set due after
+				    (recrawl.policy); 0: none yet */
 	uint32_t interval_s[CRAWL_HISTORY_MAX];
 };
 

@@ -81,6 +81,9 @@ static int seeds_digest(const struct job *j, char out[SHA256_NAME_MAX])
 			continue;
 		while ((k = fread(chunk, 1, sizeof(chunk), fp)) > 0)
 			sha256_add(&s, chunk, k);
+		if (ferror(fp))
+			log_warn("provenance", "cannot read '%s': the seeds digest is partial",
+				 path);
 		fclose(fp);
 	}
 	fs_list_free(v, n);
@@ -141,32 +144,43 @@ static char **listed(const struct job *j, const char *prefix, size_t *n)
 static void lines_as_fields(const struct job *j, const char *name, const char *field,
 			    size_t cap, struct buf *out)
 {
-	char path[PATH_MAX + 300], *line = NULL;
-	size_t lcap = 0, start = out->len;
+	char path[PATH_MAX + 300], chunk[4096];
+	size_t start = out->len;
 	uint64_t omitted = 0;
-	ssize_t n;
+	int in_line = 0, cut = 0;   /* inside a line; that line is cut */
 	FILE *fp;
 
 	snprintf(path, sizeof(path), "%s/provenance/%s", j->dir.root, name);
 	if (!(fp = fopen(path, "rb")))
 		return;
-	while ((n = getline(&line, &lcap, fp)) > 0) {
-		ssize_t k;
+	/* a piece at a time: a line may be longer than memory should hold */
+	while (fgets(chunk, sizeof(chunk), fp)) {
+		size_t n = strlen(chunk), k;
+		int ends = n && chunk[n - 1] == '\n';
 
-		if (out->len - start >= cap) {
-			omitted++;
-			continue;
+		if (!in_line) {
+			cut = out->len - start >= cap;
+			omitted += cut;
+			if (!cut)
+				buf_addf(out, "%s: ", field);
 		}
-		while (n > 0 && line[n - 1] == '\n')
-			n--;
-		buf_addf(out, "%s: ", field);
-		for (k = 0; k < n; k++)   /* a field value is one line */
-			buf_addc(out, (unsigned char)line[k] < 0x20 ? ' ' : line[k]);
-		buf_adds(out, "\r\n");
+		for (k = 0; !cut && k < n - ends; k++) {
+			if (out->len - start >= cap && out->len - start - cap >= 4096) {
+				cut = 1;   /* a field value is cut where the cap is far past */
+				break;
+			}
+			buf_addc(out, (unsigned char)chunk[k] < 0x20 ? ' ' : chunk[k]);
+		}
+		in_line = !ends;
+		if (!in_line && !cut)
+			buf_adds(out, "\r\n");
+		else if (!in_line && out->len > start && out->p[out->len - 1] != '\n')
+			buf_adds(out, "\r\n");   /* a cut value still ends its field */
 	}
+	if (in_line && out->len > start && out->p[out->len - 1] != '\n')
+		buf_adds(out, "\r\n");
 	if (omitted)
 		buf_addf(out, "%s-lines-omitted: %llu\r\n", field, (unsigned long long)omitted);
-	free(line);
 	fclose(fp);
 }
 

@@ -133,7 +133,10 @@ static void validators(const struct outcome_in *in, struct outcome *o)
 	if (v && n < sizeof(date)) {
 		memcpy(date, v, n);
 		date[n] = '\0';
-		o->last_modified_s = http_date(date) > 0 ? http_date(date) : 0;
+		int64_t t = http_date(date);
+
+		/* a date past tomorrow is a wrong clock, or an attack on ours */
+		o->last_modified_s = t > 0 && t <= in->now_s + 86400 ? t : 0;
 	}
 }
 

@@ -22,35 +22,47 @@ static int content_changed(const struct crawl_record *old, const struct crawl_re
 	return old->digest != now->digest;
 }
 
+/* When the page of record r last brought content (or a 304): a record
+ * from before version 7 has only its last fetch's time. */
+static int64_t last_visit(const struct crawl_record *r)
+{
+	return r->visits.visited_at ? r->visits.visited_at : r->fetched_at;
+}
+
 /* 1 if a fetch (now) makes a visit of a page: it and the copy before it
  * (old) both had content, or it is a 304. */
 static int visit_added(const struct crawl_record *old, const struct crawl_record *now)
 {
-	return old && now->status == ST_FETCHED && old->fetched_at && old->digest &&
-	       now->fetched_at - old->fetched_at >= 1000000;
+	return old && now->status == ST_FETCHED && old->digest &&
+	       now->fetched_at - last_visit(old) >= 1000000;
 }
 
 /* What a fetch says of a page's change: a visit added to its history when
- * both it and the one before had content (or a 304); ETag, Last-Modified
- * and text digest kept from before when the answer did not bring them. */
+ * both it and the one before had content (or a 304), timed from that one;
+ * ETag, Last-Modified and text digest as the answer has them (none kept
+ * from an older body), or kept from before by a 304 or a failure. */
 static void note_change(const struct crawl_record *old, const struct fetch_record *f,
 			struct crawl_record *out)
 {
 	int answered = f->rec.status == ST_FETCHED;
 	int64_t dt;
 
+	int not_modified = answered && f->rec.http_status == 304;
+
 	out->visits = old ? old->visits : (struct crawl_history){ 0 };
-	if (old && (!answered || !f->rec.etag_len)) {
+	if (answered)
+		out->visits.visited_at = f->rec.fetched_at;
+	if (old && (!answered || (not_modified && !f->rec.etag_len))) {
 		out->etag = old->etag;
 		out->etag_len = old->etag_len;
 	}
-	if (old && (!answered || !f->rec.last_modified))
+	if (old && (!answered || (not_modified && !f->rec.last_modified)))
 		out->last_modified = old->last_modified;
-	if (old && (!answered || f->rec.http_status == 304))
+	if (old && (!answered || not_modified))
 		out->text_digest = old->text_digest;
 	if (!visit_added(old, &f->rec))
 		return;
-	dt = (f->rec.fetched_at - old->fetched_at) / 1000000;
+	dt = (f->rec.fetched_at - last_visit(old)) / 1000000;
 	memmove(&out->visits.interval_s[1], &out->visits.interval_s[0],
 		(CRAWL_HISTORY_MAX - 1) * sizeof(out->visits.interval_s[0]));
 	out->visits.interval_s[0] = dt > UINT32_MAX ? UINT32_MAX : (uint32_t)dt;
@@ -68,8 +80,7 @@ static double page_interval_s(const struct crawl_record *old, const struct crawl
 	struct refresh_rules r = { cfg->recrawl_policy, (double)cfg->refetch_interval_s,
 				   (double)cfg->recrawl_min_s, (double)cfg->recrawl_max_s };
 	struct refresh_visit v[CRAWL_HISTORY_MAX];
-	double last = old && old->fetched_at && old->next_fetch > old->fetched_at ?
-		      (double)(old->next_fetch - old->fetched_at) / 1e6 : 0;
+	double last = old ? old->visits.scheduled_s : 0;
 	unsigned i;
 
 	if (r.policy == REFRESH_FIXED)
@@ -133,8 +144,12 @@ void merge_apply(const struct crawl_record *old, const struct fetch_record *f,
 		out->next_fetch = t + (int64_t)(out->meta.kind == CRAWL_SITEMAP ?
 						cfg->sitemaps_refetch_s : cfg->refetch_interval_s) *
 					  1000000;
-		if (out->status == ST_FETCHED && out->meta.kind == CRAWL_PAGE)
-			out->next_fetch = t + (int64_t)(page_interval_s(old, out, cfg) * 1e6);
+		if (out->status == ST_FETCHED && out->meta.kind == CRAWL_PAGE) {
+			double s = page_interval_s(old, out, cfg);
+
+			out->visits.scheduled_s = s > UINT32_MAX ? UINT32_MAX : (uint32_t)s;
+			out->next_fetch = t + (int64_t)(s * 1e6);
+		}
 		/* 304 Not Modified carries no body: the content is the old one. */
 		if (out->http_status == 304 && old)
 			out->digest = old->digest;

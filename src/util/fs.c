@@ -192,6 +192,8 @@ static enum cr_err copy_fd(int in, int out)
 
 			if (w < 0 && errno == EINTR)
 				continue;
+			if (w == 0)
+				errno = ENOSPC;
 			if (w <= 0)
 				return CR_ERR_IO;
 			off += w;
@@ -201,31 +203,51 @@ static enum cr_err copy_fd(int in, int out)
 
 enum cr_err fs_copy_atomic(const char *src, const char *dst)
 {
-	char tmp[PATH_MAX];
-	int in, out;
+	char tmp[PATH_MAX], dir[PATH_MAX], *slash;
+	int in, out, err = 0;
 	enum cr_err e;
 
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", dst, (int)getpid()) >= (int)sizeof(tmp))
 		return CR_ERR_ARG;
 	in = open(src, O_RDONLY | O_CLOEXEC);
-	if (in < 0)
+	if (in < 0) {
+		log_err("fs", "cannot read '%s': %s", src, strerror(errno));
 		return CR_ERR_IO;
+	}
 	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 	if (out < 0) {
+		log_err("fs", "cannot create '%s': %s", tmp, strerror(errno));
 		close(in);
 		return CR_ERR_IO;
 	}
 	e = copy_fd(in, out);
+	if (e)
+		err = errno ? errno : EIO;
 	close(in);
-	if ((!e && fsync(out) != 0) | (close(out) != 0))
+	if (!e && fsync(out) != 0) {
 		e = CR_ERR_IO;
-	if (!e && rename(tmp, dst) != 0)
-		e = CR_ERR_IO;
-	if (e) {
-		log_err("fs", "cannot copy '%s' to '%s': %s", src, dst, strerror(errno));
-		unlink(tmp);
+		err = errno;
 	}
-	return e;
+	if (close(out) != 0 && !e) {
+		e = CR_ERR_IO;
+		err = errno;
+	}
+	if (!e && rename(tmp, dst) != 0) {
+		e = CR_ERR_IO;
+		err = errno;
+	}
+	if (e) {
+		log_err("fs", "cannot copy '%s' to '%s': %s", src, dst, strerror(err));
+		unlink(tmp);
+		return e;
+	}
+	snprintf(dir, sizeof(dir), "%s", dst);
+	slash = strrchr(dir, '/');
+	if (slash) {
+		*slash = '\0';
+		fs_sync_dir(dir[0] ? dir : "/");
+	}
+	return CR_OK;
 }
 
 enum cr_err fs_link_or_copy(const char *src, const char *dst)

@@ -9,6 +9,7 @@
 #   of DIR/provenance/config-*.txt and of the seed file kept there;
 # - one metadata record in the run holds the configuration and the seeds;
 # - every WARC-Record-ID is a UUIDv7 whose time lies within the crawl;
+# - a seed file of megabytes is copied whole, the record keeping 1 MiB of it;
 # - a crawl run again from the provenance files alone (--config, --seeds)
 #   writes the same digests and ends with the same CrawlDb;
 # - a control character in warc.operator is refused (exit 2).
@@ -93,6 +94,28 @@ check "the same config-digest and seeds-digest" \
 	test "$(again_info)" = "$(printf 'config-digest: sha256:%s\nseeds-digest: sha256:%s' "$cfg_sha" "$seeds_sha")"
 db() { "$MPICRAWL" readdb --dir "$1" --dump | jq -r '"\(.url) \(.status) \(.http_status)"' | LC_ALL=C sort; }
 check "the same CrawlDb ($(db "$SCRATCH/c" | wc -l) URLs)" eval '[ "$(db "$SCRATCH/c")" = "$(db "$SCRATCH/again")" ]'
+
+# A seed file of 2.4 MiB (a seed and 40,000 comment lines, one of them
+# 200 KB long): copied whole to provenance/, while the run's record keeps
+# its first 1 MiB of lines and counts the rest.
+{
+	echo "https://h2.$D:$TLS_PORT/"
+	head -c 200000 /dev/zero | tr '\0' x | sed 's/^/# long /'
+	echo
+	for i in $(seq 1 40000); do echo "# comment line $i of the big seed file, some 60 bytes"; done
+} >"$SCRATCH/big-seeds"
+check "crawl with a 2.4 MiB seed file exits 0" run_ranks 1 crawl --dir "$SCRATCH/big" \
+	--seeds "$SCRATCH/big-seeds" --rounds 1 "${opts[@]}" --set fetch.embeds=false \
+	--set fetch.follow_max=0 >"$SCRATCH/big.out" 2>&1
+check "the seed file copied whole" cmp -s "$SCRATCH/big-seeds" "$SCRATCH"/big/provenance/seeds-*.txt
+for f in "$SCRATCH"/big/segments/*/warc/*.warc.gz; do zcat "$f"; done | tr -d '\r' |
+	awk '/^WARC-Target-URI: urn:x-mpicrawl:provenance$/ { on = 1; next }
+		on && /^WARC\/1\.1$/ { on = 0 } on && /^seed/ { print }' >"$SCRATCH/big.prov"
+check "the record: at most 1 MiB of seed lines (and a line's tail), the rest counted" \
+	eval 'test "$(wc -c <"$SCRATCH/big.prov")" -lt 1200000 &&
+	test "$(head -n 1 "$SCRATCH/big.prov")" = "seed: https://h2.$D:$TLS_PORT/" &&
+	omitted=$(sed -n "s/^seed-lines-omitted: //p" "$SCRATCH/big.prov") &&
+	test "$((omitted + $(grep -c "^seed: " "$SCRATCH/big.prov")))" -eq "$(wc -l <"$SCRATCH/big-seeds")"'
 
 check "a control character in warc.operator: refused" expect 2 'warc.operator' \
 	"$MPICRAWL" crawl --dir "$SCRATCH/bad" --seeds "$SCRATCH/seeds" --set "warc.operator=$(printf 'a\tb')"

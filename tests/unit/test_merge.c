@@ -800,12 +800,14 @@ static void test_change(void)
 	f.rec.text_digest = 22;
 	merge_apply(&prev, &f, &cfg, &out);
 	CHECK(out.visits.n == 2 && out.visits.interval_s[0] == 86400 &&
-	      out.visits.interval_s[1] == 7200 && out.visits.changed == 1 &&
-	      out.etag_len == 4 && !memcmp(out.etag, "\"v2\"", 4),
-	      "new text: changed, newest first; no ETag in the answer: the old one kept");
-	/* a 304 an hour later: unchanged, the text digest kept */
+	      out.visits.interval_s[1] == 7200 && out.visits.changed == 1 && out.etag_len == 0,
+	      "new text: changed, newest first; an answer without an ETag: none kept (the "
+	      "old one was the old body's)");
+	/* a 304 an hour later: unchanged, the text digest kept, its ETag taken */
 	prev = out;
 	f = fetch_of("http://a/", ST_FETCHED, 304, 0, 127 * h, 0);
+	f.rec.etag = "\"v3\"";
+	f.rec.etag_len = 4;
 	merge_apply(&prev, &f, &cfg, &out);
 	CHECK(out.visits.n == 3 && out.visits.changed == 2 && out.text_digest == 22 &&
 	      out.digest == 13, "304: a visit without change; digests kept");
@@ -815,12 +817,15 @@ static void test_change(void)
 	merge_apply(&prev, &f, &cfg, &out);
 	CHECK(out.visits.n == 3 && out.text_digest == 22 && out.etag_len == 4,
 	      "an error: no visit");
-	/* without text digests, the body tells */
+	/* without text digests, the body tells; the visit counts from the 304,
+	 * not from the failure */
 	prev = out;
 	prev.text_digest = 0;
 	f = fetch_of("http://a/", ST_FETCHED, 200, 0, 129 * h, 14);
 	merge_apply(&prev, &f, &cfg, &out);
-	CHECK(out.visits.n == 4 && (out.visits.changed & 1), "no text digest: a new body changed");
+	CHECK(out.visits.n == 4 && (out.visits.changed & 1) && out.visits.interval_s[0] == 7200,
+	      "no text digest: a new body changed; 2 h since the last visit, not 1 h since the "
+	      "failure");
 	/* nine visits: the oldest goes */
 	prev = out;
 	prev.visits.n = CRAWL_HISTORY_MAX;
@@ -831,7 +836,7 @@ static void test_change(void)
 	/* recrawl.policy=nutch: changed, due a fifth sooner than last time */
 	cfg.recrawl_policy = REFRESH_NUTCH;
 	prev = out;
-	prev.next_fetch = prev.fetched_at + 10 * h;
+	prev.visits.scheduled_s = 36000;   /* it was due 10 h after */
 	prev.text_digest = 31;
 	f = fetch_of("http://a/", ST_FETCHED, 200, 0, 140 * h, 15);
 	f.rec.text_digest = 32;

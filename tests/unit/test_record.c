@@ -50,7 +50,8 @@ static int crawl_equal(const struct crawl_record *a, const struct crawl_record *
 	       a->cash == b->cash && a->history == b->history &&
 	       same(a->etag ? a->etag : "", a->etag_len, b->etag ? b->etag : "", b->etag_len) &&
 	       a->last_modified == b->last_modified && a->text_digest == b->text_digest &&
-	       a->visits.n == b->visits.n &&
+	       a->visits.n == b->visits.n && a->visits.visited_at == b->visits.visited_at &&
+	       a->visits.scheduled_s == b->visits.scheduled_s &&
 	       (a->visits.changed & ((1u << a->visits.n) - 1)) ==
 		       (b->visits.changed & ((1u << b->visits.n) - 1)) &&
 	       !memcmp(a->visits.interval_s, b->visits.interval_s,
@@ -120,7 +121,7 @@ static enum cr_err link_unpack_v(const void *p, size_t n, void *out)
 /* No kind, no sitemap news. */
 #define M0 { 0, 0, 0, 0, 0 }
 /* No ETag, Last-Modified, text digest or visits. */
-#define NOCHANGE S(""), 0, 0, { 0, 0, { 0 } }
+#define NOCHANGE S(""), 0, 0, { 0, 0, 0, 0, { 0 } }
 
 static const struct crawl_record crawl_cases[] = {
 	{ S("http://a.example/"), ST_UNFETCHED, 0, 0, 0, 0, 0, 0, S(""), 0, S(""), M0, 0, 0, 0, NOCHANGE },
@@ -131,11 +132,11 @@ static const struct crawl_record crawl_cases[] = {
 	{ S("http://c.example/err"), ST_ERROR, 503, UINT32_MAX, 255, INT64_MAX, INT64_MIN, 42,
 	  S(""), 0, S("dns: nxdomain"), { CRAWL_SITEMAP, 1, 7, 1001, 1 },
 	  UINT64_MAX, 0.125, 3.5, S("W/\"abc\""), 1700000000000000LL, 0xfeedULL,
-	  { 3, 5, { 3600, 86400, UINT32_MAX } } },
+	  { 3, 5, 1700000000000000LL, 86400, { 3600, 86400, UINT32_MAX } } },
 	{ S("http://d.example/robots"), ST_DENIED, 999, 12, 0, INT64_MIN, INT64_MAX, 0, S(""), 0, S(""), M0, 0, 0, 0, NOCHANGE },
 	{ S("http://10.0.0.1/"), ST_BLOCKED, 0, 0, 0, 0, 0, 0, S(""), 0, S(""), M0, 0, 0, 0, NOCHANGE },
 	{ S("x"), ST_FETCHED, 304, 127, 128, 127, 128, 1ULL << 63, S(""), 0, S(""), M0, 0, 0, 0,
-	  S("\"x\""), 1, 1, { 8, 255, { 1, 2, 3, 4, 5, 6, 7, 8 } } },
+	  S("\"x\""), 1, 1, { 8, 255, 5, UINT32_MAX, { 1, 2, 3, 4, 5, 6, 7, 8 } } },
 	{ S("http://e.example/copy"), ST_DUPLICATE, 200, 2, 0, 5, 6, 7,
 	  S("http://f.example/original"), 0, S(""), { 0, 0, 3, 801, 1709251200000000LL }, 77, 1e-300, 1e300, NOCHANGE },
 	{ S("http://g.example/after-redirects"), ST_UNFETCHED, 0, 3, 0, 0, 0, 0, S(""), 5, S(""), { CRAWL_SITEMAP, 0, 0, 0, 0 }, 0, 0, 0, NOCHANGE },
@@ -200,14 +201,15 @@ static void test_crawl(void)
 			      "an ETag with a newline refused");
 			buf_reset(&x);
 			crawl_record_pack(&many, &x);
-			x.p[x.len - 2] = CRAWL_HISTORY_MAX + 1;   /* n, before changed */
+			x.p[x.len - 4] = CRAWL_HISTORY_MAX + 1;   /* n: changed, visited_at
+								     and scheduled_s follow */
 			CHECK(crawl_record_unpack(x.p, x.len, &r) == CR_ERR_FORMAT,
 			      "9 visits refused");
 			buf_release(&x);
 		}
 		/* Version 6: without ETag, Last-Modified, text digest and visits
-		 * (12 bytes when they are empty). */
-		b.len -= 12;
+		 * (14 bytes when they are empty). */
+		b.len -= 14;
 		b.p[0] = 6;
 		CHECK(crawl_record_unpack(b.p, b.len, &r) == CR_OK && crawl_equal(&r, &crawl_cases[1]),
 		      "crawl version 6 read");
