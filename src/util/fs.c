@@ -45,11 +45,23 @@ void fs_sync_dir(const char *dir)
 	close(fd);
 }
 
+/* Makes a rename into path's directory durable. */
+static void sync_parent(const char *path)
+{
+	char dir[PATH_MAX], *slash;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash) {
+		*slash = '\0';
+		fs_sync_dir(dir[0] ? dir : "/");
+	}
+}
+
 static enum cr_err write_renamed(const char *path, const void *data, size_t n, int durable)
 {
-	char tmp[PATH_MAX], dir[PATH_MAX];
+	char tmp[PATH_MAX];
 	const char *p = data;
-	char *slash;
 	int fd;
 
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >=
@@ -84,14 +96,8 @@ static enum cr_err write_renamed(const char *path, const void *data, size_t n, i
 		unlink(tmp);
 		return CR_ERR_IO;
 	}
-	if (!durable)
-		return CR_OK;
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (slash) {
-		*slash = '\0';
-		fs_sync_dir(dir[0] ? dir : "/");
-	}
+	if (durable)
+		sync_parent(path);
 	return CR_OK;
 }
 
@@ -203,7 +209,7 @@ static enum cr_err copy_fd(int in, int out)
 
 enum cr_err fs_copy_atomic(const char *src, const char *dst)
 {
-	char tmp[PATH_MAX], dir[PATH_MAX], *slash;
+	char tmp[PATH_MAX];
 	int in, out, err = 0;
 	enum cr_err e;
 
@@ -241,12 +247,7 @@ enum cr_err fs_copy_atomic(const char *src, const char *dst)
 		unlink(tmp);
 		return e;
 	}
-	snprintf(dir, sizeof(dir), "%s", dst);
-	slash = strrchr(dir, '/');
-	if (slash) {
-		*slash = '\0';
-		fs_sync_dir(dir[0] ? dir : "/");
-	}
+	sync_parent(dst);
 	return CR_OK;
 }
 
