@@ -14,7 +14,6 @@
 #include "util/hmap.h"
 #include "util/log.h"
 
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,20 +69,13 @@ struct pgraph {
 	uint64_t skipped;        /* parse records of another rank's URL */
 };
 
-/* The map's own copy of the key whose value slot is v (it stays where it
- * is when the map grows: only the slots move). */
-static const char *key_of(void **v)
-{
-	return ((struct hmap_slot *)((char *)v - offsetof(struct hmap_slot, val)))->key;
-}
-
 static uint32_t node_of(struct pgraph *g, const char *url, size_t len)
 {
 	void **slot = hmap_put(&g->nodes, url, len);
 
 	if (!*slot) {
 		g->url = xgrow(g->url, &g->ncap, g->n + 1, sizeof(*g->url));
-		g->url[g->n] = key_of(slot);
+		g->url[g->n] = hmap_key(slot);
 		*slot = (void *)(uintptr_t)(++g->n);
 	}
 	return (uint32_t)((uintptr_t)*slot - 1);
@@ -98,7 +90,7 @@ static uint32_t target_of(struct pgraph *g, const char *url, size_t len)
 
 		g->t = xgrow(g->t, &g->tcap, g->nt + 1, sizeof(*g->t));
 		t = &g->t[g->nt];
-		t->url = key_of(slot);
+		t->url = hmap_key(slot);
 		t->owner = (uint32_t)layout_owner(layout_partition(g->dir, url, len), g->nranks);
 		t->slot = 0;
 		*slot = (void *)(uintptr_t)(++g->nt);
@@ -410,6 +402,7 @@ static void pack_hosts(const struct pgraph *g, struct buf *out)
 	struct hmap_slot *s;
 	char a[URL_HOST_MAX], b[URL_HOST_MAX], pair[2 * URL_HOST_MAX];
 	size_t i;
+	int have_a = 0;
 
 	hmap_init(&hosts);
 	hmap_init(&links);
@@ -419,8 +412,11 @@ static void pack_hosts(const struct pgraph *g, struct buf *out)
 	for (i = 0; i < g->ne; i++) {
 		int n;
 
-		if (url_host(g->url[g->e[i].src], a, sizeof(a)) != CR_OK ||
-		    url_host(g->t[g->e[i].tgt].url, b, sizeof(b)) != CR_OK || !strcmp(a, b))
+		/* the edges are sorted by source: its host once per source */
+		if (i == 0 || g->e[i].src != g->e[i - 1].src)
+			have_a = url_host(g->url[g->e[i].src], a, sizeof(a)) == CR_OK;
+		if (!have_a || url_host(g->t[g->e[i].tgt].url, b, sizeof(b)) != CR_OK ||
+		    !strcmp(a, b))
 			continue;
 		n = snprintf(pair, sizeof(pair), "%s\t%s", a, b);
 		*hmap_put(&links, pair, (size_t)n) = (void *)1;

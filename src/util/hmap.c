@@ -1,6 +1,7 @@
 #include "util/hmap.h"
 
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
@@ -97,4 +98,9 @@ struct hmap_slot *hmap_next(const struct hmap *m, size_t *i)
 			return s;
 	}
 	return NULL;
+}
+
+const char *hmap_key(void **v)
+{
+	return ((struct hmap_slot *)((char *)v - offsetof(struct hmap_slot, val)))->key;
 }

@@ -28,6 +28,10 @@ void hmap_init(struct hmap *m);
 void hmap_release(struct hmap *m);
 /* The value slot for key, created (NULL value) if absent. */
 void **hmap_put(struct hmap *m, const char *key, size_t klen);
+/* The map's own copy of the key of the value slot v (hmap_put's answer):
+ * NUL-terminated, where it is until hmap_release - growing moves the
+ * slots, not the keys. */
+const char *hmap_key(void **v);
 /* The value for key, or NULL. */
 void *hmap_get(const struct hmap *m, const char *key, size_t klen);
 /* Iterate: *i starts at 0; returns the next used slot or NULL. */
