@@ -260,7 +260,8 @@ static const char *check_host_rules(const char *v)
 static const char *const text_formats[] = { "wet", "jsonl", "none", NULL };
 /* In the order of enum score_order (score/score.h). */
 /* In the order of enum refresh_policy (generate/refresh.h). */
-static const char *const recrawl_policies[] = { "fixed", "adaptive", "nutch", NULL };
+static const char *const recrawl_policies[] = { "fixed", "adaptive", "nutch", "freshness",
+						 NULL };
 static const char *const generate_orders[] = { "score", "fifo", "pagerank", "hostrank", NULL };
 /* In the order of text_boilerplate's values (config.h). */
 static const char *const text_boilerplates[] = { "keep", "mark", "drop", NULL };
@@ -378,11 +379,16 @@ static const struct key keys[] = {
 	  "time until a fetched page is due again (s)"),
 	C("recrawl.policy", recrawl_policy, recrawl_policies, "fixed",
 	  "when a fetched page is due again: fixed (crawl.refetch_interval_s), adaptive (the "
-	  "time to its next change, estimated from its visits) or nutch (AdaptiveFetchSchedule)"),
+	  "time to its next change, estimated from its visits), nutch (AdaptiveFetchSchedule) or "
+	  "freshness (under generate.top_n: the refetches that most raise the collection's "
+	  "expected freshness; otherwise as adaptive)"),
 	L("recrawl.min_interval_s", recrawl_min_s, 0, 1L << 31, "3600",
-	  "adaptive and nutch: a page is not due again sooner than this (s)"),
+	  "adaptive, nutch and freshness: a page is not due again sooner than this (s)"),
 	L("recrawl.max_interval_s", recrawl_max_s, 1, 1L << 31, "31536000",
-	  "adaptive and nutch: nor later than this (s)"),
+	  "adaptive, nutch and freshness: nor later than this (s)"),
+	D("recrawl.share", recrawl_share, 0, 1000000000, "0.5",
+	  "under generate.top_n: the share of the budget refetches get while new URLs wait "
+	  "(each side's unused part goes to the other)"),
 	L("crawl.retry_interval_s", retry_interval_s, 0, 1L << 31, "86400",
 	  "time until a page that failed transiently is tried again (s)"),
 	L("crawl.max_retries", max_retries, 0, 100, "3",

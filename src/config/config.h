@@ -89,6 +89,7 @@ struct config {
 	int recrawl_policy;         /* recrawl.policy: enum refresh_policy (generate/refresh.h) */
 	long recrawl_min_s;
 	long recrawl_max_s;
+	double recrawl_share;       /* recrawl.share: generate/budget.h */
 	long round_s;               /* generate.round_s; -1: auto (round/length.h) */
 	long partitions;
 	int partition_by;

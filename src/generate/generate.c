@@ -1,5 +1,6 @@
 #include "generate/generate.h"
 #include "generate/part.h"
+#include "generate/refresh.h"
 #include "fetch/sched.h"
 #include "generate/seedcap.h"
 #include "scope/decisions.h"
@@ -41,6 +42,18 @@ void generate_rules_from(const struct config *cfg, struct generate_rules *g)
 	g->round_ms = (int64_t)cfg->time_limit_s * 1000;
 	g->delay_ms = cfg->delay_ms;
 	g->max_crawl_delay_ms = cfg->max_crawl_delay_ms;
+	/* refresh.h: under a budget, freshness ranks every page fetched long
+	 * enough ago, due or not */
+	g->refetch_early = cfg->top_n > 0 && cfg->recrawl_policy == REFRESH_FRESHNESS;
+	g->refetch_min_us = (int64_t)cfg->recrawl_min_s * 1000000;
+}
+
+/* 1 if r is a refetch rules make a candidate before it is due. */
+static int refetch_early(const struct crawl_record *r, const struct generate_rules *g,
+			 int64_t now)
+{
+	return g->refetch_early && refresh_is_refetch(r) &&
+	       now - r->visits.visited_at >= g->refetch_min_us;
 }
 
 int generate_due(const struct crawl_record *r, int64_t now, long max_depth)
@@ -88,7 +101,8 @@ enum generate_verdict generate_select(const struct crawl_record *r,
 
 	if (g->max_depth > 0 && r->depth > (uint32_t)g->max_depth)
 		return GEN_TOO_DEEP;
-	if (!generate_due(r, now, 0) && !(operator_blocked(r) && !h->op.block))
+	if (!generate_due(r, now, 0) && !refetch_early(r, g, now) &&
+	    !(operator_blocked(r) && !h->op.block))
 		return GEN_NOT_DUE;
 	if (h->seed_capped)
 		return GEN_SEED_CAPPED;
@@ -348,6 +362,7 @@ static enum cr_err generate_partition(struct job *j, int seg, int ver, uint32_t 
 	g.budget = bud;
 	generate_rules_from(&j->cfg, &g.rules);
 	score_rules_from(&j->cfg, &g.score);
+	refresh_rules_from(&j->cfg, &g.refresh);
 	g.rules.round_ms = job_round_span_ms(j);
 	hmap_init(&g.per_host);
 	hmap_init(&g.delays);
@@ -385,7 +400,7 @@ static enum cr_err generate_partition(struct job *j, int seg, int ver, uint32_t 
 static enum cr_err take_budget(struct job *j, int seg, struct budget *bud, int ok,
 			       const struct seedcap_comm *mpi, uint64_t *c)
 {
-	enum cr_err e = budget_agree(bud, (uint64_t)j->cfg.top_n, ok, mpi);
+	enum cr_err e = budget_agree(bud, (uint64_t)j->cfg.top_n, j->cfg.recrawl_share, ok, mpi);
 	uint32_t p;
 
 	for (p = 0; p < j->dir.partitions; p++) {

@@ -65,6 +65,8 @@ struct generate_rules {
 	int64_t round_ms;            /* a host's span in the round; 0: none */
 	long delay_ms;
 	long max_crawl_delay_ms;
+	int refetch_early;           /* a fetched page is a candidate once */
+	int64_t refetch_min_us;      /* this long after its last visit */
 };
 
 void generate_rules_from(const struct config *cfg, struct generate_rules *out);

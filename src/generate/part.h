@@ -8,6 +8,7 @@
 
 #include "generate/budget.h"
 #include "generate/generate.h"
+#include "generate/refresh.h"
 #include "rank/record.h"
 #include "scope/decisions.h"
 #include "score/score.h"
@@ -18,6 +19,7 @@ struct gen_part {
 	struct job *j;
 	struct generate_rules rules;
 	struct score_rules score;
+	struct refresh_rules refresh;
 	int64_t now;
 	uint64_t *c;
 	struct hmap per_host;     /* host -> URLs selected (uintptr_t) */

@@ -17,9 +17,20 @@
 #include <string.h>
 #include <xxhash.h>
 
-/* Candidate bytes: the host, NUL, the key's 16 bytes complemented and
- * big-endian (so that bytewise order is best first), the packed record. */
+/* Candidate bytes: the host, NUL, the sort key's 16 bytes complemented
+ * and big-endian (so that bytewise order is best first), the budget's
+ * side (one byte) and key (16 bytes, as they are), the packed record. */
 #define KEY_BYTES 16
+#define CAND_BYTES (2 * KEY_BYTES + 1)
+
+/* Where a candidate stands: its place in its host's order, and in the
+ * round's budget (budget.h: new URLs by the same key, refetches by
+ * refresh_key). */
+struct cand_keys {
+	struct topn_key sort;
+	enum budget_side side;
+	struct topn_key budget;
+};
 
 static void put_be64(struct buf *b, uint64_t v)
 {
@@ -41,30 +52,40 @@ static uint64_t get_be64(const unsigned char *p)
 	return v;
 }
 
-static void cand_pack(struct buf *b, const char *host, struct topn_key k, const void *rec,
-		      size_t n)
+static void cand_pack(struct buf *b, const char *host, const struct cand_keys *k,
+		      const void *rec, size_t n)
 {
+	unsigned char side = (unsigned char)k->side;
+
 	b->len = 0;
 	buf_add(b, host, strlen(host) + 1);
-	put_be64(b, ~k.hi);
-	put_be64(b, ~k.lo);
+	put_be64(b, ~k->sort.hi);
+	put_be64(b, ~k->sort.lo);
+	buf_add(b, &side, 1);
+	put_be64(b, k->budget.hi);
+	put_be64(b, k->budget.lo);
 	buf_add(b, rec, n);
 }
 
-/* The key and the record of candidate bytes; -1 if damaged. */
-static int cand_unpack(const void *p, size_t n, struct topn_key *k, const void **rec,
+/* The keys and the record of candidate bytes; -1 if damaged. */
+static int cand_unpack(const void *p, size_t n, struct cand_keys *k, const void **rec,
 		       size_t *rn)
 {
 	const unsigned char *c = p, *nul = memchr(p, 0, n);
 	size_t at;
 
-	if (!nul || n - (size_t)(nul - c) - 1 < KEY_BYTES)
+	if (!nul || n - (size_t)(nul - c) - 1 < CAND_BYTES)
 		return -1;
 	at = (size_t)(nul - c) + 1;
-	k->hi = ~get_be64(c + at);
-	k->lo = ~get_be64(c + at + 8);
-	*rec = c + at + KEY_BYTES;
-	*rn = n - at - KEY_BYTES;
+	k->sort.hi = ~get_be64(c + at);
+	k->sort.lo = ~get_be64(c + at + 8);
+	if (c[at + KEY_BYTES] >= BUDGET_SIDES)
+		return -1;
+	k->side = (enum budget_side)c[at + KEY_BYTES];
+	k->budget.hi = get_be64(c + at + KEY_BYTES + 1);
+	k->budget.lo = get_be64(c + at + KEY_BYTES + 9);
+	*rec = c + at + CAND_BYTES;
+	*rn = n - at - CAND_BYTES;
 	return 0;
 }
 
@@ -105,19 +126,23 @@ static void ranks_of(struct gen_part *g, const struct crawl_record *rec, struct 
  * URLs whose keys are equal are both taken or both left, so a budget may
  * take one more: for 64 bits, or 40 of hash and 24 of a secondary, a
  * chance of about n^2 / 2^65 or n^2 / 2^41 among n ties. */
-static struct topn_key key_of(struct gen_part *g, const struct crawl_record *rec)
+static void keys_of(struct gen_part *g, const struct crawl_record *rec, struct cand_keys *k)
 {
 	struct score_ranks rk;
-	struct topn_key k;
 	uint64_t second, h = XXH3_64bits(rec->url, rec->url_len);
 
 	ranks_of(g, rec, &rk);
-	k = topn_key_of(score_priority(rec, &rk, &g->score), h);
+	k->sort = topn_key_of(score_priority(rec, &rk, &g->score), h);
 	if (g->score.order == SCORE_ORDER_PAGERANK || g->score.order == SCORE_ORDER_HOSTRANK) {
 		second = topn_key_of(score_secondary(rec, &rk, &g->score), 0).hi;
-		k.lo = (second & 0xffffff0000000000ull) | h >> 24;
+		k->sort.lo = (second & 0xffffff0000000000ull) | h >> 24;
 	}
-	return k;
+	k->side = BUDGET_NEW;
+	k->budget = k->sort;
+	if (g->budget && refresh_is_refetch(rec)) {
+		k->side = BUDGET_REFETCH;
+		k->budget = topn_key_of(refresh_key_of(&g->refresh, rec, g->now), h);
+	}
 }
 
 /* Pass one: every record judged; the due ones, their host's caps not yet
@@ -136,6 +161,7 @@ static enum cr_err collect(struct gen_part *g, struct recfile_reader *r, const c
 		struct generate_host h;
 		char host[URL_HOST_MAX];
 		enum generate_verdict v;
+		struct cand_keys k;
 
 		if (generate_judge(g, data, n, &rec, host, &h, &v)) {
 			log_err("generate", "damaged record in '%s'", in);
@@ -147,7 +173,8 @@ static enum cr_err collect(struct gen_part *g, struct recfile_reader *r, const c
 			generate_account(g, &rec, host, &h, v);
 			continue;
 		}
-		cand_pack(&b, host, key_of(g, &rec), data, n);
+		keys_of(g, &rec, &k);
+		cand_pack(&b, host, &k, data, n);
 		if ((e = xsort_add(x, b.p, b.len)) != CR_OK)
 			break;
 	}
@@ -169,7 +196,7 @@ static enum cr_err take(struct gen_part *g, struct xsort *x, struct recfile_writ
 		struct generate_host h;
 		char host[URL_HOST_MAX];
 		enum generate_verdict v;
-		struct topn_key k;
+		struct cand_keys k;
 
 		if (cand_unpack(data, n, &k, &rp, &rn) ||
 		    generate_judge(g, rp, rn, &rec, host, &h, &v)) {
@@ -181,7 +208,7 @@ static enum cr_err take(struct gen_part *g, struct xsort *x, struct recfile_writ
 		if (!g->budget)
 			e = recfile_writer_add(w, rp, rn);
 		else if ((e = recfile_writer_add(w, data, n)) == CR_OK)
-			e = budget_add(g->budget, k);
+			e = budget_add(g->budget, k.side, k.budget);
 		if (e)
 			return e;
 	}
@@ -223,11 +250,11 @@ static enum cr_err write_taken(struct recfile_reader *r, struct recfile_writer *
 	enum cr_err e;
 
 	while ((e = recfile_reader_next(r, &data, &n)) == CR_OK) {
-		struct topn_key k;
+		struct cand_keys k;
 
 		if (cand_unpack(data, n, &k, &rp, &rn))
 			return CR_ERR_FORMAT;
-		if (!budget_takes(b, k)) {
+		if (!budget_takes(b, k.side, k.budget)) {
 			/* counted selected by its host's caps: the budget left it */
 			c[GC_SELECTED]--;
 			c[GC_BUDGET_CAPPED]++;

@@ -3,6 +3,7 @@
  * refresh.h for the model and the sources.
  */
 #include "generate/refresh.h"
+#include "parse/sitemap.h"
 
 #include <math.h>
 
@@ -165,6 +166,97 @@ double refresh_allocate(const double *r, size_t n, double budget, double f_min, 
 	return spend(r, n, hi, f_min, f_max, f);
 }
 
+double refresh_rate_of(const struct refresh_visit *v, size_t n, double prior)
+{
+	double total = 0, r = refresh_rate(v, n);
+	size_t i;
+
+	if (r > 0)
+		return r;
+	for (i = 0; i < n; i++)
+		if (v[i].interval_s > 0)
+			total += v[i].interval_s;
+	if (!(total > 0))
+		return prior;
+	r = 0.5 / total;
+	return prior > 0 && prior < r ? prior : r;
+}
+
+double refresh_changefreq_rate(int changefreq)
+{
+	static const double period_s[] = {
+		[CHANGEFREQ_ALWAYS] = 3600, [CHANGEFREQ_HOURLY] = 3600,
+		[CHANGEFREQ_DAILY] = 86400, [CHANGEFREQ_WEEKLY] = 7 * 86400.0,
+		[CHANGEFREQ_MONTHLY] = 30 * 86400.0, [CHANGEFREQ_YEARLY] = 365 * 86400.0,
+		[CHANGEFREQ_NEVER] = 365 * 86400.0,
+	};
+
+	if (changefreq <= CHANGEFREQ_NONE || changefreq > CHANGEFREQ_NEVER)
+		return 0;
+	return 1 / period_s[changefreq];
+}
+
+size_t refresh_visits_of(const struct crawl_history *h, struct refresh_visit *v)
+{
+	size_t i, n = h->n < CRAWL_HISTORY_MAX ? h->n : CRAWL_HISTORY_MAX;
+
+	for (i = 0; i < n; i++) {
+		v[i].interval_s = h->interval_s[i];
+		v[i].changed = (h->changed >> i) & 1;
+	}
+	return n;
+}
+
+void refresh_rules_from(const struct config *cfg, struct refresh_rules *out)
+{
+	out->policy = cfg->recrawl_policy;
+	out->fixed_s = (double)cfg->refetch_interval_s;
+	out->min_s = (double)cfg->recrawl_min_s;
+	out->max_s = (double)cfg->recrawl_max_s;
+}
+
+double refresh_key(const struct refresh_rules *r, const struct refresh_page *p)
+{
+	double rate, sched;
+
+	if (r->policy != REFRESH_FRESHNESS) {
+		sched = p->scheduled_s > 0 ? p->scheduled_s : r->fixed_s > 0 ? r->fixed_s : 1;
+		return p->changed ? INFINITY : p->age_s / sched;
+	}
+	rate = refresh_rate_of(p->v, p->n, p->prior);
+	if (!(rate > 0))
+		return 0;   /* never changes: nothing to gain */
+	if (p->changed)
+		return 1 / rate;
+	return p->age_s > 0 ? h(rate * p->age_s) / rate : 0;
+}
+
+int refresh_is_refetch(const struct crawl_record *rec)
+{
+	return rec->meta.kind == CRAWL_PAGE && rec->visits.visited_at > 0 &&
+	       (rec->status == ST_FETCHED || rec->status == ST_DUPLICATE ||
+		rec->status == ST_TRUNCATED);
+}
+
+double refresh_key_of(const struct refresh_rules *r, const struct crawl_record *rec,
+		      int64_t now)
+{
+	struct refresh_visit v[CRAWL_HISTORY_MAX];
+	struct refresh_page p;
+
+	if (!refresh_is_refetch(rec))
+		return 0;
+	p.v = v;
+	p.n = refresh_visits_of(&rec->visits, v);
+	p.age_s = (double)(now - rec->visits.visited_at) / 1e6;
+	p.scheduled_s = rec->visits.scheduled_s;
+	p.prior = refresh_changefreq_rate(rec->meta.changefreq);
+	if (!(p.prior > 0) && r->fixed_s > 0)
+		p.prior = 1 / r->fixed_s;
+	p.changed = rec->meta.lastmod > rec->visits.visited_at;
+	return refresh_key(r, &p);
+}
+
 static double clamp(double x, const struct refresh_rules *r)
 {
 	if (x < r->min_s)
@@ -179,9 +271,8 @@ double refresh_next_s(const struct refresh_rules *r, const struct refresh_visit 
 
 	switch (r->policy) {
 	case REFRESH_ADAPTIVE:
-		if (!n)
-			return clamp(r->fixed_s, r);
-		rate = refresh_rate(v, n);
+	case REFRESH_FRESHNESS:
+		rate = refresh_rate_of(v, n, r->fixed_s > 0 ? 1 / r->fixed_s : 0);
 		return clamp(rate > 0 ? 1 / rate : r->max_s, r);
 	case REFRESH_NUTCH:
 		if (!n || last_s <= 0)

@@ -48,6 +48,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "config/config.h"
+#include "crawldb/crawl_record.h"
+
 /* One visit of a page: the seconds since the visit before, and whether
  * the page had changed since (its text digest differed). */
 struct refresh_visit {
@@ -88,15 +91,19 @@ double refresh_allocate(const double *r, size_t n, double budget, double f_min, 
  *
  *  - fixed: always crawl.refetch_interval_s;
  *  - adaptive: the expected time to its next change, 1 / r for the rate r
- *    refresh_rate estimates from its visits (none: the fixed interval; no
- *    change seen: the longest);
+ *    refresh_rate_of gives (fetch frequency proportional to change rate:
+ *    the "proportional" rule of the papers above);
  *  - nutch: Nutch's AdaptiveFetchSchedule - the interval it was fetched at
  *    shrunk by a fifth when the page had changed, grown by two fifths
- *    when not.
+ *    when not;
+ *  - freshness: as adaptive. Its own rule is for a round with a budget
+ *    (generate.top_n), where refresh_key below ranks the refetches.
  *
  * Each clamped to [recrawl.min_interval_s, recrawl.max_interval_s].
  */
-enum refresh_policy { REFRESH_FIXED = 0, REFRESH_ADAPTIVE = 1, REFRESH_NUTCH = 2 };
+enum refresh_policy {
+	REFRESH_FIXED = 0, REFRESH_ADAPTIVE = 1, REFRESH_NUTCH = 2, REFRESH_FRESHNESS = 3,
+};
 
 struct refresh_rules {
 	int policy;          /* enum refresh_policy; in config.c's word order */
@@ -104,10 +111,69 @@ struct refresh_rules {
 	double min_s, max_s; /* recrawl.min_interval_s, recrawl.max_interval_s */
 };
 
+void refresh_rules_from(const struct config *cfg, struct refresh_rules *out);
+
 /* The seconds until the page is due again: v[0..n) its visits, newest
  * first (this fetch's, if it was one, at 0); last_s the interval it was
  * due after this time (0: none, a first fetch). */
 double refresh_next_s(const struct refresh_rules *r, const struct refresh_visit *v, size_t n,
 		      double last_s);
+
+/*
+ * The rate a decision uses, from what is known of a page. With no visit,
+ * the prior (a sitemap's changefreq, else 1 / crawl.refetch_interval_s).
+ * With visits but no change among them, refresh_rate's 0 would mean
+ * "never again": instead half a change over the time watched, as the
+ * regular-interval form's +0.5 does, and no more than the prior - a page
+ * seen unchanged is looked at again, later the longer it stays so.
+ */
+double refresh_rate_of(const struct refresh_visit *v, size_t n, double prior);
+
+/* The prior of a sitemap changefreq (enum sitemap_changefreq): its word
+ * as a period ("always" as hourly, "never" as yearly); 0 when none. */
+double refresh_changefreq_rate(int changefreq);
+
+/* A record's visits (CrawlDb history, newest first) into v
+ * (CRAWL_HISTORY_MAX); returns how many. */
+size_t refresh_visits_of(const struct crawl_history *h, struct refresh_visit *v);
+
+/*
+ * Refetches under a budget. With generate.top_n, a round's budget goes
+ * partly to URLs never fetched (ranked by score) and partly to refetches
+ * of pages fetched before (recrawl.share, budget.h); a refetch's rank is
+ * its key, greater first:
+ *
+ *  - freshness: the marginal freshness of fetching it now, (1/r) h(r a)
+ *    for its rate r (refresh_rate_of) and the age a of its copy. Taking
+ *    the greatest keys each round keeps every page's key near one
+ *    threshold when it is fetched: the threshold is the multiplier of
+ *    refresh_allocate, the rounds' budget is what bisects it, and each
+ *    page is refetched at the interval the optimum gives it. A page
+ *    changing faster than the budget can follow (1/r below the
+ *    threshold) is never chosen, as in the optimum. Fetched pages are
+ *    candidates once recrawl.min_interval_s has passed, due or not.
+ *  - the others: how overdue the page is, a / the interval it was set
+ *    due after (fixed: the oldest copy first - the "uniform" rule).
+ *
+ * A sitemap's lastmod past the last visit says the page changed: its key
+ * is as for an infinitely old copy.
+ */
+struct refresh_page {
+	const struct refresh_visit *v;   /* its visits, newest first */
+	size_t n;
+	double age_s;         /* since its last visit */
+	double scheduled_s;   /* the interval it was set due after (0: none) */
+	double prior;         /* changes a second when its visits say nothing */
+	int changed;          /* known changed since the last visit */
+};
+
+double refresh_key(const struct refresh_rules *r, const struct refresh_page *p);
+
+/* 1 if rec is a page fetched before (a refetch, not a new URL). */
+int refresh_is_refetch(const struct crawl_record *rec);
+
+/* refresh_key of a record at now (µs); 0 for one that is not a refetch. */
+double refresh_key_of(const struct refresh_rules *r, const struct crawl_record *rec,
+		      int64_t now);
 
 #endif

@@ -77,22 +77,19 @@ static void note_change(const struct crawl_record *old, const struct fetch_recor
 static double page_interval_s(const struct crawl_record *old, const struct crawl_record *out,
 			      const struct config *cfg)
 {
-	struct refresh_rules r = { cfg->recrawl_policy, (double)cfg->refetch_interval_s,
-				   (double)cfg->recrawl_min_s, (double)cfg->recrawl_max_s };
+	struct refresh_rules r;
 	struct refresh_visit v[CRAWL_HISTORY_MAX];
 	double last = old ? old->visits.scheduled_s : 0;
-	unsigned i;
+	size_t n;
 
+	refresh_rules_from(cfg, &r);
 	if (r.policy == REFRESH_FIXED)
 		return r.fixed_s;
-	for (i = 0; i < out->visits.n; i++) {
-		v[i].interval_s = out->visits.interval_s[i];
-		v[i].changed = (out->visits.changed >> i) & 1;
-	}
+	n = refresh_visits_of(&out->visits, v);
 	/* nutch reads visit 0 as this fetch's: only when it added one */
 	if (r.policy == REFRESH_NUTCH && !visit_added(old, out))
 		return refresh_next_s(&r, v, 0, last);
-	return refresh_next_s(&r, v, out->visits.n, last);
+	return refresh_next_s(&r, v, n, last);
 }
 
 void merge_apply(const struct crawl_record *old, const struct fetch_record *f,

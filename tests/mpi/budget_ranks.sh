@@ -10,6 +10,8 @@
 #   taken (the order is cash when no sitemap or depth prior applies);
 # - OPIC conserves cash on this closed web: the CrawlDb's cash sums to the
 #   seeds' (1 each);
+# - refetches under recrawl.policy=freshness and recrawl.share: the same
+#   selection on 1, 2 and 4 ranks, the share's split, the oldest copies;
 # - generate.order = fifo under the same budget takes the shallowest first.
 . "$(dirname "$0")/../e2e/lib.sh"
 
@@ -83,6 +85,68 @@ low = min(r["cash"] for r in due if r["url"] in taken)
 high = max((r["cash"] for r in due if r["url"] not in taken), default=0)
 print("least cash taken", low, "most left", high)
 sys.exit(not (len(taken) == 25 and low >= high))
+PY
+
+# Refetches under the budget, two days later: recrawl.policy=freshness
+# makes every page fetched at least recrawl.min_interval_s ago a refetch
+# candidate; recrawl.share=0.4 of 25 gives them 10, new URLs 15. Pages
+# fetched once have no change history: each is ranked by the prior (1 /
+# crawl.refetch_interval_s) and its copy's age, oldest first.
+export MPICRAWL_CLOCK_OFFSET_S=172800
+for n in 1 2 4; do
+	cp -a "$SCRATCH/c1" "$SCRATCH/r$n"
+	check "generate two days later on $n ranks, freshness, share 0.4" \
+		run_ranks "$n" generate --dir "$SCRATCH/r$n" "${common[@]}" --set generate.top_n=25 \
+		--set recrawl.policy=freshness --set recrawl.share=0.4 >"$SCRATCH/genr$n" 2>&1
+	fetchlists "$SCRATCH/r$n" 4 >"$SCRATCH/rl$n"
+done
+unset MPICRAWL_CLOCK_OFFSET_S
+"$MPICRAWL" readdb --dir "$SCRATCH/c1" --dump >"$SCRATCH/timed1"
+check "the same 25 with refetches on 1 and 2 ranks" cmp -s "$SCRATCH/rl1" "$SCRATCH/rl2"
+check "the same 25 with refetches on 1 and 4 ranks" cmp -s "$SCRATCH/rl1" "$SCRATCH/rl4"
+check "10 refetches, the oldest copies; 15 others, new URLs by cash" python3 - \
+	"$SCRATCH/timed1" "$SCRATCH/rl1" <<'PY'
+import json, sys
+taken = set(open(sys.argv[2]).read().split())
+recs = [json.loads(l) for l in open(sys.argv[1])]
+old = [r for r in recs if r["status"] in ("fetched", "duplicate") and "kind" not in r]
+ro = [r for r in old if r["url"] in taken]
+print("taken", len(taken), "refetches", len(ro))
+ok = len(taken) == 25 and len(ro) == 10
+newest_taken = max(r["fetched_at"] for r in ro)
+oldest_left = min(r["fetched_at"] for r in old if r["url"] not in taken)
+print("newest copy taken", newest_taken, "oldest left", oldest_left)
+ok = ok and newest_taken <= oldest_left
+new = [r for r in recs if r["status"] == "unfetched" and "kind" not in r]
+rn = [r for r in new if r["url"] in taken]
+low = min(r["cash"] for r in rn)
+high = max((r["cash"] for r in new if r["url"] not in taken), default=0)
+print("new URLs: least cash taken", low, "most left", high)
+sys.exit(not (ok and low >= high))
+PY
+cp -a "$SCRATCH/c1" "$SCRATCH/r0"
+MPICRAWL_CLOCK_OFFSET_S=172800 "$MPICRAWL" generate --dir "$SCRATCH/r0" "${common[@]}" \
+	--set generate.top_n=25 --set recrawl.policy=freshness --set recrawl.share=1 \
+	>"$SCRATCH/genr0" 2>&1
+fetchlists "$SCRATCH/r0" 4 >"$SCRATCH/rl0"
+check "recrawl.share=1: 25 refetches, no new URL" python3 - "$SCRATCH/dump1" "$SCRATCH/rl0" <<'PY'
+import json, sys
+taken = set(open(sys.argv[2]).read().split())
+fetched = {json.loads(l)["url"] for l in open(sys.argv[1])
+           if json.loads(l)["status"] in ("fetched", "duplicate")}
+sys.exit(not (len(taken) == 25 and taken <= fetched))
+PY
+cp -a "$SCRATCH/c1" "$SCRATCH/r9"
+"$MPICRAWL" generate --dir "$SCRATCH/r9" "${common[@]}" --set generate.top_n=25 \
+	--set recrawl.policy=freshness --set recrawl.share=1 >"$SCRATCH/genr9" 2>&1
+fetchlists "$SCRATCH/r9" 4 >"$SCRATCH/rl9"
+check "within recrawl.min_interval_s of their fetch, no refetch: 25 new URLs" \
+	python3 - "$SCRATCH/dump1" "$SCRATCH/rl9" <<'PY'
+import json, sys
+taken = set(open(sys.argv[2]).read().split())
+new = {json.loads(l)["url"] for l in open(sys.argv[1])
+       if json.loads(l)["status"] == "unfetched"}
+sys.exit(not (len(taken) == 25 and taken <= new))
 PY
 
 cp -a "$SCRATCH/c1" "$SCRATCH/f1"

@@ -1,4 +1,5 @@
 #include "test.h"
+#include "generate/budget.h"
 #include "generate/topn.h"
 
 #include <math.h>
@@ -94,8 +95,43 @@ static void test_keys(void)
 	CHECK(topn_cmp(topn_key_of(1, 2), topn_key_of(1, 3)) < 0, "ties by hash");
 }
 
+/* recrawl.share: the budget's split between new URLs and refetches. */
+static void test_split(void)
+{
+	static const struct {
+		uint64_t n;
+		double share;
+		uint64_t fresh, refetch, want_new, want_refetch;
+	} t[] = {
+		{ 100, 0.5, 900, 30, 70, 30 },     /* few refetches: new URLs take the rest */
+		{ 100, 0.5, 10, 500, 10, 90 },     /* few new URLs: refetches take the rest */
+		{ 100, 0.5, 900, 500, 50, 50 },
+		{ 100, 0.25, 900, 500, 75, 25 },
+		{ 100, 0, 900, 500, 100, 0 },      /* new URLs first, whatever waits */
+		{ 100, 0, 40, 500, 40, 60 },
+		{ 100, 1, 900, 500, 0, 100 },
+		{ 100, 1, 900, 20, 80, 20 },
+		{ 100, 0.5, 30, 20, 30, 20 },      /* both fit */
+		{ 3, 0.5, 10, 10, 1, 2 },          /* 1.5 rounds to 2 */
+		{ 100, 0.5, 0, 0, 0, 0 },
+		{ 0, 0.5, 10, 10, 0, 0 },
+		{ 100, 7, 900, 500, 0, 100 },      /* out of range: bounded */
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		uint64_t q[BUDGET_SIDES];
+
+		budget_split(t[i].n, t[i].share, t[i].fresh, t[i].refetch, q);
+		CHECK(q[BUDGET_NEW] == t[i].want_new && q[BUDGET_REFETCH] == t[i].want_refetch,
+		      "split %zu: %llu new, %llu refetches", i, (unsigned long long)q[BUDGET_NEW],
+		      (unsigned long long)q[BUDGET_REFETCH]);
+	}
+}
+
 int main(void)
 {
+	test_split();
 	test_keys();
 	test_select();
 	TEST_DONE();
