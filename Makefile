@@ -102,7 +102,7 @@ $(B)/bin/mpicrawl-test: $(CLI_OBJ) $(MPI_OBJ) $(B)/libcore.a tests/hooks/kill.c
 
 bin/simweb: $(SIMWEB_SRC) $(wildcard tests/simweb/*.h)
 	@mkdir -p bin
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(SIMWEB_SRC) $(shell pkg-config --libs libxxhash zlib)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(SIMWEB_SRC) $(shell pkg-config --libs libxxhash zlib) -lm
 
 $(B)/tests/%: tests/unit/%.c tests/unit/test.h $(B)/libcore.a
 	@mkdir -p $(dir $@)

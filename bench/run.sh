@@ -21,6 +21,11 @@
 #      under a budget of 5 % of its pages a round, breadth first and by
 #      OPIC score; the PageRank mass fetched against pages fetched, with
 #      the omniscient order as the bound. About a minute.
+#   F. Freshness (bench/freshness.sh): a 1,000-page simweb whose pages
+#      change at rates from hourly to yearly, crawled one round a simulated
+#      day for 90 days under a budget of 100 fetches a day, once per
+#      recrawl.policy; the time-averaged freshness simweb measures, against
+#      the optimum computed from the true rates.
 #
 # Prints progress on stderr and, at the end, the results as markdown on
 # stdout (also written to BENCH_RESULTS if set). The local web, every
@@ -29,7 +34,7 @@
 # floor met; 3 measured but a floor not met; 1 a step failed or the machine
 # lacks something.
 #
-# Knobs (environment): BENCH_ONLY=A|B|C|D|E, BENCH_A_RUNS=2, BENCH_A_HOSTS=200,
+# Knobs (environment): BENCH_ONLY=A|B|C|D|E|F, BENCH_A_RUNS=2, BENCH_A_HOSTS=200,
 # BENCH_A_PAGES=250, BENCH_A_IN_FLIGHT=4, BENCH_A_THREADS=16,
 # BENCH_A_BASELINE=PATH (A also runs this mpicrawl binary - an earlier
 # commit's build - interleaved with the others, for a before/after),
@@ -38,6 +43,8 @@
 # BENCH_B_BUDGET_MB=256, BENCH_B_PARTITIONS=64, BENCH_B_MAX_PER_HOST=0,
 # BENCH_C_HOSTS=100, BENCH_C_PAGES=30, BENCH_C_SCRAPY=1, BENCH_C_EFFICIENCY=0.95,
 # BENCH_E_HOSTS=100, BENCH_E_PAGES=200, BENCH_E_SHARE=5, BENCH_E_ROUNDS=9, BENCH_E_FLOOR=1.3,
+# BENCH_F_HOSTS=20, BENCH_F_PAGES=50, BENCH_F_BUDGET=100, BENCH_F_DAYS=90, BENCH_F_FROM=30,
+# BENCH_F_FLOOR=0.95, BENCH_F_POLICIES="fixed adaptive nutch freshness",
 # BENCH_DEADLINE_S=1500, BENCH_RESULTS=FILE, KEEP_SCRATCH=1.
 set -u
 set -o pipefail
@@ -141,7 +148,7 @@ for v in A_HOSTS A_PAGES A_IN_FLIGHT A_THREADS A_RUNS B_HOSTS B_PATHS B_LINKS B_
 	B_MAX_PER_HOST DEADLINE_S; do
 	is_uint "${!v}" || die "$v='${!v}' is not a number"
 done
-case $ONLY in "" | A | B | C | D | E) ;; *) die "BENCH_ONLY must be A, B, C, D or E" ;; esac
+case $ONLY in "" | A | B | C | D | E | F) ;; *) die "BENCH_ONLY must be A, B, C, D, E or F" ;; esac
 [ "$A_HOSTS" -le 10000 ] || die "simweb serves at most 10000 hosts"
 
 # ---- what the machine must have ----
@@ -851,6 +858,8 @@ bench_d() {
 . "$ROOT/bench/politeness.sh"
 # shellcheck source=bench/harvest.sh
 . "$ROOT/bench/harvest.sh"
+# shellcheck source=bench/freshness.sh
+. "$ROOT/bench/freshness.sh"
 
 say "scratch directory $WORK; time budget ${DEADLINE_S} s"
 if [ -z "$ONLY" ] || [ "$ONLY" = A ]; then
@@ -874,6 +883,15 @@ if [ -z "$ONLY" ] || [ "$ONLY" = E ]; then
 	else
 		say "E: skipped: less than 120 s of the time budget left"
 		md "## E. Harvest: skipped, the time budget (BENCH_DEADLINE_S=$DEADLINE_S) was spent"
+		FAILED=1
+	fi
+fi
+if [ -z "$ONLY" ] || [ "$ONLY" = F ]; then
+	if [ "$(left_s)" -gt 300 ]; then
+		bench_f
+	else
+		say "F: skipped: less than 300 s of the time budget left"
+		md "## F. Freshness: skipped, the time budget (BENCH_DEADLINE_S=$DEADLINE_S) was spent"
 		FAILED=1
 	fi
 fi

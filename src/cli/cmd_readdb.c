@@ -29,20 +29,20 @@ static const char usage[] =
 	"--fetchlist) --segment N)";
 
 /* The page's last visits, newest first, as [seconds since the visit
- * before, 1 if it had changed], and the change rate they give a day
- * (generate/refresh.h). */
+ * before, 1 if it had changed, how long before the visit by its
+ * Last-Modified (0: unknown)], the first copy's age, and the change rate
+ * all that gives a day, the prior aside (generate/refresh.h). */
 static void dump_visits(const struct crawl_history *h, struct buf *b)
 {
 	struct refresh_visit v[CRAWL_HISTORY_MAX];
-	unsigned i;
+	size_t i, n = refresh_visits_of(h, v);
 
 	buf_adds(b, ",\"visits\":[");
-	for (i = 0; i < h->n; i++) {
-		v[i].interval_s = h->interval_s[i];
-		v[i].changed = (h->changed >> i) & 1;
-		buf_addf(b, "%s[%u,%d]", i ? "," : "", (unsigned)h->interval_s[i], v[i].changed);
-	}
-	buf_addf(b, "],\"changes_per_day\":%.6g", refresh_rate(v, h->n) * 86400);
+	for (i = 0; i < n; i++)
+		buf_addf(b, "%s[%u,%d,%u]", i ? "," : "", (unsigned)h->interval_s[i], v[i].changed,
+			 (unsigned)h->lm_age_s[i]);
+	buf_addf(b, "],\"first_age\":%u,\"changes_per_day\":%.6g", (unsigned)h->first_age_s,
+		 refresh_rate_of(v, n, 0, h->first_age_s) * 86400);
 }
 
 static void dump_one(const struct crawl_record *r, struct buf *b)
@@ -79,7 +79,7 @@ static void dump_one(const struct crawl_record *r, struct buf *b)
 	}
 	if (r->last_modified)
 		buf_addf(b, ",\"last_modified\":%lld", (long long)(r->last_modified / 1000000));
-	if (r->visits.n)
+	if (r->visits.n || r->visits.first_age_s)
 		dump_visits(&r->visits, b);
 	/* OPIC (score/score.h): importance, and its parts */
 	buf_addf(b, ",\"score\":%.12g,\"cash\":%.12g,\"history\":%.12g", score_of(r), r->cash,
@@ -355,7 +355,8 @@ int cmd_readdb(int argc, char **argv)
 			       "                 priority, changefreq; score, cash and history\n"
 			       "                 (OPIC, docs/SCORING.md); etag, last_modified,\n"
 			       "                 visits ([seconds since the visit before, 1 if\n"
-			       "                 changed], newest first) and changes_per_day\n"
+			       "                 changed, its Last-Modified age], newest first),\n"
+			       "                 first_age and changes_per_day\n"
 			       "                 (their estimate, docs/SCORING.md)\n"
 			       "  --fetchlist    segment N's fetch lists, as --dump, in the order\n"
 			       "  --segment N    each partition's are fetched\n"

@@ -10,6 +10,7 @@
 #define CRAWL_RECORD_V5 5   /* V4, crawl_meta and the seed at the end */
 #define CRAWL_RECORD_V6 6   /* V5, OPIC cash and history (f64) at the end */
 #define CRAWL_RECORD_V7 7   /* V6, ETag, Last-Modified, text digest, visits at the end */
+#define CRAWL_RECORD_V8 8   /* V7, the first copy's and each visit's Last-Modified age */
 
 static const char *const status_names[ST_COUNT_] = {
 	"unfetched", "fetched", "redirect", "gone", "error", "denied", "blocked", "deferred",
@@ -124,6 +125,23 @@ enum cr_err crawl_record_change_get(struct buf_reader *rd, struct crawl_record *
 	return CR_OK;
 }
 
+/* Version 8's ages, after version 7's visits. */
+static enum cr_err get_ages(struct buf_reader *rd, struct crawl_history *h)
+{
+	uint64_t v;
+	uint8_t i;
+
+	if (buf_get_varint(rd, &v) || v > UINT32_MAX)
+		return CR_ERR_FORMAT;
+	h->first_age_s = (uint32_t)v;
+	for (i = 0; i < h->n; i++) {
+		if (buf_get_varint(rd, &v) || v > UINT32_MAX)
+			return CR_ERR_FORMAT;
+		h->lm_age_s[i] = (uint32_t)v;
+	}
+	return CR_OK;
+}
+
 static enum cr_err get_visits(struct buf_reader *rd, struct crawl_history *h)
 {
 	uint64_t v;
@@ -146,7 +164,7 @@ void crawl_record_pack(const struct crawl_record *r, struct buf *out)
 {
 	unsigned i;
 
-	buf_put_u8(out, CRAWL_RECORD_V7);
+	buf_put_u8(out, CRAWL_RECORD_V8);
 	crawl_record_put(r, out);
 	buf_put_u8(out, r->hops);
 	buf_put_str(out, r->dup_of, r->dup_of_len);
@@ -162,6 +180,9 @@ void crawl_record_pack(const struct crawl_record *r, struct buf *out)
 	buf_put_varint(out, r->visits.scheduled_s);
 	for (i = 0; i < r->visits.n && i < CRAWL_HISTORY_MAX; i++)
 		buf_put_varint(out, r->visits.interval_s[i]);
+	buf_put_varint(out, r->visits.first_age_s);
+	for (i = 0; i < r->visits.n && i < CRAWL_HISTORY_MAX; i++)
+		buf_put_varint(out, r->visits.lm_age_s[i]);
 }
 
 enum cr_err crawl_record_unpack(const void *p, size_t n, struct crawl_record *r)
@@ -171,7 +192,7 @@ enum cr_err crawl_record_unpack(const void *p, size_t n, struct crawl_record *r)
 	struct crawl_record t;
 
 	buf_reader_init(&rd, p, n);
-	if (buf_get_u8(&rd, &v) || v < CRAWL_RECORD_V1 || v > CRAWL_RECORD_V7 ||
+	if (buf_get_u8(&rd, &v) || v < CRAWL_RECORD_V1 || v > CRAWL_RECORD_V8 ||
 	    crawl_record_get(&rd, &t))
 		return CR_ERR_FORMAT;
 	memset(&t.meta, 0, sizeof(t.meta));
@@ -199,6 +220,8 @@ enum cr_err crawl_record_unpack(const void *p, size_t n, struct crawl_record *r)
 	memset(&t.visits, 0, sizeof(t.visits));
 	if (v >= CRAWL_RECORD_V7 &&
 	    (crawl_record_change_get(&rd, &t) || get_visits(&rd, &t.visits)))
+		return CR_ERR_FORMAT;
+	if (v >= CRAWL_RECORD_V8 && get_ages(&rd, &t.visits))
 		return CR_ERR_FORMAT;
 	if (rd.off != rd.len)
 		return CR_ERR_FORMAT;

@@ -80,6 +80,14 @@ struct crawl_history {
 	uint32_t scheduled_s;    /* the interval the page was last set due after
 				    (recrawl.policy); 0: none yet */
 	uint32_t interval_s[CRAWL_HISTORY_MAX];
+	/* How long before visit i the page had last changed, by the
+	 * Last-Modified of the copy it brought, when that fell inside the
+	 * visit's interval and at least a minute back; 0: unknown (no
+	 * change, no header, or one that contradicts the text). */
+	uint32_t lm_age_s[CRAWL_HISTORY_MAX];
+	uint32_t first_age_s;    /* the same of the first copy, at the first
+				    fetch; 0 once that visit has left the
+				    history, or unknown */
 };
 
 #define CRAWL_ETAG_MAX 255   /* longer ETags are not kept */

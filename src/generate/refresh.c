@@ -166,20 +166,83 @@ double refresh_allocate(const double *r, size_t n, double budget, double f_min, 
 	return spend(r, n, hi, f_min, f_max, f);
 }
 
-double refresh_rate_of(const struct refresh_visit *v, size_t n, double prior)
+/* The weight of the prior in refresh_rate_of: pseudo-changes. */
+#define REFRESH_PRIOR_CHANGES 0.2
+
+/* What the observations say at rate r: the derivative of their
+ * log-likelihood (with the prior's, when prior > 0); falls as r grows. */
+static double obs_gap(const struct refresh_visit *v, size_t n, double prior,
+		      double first_age_s, double r)
 {
-	double total = 0, r = refresh_rate(v, n);
+	double s = 0;
 	size_t i;
 
-	if (r > 0)
-		return r;
-	for (i = 0; i < n; i++)
-		if (v[i].interval_s > 0)
-			total += v[i].interval_s;
-	if (!(total > 0))
-		return prior;
-	r = 0.5 / total;
-	return prior > 0 && prior < r ? prior : r;
+	if (prior > 0)
+		s += REFRESH_PRIOR_CHANGES * (1 / r - 1 / prior);
+	if (first_age_s > 0)
+		s += 1 / r - first_age_s;
+	for (i = 0; i < n; i++) {
+		if (!(v[i].interval_s > 0))
+			continue;
+		if (!v[i].changed)
+			s -= v[i].interval_s;
+		else if (v[i].lm_age_s > 0 && v[i].lm_age_s < v[i].interval_s)
+			s += 1 / r - v[i].lm_age_s;
+		else
+			s += v[i].interval_s / expm1(r * v[i].interval_s);
+	}
+	return s;
+}
+
+/* Which signs obs_gap takes: bit 0 it can be positive (a change seen,
+ * an age, a prior), bit 1 negative (time without a change seen). */
+static int obs_signs(const struct refresh_visit *v, size_t n, double prior,
+		     double first_age_s, double *total)
+{
+	int signs = (prior > 0 ? 3 : 0) | (first_age_s > 0 ? 3 : 0);
+	size_t i;
+
+	*total = first_age_s > 0 ? first_age_s : 0;
+	for (i = 0; i < n; i++) {
+		if (!(v[i].interval_s > 0))
+			continue;
+		*total += v[i].interval_s;
+		if (!v[i].changed)
+			signs |= 2;
+		else
+			signs |= v[i].lm_age_s > 0 && v[i].lm_age_s < v[i].interval_s ? 3 : 1;
+	}
+	return signs;
+}
+
+double refresh_rate_of(const struct refresh_visit *v, size_t n, double prior, double first_age_s)
+{
+	double total, lo, hi;
+	int k, signs = obs_signs(v, n, prior, first_age_s, &total);
+	size_t i;
+	unsigned changed = 0;
+
+	if (!(signs & 1))
+		return prior > 0 ? prior : 0;   /* nothing seen at all, or no change */
+	if (!(signs & 2)) {   /* every visit changed, nothing else: no root */
+		for (i = 0; i < n; i++)
+			changed += v[i].interval_s > 0;
+		return refresh_rate_regular(changed, changed, total / changed);
+	}
+	lo = hi = prior > 0 ? prior : 1 / total;
+	while (obs_gap(v, n, prior, first_age_s, lo) < 0 && lo > 1e-300)
+		lo /= 4;
+	while (obs_gap(v, n, prior, first_age_s, hi) > 0 && hi < 1e300)
+		hi *= 4;
+	for (k = 0; k < REFRESH_STEPS; k++) {
+		double mid = sqrt(lo * hi);
+
+		if (obs_gap(v, n, prior, first_age_s, mid) > 0)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return sqrt(lo * hi);
 }
 
 double refresh_changefreq_rate(int changefreq)
@@ -203,6 +266,7 @@ size_t refresh_visits_of(const struct crawl_history *h, struct refresh_visit *v)
 	for (i = 0; i < n; i++) {
 		v[i].interval_s = h->interval_s[i];
 		v[i].changed = (h->changed >> i) & 1;
+		v[i].lm_age_s = h->lm_age_s[i];
 	}
 	return n;
 }
@@ -223,7 +287,7 @@ double refresh_key(const struct refresh_rules *r, const struct refresh_page *p)
 		sched = p->scheduled_s > 0 ? p->scheduled_s : r->fixed_s > 0 ? r->fixed_s : 1;
 		return p->changed ? INFINITY : p->age_s / sched;
 	}
-	rate = refresh_rate_of(p->v, p->n, p->prior);
+	rate = refresh_rate_of(p->v, p->n, p->prior, p->first_age_s);
 	if (!(rate > 0))
 		return 0;   /* never changes: nothing to gain */
 	if (p->changed)
@@ -238,6 +302,22 @@ int refresh_is_refetch(const struct crawl_record *rec)
 		rec->status == ST_TRUNCATED);
 }
 
+void refresh_page_of(const struct refresh_rules *r, const struct crawl_record *rec, int64_t now,
+		     struct refresh_visit *v, struct refresh_page *p)
+{
+	int64_t at = rec->visits.visited_at;
+
+	p->v = v;
+	p->n = refresh_visits_of(&rec->visits, v);
+	p->age_s = (double)(now - at) / 1e6;
+	p->scheduled_s = rec->visits.scheduled_s;
+	p->prior = refresh_changefreq_rate(rec->meta.changefreq);
+	if (!(p->prior > 0) && r->fixed_s > 0)
+		p->prior = 1 / r->fixed_s;
+	p->changed = rec->meta.lastmod > at;
+	p->first_age_s = rec->visits.first_age_s;
+}
+
 double refresh_key_of(const struct refresh_rules *r, const struct crawl_record *rec,
 		      int64_t now)
 {
@@ -246,14 +326,7 @@ double refresh_key_of(const struct refresh_rules *r, const struct crawl_record *
 
 	if (!refresh_is_refetch(rec))
 		return 0;
-	p.v = v;
-	p.n = refresh_visits_of(&rec->visits, v);
-	p.age_s = (double)(now - rec->visits.visited_at) / 1e6;
-	p.scheduled_s = rec->visits.scheduled_s;
-	p.prior = refresh_changefreq_rate(rec->meta.changefreq);
-	if (!(p.prior > 0) && r->fixed_s > 0)
-		p.prior = 1 / r->fixed_s;
-	p.changed = rec->meta.lastmod > rec->visits.visited_at;
+	refresh_page_of(r, rec, now, v, &p);
 	return refresh_key(r, &p);
 }
 
@@ -264,20 +337,19 @@ static double clamp(double x, const struct refresh_rules *r)
 	return x > r->max_s ? r->max_s : x;
 }
 
-double refresh_next_s(const struct refresh_rules *r, const struct refresh_visit *v, size_t n,
-		      double last_s)
+double refresh_next_s(const struct refresh_rules *r, const struct refresh_page *p)
 {
-	double rate;
+	double rate, last_s = p->scheduled_s;
 
 	switch (r->policy) {
 	case REFRESH_ADAPTIVE:
 	case REFRESH_FRESHNESS:
-		rate = refresh_rate_of(v, n, r->fixed_s > 0 ? 1 / r->fixed_s : 0);
+		rate = refresh_rate_of(p->v, p->n, p->prior, p->first_age_s);
 		return clamp(rate > 0 ? 1 / rate : r->max_s, r);
 	case REFRESH_NUTCH:
-		if (!n || last_s <= 0)
+		if (!p->n || last_s <= 0)
 			return clamp(last_s > 0 ? last_s : r->fixed_s, r);
-		return clamp(last_s * (v[0].changed ? 0.8 : 1.4), r);
+		return clamp(last_s * (p->v[0].changed ? 0.8 : 1.4), r);
 	default:
 		return r->fixed_s;
 	}

@@ -56,6 +56,8 @@
 struct refresh_visit {
 	double interval_s;
 	int changed;
+	double lm_age_s;   /* when it changed, how long before the visit it
+			      last had (its copy's Last-Modified); 0: unknown */
 };
 
 /* The regular-interval estimate: n visits interval_s apart, changed of
@@ -113,21 +115,34 @@ struct refresh_rules {
 
 void refresh_rules_from(const struct config *cfg, struct refresh_rules *out);
 
-/* The seconds until the page is due again: v[0..n) its visits, newest
- * first (this fetch's, if it was one, at 0); last_s the interval it was
- * due after this time (0: none, a first fetch). */
-double refresh_next_s(const struct refresh_rules *r, const struct refresh_visit *v, size_t n,
-		      double last_s);
 
 /*
- * The rate a decision uses, from what is known of a page. With no visit,
- * the prior (a sitemap's changefreq, else 1 / crawl.refetch_interval_s).
- * With visits but no change among them, refresh_rate's 0 would mean
- * "never again": instead half a change over the time watched, as the
- * regular-interval form's +0.5 does, and no more than the prior - a page
- * seen unchanged is looked at again, later the longer it stays so.
+ * The rate a decision uses: the estimate of everything known of a page,
+ * its visits v (n, newest first), the age first_age_s its first copy's
+ * Last-Modified gave it (0: unknown), and a prior rate (a sitemap's
+ * changefreq, else 1 / crawl.refetch_interval_s; 0: none).
+ *
+ * Last-Modified is the best evidence there is. Under the Poisson model,
+ * a visit that found a change and whose copy says it changed s before
+ * the visit has likelihood r e^(-r s) - the last change lies s back, how
+ * many came before it does not matter - where the visit alone says only
+ * 1 - e^(-r t). With it, a page that changes hourly says so at its first
+ * fetch, and the estimate no longer saturates when every visit finds a
+ * change; from ages alone the maximum likelihood is (changes seen) /
+ * (time seen without a change), the ages of changed visits plus the
+ * intervals of unchanged ones. Visits whose copy has no usable
+ * Last-Modified count as in refresh_rate.
+ *
+ * The prior enters as a Gamma prior of REFRESH_PRIOR_CHANGES (0.2)
+ * pseudo-changes over 0.2 / prior seconds, so the estimate is the prior
+ * with nothing seen, a page seen unchanged is looked at again - later the
+ * longer it stays so - and one lucky short age moves a slow page's
+ * estimate less than it would alone (benchmark F: docs/PERFORMANCE.md).
+ * With no prior it is the maximum likelihood: 0 when no change was seen,
+ * refresh_rate_regular's form when every visit found one and nothing else
+ * is known.
  */
-double refresh_rate_of(const struct refresh_visit *v, size_t n, double prior);
+double refresh_rate_of(const struct refresh_visit *v, size_t n, double prior, double first_age_s);
 
 /* The prior of a sitemap changefreq (enum sitemap_changefreq): its word
  * as a period ("always" as hourly, "never" as yearly); 0 when none. */
@@ -165,9 +180,21 @@ struct refresh_page {
 	double scheduled_s;   /* the interval it was set due after (0: none) */
 	double prior;         /* changes a second when its visits say nothing */
 	int changed;          /* known changed since the last visit */
+	double first_age_s;   /* its first copy's age by Last-Modified (the
+				 history's first_age_s); 0: unknown */
 };
 
 double refresh_key(const struct refresh_rules *r, const struct refresh_page *p);
+
+/* The seconds until the page is due again (recrawl.policy, above): p's
+ * visits (this fetch's, if it was one, at 0), its scheduled_s the
+ * interval it was due after this time (0: none, a first fetch). */
+double refresh_next_s(const struct refresh_rules *r, const struct refresh_page *p);
+
+/* What rec (a CrawlDb record, its visits into v: CRAWL_HISTORY_MAX) says
+ * of its page at now (µs), for the functions above. */
+void refresh_page_of(const struct refresh_rules *r, const struct crawl_record *rec, int64_t now,
+		     struct refresh_visit *v, struct refresh_page *p);
 
 /* 1 if rec is a page fetched before (a refetch, not a new URL). */
 int refresh_is_refetch(const struct crawl_record *rec);

@@ -37,14 +37,26 @@ static int visit_added(const struct crawl_record *old, const struct crawl_record
 	       now->fetched_at - last_visit(old) >= 1000000;
 }
 
+/* How long before fetch f its page had last changed, by its
+ * Last-Modified, in seconds: 0 unless at least a minute (a server's "now"
+ * says nothing) and under within_s (a change inside the visit's interval;
+ * an older one contradicts the text that changed). */
+static uint32_t lm_age(const struct crawl_record *f, int64_t within_s)
+{
+	int64_t s = f->last_modified > 0 ? (f->fetched_at - f->last_modified) / 1000000 : 0;
+
+	return s >= 60 && s < within_s && s <= UINT32_MAX ? (uint32_t)s : 0;
+}
+
 /* What a fetch says of a page's change: a visit added to its history when
  * both it and the one before had content (or a 304), timed from that one;
  * ETag, Last-Modified and text digest as the answer has them (none kept
- * from an older body), or kept from before by a 304 or a failure. */
+ * from an older body), or kept from before by a 304 or a failure; and the
+ * age its Last-Modified gives a changed copy, or the first. */
 static void note_change(const struct crawl_record *old, const struct fetch_record *f,
 			struct crawl_record *out)
 {
-	int answered = f->rec.status == ST_FETCHED;
+	int answered = f->rec.status == ST_FETCHED, changed;
 	int64_t dt;
 
 	int not_modified = answered && f->rec.http_status == 304;
@@ -60,16 +72,24 @@ static void note_change(const struct crawl_record *old, const struct fetch_recor
 		out->last_modified = old->last_modified;
 	if (old && (!answered || not_modified))
 		out->text_digest = old->text_digest;
-	if (!visit_added(old, &f->rec))
+	if (!visit_added(old, &f->rec)) {
+		if (answered && !not_modified && !out->visits.n && (!old || !old->digest))
+			out->visits.first_age_s = lm_age(&f->rec, INT64_MAX);
 		return;
+	}
 	dt = (f->rec.fetched_at - last_visit(old)) / 1000000;
+	changed = content_changed(old, &f->rec);
 	memmove(&out->visits.interval_s[1], &out->visits.interval_s[0],
 		(CRAWL_HISTORY_MAX - 1) * sizeof(out->visits.interval_s[0]));
+	memmove(&out->visits.lm_age_s[1], &out->visits.lm_age_s[0],
+		(CRAWL_HISTORY_MAX - 1) * sizeof(out->visits.lm_age_s[0]));
 	out->visits.interval_s[0] = dt > UINT32_MAX ? UINT32_MAX : (uint32_t)dt;
-	out->visits.changed = (uint8_t)(out->visits.changed << 1 |
-					content_changed(old, &f->rec));
+	out->visits.lm_age_s[0] = changed ? lm_age(&f->rec, dt) : 0;
+	out->visits.changed = (uint8_t)(out->visits.changed << 1 | changed);
 	if (out->visits.n < CRAWL_HISTORY_MAX)
 		out->visits.n++;
+	else
+		out->visits.first_age_s = 0;   /* the first visit has left */
 }
 
 /* When a page fetched with content is due again (recrawl.policy,
@@ -79,17 +99,17 @@ static double page_interval_s(const struct crawl_record *old, const struct crawl
 {
 	struct refresh_rules r;
 	struct refresh_visit v[CRAWL_HISTORY_MAX];
-	double last = old ? old->visits.scheduled_s : 0;
-	size_t n;
+	struct refresh_page p;
 
 	refresh_rules_from(cfg, &r);
 	if (r.policy == REFRESH_FIXED)
 		return r.fixed_s;
-	n = refresh_visits_of(&out->visits, v);
+	refresh_page_of(&r, out, out->fetched_at, v, &p);
+	p.scheduled_s = old ? old->visits.scheduled_s : 0;
 	/* nutch reads visit 0 as this fetch's: only when it added one */
 	if (r.policy == REFRESH_NUTCH && !visit_added(old, out))
-		return refresh_next_s(&r, v, 0, last);
-	return refresh_next_s(&r, v, n, last);
+		p.n = 0;
+	return refresh_next_s(&r, &p);
 }
 
 void merge_apply(const struct crawl_record *old, const struct fetch_record *f,

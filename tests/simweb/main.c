@@ -1,7 +1,13 @@
 /*
  * main.c - simweb's command line: serve the web (and with --hostile its
  * hostile quarter), or print its truth, seeds, host list or near-duplicate
- * pairs.
+ * pairs; or serve one of the other webs, --graph (graph.h) and --changing
+ * (changing.h), or print their truths: PageRank, change rates, and the
+ * freshness a crawler kept, read from the server's request log.
+ *
+ * --clock-file puts the server, in any mode, on a simulated clock
+ * (server.h): the pages of --changing change by it, and --freshness reads
+ * the log's times as times of that clock.
  *
  * Usage errors exit 2 with one line on stderr, as the tests expect a clear
  * refusal rather than a server on a half-understood configuration.
@@ -11,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "changing.h"
 #include "graph.h"
 #include "hostile.h"
 #include "server.h"
@@ -21,10 +28,16 @@ static const char simweb_usage[] =
 	"              [--port-file FILE] [--log FILE] [--agent A] [--latency-ms L]\n"
 	"              [--politeness [--max-crawl-delay-ms C]] [--dupes F] [--hostile]\n"
 	"              [--retry-after S] [--sites K] [--sitemaps] [--page-bytes B] [--blocks]\n"
-	"              [--multilingual]\n"
+	"              [--multilingual] [--clock-file FILE]\n"
 	"       simweb --graph --hosts N --pages M [--seed S] [--domain D] [--port P] ...\n"
 	"       simweb --graph (--seeds | --pagerank) --hosts N --pages M [--seed S] [--domain D]\n"
 	"              --port P\n"
+	"       simweb --changing --epoch E --hosts N --pages M [--seed S] [--domain D] [--port P]\n"
+	"              [--clock-file FILE] ...\n"
+	"       simweb --changing (--seeds | --rates) --hosts N --pages M [--seed S] [--domain D]\n"
+	"              --port P\n"
+	"       simweb --changing --freshness LOG --from T1 --to T2 --epoch E --hosts N --pages M\n"
+	"              [--seed S] [--domain D]\n"
 	"       simweb --truth --hosts N --pages M [--seed S] [--domain D] --port P [--agent A]\n"
 	"              [--politeness [--max-crawl-delay-ms C]] [--dupes F]\n"
 	"              [--hostile [--max-redirects R]] [--sites K] [--scope-hosts FILE]\n"
@@ -113,13 +126,77 @@ static int simweb_graph(struct web *w, struct srv_opts *so, int mode, int other)
 	return srv_run(w, so) == 0 ? 0 : 1;
 }
 
+enum { CHANGING_SERVE = 0, CHANGING_SEEDS, CHANGING_RATES, CHANGING_FRESHNESS,
+       CHANGING_OTHER = -1 };
+
+#define SIMWEB_TIME_MAX (1ULL << 40)   /* --epoch, --from, --to: unix seconds */
+
+/* --freshness's log and window, and which of the options were given. */
+struct simweb_window {
+	const char *log;
+	unsigned long long from, to;
+	int have_from, have_to, have_epoch;
+};
+
+/* --changing --freshness: the freshness over [--from, --to] from the log. */
+static int simweb_freshness(const struct web *w, const struct simweb_window *win)
+{
+	FILE *in;
+	int rc;
+
+	if (!win->have_from || !win->have_to || !win->have_epoch)
+		return simweb_fail("--freshness needs --from, --to and --epoch", NULL);
+	if (win->from >= win->to)
+		return simweb_fail("--from must be before --to", NULL);
+	in = fopen(win->log, "r");
+	if (!in) {
+		fprintf(stderr, "simweb: cannot read --freshness log '%s': %s\n", win->log,
+			strerror(errno));
+		return 1;
+	}
+	rc = changing_freshness(w, in, (long long)win->from, (long long)win->to, stdout);
+	fclose(in);
+	return rc == 0 && fflush(stdout) == 0 ? 0 : 1;
+}
+
+/* --changing: serve it, print its seeds or rates (mode), or the freshness
+ * of a crawl of it; other modes and the options that change pages do not
+ * go with it. */
+static int simweb_changing(struct web *w, struct srv_opts *so, int mode, int other,
+			   const struct simweb_window *win)
+{
+	if (other)
+		return simweb_fail("--changing does not go with --graph, --politeness, --dupes, "
+				   "--hostile, --sitemaps, --page-bytes, --blocks, --multilingual "
+				   "or --scope-hosts", NULL);
+	if (mode == CHANGING_OTHER)
+		return simweb_fail("--changing goes with --seeds, --rates, --freshness or nothing",
+				   NULL);
+	if ((win->have_from || win->have_to) && mode != CHANGING_FRESHNESS)
+		return simweb_fail("--from and --to go with --freshness", NULL);
+	if (mode == CHANGING_SEEDS || mode == CHANGING_RATES) {
+		if ((mode == CHANGING_SEEDS ? changing_seeds(w, stdout) :
+		     changing_rates(w, stdout)) < 0 || fflush(stdout) != 0) {
+			fprintf(stderr, "simweb: output error\n");
+			return 1;
+		}
+		return 0;
+	}
+	if (mode == CHANGING_FRESHNESS)
+		return simweb_freshness(w, win);
+	if (!win->have_epoch)
+		return simweb_fail("serving --changing needs --epoch", NULL);
+	return srv_run(w, so) == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	enum { OPT_HOSTS = 256, OPT_PAGES, OPT_SEED, OPT_DOMAIN, OPT_PORT, OPT_BIND,
 	       OPT_PORT_FILE, OPT_LOG, OPT_AGENT, OPT_TRUTH, OPT_SEEDS, OPT_HELP,
 	       OPT_POLITENESS, OPT_LATENCY, OPT_MAX_DELAY, OPT_HOSTINFO, OPT_DUPES, OPT_PAGE_BYTES,
 	       OPT_PAIRS, OPT_BLOCKS, OPT_LINES, OPT_MULTILINGUAL, OPT_LANGUAGES, OPT_HOSTILE, OPT_MAX_REDIRECTS, OPT_RETRY_AFTER, OPT_SITES,
-	       OPT_SCOPE_HOSTS, OPT_SITEMAPS, OPT_GRAPH, OPT_PAGERANK };
+	       OPT_SCOPE_HOSTS, OPT_SITEMAPS, OPT_GRAPH, OPT_PAGERANK, OPT_CHANGING, OPT_RATES,
+	       OPT_FRESHNESS, OPT_FROM, OPT_TO, OPT_EPOCH, OPT_CLOCK_FILE };
 	static const struct option opts[] = {
 		{ "hosts", required_argument, NULL, OPT_HOSTS },
 		{ "pages", required_argument, NULL, OPT_PAGES },
@@ -152,11 +229,19 @@ int main(int argc, char **argv)
 		{ "sitemaps", no_argument, NULL, OPT_SITEMAPS },
 		{ "graph", no_argument, NULL, OPT_GRAPH },
 		{ "pagerank", no_argument, NULL, OPT_PAGERANK },
+		{ "changing", no_argument, NULL, OPT_CHANGING },
+		{ "rates", no_argument, NULL, OPT_RATES },
+		{ "freshness", required_argument, NULL, OPT_FRESHNESS },
+		{ "from", required_argument, NULL, OPT_FROM },
+		{ "to", required_argument, NULL, OPT_TO },
+		{ "epoch", required_argument, NULL, OPT_EPOCH },
+		{ "clock-file", required_argument, NULL, OPT_CLOCK_FILE },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct web w = { .seed = 1, .domain = "sim.test", .agent = "mpicrawl",
 			 .max_crawl_delay_ms = 30000, .max_redirects = 5, .retry_after_s = 1 };
 	struct srv_opts so = { .bind = "127.0.0.1" };
+	struct simweb_window win = { 0 };
 	unsigned long long v;
 	int mode = 0, have_hosts = 0, have_pages = 0, have_port = 0, opt;
 	const char *scope_hosts = NULL;
@@ -253,6 +338,24 @@ int main(int argc, char **argv)
 		case OPT_GRAPH:
 			w.graph = 1;
 			break;
+		case OPT_CHANGING:
+			w.changing = 1;
+			break;
+		case OPT_EPOCH:
+		case OPT_FROM:
+		case OPT_TO:
+			if (simweb_number(optarg, SIMWEB_TIME_MAX, &v) < 0)
+				return simweb_fail("bad time (unix seconds)", optarg);
+			if (opt == OPT_EPOCH)
+				w.epoch = (long long)v, win.have_epoch = 1;
+			else if (opt == OPT_FROM)
+				win.from = v, win.have_from = 1;
+			else
+				win.to = v, win.have_to = 1;
+			break;
+		case OPT_CLOCK_FILE:
+			so.clock_file = optarg;
+			break;
 		case OPT_MULTILINGUAL:
 			w.multilingual = 1;
 			break;
@@ -263,11 +366,15 @@ int main(int argc, char **argv)
 		case OPT_LINES:
 		case OPT_LANGUAGES:
 		case OPT_PAGERANK:
+		case OPT_RATES:
+		case OPT_FRESHNESS:
 			if (mode && mode != opt)
 				return simweb_fail("--truth, --seeds, --hostinfo, --pairs, --lines, "
-						   "--languages and --pagerank exclude each other",
-						   NULL);
+						   "--languages, --pagerank, --rates and --freshness "
+						   "exclude each other", NULL);
 			mode = opt;
+			if (opt == OPT_FRESHNESS)
+				win.log = optarg;
 			break;
 		case OPT_HELP:
 			fputs(simweb_usage, stdout);
@@ -282,11 +389,24 @@ int main(int argc, char **argv)
 		return simweb_fail("unexpected argument", argv[optind]);
 	if (!have_hosts || !have_pages)
 		return simweb_fail("--hosts and --pages are required", NULL);
-	if (mode && mode != OPT_HOSTINFO && mode != OPT_LANGUAGES && (!have_port || w.port == 0))
-		return simweb_fail("--truth, --seeds, --pairs and --lines need the server's --port",
-				   NULL);
+	if (mode && mode != OPT_HOSTINFO && mode != OPT_LANGUAGES && mode != OPT_FRESHNESS &&
+	    (!have_port || w.port == 0))
+		return simweb_fail("--truth, --seeds, --pairs, --lines and --rates need the "
+				   "server's --port", NULL);
 	if (web_check(&w, err, sizeof(err)) < 0)
 		return simweb_fail(err, NULL);
+	if (w.changing)
+		return simweb_changing(&w, &so, mode == OPT_SEEDS ? CHANGING_SEEDS :
+				       mode == OPT_RATES ? CHANGING_RATES :
+				       mode == OPT_FRESHNESS ? CHANGING_FRESHNESS :
+				       mode ? CHANGING_OTHER : CHANGING_SERVE,
+				       w.graph || w.politeness || w.dupes || w.hostile || w.sitemaps ||
+				       w.page_bytes || w.blocks || w.multilingual || scope_hosts,
+				       &win);
+	if (mode == OPT_RATES || mode == OPT_FRESHNESS || win.have_epoch || win.have_from ||
+	    win.have_to)
+		return simweb_fail("--rates, --freshness, --epoch, --from and --to go with "
+				   "--changing", NULL);
 	if (w.graph)
 		return simweb_graph(&w, &so, mode == OPT_SEEDS ? GRAPH_SEEDS : mode == OPT_PAGERANK ?
 				    GRAPH_PAGERANK : mode ? GRAPH_OTHER : GRAPH_SERVE,

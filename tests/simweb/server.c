@@ -31,9 +31,11 @@
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "changing.h"
 #include "hostile.h"
 #include "server.h"
 
@@ -42,6 +44,7 @@
 #define SRV_TICK_MS 100
 #define SRV_NEVER LLONG_MAX
 #define SRV_BURST (1u << 20)    /* hostile bytes sent to one connection per turn */
+#define SRV_OFFSET_MAX 3155760000LL   /* --clock-file offsets: 100 years either way */
 
 _Static_assert(HOSTILE_BUF_MAX <= WEB_BODY_MAX + 1024, "a hostile head fits wbuf");
 
@@ -72,6 +75,7 @@ struct srv_conn {
 	unsigned drip_ms, hold_ms;
 	/* the response in flight, for its log line */
 	long long t_start;
+	long long last_modified;   /* unix s of its Last-Modified header; < 0: none */
 	int status;
 	int disallowed;
 	char host[SRV_HOST_MAX + 1];
@@ -106,12 +110,76 @@ static void srv_on_signal(int sig)
 	srv_stop = 1;
 }
 
+/*
+ * --clock-file: the simulated clock is the real one plus the file's offset.
+ * One server per process, on one thread: the state is the file's.
+ */
+static struct {
+	const char *path;       /* NULL: no offset, ever */
+	long long offset_us;
+	int seen;               /* the last stat succeeded: its fields are below */
+	struct timespec mtim;
+	off_t size;
+	ino_t ino;
+} srv_clock;
+
+/* The server's now: every time of the log and of a page's version. */
 static long long srv_now_us(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000 + srv_clock.offset_us;
+}
+
+/* The offset in the clock file: one integer of seconds; 0 when unreadable or bad. */
+static long long srv_clock_read(const char *path)
+{
+	char buf[64], *end;
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	long long v;
+
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	errno = 0;
+	v = strtoll(buf, &end, 10);
+	while (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n')
+		end++;
+	if (end == buf || *end || errno || v > SRV_OFFSET_MAX || v < -SRV_OFFSET_MAX)
+		return 0;
+	return v * 1000000;
+}
+
+/* Re-reads the clock file when it changed (mtime, size or inode). */
+static void srv_clock_poll(void)
+{
+	struct stat st;
+
+	if (!srv_clock.path)
+		return;
+	if (stat(srv_clock.path, &st) < 0) {
+		srv_clock.seen = 0;
+		srv_clock.offset_us = 0;
+		return;
+	}
+	if (srv_clock.seen && st.st_mtim.tv_sec == srv_clock.mtim.tv_sec &&
+	    st.st_mtim.tv_nsec == srv_clock.mtim.tv_nsec && st.st_size == srv_clock.size &&
+	    st.st_ino == srv_clock.ino)
+		return;
+	srv_clock.seen = 1;
+	srv_clock.mtim = st.st_mtim;
+	srv_clock.size = st.st_size;
+	srv_clock.ino = st.st_ino;
+	srv_clock.offset_us = srv_clock_read(srv_clock.path);
+}
+
+/* A request's t_start: the one time per request the clock file is looked at. */
+static long long srv_start_us(void)
+{
+	srv_clock_poll();
+	return srv_now_us();
 }
 
 static long long srv_mono_ms(void)
@@ -158,19 +226,26 @@ static void srv_queue(struct srv_conn *c, int status, const char *type, const ch
 		      unsigned retry_after, const char *body, char *big, size_t len,
 		      int head_only)
 {
-	char date[64], retry[48] = "";
+	char date[64], retry[48] = "", modified[80] = "";
 	struct tm tm;
-	time_t now = time(NULL);
+	time_t now = (time_t)(srv_now_us() / 1000000);
 	int n;
 
 	gmtime_r(&now, &tm);
 	strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S GMT", &tm);
 	if (retry_after)
 		snprintf(retry, sizeof(retry), "Retry-After: %u\r\n", retry_after);
+	if (c->last_modified >= 0) {
+		time_t lm = (time_t)c->last_modified;
+
+		gmtime_r(&lm, &tm);
+		strftime(modified, sizeof(modified),
+			 "Last-Modified: %a, %d %b %Y %H:%M:%S GMT\r\n", &tm);
+	}
 	n = snprintf(c->wbuf, sizeof(c->wbuf),
 		     "HTTP/1.1 %d %s\r\nServer: simweb\r\nDate: %s\r\n"
-		     "Content-Type: %s\r\nContent-Length: %zu\r\n%s%s%s%s%s%s\r\n",
-		     status, srv_reason(status), date, type, len,
+		     "Content-Type: %s\r\nContent-Length: %zu\r\n%s%s%s%s%s%s%s\r\n",
+		     status, srv_reason(status), date, type, len, modified,
 		     location[0] ? "Location: " : "", location, location[0] ? "\r\n" : "",
 		     retry, status == 405 ? "Allow: GET, HEAD\r\n" : "",
 		     c->closing ? "Connection: close\r\n" : "");
@@ -322,6 +397,7 @@ static int srv_parse(struct srv *s, struct srv_conn *c)
 	}
 	c->t_start = c->t_first;
 	c->disallowed = 0;
+	c->last_modified = -1;
 	snprintf(c->host, sizeof(c->host), "-");
 	snprintf(c->path, sizeof(c->path), "-");
 	if (!end)
@@ -433,7 +509,11 @@ static int srv_parse(struct srv *s, struct srv_conn *c)
 		srv_queue_hostile(s, c, idx);
 		return 1;
 	}
-	web_respond(s->w, c->host, c->path, attempt, &s->resp);
+	if (s->w->changing)
+		changing_respond(s->w, c->host, c->path, c->t_start, &s->resp);
+	else
+		web_respond(s->w, c->host, c->path, attempt, &s->resp);
+	c->last_modified = s->resp.last_modified;
 	if (s->resp.status == 0) {
 		/* Never answered: the connection waits until the peer or the idle
 		 * timeout closes it, and srv_close logs the request then. */
@@ -517,7 +597,7 @@ static int srv_read(struct srv_conn *c)
 
 		if (n > 0) {
 			if (c->rlen == 0 && c->t_first == 0)
-				c->t_first = srv_now_us();
+				c->t_first = srv_start_us();
 			c->rlen += (size_t)n;
 		} else if (n == 0) {
 			c->eof = 1;
@@ -653,7 +733,7 @@ static void srv_advance(struct srv *s, struct srv_conn *c)
 				srv_close(s, c);
 				return;
 			}
-			c->t_first = c->rlen ? srv_now_us() : 0;
+			c->t_first = c->rlen ? srv_start_us() : 0;
 		}
 		while (c->woff < c->wlen) {
 			ssize_t n = send(c->fd, c->wbuf + c->woff, c->wlen - c->woff, MSG_NOSIGNAL);
@@ -697,7 +777,7 @@ static void srv_advance(struct srv *s, struct srv_conn *c)
 				return;
 			}
 			/* A pipelined request starts when the one before it ends. */
-			c->t_first = c->rlen ? srv_now_us() : 0;
+			c->t_first = c->rlen ? srv_start_us() : 0;
 		}
 		if (!srv_parse(s, c)) {
 			if (c->eof) {
@@ -874,6 +954,8 @@ int srv_run(struct web *w, const struct srv_opts *o)
 		rl.rlim_cur = rl.rlim_max < SRV_CONN_MAX + 64 ? rl.rlim_max : SRV_CONN_MAX + 64;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
+	srv_clock.path = o->clock_file;
+	srv_clock_poll();
 	if (o->log_path) {
 		s.log = fopen(o->log_path, "a");
 		if (!s.log) {

@@ -5,6 +5,14 @@
  * pipelining (requests on one connection are answered strictly in order, one
  * at a time), and writes one request-log line per response once its last
  * byte has been handed to the kernel. Owns its sockets and the log file.
+ *
+ * With --clock-file the server runs on a simulated clock, so a crawl of
+ * weeks of a --changing web (changing.h) takes minutes: its now is the real
+ * time plus the offset in seconds the file holds (one integer; missing,
+ * unreadable or bad: 0). The file is stat'ed once per request, when the
+ * request starts, and re-read when its mtime, size or inode changed (write
+ * it to a temporary name and rename it). Every time of the log, the Date
+ * header and the version a --changing page is served at are on this clock.
  */
 #ifndef SIMWEB_SERVER_H
 #define SIMWEB_SERVER_H
@@ -23,6 +31,7 @@ struct srv_opts {
 	unsigned port;           /* 0: any free port */
 	const char *port_file;   /* NULL or where to write the bound port */
 	const char *log_path;    /* NULL or the request log (appended to) */
+	const char *clock_file;  /* NULL or --clock-file: the simulated clock */
 };
 
 /*

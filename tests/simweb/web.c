@@ -1533,6 +1533,7 @@ void web_respond(const struct web *w, const char *host, const char *path,
 	r->location[0] = '\0';
 	r->retry_after = 0;
 	r->latency_ms = w->latency_ms;
+	r->last_modified = -1;
 	r->big = NULL;
 	r->len = 0;
 	if (w->graph) {

@@ -70,6 +70,11 @@ struct web {
 					      and template in its body (web_lines) */
 	int graph;                         /* --graph: the power-law web of graph.h
 					      in place of every page above */
+	int changing;                      /* --changing: the changing web of changing.h
+					      in place of every page above; the server
+					      answers it by changing_respond */
+	long long epoch;                   /* --epoch: unix s when its pages start to
+					      change */
 	struct web_sb *lines;              /* set by web_lines while it renders a page:
 					      the page's expected text lines */
 	const unsigned char *in_scope;     /* --scope-hosts (truth): 1 per host the crawl may
@@ -106,6 +111,7 @@ struct web_response {
 	char location[WEB_LOCATION_MAX];   /* for 301, else "" */
 	unsigned retry_after;              /* Retry-After seconds; 0: no header */
 	unsigned latency_ms;               /* answer this long after the request */
+	long long last_modified;           /* unix s of a Last-Modified header; < 0: none */
 	size_t len;
 	char *big;                         /* malloc'd body of len bytes when it does not
 					      fit body[] (the caller frees it), else NULL */

@@ -763,6 +763,52 @@ static void test_cash(void)
 	      "cash: the fetch spent 1 into history; cash alone adds");
 }
 
+/* Last-Modified ages: the first copy's, a changed visit's when it falls
+ * inside the visit's interval and a minute back or more; the first
+ * copy's forgotten when its visit leaves the history. */
+static void test_change_ages(void)
+{
+	const int64_t h = 3600LL * 1000000;
+	struct config cfg;
+	struct crawl_record prev, out;
+	struct fetch_record f;
+
+	config_defaults(&cfg);
+	f = fetch_of("http://b/", ST_FETCHED, 200, 0, 100 * h, 1);
+	f.rec.last_modified = 90 * h;
+	merge_apply(NULL, &f, &cfg, &out);
+	CHECK(out.visits.n == 0 && out.visits.first_age_s == 36000, "first copy 10 h old");
+	prev = out;
+	f = fetch_of("http://b/", ST_FETCHED, 200, 0, 124 * h, 2);
+	f.rec.last_modified = 122 * h;
+	merge_apply(&prev, &f, &cfg, &out);
+	CHECK(out.visits.n == 1 && (out.visits.changed & 1) && out.visits.lm_age_s[0] == 7200 &&
+	      out.visits.first_age_s == 36000, "changed 2 h before the visit");
+	prev = out;
+	f = fetch_of("http://b/", ST_FETCHED, 200, 0, 148 * h, 3);
+	f.rec.last_modified = 100 * h;   /* before the visit before: not its text's */
+	merge_apply(&prev, &f, &cfg, &out);
+	CHECK(out.visits.n == 2 && out.visits.lm_age_s[0] == 0 && out.visits.lm_age_s[1] == 7200,
+	      "a Last-Modified older than the visit before: unknown");
+	prev = out;
+	f = fetch_of("http://b/", ST_FETCHED, 200, 0, 172 * h, 4);
+	f.rec.last_modified = 172 * h - 30 * 1000000;   /* the server's "now" */
+	merge_apply(&prev, &f, &cfg, &out);
+	CHECK(out.visits.lm_age_s[0] == 0, "half a minute back: no evidence");
+	prev = out;
+	f = fetch_of("http://b/", ST_FETCHED, 200, 0, 196 * h, 4);
+	f.rec.last_modified = 180 * h;
+	merge_apply(&prev, &f, &cfg, &out);
+	CHECK(out.visits.lm_age_s[0] == 0 && !(out.visits.changed & 1),
+	      "unchanged: no age, the interval counts");
+	prev = out;
+	prev.visits.n = CRAWL_HISTORY_MAX;
+	f = fetch_of("http://b/", ST_FETCHED, 200, 0, 220 * h, 5);
+	merge_apply(&prev, &f, &cfg, &out);
+	CHECK(out.visits.n == CRAWL_HISTORY_MAX && out.visits.first_age_s == 0,
+	      "a full history forgets the first copy");
+}
+
 /* What fetches say of a page's change: the visits kept, newest first, by
  * text digest when known, else by body; ETag, Last-Modified and the text
  * digest kept from before when an answer does not bring them. */
@@ -847,6 +893,7 @@ static void test_change(void)
 	f = fetch_of("http://b/", ST_FETCHED, 200, 0, 130 * h, 14);
 	merge_apply(NULL, &f, &cfg, &out);
 	CHECK(out.visits.n == 0, "a first fetch is no visit yet");
+	test_change_ages();
 }
 
 int main(void)

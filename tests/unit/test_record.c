@@ -55,7 +55,10 @@ static int crawl_equal(const struct crawl_record *a, const struct crawl_record *
 	       (a->visits.changed & ((1u << a->visits.n) - 1)) ==
 		       (b->visits.changed & ((1u << b->visits.n) - 1)) &&
 	       !memcmp(a->visits.interval_s, b->visits.interval_s,
-		       a->visits.n * sizeof(a->visits.interval_s[0]));
+		       a->visits.n * sizeof(a->visits.interval_s[0])) &&
+	       !memcmp(a->visits.lm_age_s, b->visits.lm_age_s,
+		       a->visits.n * sizeof(a->visits.lm_age_s[0])) &&
+	       a->visits.first_age_s == b->visits.first_age_s;
 }
 
 /*
@@ -121,7 +124,7 @@ static enum cr_err link_unpack_v(const void *p, size_t n, void *out)
 /* No kind, no sitemap news. */
 #define M0 { 0, 0, 0, 0, 0 }
 /* No ETag, Last-Modified, text digest or visits. */
-#define NOCHANGE S(""), 0, 0, { 0, 0, 0, 0, { 0 } }
+#define NOCHANGE S(""), 0, 0, { 0, 0, 0, 0, { 0 }, { 0 }, 0 }
 
 static const struct crawl_record crawl_cases[] = {
 	{ S("http://a.example/"), ST_UNFETCHED, 0, 0, 0, 0, 0, 0, S(""), 0, S(""), M0, 0, 0, 0, NOCHANGE },
@@ -132,11 +135,12 @@ static const struct crawl_record crawl_cases[] = {
 	{ S("http://c.example/err"), ST_ERROR, 503, UINT32_MAX, 255, INT64_MAX, INT64_MIN, 42,
 	  S(""), 0, S("dns: nxdomain"), { CRAWL_SITEMAP, 1, 7, 1001, 1 },
 	  UINT64_MAX, 0.125, 3.5, S("W/\"abc\""), 1700000000000000LL, 0xfeedULL,
-	  { 3, 5, 1700000000000000LL, 86400, { 3600, 86400, UINT32_MAX } } },
+	  { 3, 5, 1700000000000000LL, 86400, { 3600, 86400, UINT32_MAX }, { 120, 0, 7 }, 99 } },
 	{ S("http://d.example/robots"), ST_DENIED, 999, 12, 0, INT64_MIN, INT64_MAX, 0, S(""), 0, S(""), M0, 0, 0, 0, NOCHANGE },
 	{ S("http://10.0.0.1/"), ST_BLOCKED, 0, 0, 0, 0, 0, 0, S(""), 0, S(""), M0, 0, 0, 0, NOCHANGE },
 	{ S("x"), ST_FETCHED, 304, 127, 128, 127, 128, 1ULL << 63, S(""), 0, S(""), M0, 0, 0, 0,
-	  S("\"x\""), 1, 1, { 8, 255, 5, UINT32_MAX, { 1, 2, 3, 4, 5, 6, 7, 8 } } },
+	  S("\"x\""), 1, 1, { 8, 255, 5, UINT32_MAX, { 1, 2, 3, 4, 5, 6, 7, 8 },
+				  { 8, 7, 6, 5, 4, 3, 2, UINT32_MAX }, UINT32_MAX } },
 	{ S("http://e.example/copy"), ST_DUPLICATE, 200, 2, 0, 5, 6, 7,
 	  S("http://f.example/original"), 0, S(""), { 0, 0, 3, 801, 1709251200000000LL }, 77, 1e-300, 1e300, NOCHANGE },
 	{ S("http://g.example/after-redirects"), ST_UNFETCHED, 0, 3, 0, 0, 0, 0, S(""), 5, S(""), { CRAWL_SITEMAP, 0, 0, 0, 0 }, 0, 0, 0, NOCHANGE },
@@ -183,11 +187,11 @@ static void test_crawl(void)
 			      "crawl bad %zu refused", i);
 			CHECK(!memcmp(&r, &keep, sizeof(r)), "crawl bad %zu: out untouched", i);
 		}
-		/* A version byte other than 1 to 7. */
+		/* A version byte other than 1 to 8. */
 		buf_reset(&b);
 		crawl_record_pack(&crawl_cases[1], &b);
-		b.p[0] = 8;
-		CHECK(crawl_record_unpack(b.p, b.len, &r) == CR_ERR_FORMAT, "crawl version 8");
+		b.p[0] = 9;
+		CHECK(crawl_record_unpack(b.p, b.len, &r) == CR_ERR_FORMAT, "crawl version 9");
 		/* An ETag with a control character, more than 8 visits: damage. */
 		{
 			struct crawl_record bad_etag = crawl_cases[1], many = crawl_cases[1];
@@ -201,12 +205,18 @@ static void test_crawl(void)
 			      "an ETag with a newline refused");
 			buf_reset(&x);
 			crawl_record_pack(&many, &x);
-			x.p[x.len - 4] = CRAWL_HISTORY_MAX + 1;   /* n: changed, visited_at
-								     and scheduled_s follow */
+			x.p[x.len - 5] = CRAWL_HISTORY_MAX + 1;   /* n: changed, visited_at,
+								     scheduled_s, first_age_s
+								     follow */
 			CHECK(crawl_record_unpack(x.p, x.len, &r) == CR_ERR_FORMAT,
 			      "9 visits refused");
 			buf_release(&x);
 		}
+		/* Version 7: without the ages (1 byte without visits). */
+		b.len -= 1;
+		b.p[0] = 7;
+		CHECK(crawl_record_unpack(b.p, b.len, &r) == CR_OK && crawl_equal(&r, &crawl_cases[1]),
+		      "crawl version 7 read");
 		/* Version 6: without ETag, Last-Modified, text digest and visits
 		 * (14 bytes when they are empty). */
 		b.len -= 14;
