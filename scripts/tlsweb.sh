@@ -83,9 +83,10 @@
 #   16 $body_bytes_sent  17 $http_accept_encoding
 #   18 $http_from        19 $http_user_agent   20 $request_time (s.ms; the
 #                        request started at $msec - $request_time)
+#   21 $http_if_none_match   22 $http_if_modified_since
 #
 # An empty value is "-"; nginx escapes quotes, backslashes and control bytes
-# (a tab too) in values as \xHH, so a line always has 20 fields. The log
+# (a tab too) in values as \xHH, so a line always has 22 fields. The log
 # starts with start's readiness probes, GET / on h2, h1, v6, plain and each
 # site with User-Agent "tlsweb.sh probe" (more if nginx was slow to come up). A
 # connection whose TLS handshake fails (a client refusing a bad certificate)
@@ -415,7 +416,7 @@ http {
 		application/xml xml;
 	}
 	default_type application/octet-stream;
-	log_format tlsweb "\$msec\t\$remote_addr\t\$server_addr\t\$server_port\t\$host\t\$ssl_server_name\t\$server_protocol\t\$ssl_protocol\t\$ssl_cipher\t\$ssl_session_reused\t\$connection\t\$connection_requests\t\$request_method\t\$request_uri\t\$status\t\$body_bytes_sent\t\$http_accept_encoding\t\$http_from\t\$http_user_agent\t\$request_time\t\$http_if_none_match";
+	log_format tlsweb "\$msec\t\$remote_addr\t\$server_addr\t\$server_port\t\$host\t\$ssl_server_name\t\$server_protocol\t\$ssl_protocol\t\$ssl_cipher\t\$ssl_session_reused\t\$connection\t\$connection_requests\t\$request_method\t\$request_uri\t\$status\t\$body_bytes_sent\t\$http_accept_encoding\t\$http_from\t\$http_user_agent\t\$request_time\t\$http_if_none_match\t\$http_if_modified_since";
 	access_log $dir/access.log tlsweb;
 	client_body_temp_path $dir/tmp/body;
 	proxy_temp_path $dir/tmp/proxy;
@@ -438,9 +439,10 @@ EOF
 		for host in h2 h1 v6 expired wrongname selfsigned; do
 			extra=''
 			case $host in
-			# h2 sends no ETag: a refetch is told by its date alone.
+			# h2 sends no ETag and ignores If-Modified-Since: a
+			# refetch gets the same bytes again, with a 200.
 			h2) listen="127.0.0.1:$tls_port ssl http2 default_server"
-			    extra='etag off;' ;;
+			    extra='etag off; if_modified_since off;' ;;
 			# h1 closes a connection after 6 requests: a client
 			# reconnects and may resume its TLS session; it answers
 			# an If-Modified-Since at or after the file's date 304.

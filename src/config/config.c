@@ -436,7 +436,7 @@ static const struct key keys[] = {
 	SP("warc.zstd_dictionary", warc_zstd_dict, "", check_dictionary,
 	  "a zstd dictionary file (zstd --train) for .warc.zst; empty: none"),
 	B("warc.revisits", warc_revisits, "true",
-	  "a page fetched again: If-Modified-Since, and revisit records for 304 or the same body"),
+	  "a page fetched again: conditional (ETag, date); revisits for a 304 or the same body"),
 	B("warc.metadata", warc_metadata, "true",
 	  "a metadata record per page: fetch time, robots decision, outlinks"),
 	L("warc.max_bytes", warc_max_bytes, 0, 1L << 50, "1073741824",

@@ -78,12 +78,19 @@ static void fail_all(struct fetcher *f, struct host *h, int status, const char *
 /* ---- starting requests ---- */
 
 static void start(struct fetcher *f, struct host *h, const char *url, int kind, void *user,
-		  int64_t ims_s, const char *etag)
+		  const struct http_request *cond)
 {
-	struct http_request rq = { url, h->name, h->addr, ims_s, user, kind, kind == REQ_ROBOTS,
-				   etag };
+	struct http_request rq = {
+		.url = url, .host = h->name, .addr = h->addr, .user = user, .kind = kind,
+		.plain = kind == REQ_ROBOTS,
+	};
 	int64_t now = clock_mono_us();
 
+	if (cond) {
+		rq.if_modified_since_s = cond->if_modified_since_s;
+		rq.ims_is_last_modified = cond->ims_is_last_modified;
+		rq.etag = cond->etag;
+	}
 	if (http_start(f->http, &rq) != CR_OK) {
 		fail(f, CR_ERR_LIB);
 		return;
@@ -93,13 +100,24 @@ static void start(struct fetcher *f, struct host *h, const char *url, int kind, 
 		sched_on_start(h->gate, now);
 }
 
+/* A refetch's conditions: the page's ETag and Last-Modified as the last
+ * answer gave them, else the time of that answer (http.c's
+ * request_headers says which go together). */
 static void start_page(struct fetcher *f, struct host *h, struct host_item *it)
 {
-	/* Fetched before: a 304 spares the body (a revisit record). */
-	int again = f->revisits && it->rec.fetched_at > 0 && it->rec.digest;
+	const struct crawl_record *r = &it->rec;
+	struct http_request cond = { 0 };
 
-	start(f, h, it->url, REQ_PAGE, it, again ? it->rec.fetched_at / 1000000 : 0,
-	      again && it->rec.etag_len ? it->rec.etag : NULL);
+	/* Fetched before: a 304 spares the body (a revisit record). */
+	if (!(f->revisits && r->fetched_at > 0 && r->digest)) {
+		start(f, h, it->url, REQ_PAGE, it, NULL);
+		return;
+	}
+	cond.ims_is_last_modified = r->last_modified > 0;
+	cond.if_modified_since_s = (r->last_modified > 0 ? r->last_modified : r->fetched_at) /
+				   1000000;
+	cond.etag = r->etag_len ? r->etag : NULL;
+	start(f, h, it->url, REQ_PAGE, it, &cond);
 }
 
 static void start_robots(struct fetcher *f, struct host *h, struct origin *o)
@@ -107,7 +125,7 @@ static void start_robots(struct fetcher *f, struct host *h, struct origin *o)
 	char url[URL_MAX_LEN + 32];
 
 	origin_robots_url(o, url, sizeof(url));
-	start(f, h, url, REQ_ROBOTS, o, 0, NULL);
+	start(f, h, url, REQ_ROBOTS, o, NULL);
 }
 
 /* What robots.txt says of a URL whose origin's rules are known: 1 if it

@@ -63,11 +63,14 @@ struct http_request {
 	const char *host;          /* the host name our DNS resolved ... */
 	const char *addr;          /* ... to these numeric addresses (dns.h's answer) */
 	int64_t if_modified_since_s;   /* seconds since the epoch; 0: none */
+	int ims_is_last_modified;  /* 1: that date is the last answer's Last-Modified
+				      (sent beside an ETag); 0: the last fetch's time */
 	void *user;                /* handed back with the result */
 	int kind;                  /* the caller's, handed back too */
 	int plain;                 /* no Accept-Encoding (a robots.txt) */
-	const char *etag;          /* If-None-Match, in place of If-Modified-Since: the
-				      last answer's ETag; NULL: none */
+	const char *etag;          /* If-None-Match: the last answer's ETag; NULL:
+				      none (request_headers in http.c says which
+				      conditions go together) */
 };
 
 /* How a transfer ended, whatever the HTTP status said. */

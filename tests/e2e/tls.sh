@@ -225,12 +225,13 @@ check "dns.family=ipv6: the A-only host has no address, the AAAA one fetched" \
 	eval 'test "$(reason_of "https://h2.$D:$P/")" = "error dns: no address" &&
 	test "$(reason_of "https://v6.$D:$P/")" = "fetched null"'
 
-# Refetches ask If-None-Match where the last answer had an ETag, else
-# If-Modified-Since (the last fetch's time): h1 answers 304, archived as
-# server-not-modified revisits; h2 (nginx's default: 304 only for the
-# file's exact date; no ETag there) answers 200 with the same bytes,
-# archived as identical-payload-digest revisits - never a made-up 304 with
-# a 200 line; v6 (the same date rule, with ETags) answers 304 by its ETag.
+# Refetches ask If-None-Match where the last answer had an ETag and
+# If-Modified-Since with the last answer's Last-Modified, as it was sent:
+# h1 (if_modified_since before) and v6 (nginx's default, exact: 304 only
+# when the date is the file's own) answer 304 to both, archived as
+# server-not-modified revisits; h2 (no ETag, conditions ignored) answers
+# 200 with the same bytes, archived as an identical-payload-digest revisit
+# - never a made-up 304 with a 200 line.
 printf '%s\n' "https://h1.$D:$P/" "https://h2.$D:$P/" "https://v6.$D:$P/" >"$SCRATCH/seeds8"
 refetch=(--seeds "$SCRATCH/seeds8" --rounds 1 "${common[@]}" --set "tls.ca_file=$TLS_CA"
 	--set crawl.refetch_interval_s=1 --set fetch.follow_max=0 --set fetch.embeds=false)
@@ -242,7 +243,7 @@ revisits() {
 		/^WARC-Type: / { t = $2 } /^WARC-Target-URI: / { u = $2 }
 		/^WARC-Profile: / { p = $2; sub(/.*\//, "", p) }
 		/^HTTP\/1\.1 [0-9]+/ && t == "revisit" { print u, p, $2 }
-		tolower($0) ~ /^if-modified-since: / { print u, "asked" }
+		tolower($0) ~ /^if-modified-since: / { print u, "asked by date" }
 		tolower($0) ~ /^if-none-match: / { print u, "asked by etag" }'
 }
 revisits >"$SCRATCH/revisits"
@@ -252,8 +253,8 @@ check "h2: 200 with the same body, an identical-payload-digest revisit" \
 	grep -q "^https://h2.$D:$P/ identical-payload-digest 200$" "$SCRATCH/revisits"
 check "v6: 304 by its ETag, a server-not-modified revisit" \
 	grep -q "^https://v6.$D:$P/ server-not-modified 304$" "$SCRATCH/revisits"
-check "h2 asked If-Modified-Since, h1 and v6 If-None-Match; nginx logged 304, 200, 304" \
-	eval 'test "$(grep " asked" "$SCRATCH/revisits" | LC_ALL=C sort | tr "\n" " ")" = "https://h1.$D:$P/ asked by etag https://h2.$D:$P/ asked https://v6.$D:$P/ asked by etag " &&
+check "h2 asked If-Modified-Since, h1 and v6 both; nginx logged 304, 200, 304" \
+	eval 'test "$(grep " asked" "$SCRATCH/revisits" | LC_ALL=C sort | tr "\n" " ")" = "https://h1.$D:$P/ asked by date https://h1.$D:$P/ asked by etag https://h2.$D:$P/ asked by date https://v6.$D:$P/ asked by date https://v6.$D:$P/ asked by etag " &&
 	test "$(awk -F"\t" "\$14 == \"/\" { print \$5, \$15 }" "$NGINX_LOG" | sort | tr "\n" " ")" = "h1.$D 304 h2.$D 200 v6.$D 304 "'
 cat "$SCRATCH/revisits"
 # If-None-Match: the ETag of the first answer, as the CrawlDb kept it (but
@@ -266,6 +267,18 @@ check "v6's ETag kept ($etag_v6) and sent back as If-None-Match" \
 	test "$(awk -F"\t" "\$14 == \"/\" && \$5 == \"v6.$D\" { print \$21 }" "$NGINX_LOG" |
 		sed "s/\\\\x22/\"/g; s|^W/||")" = "${etag_v6#W/}" &&
 	test "$(awk -F"\t" "\$14 == \"/\" && \$5 == \"h2.$D\" { print \$21 }" "$NGINX_LOG")" = "-"'
+# If-Modified-Since: each page's Last-Modified as the CrawlDb kept it,
+# in the form nginx sent it.
+ims_ok() {
+	local h lm
+	for h in h1 h2 v6; do
+		lm=$(jq -r "select(.url == \"https://$h.$D:$P/\") | .last_modified" "$SCRATCH/db8")
+		[ -n "$lm" ] && [ "$lm" != null ] || return 1
+		[ "$(awk -F"\t" -v h="$h.$D" '$14 == "/" && $5 == h { print $22 }' "$NGINX_LOG")" = \
+			"$(LC_ALL=C date -u -d "@$lm" '+%a, %d %b %Y %H:%M:%S GMT')" ] || return 1
+	done
+}
+check "If-Modified-Since is the Last-Modified each first answer sent" ims_ok
 check "one visit each, unchanged; h2 without an ETag" \
 	eval 'test "$(jq -c "select(.url | endswith(\":$P/\")) | [.url, .visits[0][1], .etag]" "$SCRATCH/db8" |
 		LC_ALL=C sort | tr "\n" " ")" = "[\"https://h1.$D:$P/\",0,$(jq -c "select(.url == \"https://h1.$D:$P/\") | .etag" "$SCRATCH/db8")] [\"https://h2.$D:$P/\",0,null] [\"https://v6.$D:$P/\",0,$(jq -c "select(.url == \"https://v6.$D:$P/\") | .etag" "$SCRATCH/db8")] "'
