@@ -172,3 +172,19 @@ int graph_pagerank(const struct web *w, FILE *out)
 	free(next);
 	return rc;
 }
+
+int graph_print_links(const struct web *w, FILE *out)
+{
+	unsigned links[GRAPH_LINKS_MAX], n, h, k, i;
+
+	for (h = 0; h < w->hosts; h++)
+		for (k = 0; k < w->pages; k++) {
+			n = graph_links(w, h, k, links);
+			fprintf(out, "http://%s:%u/g/%u.html", WEB_HN(w, h), w->port, k);
+			for (i = 0; i < n; i++)
+				fprintf(out, "\thttp://%s:%u/g/%u.html", WEB_HN(w, links[i] / w->pages),
+					w->port, links[i] % w->pages);
+			fputc('\n', out);
+		}
+	return ferror(out) ? -1 : 0;
+}

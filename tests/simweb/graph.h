@@ -18,7 +18,10 @@
  * h0002. --pagerank prints "URL<TAB>PAGERANK" for every page, best first:
  * the stationary distribution of the random surfer who follows a link
  * with probability 0.85 and jumps to a page chosen uniformly otherwise,
- * by power iteration until the ranks move less than 1e-13 in sum.
+ * by power iteration until the ranks move less than 1e-13 in sum. --links
+ * prints every page's URL and its links' URLs, tab-separated, a line a
+ * page in page order (what a crawl order would see, for benchmark E's
+ * bound on what any order of its rounds can reach).
  */
 #ifndef SIMWEB_GRAPH_H
 #define SIMWEB_GRAPH_H
@@ -37,5 +40,7 @@ void graph_respond(const struct web *w, unsigned h, const char *path, struct web
 void graph_seeds(const struct web *w, FILE *out);
 /* --pagerank; 0, or -1 when memory ran out or out failed. */
 int graph_pagerank(const struct web *w, FILE *out);
+/* --links; 0, or -1 when out failed. */
+int graph_print_links(const struct web *w, FILE *out);
 
 #endif

@@ -30,7 +30,7 @@ static const char simweb_usage[] =
 	"              [--retry-after S] [--sites K] [--sitemaps] [--page-bytes B] [--blocks]\n"
 	"              [--multilingual] [--clock-file FILE]\n"
 	"       simweb --graph --hosts N --pages M [--seed S] [--domain D] [--port P] ...\n"
-	"       simweb --graph (--seeds | --pagerank) --hosts N --pages M [--seed S] [--domain D]\n"
+	"       simweb --graph (--seeds | --pagerank | --links) --hosts N --pages M [--seed S] [--domain D]\n"
 	"              --port P\n"
 	"       simweb --changing --epoch E --hosts N --pages M [--seed S] [--domain D] [--port P]\n"
 	"              [--clock-file FILE] ...\n"
@@ -101,9 +101,9 @@ static int simweb_scope(struct web *w, const char *path, char *err, size_t errle
 	return 0;
 }
 
-enum { GRAPH_SERVE = 0, GRAPH_SEEDS = 1, GRAPH_PAGERANK = 2, GRAPH_OTHER = -1 };
+enum { GRAPH_SERVE = 0, GRAPH_SEEDS = 1, GRAPH_PAGERANK = 2, GRAPH_LINKS = 3, GRAPH_OTHER = -1 };
 
-/* --graph: serve it, or print its seeds or PageRank (mode); other
+/* --graph: serve it, or print its seeds, PageRank or links (mode); other
  * modes and the options that change pages do not go with it. */
 static int simweb_graph(struct web *w, struct srv_opts *so, int mode, int other)
 {
@@ -121,8 +121,15 @@ static int simweb_graph(struct web *w, struct srv_opts *so, int mode, int other)
 		}
 		return 0;
 	}
+	if (mode == GRAPH_LINKS) {
+		if (graph_print_links(w, stdout) < 0 || fflush(stdout) != 0) {
+			fprintf(stderr, "simweb: --links failed: output error\n");
+			return 1;
+		}
+		return 0;
+	}
 	if (mode)
-		return simweb_fail("--graph goes with --seeds, --pagerank or nothing", NULL);
+		return simweb_fail("--graph goes with --seeds, --pagerank, --links or nothing", NULL);
 	return srv_run(w, so) == 0 ? 0 : 1;
 }
 
@@ -195,7 +202,7 @@ int main(int argc, char **argv)
 	       OPT_PORT_FILE, OPT_LOG, OPT_AGENT, OPT_TRUTH, OPT_SEEDS, OPT_HELP,
 	       OPT_POLITENESS, OPT_LATENCY, OPT_MAX_DELAY, OPT_HOSTINFO, OPT_DUPES, OPT_PAGE_BYTES,
 	       OPT_PAIRS, OPT_BLOCKS, OPT_LINES, OPT_MULTILINGUAL, OPT_LANGUAGES, OPT_HOSTILE, OPT_MAX_REDIRECTS, OPT_RETRY_AFTER, OPT_SITES,
-	       OPT_SCOPE_HOSTS, OPT_SITEMAPS, OPT_GRAPH, OPT_PAGERANK, OPT_CHANGING, OPT_RATES,
+	       OPT_SCOPE_HOSTS, OPT_SITEMAPS, OPT_GRAPH, OPT_PAGERANK, OPT_LINKS, OPT_CHANGING, OPT_RATES,
 	       OPT_FRESHNESS, OPT_FROM, OPT_TO, OPT_EPOCH, OPT_CLOCK_FILE };
 	static const struct option opts[] = {
 		{ "hosts", required_argument, NULL, OPT_HOSTS },
@@ -229,6 +236,7 @@ int main(int argc, char **argv)
 		{ "sitemaps", no_argument, NULL, OPT_SITEMAPS },
 		{ "graph", no_argument, NULL, OPT_GRAPH },
 		{ "pagerank", no_argument, NULL, OPT_PAGERANK },
+		{ "links", no_argument, NULL, OPT_LINKS },
 		{ "changing", no_argument, NULL, OPT_CHANGING },
 		{ "rates", no_argument, NULL, OPT_RATES },
 		{ "freshness", required_argument, NULL, OPT_FRESHNESS },
@@ -366,12 +374,13 @@ int main(int argc, char **argv)
 		case OPT_LINES:
 		case OPT_LANGUAGES:
 		case OPT_PAGERANK:
+		case OPT_LINKS:
 		case OPT_RATES:
 		case OPT_FRESHNESS:
 			if (mode && mode != opt)
 				return simweb_fail("--truth, --seeds, --hostinfo, --pairs, --lines, "
-						   "--languages, --pagerank, --rates and --freshness "
-						   "exclude each other", NULL);
+						   "--languages, --pagerank, --links, --rates and "
+						   "--freshness exclude each other", NULL);
 			mode = opt;
 			if (opt == OPT_FRESHNESS)
 				win.log = optarg;
@@ -409,11 +418,12 @@ int main(int argc, char **argv)
 				   "--changing", NULL);
 	if (w.graph)
 		return simweb_graph(&w, &so, mode == OPT_SEEDS ? GRAPH_SEEDS : mode == OPT_PAGERANK ?
-				    GRAPH_PAGERANK : mode ? GRAPH_OTHER : GRAPH_SERVE,
+				    GRAPH_PAGERANK : mode == OPT_LINKS ? GRAPH_LINKS :
+				    mode ? GRAPH_OTHER : GRAPH_SERVE,
 				    w.politeness || w.dupes || w.hostile || w.sitemaps ||
 				    w.page_bytes || w.blocks || w.multilingual);
-	if (mode == OPT_PAGERANK)
-		return simweb_fail("--pagerank goes with --graph", NULL);
+	if (mode == OPT_PAGERANK || mode == OPT_LINKS)
+		return simweb_fail("--pagerank and --links go with --graph", NULL);
 	if (mode == OPT_LANGUAGES) {
 		web_host_languages(&w, stdout);
 		return fflush(stdout) == 0 ? 0 : 1;
