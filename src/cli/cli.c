@@ -202,6 +202,8 @@ int cli_job_start(struct job *j, const struct cli_opts *o, int create)
 	for (i = 0; i < o->nsets; i++)
 		if (config_set_kv(&j->cfg, o->sets[i]) != CR_OK)
 			return 2;
+	if (config_check(&j->cfg) != CR_OK)
+		return 2;
 	log_set_quiet(0);
 	url_configure(&j->cfg);
 	if (comm_init(NULL, NULL) != CR_OK) {

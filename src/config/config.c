@@ -677,6 +677,16 @@ enum cr_err config_set(struct config *c, const char *key, const char *value)
 	return CR_ERR_ARG;
 }
 
+enum cr_err config_check(const struct config *c)
+{
+	if (c->recrawl_min_s > c->recrawl_max_s) {
+		log_err("config", "recrawl.min_interval_s (%ld) is greater than "
+			"recrawl.max_interval_s (%ld)", c->recrawl_min_s, c->recrawl_max_s);
+		return CR_ERR_ARG;
+	}
+	return CR_OK;
+}
+
 static char *trim(char *s)
 {
 	char *e;

@@ -144,6 +144,9 @@ void config_defaults(struct config *c);
 /* Applies one "key=value" (or key and value apart). */
 CR_WUR enum cr_err config_set(struct config *c, const char *key, const char *value);
 CR_WUR enum cr_err config_set_kv(struct config *c, const char *kv);
+/* Once every file and --set is applied: the rules between keys (a
+ * minimum no greater than its maximum). One line naming the keys. */
+CR_WUR enum cr_err config_check(const struct config *c);
 /* Reads a job file. Errors name the file and line. */
 CR_WUR enum cr_err config_load(struct config *c, const char *path);
 /* Writes every key as "key = value" lines (for crawl.meta and --print-config). */

@@ -13,6 +13,10 @@ check "unknown config key" expect 2 "unknown key 'politeness.dealy_ms'" \
 	"$MPICRAWL" crawl --dir "$SCRATCH/c" --set politeness.dealy_ms=5
 check "bad config value" expect 2 "politeness.delay_ms: bad value '-5'" \
 	"$MPICRAWL" crawl --dir "$SCRATCH/c" --set politeness.delay_ms=-5
+check "a minimum over its maximum" expect 2 \
+	"recrawl.min_interval_s .100000. is greater than recrawl.max_interval_s .10." \
+	"$MPICRAWL" crawl --dir "$SCRATCH/c" --set recrawl.min_interval_s=100000 \
+	--set recrawl.max_interval_s=10
 printf 'politeness.delay_ms = 10\nthis line is wrong\n' >"$SCRATCH/bad.conf"
 check "bad config file line" expect 2 'bad.conf:2' "$MPICRAWL" crawl --dir "$SCRATCH/c" --config "$SCRATCH/bad.conf"
 check "missing config file" expect 2 "cannot read config file" \
