@@ -425,7 +425,7 @@ def cmd_cover(db, log, sites_file, out):
     by_file = collections.defaultdict(set)
     for line in open(log, encoding='utf-8', errors='replace'):
         f = line.rstrip('\n').split('\t')
-        if len(f) != 21 or f[14] != '200' or f[12] != 'GET':
+        if len(f) != 22 or f[14] != '200' or f[12] != 'GET':
             continue
         agent = f[18]
         if not agent.lower().startswith('wget'):

@@ -66,7 +66,7 @@ log, delay = sys.argv[1], int(sys.argv[2])
 starts, first, bad = collections.defaultdict(list), {}, 0
 for line in open(log):
     f = line.rstrip("\n").split("\t")
-    if len(f) != 21 or f[18] == "tlsweb.sh probe":
+    if len(f) != 22 or f[18] == "tlsweb.sh probe":
         continue
     host = f[4]
     starts[host].append(float(f[0]) - float(f[19]))
@@ -79,6 +79,8 @@ for host, ts in starts.items():
     for a, b in zip(ts, ts[1:]):
         if (b - a) * 1000 < delay - 1:
             print("requests to %s %.1f ms apart" % (host, (b - a) * 1000)); bad += 1
+if not starts:
+    print("no request of the crawl in the log (its format: scripts/tlsweb.sh)"); bad += 1
 sys.exit(1 if bad else 0)
 PY
 }

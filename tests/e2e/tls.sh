@@ -144,7 +144,7 @@ conns = collections.defaultdict(set)
 reused = collections.Counter()
 for line in open(log):
     f = line.rstrip("\n").split("\t")
-    if len(f) != 21 or f[18] == "tlsweb.sh probe":
+    if len(f) != 22 or f[18] == "tlsweb.sh probe":
         continue
     end, host, proto, path = float(f[0]), f[4], f[6], f[13]
     start = end - float(f[19])
@@ -169,6 +169,8 @@ bad += close
 print("hosts", len(starts), "requests", sum(map(len, starts.values())),
       "connections", {"%s %s" % k: len(v) for k, v in sorted(conns.items())},
       "resumed", dict(reused))
+if not starts:
+    print("no request of the crawl in the log (its format: scripts/tlsweb.sh)"); bad += 1
 sys.exit(1 if bad else 0)
 PY
 }
