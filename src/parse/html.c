@@ -16,6 +16,29 @@
 /* Raw hrefs kept while the page streams by; more are counted as dropped. */
 #define RAW_LINKS_MAX_BYTES (8u << 20)
 
+/* The elements the walk treats apart (tag_kind_of). */
+enum tag_kind {
+	TAG_OTHER = 0, TAG_A, TAG_AREA, TAG_BASE, TAG_FRAME, TAG_LINK, TAG_META, TAG_TITLE,
+	TAG_SCRIPT, TAG_STYLE, TAG_NOSCRIPT, TAG_TEMPLATE,
+};
+
+/*
+ * What an element name is: its kind and its layout (enum flow, below),
+ * looked up once per name and page. libxml2 hands every element name out
+ * of its parser's dictionary, so the same name comes back as the same
+ * pointer: a slot is found by the pointer, and one strcmp confirms it (a
+ * name from elsewhere only misses), where the lookups it spares took a
+ * dozen - they were 3 % of a crawl's CPU.
+ */
+#define TAG_SLOTS 64u
+#define TAG_NAME_MAX 15u
+
+struct tag_slot {
+	const char *ptr;
+	char name[TAG_NAME_MAX + 1];
+	uint8_t kind, flow;
+};
+
 /*
  * The page is read with libxml2's SAX interface: no tree is built, so a page
  * costs its text and its links, not a node per element. Links are kept raw
@@ -49,6 +72,7 @@ struct walk {
 	struct hmap seen_embeds;
 	size_t embeds_cap;
 	struct htmlmeta *meta; /* or NULL: no metadata wanted */
+	struct tag_slot *tags; /* TAG_SLOTS: what each element name is (tag_of) */
 };
 
 static int has_token(const char *list, const char *tok)
@@ -81,10 +105,25 @@ static const char *attr(const xmlChar **atts, const char *name)
 	return NULL;
 }
 
-static int is_skip(const char *name)
+static enum tag_kind tag_kind_of(const char *name)
 {
-	return !strcmp(name, "script") || !strcmp(name, "style") ||
-	       !strcmp(name, "noscript") || !strcmp(name, "template");
+	static const struct { const char *name; enum tag_kind kind; } kinds[] = {
+		{ "a", TAG_A }, { "area", TAG_AREA }, { "base", TAG_BASE },
+		{ "frame", TAG_FRAME }, { "iframe", TAG_FRAME }, { "link", TAG_LINK },
+		{ "meta", TAG_META }, { "noscript", TAG_NOSCRIPT }, { "script", TAG_SCRIPT },
+		{ "style", TAG_STYLE }, { "template", TAG_TEMPLATE }, { "title", TAG_TITLE },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strcmp(name, kinds[i].name))
+			return kinds[i].kind;
+	return TAG_OTHER;
+}
+
+static int is_skip(enum tag_kind k)
+{
+	return k == TAG_SCRIPT || k == TAG_STYLE || k == TAG_NOSCRIPT || k == TAG_TEMPLATE;
 }
 
 /*
@@ -142,10 +181,28 @@ static enum flow flow_of(const char *name)
 	return t ? t->flow : FLOW_INLINE;
 }
 
-/* The layout an element's start (or end) asks of the text around it. */
-static void flow_edge(struct walk *w, const char *name, int start)
+/* The slot of element name, filled on first sight. */
+static const struct tag_slot *tag_of(struct walk *w, const char *name)
 {
-	switch (flow_of(name)) {
+	struct tag_slot *t = &w->tags[((uintptr_t)name >> 3) % TAG_SLOTS];
+
+	if (t->ptr == name && !strcmp(t->name, name))
+		return t;
+	t->kind = (uint8_t)tag_kind_of(name);
+	t->flow = (uint8_t)flow_of(name);
+	if (strlen(name) <= TAG_NAME_MAX) {
+		strcpy(t->name, name);
+		t->ptr = name;
+	} else {
+		t->ptr = NULL;   /* no element the walk knows is that long */
+	}
+	return t;
+}
+
+/* The layout an element's start (or end) asks of the text around it. */
+static void flow_edge(struct walk *w, enum flow flow, int start)
+{
+	switch (flow) {
 	case FLOW_INLINE:
 		break;
 	case FLOW_PRE:
@@ -313,24 +370,29 @@ static void on_start(void *ctx, const xmlChar *tag, const xmlChar **atts)
 	struct walk *w = ctx;
 	const char *name = (const char *)tag;
 	const char *v = NULL;
+	const struct tag_slot *t;
 
 	if (!name)
 		return;
+	t = tag_of(w, name);
 	if (w->meta)
 		htmlmeta_start(w->meta, name, (const char *const *)atts);
 	element_embeds(w, name, atts);
-	flow_edge(w, name, 1);
-	if (is_skip(name)) {
+	flow_edge(w, (enum flow)t->flow, 1);
+	if (is_skip(t->kind)) {
 		w->skip_depth++;
-		if (!strcmp(name, "style")) {
+		if (t->kind == TAG_STYLE) {
 			w->in_style = 1;
 			w->style.len = 0;
 		}
 		return;
 	}
-	if (!strcmp(name, "title")) {
+	switch (t->kind) {
+	case TAG_TITLE:
 		w->in_title = !w->title_done;
-	} else if (!strcmp(name, "a") || !strcmp(name, "area")) {
+		break;
+	case TAG_A:
+	case TAG_AREA: {
 		const char *rel = attr(atts, "rel");
 
 		v = attr(atts, "href");
@@ -338,19 +400,26 @@ static void on_start(void *ctx, const xmlChar *tag, const xmlChar **atts)
 			w->page->nofollow++;
 			v = NULL;
 		}
-	} else if (!strcmp(name, "link")) {
+		break;
+	}
+	case TAG_LINK: {
 		const char *rel = attr(atts, "rel");
 
 		if (rel && (has_token(rel, "alternate") || has_token(rel, "canonical")))
 			v = attr(atts, "href");
-	} else if (!strcmp(name, "frame") || !strcmp(name, "iframe")) {
+		break;
+	}
+	case TAG_FRAME:
 		v = attr(atts, "src");
-	} else if (!strcmp(name, "base")) {
+		break;
+	case TAG_BASE: {
 		const char *h = attr(atts, "href");
 
 		if (h && !w->base)
 			w->base = strdup(h);
-	} else if (!strcmp(name, "meta")) {
+		break;
+	}
+	case TAG_META: {
 		const char *mn = attr(atts, "name"), *content = attr(atts, "content");
 
 		if (mn && content && (!strcasecmp(mn, "robots") || !strcasecmp(mn, w->agent))) {
@@ -359,33 +428,39 @@ static void on_start(void *ctx, const xmlChar *tag, const xmlChar **atts)
 			if (has_token(content, "noindex") || has_token(content, "none"))
 				w->page->meta_noindex = 1;
 		}
+		break;
+	}
+	default:
+		break;
 	}
 	if (v)
-		keep_raw(w, v, !strcmp(name, "a"));
+		keep_raw(w, v, t->kind == TAG_A);
 }
 
 static void on_end(void *ctx, const xmlChar *tag)
 {
 	struct walk *w = ctx;
 	const char *name = (const char *)tag;
+	const struct tag_slot *t;
 
 	if (!name)
 		return;
+	t = tag_of(w, name);
 	if (w->meta)
 		htmlmeta_end(w->meta, name);
-	flow_edge(w, name, 0);
-	if (is_skip(name)) {
+	flow_edge(w, (enum flow)t->flow, 0);
+	if (is_skip(t->kind)) {
 		if (w->skip_depth > 0)
 			w->skip_depth--;
-		if (!strcmp(name, "style") && w->in_style) {
+		if (t->kind == TAG_STYLE && w->in_style) {
 			css_urls((const char *)w->style.p, w->style.len, w->max_links, on_css_url,
 				 w);
 			w->in_style = 0;
 		}
-	} else if (!strcmp(name, "title") && w->in_title) {
+	} else if (t->kind == TAG_TITLE && w->in_title) {
 		w->in_title = 0;
 		w->title_done = 1;
-	} else if (!strcmp(name, "a")) {
+	} else if (t->kind == TAG_A) {
 		close_anchor(w);
 	}
 }
@@ -668,6 +743,7 @@ enum cr_err html_extract_meta(const void *body, size_t len, const char *charset,
 	htmlSAXHandler sax;
 	htmlParserCtxtPtr ctxt;
 	struct walk w;
+	struct tag_slot tags[TAG_SLOTS];
 	char label[32];
 
 	memset(out, 0, sizeof(*out));
@@ -683,6 +759,8 @@ enum cr_err html_extract_meta(const void *body, size_t len, const char *charset,
 	sax.ignorableWhitespace = on_text;
 	sax.cdataBlock = on_cdata;
 	memset(&w, 0, sizeof(w));
+	memset(tags, 0, sizeof(tags));
+	w.tags = tags;
 	w.page = out;
 	w.page_url = page_url;
 	w.agent = agent;
