@@ -416,7 +416,7 @@ static const struct key keys[] = {
 	  "mpicrawl rank's power steps, at most"),
 	L("generate.round_s", round_s, -1, 1L << 31, "auto",
 	  "seconds of each host's delays a round plans for: a host gets at most round_s / "
-	  "delay + 1 URLs, followed links included (0: no plan; auto: 3 delays, growing "
+	  "delay + 1 URLs, followed links included (0: no plan; auto: half a delay, growing "
 	  "1.25x a round)"),
 	L("partition.count", partitions, 1, 65536, "16",
 	  "number of partitions; fixed when the crawl directory is created"),

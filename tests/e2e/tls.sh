@@ -236,7 +236,8 @@ check "dns.family=ipv6: the A-only host has no address, the AAAA one fetched" \
 # - never a made-up 304 with a 200 line.
 printf '%s\n' "https://h1.$D:$P/" "https://h2.$D:$P/" "https://v6.$D:$P/" >"$SCRATCH/seeds8"
 refetch=(--seeds "$SCRATCH/seeds8" --rounds 1 "${common[@]}" --set "tls.ca_file=$TLS_CA"
-	--set crawl.refetch_interval_s=1 --set fetch.follow_max=0 --set fetch.embeds=false)
+	--set crawl.refetch_interval_s=1 --set fetch.follow_max=0 --set fetch.embeds=false
+	--set generate.round_s=0)
 check "a crawl and its refetch 2 s later exit 0" eval 'run_ranks 1 crawl --dir "$SCRATCH/c8" \
 	"${refetch[@]}" >"$SCRATCH/c8.out" 2>&1 && sleep 2 && : >"$NGINX_LOG" &&
 	run_ranks 1 crawl --dir "$SCRATCH/c8" "${refetch[@]}" >>"$SCRATCH/c8.out" 2>&1'
