@@ -185,13 +185,14 @@ static enum flow flow_of(const char *name)
 static const struct tag_slot *tag_of(struct walk *w, const char *name)
 {
 	struct tag_slot *t = &w->tags[((uintptr_t)name >> 3) % TAG_SLOTS];
+	size_t n;
 
 	if (t->ptr == name && !strcmp(t->name, name))
 		return t;
 	t->kind = (uint8_t)tag_kind_of(name);
 	t->flow = (uint8_t)flow_of(name);
-	if (strlen(name) <= TAG_NAME_MAX) {
-		strcpy(t->name, name);
+	if ((n = strlen(name)) <= TAG_NAME_MAX) {
+		memcpy(t->name, name, n + 1);
 		t->ptr = name;
 	} else {
 		t->ptr = NULL;   /* no element the walk knows is that long */
