@@ -34,8 +34,8 @@ struct lang_result {
 };
 
 /* The languages of UTF-8 text (a title and its lines, say): of all of it
- * up to 3 KB, else of its start, middle and end, 1 KB each (enough for
- * CLD2; a second language only in between is missed); text past an
+ * up to 1.5 KB, else of its start, middle and end, 512 bytes each (enough
+ * for CLD2; a second language only in between is missed); text past an
  * invalid byte is left out. n = 0 when none is known: too little text, or
  * only what CLD2 has no code for. */
 void lang_detect(const char *text, size_t len, struct lang_result *out);
