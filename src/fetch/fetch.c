@@ -101,8 +101,9 @@ static void start(struct fetcher *f, struct host *h, const char *url, int kind, 
 }
 
 /* A refetch's conditions: the page's ETag and Last-Modified as the last
- * answer gave them, else the time of that answer (http.c's
- * request_headers says which go together). */
+ * answer with content gave them, else the time of that answer - not of
+ * the last attempt, which may have failed since (http_conditions says
+ * which go together). */
 static void start_page(struct fetcher *f, struct host *h, struct host_item *it)
 {
 	const struct crawl_record *r = &it->rec;
@@ -114,8 +115,9 @@ static void start_page(struct fetcher *f, struct host *h, struct host_item *it)
 		return;
 	}
 	cond.ims_is_last_modified = r->last_modified > 0;
-	cond.if_modified_since_s = (r->last_modified > 0 ? r->last_modified : r->fetched_at) /
-				   1000000;
+	cond.if_modified_since_s = (r->last_modified > 0 ? r->last_modified :
+				    r->visits.visited_at > 0 ? r->visits.visited_at :
+				    r->fetched_at) / 1000000;
 	cond.etag = r->etag_len ? r->etag : NULL;
 	start(f, h, it->url, REQ_PAGE, it, &cond);
 }

@@ -279,22 +279,22 @@ static void set_options(struct xfer *x, const struct http_request *rq)
 				     : rq->plain ? x->c->plain_headers : x->c->headers);
 }
 
-/*
- * The headers of a request that has its own: the client's, If-None-Match
- * when the last answer had an ETag, and If-Modified-Since. The date is the
- * last answer's Last-Modified, echoed as the server sent it (RFC 9110
- * 13.1.3: what a cache sends), else the last fetch's time. Both go when
- * both are known: RFC 9110 13.2.2 has a server that checks the ETag
- * ignore the date, and nginx, which requires every condition to hold,
- * compares the date with the file's own exactly (if_modified_since
- * exact, its default) - a date of the crawler's clock would fail that
- * test, so with an ETag and no Last-Modified the date is not sent.
- * Sent as headers of ours, not CURLOPT_TIMECONDITION: libcurl answers a
- * 200 whose Last-Modified is older than the condition as a 304 it makes
- * up, dropping the body the server sent - and the WARC would keep a
- * "server-not-modified" revisit of a 200. NULL: none of its own, or out of
- * memory (then no condition is sent).
- */
+void http_conditions(const struct http_request *rq, char inm[HTTP_COND_MAX],
+		     char ims[HTTP_COND_MAX])
+{
+	time_t t = (time_t)rq->if_modified_since_s;
+	int have_etag = rq->etag && rq->etag[0];
+	struct tm tm;
+
+	inm[0] = ims[0] = '\0';
+	if (have_etag)
+		snprintf(inm, HTTP_COND_MAX, "If-None-Match: %.*s", (int)CRAWL_ETAG_MAX, rq->etag);
+	if (rq->if_modified_since_s > 0 && (!have_etag || rq->ims_is_last_modified) &&
+	    (!gmtime_r(&t, &tm) ||
+	     !strftime(ims, HTTP_COND_MAX, "If-Modified-Since: %a, %d %b %Y %H:%M:%S GMT", &tm)))
+		ims[0] = '\0';
+}
+
 /* l with line appended; on failure, l is freed and NULL returned. */
 static struct curl_slist *append_or_free(struct curl_slist *l, const char *line)
 {
@@ -305,22 +305,21 @@ static struct curl_slist *append_or_free(struct curl_slist *l, const char *line)
 	return n;
 }
 
+/*
+ * The headers of a request that has conditions (http_conditions): the
+ * client's, then those. Sent as headers of ours, not CURLOPT_TIMECONDITION:
+ * libcurl answers a 200 whose Last-Modified is older than the condition as
+ * a 304 it makes up, dropping the body the server sent - and the WARC would
+ * keep a "server-not-modified" revisit of a 200. NULL: no conditions, or out
+ * of memory (then none is sent).
+ */
 static struct curl_slist *request_headers(const struct http_client *c,
 					  const struct http_request *rq)
 {
 	struct curl_slist *l = NULL, *h;
-	char inm[CRAWL_ETAG_MAX + 32], ims[64];
-	time_t t = (time_t)rq->if_modified_since_s;
-	int have_etag = rq->etag && rq->etag[0];
-	struct tm tm;
+	char inm[HTTP_COND_MAX], ims[HTTP_COND_MAX];
 
-	inm[0] = ims[0] = '\0';
-	if (have_etag)
-		snprintf(inm, sizeof(inm), "If-None-Match: %.*s", (int)CRAWL_ETAG_MAX, rq->etag);
-	if (rq->if_modified_since_s > 0 && (!have_etag || rq->ims_is_last_modified) &&
-	    (!gmtime_r(&t, &tm) ||
-	     !strftime(ims, sizeof(ims), "If-Modified-Since: %a, %d %b %Y %H:%M:%S GMT", &tm)))
-		ims[0] = '\0';
+	http_conditions(rq, inm, ims);
 	if (!inm[0] && !ims[0])
 		return NULL;
 	for (h = rq->plain ? c->plain_headers : c->headers; h; h = h->next)

@@ -35,6 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "crawldb/crawl_record.h"
 #include "fetch/addr.h"
 #include "util/error.h"
 
@@ -64,14 +65,30 @@ struct http_request {
 	const char *addr;          /* ... to these numeric addresses (dns.h's answer) */
 	int64_t if_modified_since_s;   /* seconds since the epoch; 0: none */
 	int ims_is_last_modified;  /* 1: that date is the last answer's Last-Modified
-				      (sent beside an ETag); 0: the last fetch's time */
+				      (sent beside an ETag); 0: the time of the last
+				      fetch that brought the copy */
 	void *user;                /* handed back with the result */
 	int kind;                  /* the caller's, handed back too */
 	int plain;                 /* no Accept-Encoding (a robots.txt) */
 	const char *etag;          /* If-None-Match: the last answer's ETag; NULL:
-				      none (request_headers in http.c says which
-				      conditions go together) */
+				      none (http_conditions says which go together) */
 };
+
+/*
+ * A refetch's conditions, as header lines ("" when not sent), pure:
+ *
+ *  - If-None-Match with the last answer's ETag, when it had one;
+ *  - If-Modified-Since with rq->if_modified_since_s as an IMF-fixdate:
+ *    the last answer's Last-Modified (to the second), or without one the
+ *    time of the last fetch that brought the copy. RFC 9110 13.2.2 has a
+ *    server that checks the ETag ignore the date, but nginx requires every
+ *    condition sent to hold and compares the date with its file's exactly
+ *    (if_modified_since exact, its default): beside an ETag only a
+ *    Last-Modified is sent, never a time of the crawler's clock.
+ */
+#define HTTP_COND_MAX (CRAWL_ETAG_MAX + 32)
+void http_conditions(const struct http_request *rq, char inm[HTTP_COND_MAX],
+		     char ims[HTTP_COND_MAX]);
 
 /* How a transfer ended, whatever the HTTP status said. */
 enum http_transport {

@@ -23,8 +23,8 @@
  *
  * With auto (the default), from what every rank sees alike - the segment
  * number and the CrawlDb's size:
- * - the first round plans ROUND_FIRST_DELAYS delays (half a delay: one URL
- *   a host after its robots.txt), at least ROUND_MIN_S: the hosts a round's
+ * - the first round plans ROUND_FIRST_DELAYS delays, at least ROUND_MIN_S
+ *   (at a 1 s delay, one URL a host after its robots.txt): the hosts a round's
  *   pages link to start only in the next round, so the early rounds, in
  *   which most hosts are found, are as short as politeness makes a hop -
  *   benchmark C took 102.9 s with 3 delays (at least 2 s) and 97.3 s with

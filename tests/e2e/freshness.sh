@@ -71,8 +71,10 @@ for line in open(log):
         new_per_day[day] = new_per_day.get(day, 0) + 1
     fetches[key] = fetches.get(key, 0) + 1
 def refetched(lo, hi):
-    pages = [k for k, r in rate.items() if lo <= r < hi]
-    return sum(fetches.get(k, 1) - 1 for k in pages) / len(pages), len(pages)
+    """Refetches a page of the band, over its pages fetched at all (a page
+    never reached says nothing of the policy)."""
+    pages = [k for k, r in rate.items() if lo <= r < hi and k in fetches]
+    return sum(fetches[k] - 1 for k in pages) / len(pages), len(pages)
 mid, fast = refetched(0.1, 1), refetched(5, 1e9)
 print("per day", sorted(per_day.items()), "new per day", sorted(new_per_day.items()))
 print("refetches a page: 0.1 to 1 changes a day %.2f (%d pages), over 5 %.2f (%d pages)"
