@@ -72,7 +72,7 @@ struct walk {
 	struct hmap seen_embeds;
 	size_t embeds_cap;
 	struct htmlmeta *meta; /* or NULL: no metadata wanted */
-	struct tag_slot *tags; /* TAG_SLOTS: what each element name is (tag_of) */
+	struct tag_slot tags[TAG_SLOTS]; /* what each element name is (tag_of) */
 };
 
 static int has_token(const char *list, const char *tok)
@@ -744,7 +744,6 @@ enum cr_err html_extract_meta(const void *body, size_t len, const char *charset,
 	htmlSAXHandler sax;
 	htmlParserCtxtPtr ctxt;
 	struct walk w;
-	struct tag_slot tags[TAG_SLOTS];
 	char label[32];
 
 	memset(out, 0, sizeof(*out));
@@ -760,8 +759,6 @@ enum cr_err html_extract_meta(const void *body, size_t len, const char *charset,
 	sax.ignorableWhitespace = on_text;
 	sax.cdataBlock = on_cdata;
 	memset(&w, 0, sizeof(w));
-	memset(tags, 0, sizeof(tags));
-	w.tags = tags;
 	w.page = out;
 	w.page_url = page_url;
 	w.agent = agent;

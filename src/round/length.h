@@ -27,10 +27,11 @@
  *   (at a 1 s delay, one URL a host after its robots.txt): the hosts a round's
  *   pages link to start only in the next round, so the early rounds, in
  *   which most hosts are found, are as short as politeness makes a hop -
- *   benchmark C took 102.9 s with 3 delays (at least 2 s) and 97.3 s with
- *   half of one (at least 0.5 s), growth 1.25 beating 1.15 (99.7 s) and
- *   1.4 (101.3 s); a boundary costs a host with more to do nothing while
- *   update and generate take less than its delay;
+ *   benchmark C took 102.8 and 102.9 s with 3 delays (at least 2 s), 97.3
+ *   to 100.7 s with half of one (at least 0.5 s), growth 1.25 beating 1.15
+ *   (99.7 s) and 1.4 (101.3 s) in single runs; a boundary costs a host
+ *   with more to do nothing while update and generate take less than its
+ *   delay;
  * - each round after plans ROUND_GROWTH times the one before: a crawl of
  *   length L takes about log(L) rounds, and its early rounds, when new
  *   hosts are found, are short;
