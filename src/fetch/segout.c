@@ -358,7 +358,7 @@ static struct recfile_writer *stage_of(struct segout *s, uint32_t p, enum segout
 	snprintf(key, sizeof(key), "%s%s", o->prefix, series_suffix[k]);
 	snprintf(name, sizeof(name), "%s.zst", key);
 	layout_segment_file(&s->j->dir, s->seg, "staged", name, path, sizeof(path));
-	fail(s, recfile_writer_open(path, REC_KIND_STAGE, 1, &o->stage[k]));
+	fail(s, recfile_writer_open(path, REC_KIND_STAGE, -5, &o->stage[k]));
 	return o->stage[k];
 }
 

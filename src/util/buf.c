@@ -20,7 +20,7 @@ void buf_release(struct buf *b)
 	buf_init(b);
 }
 
-void buf_reserve(struct buf *b, size_t extra)
+void buf_grow(struct buf *b, size_t extra)
 {
 	size_t need = b->len + extra + 1;
 	size_t cap;
@@ -38,21 +38,6 @@ void buf_reserve(struct buf *b, size_t extra)
 	}
 	b->p = np;
 	b->cap = cap;
-}
-
-void buf_add(struct buf *b, const void *data, size_t n)
-{
-	if (!n)
-		return;
-	buf_reserve(b, n);
-	memcpy(b->p + b->len, data, n);
-	b->len += n;
-}
-
-void buf_addc(struct buf *b, char c)
-{
-	buf_reserve(b, 1);
-	b->p[b->len++] = (unsigned char)c;
 }
 
 void buf_adds(struct buf *b, const char *s)

@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "util/error.h"
 
@@ -26,9 +27,31 @@ struct buf {
 
 void buf_init(struct buf *b);
 void buf_release(struct buf *b);
-void buf_reserve(struct buf *b, size_t extra);
-void buf_add(struct buf *b, const void *data, size_t n);
-void buf_addc(struct buf *b, char c);
+/* Grows b to hold len + extra + 1 bytes; buf_reserve's slow path. */
+void buf_grow(struct buf *b, size_t extra);
+
+/* The appends run per word and per byte in the parsers: inline, with the
+ * growth out of line. */
+static inline void buf_reserve(struct buf *b, size_t extra)
+{
+	if (b->len + extra + 1 > b->cap)
+		buf_grow(b, extra);
+}
+
+static inline void buf_add(struct buf *b, const void *data, size_t n)
+{
+	if (!n)
+		return;
+	buf_reserve(b, n);
+	memcpy(b->p + b->len, data, n);
+	b->len += n;
+}
+
+static inline void buf_addc(struct buf *b, char c)
+{
+	buf_reserve(b, 1);
+	b->p[b->len++] = (unsigned char)c;
+}
 void buf_adds(struct buf *b, const char *s);
 void buf_addf(struct buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
