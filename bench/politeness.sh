@@ -446,7 +446,7 @@ bench_c() {
 		[ "$damaged" -gt 0 ] && md "- $damaged _SUCCESS.<phase> files carry stray bytes after their JSON."
 		md ""
 	fi
-	rm -rf "$WORK/c.crawl"
+	[ -n "${KEEP_SCRATCH:-}" ] || rm -rf "$WORK/c.crawl"
 
 	# ---- scrapy ----
 	if [ "$C_SCRAPY" != 1 ]; then

@@ -16,9 +16,19 @@ int64_t round_length_ms(const struct round_length_in *in)
 	t = (double)in->delay_ms * ROUND_FIRST_DELAYS;
 	if (t < ROUND_MIN_S * 1000.0)
 		t = ROUND_MIN_S * 1000.0;
-	if (in->seg > 1)
-		t *= pow(ROUND_GROWTH, in->seg - 1);
+	if (in->steps > 0)
+		t *= pow(ROUND_GROWTH, in->steps);
 	if ((double)in->records * ROUND_US_PER_RECORD / 1000.0 > t)
 		t = (double)in->records * ROUND_US_PER_RECORD / 1000.0;
 	return t < ROUND_MAX_MS ? (int64_t)ceil(t) : (int64_t)ROUND_MAX_MS;
+}
+
+int round_growth_steps(const uint64_t *hosts, int n)
+{
+	int i, steps = 0;
+
+	for (i = 1; i < n; i++)
+		if ((double)hosts[i] <= (double)hosts[i - 1] * ROUND_FINDING)
+			steps++;
+	return steps;
 }

@@ -21,23 +21,26 @@
  * what a round fetches is then the same on any rank count and any machine
  * speed, so a crawl run to completion ends with the same CrawlDb.
  *
- * With auto (the default), from what every rank sees alike - the segment
- * number and the CrawlDb's size:
+ * With auto (the default), from what every rank sees alike - the hosts
+ * of the rounds before and the CrawlDb's size:
  * - the first round plans ROUND_FIRST_DELAYS delays, at least ROUND_MIN_S
  *   (at a 1 s delay, one URL a host after its robots.txt): the hosts a round's
- *   pages link to start only in the next round, so the early rounds, in
- *   which most hosts are found, are as short as politeness makes a hop -
- *   benchmark C took 102.8 and 102.9 s with 3 delays (at least 2 s), 97.3
- *   to 100.7 s with half of one (at least 0.5 s), growth 1.25 beating 1.15
- *   (99.7 s) and 1.4 (101.3 s) in single runs; a boundary costs a host
- *   with more to do nothing while update and generate take less than its
- *   delay;
- * - each round after plans ROUND_GROWTH times the one before: a crawl of
- *   length L takes about log(L) rounds, and its early rounds, when new
- *   hosts are found, are short;
+ *   pages link to start only in the next round, so the rounds in which
+ *   hosts are found are as short as politeness makes a hop;
+ * - a round plans ROUND_GROWTH times the one before, unless the round
+ *   before had more than ROUND_FINDING times the hosts of the one before
+ *   it: while the crawl is still finding hosts, each round of waiting
+ *   puts off every host found in it, and a short round costs a host with
+ *   more to do nothing when update and generate take less than its delay.
+ *   Once the hosts stop growing, a crawl of length L takes about log(L)
+ *   rounds more. Benchmark C (100 hosts found over 9 rounds): 102.8 and
+ *   102.9 s with 3 delays (at least 2 s) growing from the first round,
+ *   97.3 to 100.7 s with half a delay growing from the first round,
+ *   95.7 and 94.5 s holding it while hosts grow (scrapy 95.9 s in the
+ *   second run), in 26 rounds instead of 18;
  * - never less than ROUND_US_PER_RECORD per CrawlDb record, about ten times
  *   what a round's update and generate spend on one, so that the
- *   boundaries stay a small share of a large crawl;
+ *   boundaries stay a small share of a large crawl, whatever the hosts do;
  * - without a delay (politeness.delay_ms = 0) nothing waits on politeness:
  *   no plan, a round fetches all that is due.
  * A number of seconds is taken as it is; 0 is no plan.
@@ -53,17 +56,24 @@
 #define ROUND_FIRST_DELAYS 0.5
 #define ROUND_MIN_S 0.5   /* s */
 #define ROUND_GROWTH 1.25
+#define ROUND_FINDING 1.1
 #define ROUND_US_PER_RECORD 20
 
 /* What the decision knows. */
 struct round_length_in {
 	long configured_s;   /* generate.round_s: ROUND_LENGTH_AUTO, 0, or s */
 	long delay_ms;       /* politeness.delay_ms */
-	int seg;             /* the round's segment number, from 1 */
+	int steps;           /* growth steps before it (round_growth_steps) */
 	uint64_t records;    /* the CrawlDb's URLs, as the last update counted them */
 };
 
 /* The round's plan in ms; 0: none. Pure. */
 int64_t round_length_ms(const struct round_length_in *in);
+
+/* The growth steps before round n + 1, from hosts[i], the hosts round
+ * i + 1's generate selected URLs of (i < n): one per round that did not
+ * have more than ROUND_FINDING times the hosts of the round before it (the
+ * first round's, before which there were none, always has). Pure. */
+int round_growth_steps(const uint64_t *hosts, int n);
 
 #endif

@@ -159,17 +159,38 @@ static int ready_segment(struct job *j, int *seg, const char *need, int bit,
 	return 0;
 }
 
+/* The growth steps before round seg (round/length.h), from the hosts the
+ * generates of the rounds before selected. Rank 0. */
+static int round_steps(const struct crawl_dir *d, int seg)
+{
+	uint64_t *hosts;
+	struct round_facts f;
+	int i, steps;
+
+	if (seg <= 1)
+		return 0;
+	if (!(hosts = calloc((size_t)seg - 1, sizeof(*hosts))))
+		return seg - 1;   /* as if no round found hosts */
+	for (i = 1; i < seg; i++) {
+		round_read_facts(d, i, &f);
+		hosts[i - 1] = f.hosts;
+	}
+	steps = round_growth_steps(hosts, seg - 1);
+	free(hosts);
+	return steps;
+}
+
 /* The span of segment seg's round (round/length.h, ms): what its generate
- * planned or, before it has, the decision from the segment number and the
- * CrawlDb's size as the update before counted it. Rank 0 reads; every rank
- * gets it. Collective. */
+ * planned or, before it has, the decision from the hosts of the rounds
+ * before and the CrawlDb's size as the update before counted it. Rank 0
+ * reads; every rank gets it. Collective. */
 static int64_t round_plan(struct job *j, int seg)
 {
 	int64_t v = 0;
 
 	if (j->rank == 0) {
 		struct round_facts here, prev;
-		struct round_length_in in = { j->cfg.round_s, j->cfg.delay_ms, seg, 0 };
+		struct round_length_in in = { j->cfg.round_s, j->cfg.delay_ms, 0, 0 };
 
 		round_read_facts(&j->dir, seg, &here);
 		if (here.round_ms >= 0) {
@@ -177,6 +198,8 @@ static int64_t round_plan(struct job *j, int seg)
 		} else {
 			round_read_facts(&j->dir, seg - 1, &prev);
 			in.records = prev.records;
+			if (in.configured_s == ROUND_LENGTH_AUTO && in.delay_ms > 0)
+				in.steps = round_steps(&j->dir, seg);
 			v = round_length_ms(&in);
 		}
 	}

@@ -76,10 +76,11 @@ struct round_plan {
  * is 0. */
 void round_read(const struct crawl_dir *d, int seg, struct round_snapshot *s);
 /* What segment seg's _SUCCESS files say for round/length.h: the span its
- * generate planned (ms; -1: it says none) and the CrawlDb's URLs its update
- * counted (0: it says none). */
+ * generate planned (ms; -1: it says none), the hosts it selected URLs of
+ * and the CrawlDb's URLs its update counted (0: it says none). */
 struct round_facts {
 	int64_t round_ms;
+	uint64_t hosts;
 	uint64_t records;
 };
 void round_read_facts(const struct crawl_dir *d, int seg, struct round_facts *f);

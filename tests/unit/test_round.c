@@ -159,25 +159,25 @@ static void lengths(void)
 {
 	static const struct {
 		const char *name;
-		struct round_length_in in;   /* configured_s, delay_ms, seg, records */
+		struct round_length_in in;   /* configured_s, delay_ms, steps, records */
 		int64_t want_ms;
 	} lrows[] = {
-		{ "a number is taken as it is", { 30, 1000, 7, 0 }, 30000 },
-		{ "0: no plan", { 0, 1000, 7, 0 }, 0 },
-		{ "auto without a delay: no plan", { ROUND_LENGTH_AUTO, 0, 3, 0 }, 0 },
-		{ "auto, first round: half a delay", { ROUND_LENGTH_AUTO, 1000, 1, 0 }, 500 },
-		{ "auto, first round, 2 s delay", { ROUND_LENGTH_AUTO, 2000, 1, 0 }, 1000 },
-		{ "auto, first round, short delay: the minimum", { ROUND_LENGTH_AUTO, 20, 1, 0 },
+		{ "a number is taken as it is", { 30, 1000, 6, 0 }, 30000 },
+		{ "0: no plan", { 0, 1000, 6, 0 }, 0 },
+		{ "auto without a delay: no plan", { ROUND_LENGTH_AUTO, 0, 2, 0 }, 0 },
+		{ "auto, no step: half a delay", { ROUND_LENGTH_AUTO, 1000, 0, 0 }, 500 },
+		{ "auto, no step, 2 s delay", { ROUND_LENGTH_AUTO, 2000, 0, 0 }, 1000 },
+		{ "auto, no step, short delay: the minimum", { ROUND_LENGTH_AUTO, 20, 0, 0 },
 		  500 },
-		{ "auto, second round: 1.25x", { ROUND_LENGTH_AUTO, 1000, 2, 0 }, 625 },
-		{ "auto, fifth round: 1.25^4 x", { ROUND_LENGTH_AUTO, 1000, 5, 0 }, 1221 },
-		{ "auto, a large CrawlDb: 20 us a record", { ROUND_LENGTH_AUTO, 1000, 2, 10000000 },
+		{ "auto, one step: 1.25x", { ROUND_LENGTH_AUTO, 1000, 1, 0 }, 625 },
+		{ "auto, four steps: 1.25^4 x", { ROUND_LENGTH_AUTO, 1000, 4, 0 }, 1221 },
+		{ "auto, a large CrawlDb: 20 us a record", { ROUND_LENGTH_AUTO, 1000, 1, 10000000 },
 		  200000 },
-		{ "auto, a small CrawlDb changes nothing", { ROUND_LENGTH_AUTO, 1000, 2, 1000 },
+		{ "auto, a small CrawlDb changes nothing", { ROUND_LENGTH_AUTO, 1000, 1, 1000 },
 		  625 },
-		{ "auto, a crawl of many rounds stops growing", { ROUND_LENGTH_AUTO, 1000, 99999, 0 },
+		{ "auto, a crawl of many steps stops growing", { ROUND_LENGTH_AUTO, 1000, 99998, 0 },
 		  2147483647000LL },
-		{ "a long delay: half of it", { ROUND_LENGTH_AUTO, 60000, 1, 0 }, 30000 },
+		{ "a long delay: half of it", { ROUND_LENGTH_AUTO, 60000, 0, 0 }, 30000 },
 	};
 	size_t i;
 
@@ -189,9 +189,43 @@ static void lengths(void)
 	}
 }
 
+/* round/length.h: the growth steps from the hosts of the rounds before. */
+static void steps(void)
+{
+	static const uint64_t c_web[] = { 3, 4, 7, 14, 24, 50, 77, 93, 99, 99, 100, 100 };
+	static const uint64_t one[] = { 1, 1, 1, 1 };
+	static const uint64_t edge[] = { 10, 11, 13, 14, 0, 0, 5 };
+	static const struct {
+		const char *name;
+		const uint64_t *hosts;
+		int n;
+		int want;
+	} srows[] = {
+		{ "the first round: none", c_web, 0, 0 },
+		{ "after the first round: none (it found its hosts)", c_web, 1, 0 },
+		{ "hosts growing: none", c_web, 8, 0 },
+		{ "93 to 99 hosts: 6 % more, a step", c_web, 9, 1 },
+		{ "benchmark C's web: a step a round once hosts stop growing", c_web, 12, 4 },
+		{ "one host: a step a round after the first", one, 4, 3 },
+		{ "exactly 1.1x is not more: a step", edge, 2, 1 },
+		{ "just over 1.1x: none more", edge, 3, 1 },
+		{ "a round without hosts: a step", edge, 5, 3 },
+		{ "hosts again after none: none more", edge, 7, 4 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(srows) / sizeof(srows[0]); i++) {
+		int got = round_growth_steps(srows[i].hosts, srows[i].n);
+
+		CHECK(got == srows[i].want, "%s: %d steps, want %d", srows[i].name, got,
+		      srows[i].want);
+	}
+}
+
 int main(void)
 {
 	lengths();
+	steps();
 	decisions();
 	reading();
 	json();
