@@ -149,6 +149,26 @@ static int allowed(struct fetcher *f, struct host *h, struct host_item *it)
 	return 1;
 }
 
+/* The URLs next in h's queue that its origin's known rules deny get their
+ * outcome now, not at the host's next turn a delay later: they make no
+ * request, and a round whose plan does not count them (generate.h) should
+ * not wait a delay for them. */
+static void skip_denied(struct fetcher *f, struct host *h)
+{
+	char path[URL_MAX_LEN + 1];
+
+	while (h->next < h->n && !f->stopping) {
+		struct host_item *it = h->items[h->next];
+
+		if (it->origin->state != ORIGIN_READY || !it->origin->rules ||
+		    robots_url_path(it->url, path, sizeof(path)) != CR_OK ||
+		    robots_allowed(it->origin->rules, path))
+			return;
+		h->next++;
+		emit_status(f, it, ST_DENIED, "robots.txt");
+	}
+}
+
 static void on_dns(void *arg, enum dns_result res, const char *addr)
 {
 	struct host *h = arg;
@@ -387,6 +407,7 @@ static void complete(struct fetcher *f, const struct http_result *r)
 		page_done(f, r->user, r);
 	else
 		robots_done(f, r->user, r);
+	skip_denied(f, h);
 	hosts_settle_group(&f->hosts, h, f->stopping);
 	http_release(f->http, r);
 }

@@ -114,7 +114,9 @@ enum generate_verdict generate_select(const struct crawl_record *r,
 		return GEN_DEMOTED;
 	if (cap > 0 && h->selected >= (uint64_t)cap)
 		return GEN_HOST_CAPPED;
-	if (g->round_ms > 0 &&
+	/* A URL robots.txt denies costs no request: the span's count is of
+	 * requests (a host whose one URL a round is denied would idle). */
+	if (g->round_ms > 0 && !h->denied &&
 	    (int64_t)h->selected >= generate_feasible(g->round_ms, host_delay_ms(g, h)))
 		return GEN_POLITENESS_CAPPED;
 	return GEN_SELECT;
@@ -167,16 +169,41 @@ static enum cr_err note_delay(void *arg, const struct robots_cache_entry *e)
 	    robots_parse(e->body, e->body_len, g->j->cfg.robots_agent, &rules) != CR_OK)
 		return CR_OK;
 	cd = robots_crawl_delay_ms(rules);
-	robots_free(&rules);
 	if (cd > 0)
 		*hmap_put(&g->delays, e->origin, strlen(e->origin)) = (void *)(uintptr_t)cd;
+	/* Kept while fresh, as the fetch will read them (robots/origin.c). */
+	if (g->now - e->fetched_at < (int64_t)g->j->cfg.robots_ttl_s * 1000000 &&
+	    g->robots_bytes + e->body_len <= GEN_RULES_BYTES) {
+		void **slot = hmap_put(&g->robots, e->origin, strlen(e->origin));
+
+		if (!*slot) {
+			*slot = rules;
+			g->robots_bytes += e->body_len;
+			return CR_OK;
+		}
+	}
+	robots_free(&rules);
 	return CR_OK;
+}
+
+static void release_rules(struct hmap *m)
+{
+	struct hmap_slot *s;
+	size_t i = 0;
+
+	while ((s = hmap_next(m, &i)) != NULL) {
+		struct robots *r = s->val;
+
+		robots_free(&r);
+	}
+	hmap_release(m);
 }
 
 /*
  * What the robots.txt cache knows of the origins of partition p: holds a
  * host asked for that have not ended, and - only when the round has a span
- * (generate.round_s, fetch.time_limit_s) - each origin's Crawl-delay.
+ * (generate.round_s, fetch.time_limit_s) - each origin's Crawl-delay and
+ * its rules while fresh.
  */
 static void load_crawl_delays(struct gen_part *g, uint32_t p)
 {
@@ -196,6 +223,8 @@ static void host_of(const struct gen_part *g, char *url, const char *host,
 {
 	uint64_t v = (uint64_t)(uintptr_t)hmap_get(&g->dups, host, strlen(host));
 	size_t ol = (size_t)(url_path(url) - url);
+	const struct robots *rules;
+	char path[URL_MAX_LEN + 1];
 	void *cd;
 
 	h->selected = (uint64_t)(uintptr_t)hmap_get(&g->per_host, host, strlen(host));
@@ -204,6 +233,9 @@ static void host_of(const struct gen_part *g, char *url, const char *host,
 	cd = g->rules.round_ms > 0 ? hmap_get(&g->delays, url, ol) : NULL;
 	h->crawl_delay_ms = cd ? (long)(uintptr_t)cd : -1;
 	h->hold_until = g->holds.count ? (int64_t)(uintptr_t)hmap_get(&g->holds, url, ol) : 0;
+	rules = g->robots.count ? hmap_get(&g->robots, url, ol) : NULL;
+	h->denied = rules && robots_url_path(url, path, sizeof(path)) == CR_OK &&
+		    !robots_allowed(rules, path);
 	host_rules_by_name(g->hr, host, &h->op);
 }
 
@@ -251,7 +283,7 @@ int generate_account(struct gen_part *g, const struct crawl_record *rec, const c
 			g->c[GC_HOSTS]++;
 			g->c[GC_DEMOTED_HOSTS] += generate_demoted(&g->rules, h);
 		}
-		if (v == GEN_SELECT)
+		if (v == GEN_SELECT && !h->denied)
 			*slot = (void *)((uintptr_t)*slot + 1);
 	}
 	g->c[verdict_counter[v]]++;
@@ -366,6 +398,7 @@ static enum cr_err generate_partition(struct job *j, int seg, int ver, uint32_t 
 	g.rules.round_ms = job_round_span_ms(j);
 	hmap_init(&g.per_host);
 	hmap_init(&g.delays);
+	hmap_init(&g.robots);
 	hmap_init(&g.holds);
 	hmap_init(&g.dups);
 	load_crawl_delays(&g, p);
@@ -379,6 +412,7 @@ static enum cr_err generate_partition(struct job *j, int seg, int ver, uint32_t 
 							      : select_records(&g, r, in, w);
 	hmap_release(&g.per_host);
 	hmap_release(&g.delays);
+	release_rules(&g.robots);
 	hmap_release(&g.holds);
 	hmap_release(&g.dups);
 	recfile_reader_free(&g.ranks);

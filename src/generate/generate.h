@@ -78,6 +78,8 @@ struct generate_host {
 	uint64_t duplicates;         /* ... of which near-duplicates */
 	long crawl_delay_ms;         /* its origin's cached robots.txt Crawl-delay; -1: none */
 	int64_t hold_until;          /* its origin's hold (robots cache), µs; 0: none */
+	int denied;                  /* the URL judged: its origin's cached robots.txt
+					denies it, so the fetch makes no request for it */
 	struct host_settings op;     /* the operator's rule for it (hosts.rules) */
 	int seed_capped;             /* the record's seed has had its max_pages */
 };

@@ -15,6 +15,10 @@
 #include "store/recfile.h"
 #include "util/hmap.h"
 
+/* The robots.txt bodies whose rules a partition's generate keeps at most:
+ * past them, a denied URL counts as a request as it would without. */
+#define GEN_RULES_BYTES (16u << 20)
+
 struct gen_part {
 	struct job *j;
 	struct generate_rules rules;
@@ -25,6 +29,10 @@ struct gen_part {
 	struct hmap per_host;     /* host -> URLs selected (uintptr_t) */
 	struct hmap delays;       /* origin -> cached Crawl-delay ms (uintptr_t) */
 	struct hmap holds;        /* origin -> hold until, µs (uintptr_t), when ahead */
+	struct hmap robots;       /* origin -> its cached robots.txt rules (struct robots *,
+				     owned) when fresh and 2xx, only with a span: a URL
+				     they deny makes no request (GEN_RULES_BYTES) */
+	size_t robots_bytes;      /* the bodies of those kept */
 	struct hmap dups;         /* host -> pages | duplicates << 32 (count_duplicates) */
 	const struct host_rules *hr;   /* hosts.rules, or NULL */
 	const struct seedcap *cap;     /* the seeds' max_pages, or NULL */
