@@ -160,7 +160,10 @@ static void skip_denied(struct fetcher *f, struct host *h)
 	while (h->next < h->n && !f->stopping) {
 		struct host_item *it = h->items[h->next];
 
+		/* A Crawl-delay past politeness.max_crawl_delay_ms defers its
+		 * URLs instead (allowed(), at the turn). */
 		if (it->origin->state != ORIGIN_READY || !it->origin->rules ||
+		    sched_crawl_delay(&h->pol, robots_crawl_delay_ms(it->origin->rules)) ||
 		    robots_url_path(it->url, path, sizeof(path)) != CR_OK ||
 		    robots_allowed(it->origin->rules, path))
 			return;

@@ -112,12 +112,13 @@ enum generate_verdict generate_select(const struct crawl_record *r,
 		return GEN_HELD;
 	if (h->selected >= (uint64_t)g->demoted_per_round && generate_demoted(g, h))
 		return GEN_DEMOTED;
-	if (cap > 0 && h->selected >= (uint64_t)cap)
+	if (cap > 0 && h->selected + h->denied_taken >= (uint64_t)cap)
 		return GEN_HOST_CAPPED;
 	/* A URL robots.txt denies costs no request: the span's count is of
-	 * requests (a host whose one URL a round is denied would idle). */
-	if (g->round_ms > 0 && !h->denied &&
-	    (int64_t)h->selected >= generate_feasible(g->round_ms, host_delay_ms(g, h)))
+	 * requests (a host whose one URL a round is denied would idle), and
+	 * the denied ones are bounded apart, as many again. */
+	if (g->round_ms > 0 && (int64_t)(h->denied ? h->denied_taken : h->selected) >=
+				       generate_feasible(g->round_ms, host_delay_ms(g, h)))
 		return GEN_POLITENESS_CAPPED;
 	return GEN_SELECT;
 }
@@ -171,14 +172,16 @@ static enum cr_err note_delay(void *arg, const struct robots_cache_entry *e)
 	cd = robots_crawl_delay_ms(rules);
 	if (cd > 0)
 		*hmap_put(&g->delays, e->origin, strlen(e->origin)) = (void *)(uintptr_t)cd;
-	/* Kept while fresh, as the fetch will read them (robots/origin.c). */
-	if (g->now - e->fetched_at < (int64_t)g->j->cfg.robots_ttl_s * 1000000 &&
-	    g->robots_bytes + e->body_len <= GEN_RULES_BYTES) {
+	/* Kept whatever their age: the fetch may ask again, but what a round
+	 * plans must not depend on the clock. */
+	g->robots_bytes += e->body_len + GEN_RULES_ENTRY;
+	if (g->robots_bytes > GEN_RULES_BYTES)
+		g->robots_over = 1;
+	if (!g->robots_over) {
 		void **slot = hmap_put(&g->robots, e->origin, strlen(e->origin));
 
 		if (!*slot) {
 			*slot = rules;
-			g->robots_bytes += e->body_len;
 			return CR_OK;
 		}
 	}
@@ -203,7 +206,7 @@ static void release_rules(struct hmap *m)
  * What the robots.txt cache knows of the origins of partition p: holds a
  * host asked for that have not ended, and - only when the round has a span
  * (generate.round_s, fetch.time_limit_s) - each origin's Crawl-delay and
- * its rules while fresh.
+ * its rules (GEN_RULES_BYTES).
  */
 static void load_crawl_delays(struct gen_part *g, uint32_t p)
 {
@@ -215,27 +218,43 @@ static void load_crawl_delays(struct gen_part *g, uint32_t p)
 	layout_robots_part(&g->j->dir, ver, p, path, sizeof(path));
 	if (robots_cache_scan(path, note_delay, g) != CR_OK)
 		log_warn("generate", "cannot read the robots cache '%s'", path);
+	if (g->robots_over) {
+		release_rules(&g->robots);
+		hmap_init(&g->robots);
+	}
+}
+
+/* 1 if url's origin's cached robots.txt (g->robots) denies it. */
+static int url_denied(const struct gen_part *g, const char *url)
+{
+	const struct robots *rules;
+	char path[URL_MAX_LEN + 1];
+
+	if (!g->robots.count)
+		return 0;
+	rules = hmap_get(&g->robots, url, (size_t)(url_path(url) - url));
+	return rules && robots_url_path(url, path, sizeof(path)) == CR_OK &&
+	       !robots_allowed(rules, path);
 }
 
 /* What the partition knows of url's host (and origin) so far. */
 static void host_of(const struct gen_part *g, char *url, const char *host,
 		    struct generate_host *h)
 {
-	uint64_t v = (uint64_t)(uintptr_t)hmap_get(&g->dups, host, strlen(host));
+	uint64_t v;
 	size_t ol = (size_t)(url_path(url) - url);
-	const struct robots *rules;
-	char path[URL_MAX_LEN + 1];
 	void *cd;
 
-	h->selected = (uint64_t)(uintptr_t)hmap_get(&g->per_host, host, strlen(host));
+	v = (uint64_t)(uintptr_t)hmap_get(&g->per_host, host, strlen(host));
+	h->selected = v & 0xffffffffu;
+	h->denied_taken = v >> 32;
+	v = (uint64_t)(uintptr_t)hmap_get(&g->dups, host, strlen(host));
 	h->pages = v & 0xffffffffu;
 	h->duplicates = v >> 32;
 	cd = g->rules.round_ms > 0 ? hmap_get(&g->delays, url, ol) : NULL;
 	h->crawl_delay_ms = cd ? (long)(uintptr_t)cd : -1;
 	h->hold_until = g->holds.count ? (int64_t)(uintptr_t)hmap_get(&g->holds, url, ol) : 0;
-	rules = g->robots.count ? hmap_get(&g->robots, url, ol) : NULL;
-	h->denied = rules && robots_url_path(url, path, sizeof(path)) == CR_OK &&
-		    !robots_allowed(rules, path);
+	h->denied = 0;
 	host_rules_by_name(g->hr, host, &h->op);
 }
 
@@ -262,6 +281,12 @@ int generate_judge(struct gen_part *g, const void *data, size_t n, struct crawl_
 	else
 		host_of(g, url, host, h);
 	*v = generate_select(rec, h, &g->rules, g->now);
+	/* Only a URL the span would take or stop is matched against its rules:
+	 * the others' verdicts do not depend on it. */
+	if ((*v == GEN_SELECT || *v == GEN_POLITENESS_CAPPED) && host[0] && url_denied(g, url)) {
+		h->denied = 1;
+		*v = generate_select(rec, h, &g->rules, g->now);
+	}
 	return 0;
 }
 
@@ -283,8 +308,8 @@ int generate_account(struct gen_part *g, const struct crawl_record *rec, const c
 			g->c[GC_HOSTS]++;
 			g->c[GC_DEMOTED_HOSTS] += generate_demoted(&g->rules, h);
 		}
-		if (v == GEN_SELECT && !h->denied)
-			*slot = (void *)((uintptr_t)*slot + 1);
+		if (v == GEN_SELECT)
+			*slot = (void *)((uintptr_t)*slot + (h->denied ? (uintptr_t)1 << 32 : 1));
 	}
 	g->c[verdict_counter[v]]++;
 	if (v == GEN_SEED_CAPPED && g->dlog && !g->failed)

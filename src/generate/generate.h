@@ -73,11 +73,13 @@ void generate_rules_from(const struct config *cfg, struct generate_rules *out);
 
 /* What the phase knows of a record's host when the record comes. */
 struct generate_host {
-	uint64_t selected;           /* its URLs selected so far this round */
+	uint64_t selected;           /* its URLs selected so far this round that make a
+					request (not denied_taken) */
 	uint64_t pages;              /* its pages with content in the CrawlDb */
 	uint64_t duplicates;         /* ... of which near-duplicates */
 	long crawl_delay_ms;         /* its origin's cached robots.txt Crawl-delay; -1: none */
 	int64_t hold_until;          /* its origin's hold (robots cache), µs; 0: none */
+	uint64_t denied_taken;       /* its URLs selected that robots.txt denies */
 	int denied;                  /* the URL judged: its origin's cached robots.txt
 					denies it, so the fetch makes no request for it */
 	struct host_settings op;     /* the operator's rule for it (hosts.rules) */

@@ -15,9 +15,12 @@
 #include "store/recfile.h"
 #include "util/hmap.h"
 
-/* The robots.txt bodies whose rules a partition's generate keeps at most:
- * past them, a denied URL counts as a request as it would without. */
+/* The robots.txt bodies (and GEN_RULES_ENTRY bytes an origin) whose rules
+ * a partition's generate keeps at most: past them it keeps none - which
+ * ones fit would depend on the cache file's order, which depends on the
+ * rank count - and a denied URL counts as a request, as without them. */
 #define GEN_RULES_BYTES (16u << 20)
+#define GEN_RULES_ENTRY 256u
 
 struct gen_part {
 	struct job *j;
@@ -26,13 +29,15 @@ struct gen_part {
 	struct refresh_rules refresh;
 	int64_t now;
 	uint64_t *c;
-	struct hmap per_host;     /* host -> URLs selected (uintptr_t) */
+	struct hmap per_host;     /* host -> URLs selected (uintptr_t): those that make a
+				     request, and those robots.txt denies << 32 */
 	struct hmap delays;       /* origin -> cached Crawl-delay ms (uintptr_t) */
 	struct hmap holds;        /* origin -> hold until, µs (uintptr_t), when ahead */
 	struct hmap robots;       /* origin -> its cached robots.txt rules (struct robots *,
-				     owned) when fresh and 2xx, only with a span: a URL
-				     they deny makes no request (GEN_RULES_BYTES) */
-	size_t robots_bytes;      /* the bodies of those kept */
+				     owned) when 2xx, only with a span: a URL they deny
+				     makes no request; none past GEN_RULES_BYTES */
+	size_t robots_bytes;      /* what those kept cost (GEN_RULES_BYTES) */
+	int robots_over;          /* the partition's were past GEN_RULES_BYTES */
 	struct hmap dups;         /* host -> pages | duplicates << 32 (count_duplicates) */
 	const struct host_rules *hr;   /* hosts.rules, or NULL */
 	const struct seedcap *cap;     /* the seeds' max_pages, or NULL */

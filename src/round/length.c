@@ -23,12 +23,9 @@ int64_t round_length_ms(const struct round_length_in *in)
 	return t < ROUND_MAX_MS ? (int64_t)ceil(t) : (int64_t)ROUND_MAX_MS;
 }
 
-int round_growth_steps(const uint64_t *hosts, int n)
+int round_steps_next(int prev, int64_t after, int64_t before)
 {
-	int i, steps = 0;
-
-	for (i = 1; i < n; i++)
-		if ((double)hosts[i] <= (double)hosts[i - 1] * ROUND_FINDING)
-			steps++;
-	return steps;
+	if (after >= 0 && (double)after > (double)(before > 0 ? before : 0) * ROUND_FINDING)
+		return prev;
+	return prev + 1;
 }

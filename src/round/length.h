@@ -21,15 +21,16 @@
  * what a round fetches is then the same on any rank count and any machine
  * speed, so a crawl run to completion ends with the same CrawlDb.
  *
- * With auto (the default), from what every rank sees alike - the hosts
- * of the rounds before and the CrawlDb's size:
+ * With auto (the default), from what every rank sees alike - the
+ * CrawlDb's origins and URLs as the updates before counted them:
  * - the first round plans ROUND_FIRST_DELAYS delays, at least ROUND_MIN_S
  *   (at a 1 s delay, one URL a host after its robots.txt): the hosts a round's
  *   pages link to start only in the next round, so the rounds in which
  *   hosts are found are as short as politeness makes a hop;
  * - a round plans ROUND_GROWTH times the one before, unless the round
- *   before had more than ROUND_FINDING times the hosts of the one before
- *   it: while the crawl is still finding hosts, each round of waiting
+ *   before left the CrawlDb with more than ROUND_FINDING times the origins
+ *   (scheme://authority) it found there: while the crawl is still finding
+ *   hosts, each round of waiting
  *   puts off every host found in it, and a short round costs a host with
  *   more to do nothing when update and generate take less than its delay.
  *   Once the hosts stop growing, a crawl of length L takes about log(L)
@@ -64,17 +65,18 @@
 struct round_length_in {
 	long configured_s;   /* generate.round_s: ROUND_LENGTH_AUTO, 0, or s */
 	long delay_ms;       /* politeness.delay_ms */
-	int steps;           /* growth steps before it (round_growth_steps) */
+	int steps;           /* growth steps before it (round_steps_next) */
 	uint64_t records;    /* the CrawlDb's URLs, as the last update counted them */
 };
 
 /* The round's plan in ms; 0: none. Pure. */
 int64_t round_length_ms(const struct round_length_in *in);
 
-/* The growth steps before round n + 1, from hosts[i], the hosts round
- * i + 1's generate selected URLs of (i < n): one per round that did not
- * have more than ROUND_FINDING times the hosts of the round before it (the
- * first round's, before which there were none, always has). Pure. */
-int round_growth_steps(const uint64_t *hosts, int n);
+/* The growth steps of a round from those of the round before (prev) and
+ * the CrawlDb's origins after that round's update (after) and before it
+ * (before; < 0: not known, as before the first round - counted as none):
+ * one more unless after > ROUND_FINDING x before. after < 0 (not known): one
+ * more. The first round has none. Pure. */
+int round_steps_next(int prev, int64_t after, int64_t before);
 
 #endif

@@ -159,34 +159,39 @@ static int ready_segment(struct job *j, int *seg, const char *need, int bit,
 	return 0;
 }
 
-/* The growth steps before round seg (round/length.h), from the hosts the
- * generates of the rounds before selected. Rank 0. */
+/* The growth steps of round seg's plan (round/length.h): those of the last
+ * round that recorded its own (in _SUCCESS.generate; none before the
+ * first), carried on by the origins each update after it counted. Rank 0. */
 static int round_steps(const struct crawl_dir *d, int seg)
 {
-	uint64_t *hosts;
-	struct round_facts f;
-	int i, steps;
+	struct round_facts f, before;
+	int i = seg - 1, steps = 0;
 
-	if (seg <= 1)
-		return 0;
-	if (!(hosts = calloc((size_t)seg - 1, sizeof(*hosts))))
-		return seg - 1;   /* as if no round found hosts */
-	for (i = 1; i < seg; i++) {
+	for (; i >= 1; i--) {
 		round_read_facts(d, i, &f);
-		hosts[i - 1] = f.hosts;
+		if (f.steps >= 0) {
+			steps = (int)f.steps;
+			break;
+		}
 	}
-	steps = round_growth_steps(hosts, seg - 1);
-	free(hosts);
+	if (i < 1)
+		i = 1;   /* the first round's: none */
+	for (; i < seg; i++) {
+		round_read_facts(d, i, &f);
+		round_read_facts(d, i - 1, &before);
+		steps = round_steps_next(steps, f.origins, before.origins);
+	}
 	return steps;
 }
 
 /* The span of segment seg's round (round/length.h, ms): what its generate
- * planned or, before it has, the decision from the hosts of the rounds
- * before and the CrawlDb's size as the update before counted it. Rank 0
- * reads; every rank gets it. Collective. */
-static int64_t round_plan(struct job *j, int seg)
+ * planned or, before it has, the decision from the growth steps and the
+ * CrawlDb's size as the update before counted it; *steps (if not NULL):
+ * the growth steps of a plan decided now, else -1. Rank 0 reads; every
+ * rank gets both. Collective. */
+static int64_t round_plan(struct job *j, int seg, int *steps)
 {
-	int64_t v = 0;
+	int64_t v[2] = { 0, -1 };
 
 	if (j->rank == 0) {
 		struct round_facts here, prev;
@@ -194,17 +199,19 @@ static int64_t round_plan(struct job *j, int seg)
 
 		round_read_facts(&j->dir, seg, &here);
 		if (here.round_ms >= 0) {
-			v = here.round_ms;
+			v[0] = here.round_ms;
 		} else {
 			round_read_facts(&j->dir, seg - 1, &prev);
 			in.records = prev.records;
 			if (in.configured_s == ROUND_LENGTH_AUTO && in.delay_ms > 0)
-				in.steps = round_steps(&j->dir, seg);
-			v = round_length_ms(&in);
+				v[1] = in.steps = round_steps(&j->dir, seg);
+			v[0] = round_length_ms(&in);
 		}
 	}
-	comm_bcast(&v, sizeof(v), 0);
-	return v;
+	comm_bcast(v, sizeof(v), 0);
+	if (steps)
+		*steps = (int)v[1];
+	return v[0];
 }
 
 /* ---- the phases ---- */
@@ -286,7 +293,8 @@ int round_generate(struct job *j, int *segp, uint64_t *selected, uint64_t *held)
 	int64_t t0 = clock_mono_us(), now = clock_now_us();
 	static const struct seedcap_comm mpi = { comm_agree, comm_sum_u64 };
 	struct seedcap cap;
-	char extra[96];
+	char extra[128];
+	int steps = -1;
 
 	if (snapshot(j, 0, &s))
 		return 1;
@@ -301,7 +309,7 @@ int round_generate(struct job *j, int *segp, uint64_t *selected, uint64_t *held)
 	p.clean_subdirs = redo ? fetchlist : NULL;
 	clean(j, &p);
 	comm_bcast(&now, sizeof(now), 0);
-	j->round_ms = round_plan(j, p.seg);
+	j->round_ms = round_plan(j, p.seg, &steps);
 	e = seedcap_prepare(&cap, j, s.version, now, &mpi);   /* collective */
 	if (!e)
 		e = generate_run(j, p.seg, s.version, now, &cap, &mpi, c);
@@ -310,8 +318,13 @@ int round_generate(struct job *j, int *segp, uint64_t *selected, uint64_t *held)
 		log_user("generate failed");
 		return 1;
 	}
-	snprintf(extra, sizeof(extra), ",\"crawldb_version\":%d,\"round_ms\":%lld",
-		 s.version, (long long)j->round_ms);
+	if (steps >= 0)
+		snprintf(extra, sizeof(extra),
+			 ",\"crawldb_version\":%d,\"round_ms\":%lld,\"round_steps\":%d",
+			 s.version, (long long)j->round_ms, steps);
+	else
+		snprintf(extra, sizeof(extra), ",\"crawldb_version\":%d,\"round_ms\":%lld",
+			 s.version, (long long)j->round_ms);
 	rc = mark_phase(j, p.seg, "generate", generate_counter_names, c, GC_COUNT_,
 			secs_since(t0), extra);
 	if (!rc && j->rank == 0)
@@ -380,7 +393,7 @@ int round_fetch(struct job *j, int seg, uint64_t *outcomes)
 	p.clean_subdirs = s.phases & ROUND_FETCHED ? again : progress;
 	p.clean_robots = !(s.phases & ROUND_FETCHED);
 	clean(j, &p);
-	j->round_ms = round_plan(j, seg);
+	j->round_ms = round_plan(j, seg, NULL);
 	comm_notice_open();
 	e = fetch_run(j, seg, s.version, c, pc);
 	/* Ranks that finished pass a late signal on while they wait. */

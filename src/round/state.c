@@ -96,13 +96,14 @@ void round_read_facts(const struct crawl_dir *d, int seg, struct round_facts *f)
 	int64_t r;
 
 	f->round_ms = -1;
-	f->hosts = 0;
+	f->steps = -1;
 	f->records = 0;
+	f->origins = -1;
 	if (seg <= 0)
 		return;
 	f->round_ms = phase_int(d, seg, "generate", NULL, "round_ms");
-	r = phase_int(d, seg, "generate", "counters", "hosts");
-	f->hosts = r > 0 ? (uint64_t)r : 0;
+	f->steps = phase_int(d, seg, "generate", NULL, "round_steps");
+	f->origins = phase_int(d, seg, "update", "counters", "origins");
 	r = phase_int(d, seg, "update", "counters", "records");
 	f->records = r > 0 ? (uint64_t)r : 0;
 }

@@ -76,12 +76,14 @@ struct round_plan {
  * is 0. */
 void round_read(const struct crawl_dir *d, int seg, struct round_snapshot *s);
 /* What segment seg's _SUCCESS files say for round/length.h: the span its
- * generate planned (ms; -1: it says none), the hosts it selected URLs of
- * and the CrawlDb's URLs its update counted (0: it says none). */
+ * generate planned (ms; -1: it says none) and the growth steps of that
+ * plan (-1: none said), the CrawlDb's URLs its update counted (0: it says
+ * none) and their origins (-1: none said). */
 struct round_facts {
 	int64_t round_ms;
-	uint64_t hosts;
+	int64_t steps;
 	uint64_t records;
+	int64_t origins;
 };
 void round_read_facts(const struct crawl_dir *d, int seg, struct round_facts *f);
 

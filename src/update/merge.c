@@ -416,6 +416,25 @@ static const char *trapped(void *arg, const struct link_record *l)
 }
 
 /* Merges the streams into w. */
+/* 1 if url[0, n) is of another origin (scheme://authority) than the one
+ * in last, which then holds url's. */
+static int new_origin(struct buf *last, const char *url, size_t n)
+{
+	const char *sep = n > 3 ? memchr(url, ':', n) : NULL;
+	size_t o = n;
+
+	if (sep && (size_t)(sep - url) + 3 <= n && sep[1] == '/' && sep[2] == '/') {
+		for (o = (size_t)(sep - url) + 3; o < n; o++)
+			if (url[o] == '/' || url[o] == '?' || url[o] == '#')
+				break;
+	}
+	if (last->len == o && (o == 0 || !memcmp(last->p, url, o)))
+		return 0;
+	last->len = 0;
+	buf_add(last, url, o);
+	return 1;
+}
+
 static enum cr_err merge_streams(struct merge_streams *m, struct recfile_writer *w,
 				 const struct config *cfg, struct merge_stats *st,
 				 struct buf *seen, const struct merge_extra *x,
@@ -424,12 +443,13 @@ static enum cr_err merge_streams(struct merge_streams *m, struct recfile_writer 
 	const struct dedup_result *dups = x ? x->dups : NULL;
 	struct decisions *dlog = x ? x->dlog : NULL;
 	struct trap_query q = { trap, cfg };
-	struct buf out;
+	struct buf out, origin;
 	struct merge_in in;
 	struct crawl_record rec;
 	enum cr_err e;
 
 	buf_init(&out);
+	buf_init(&origin);
 	while ((e = gather(m, &in)) == CR_OK) {
 		in.dup_of = dups && in.fetch ? dedup_rep(dups, in.fetch->rec.url,
 							 in.fetch->rec.url_len) : NULL;
@@ -487,7 +507,10 @@ static enum cr_err merge_streams(struct merge_streams *m, struct recfile_writer 
 			seen_note(seen, rec.url, rec.url_len);
 		st->records++;
 		st->by_status[rec.status]++;
+		if (new_origin(&origin, rec.url, rec.url_len))
+			st->origins++;
 	}
+	buf_release(&origin);
 	buf_release(&out);
 	return e == CR_EOF ? CR_OK : e;
 }

@@ -26,6 +26,8 @@
 
 struct merge_stats {
 	uint64_t records;     /* in the new part */
+	uint64_t origins;     /* distinct scheme://authority among them: a part is in URL
+				 order, so an origin's URLs are one run */
 	uint64_t added;       /* new URLs from links */
 	uint64_t updated;     /* URLs with a fetch outcome */
 	uint64_t too_deep;    /* links dropped by crawl.max_depth */

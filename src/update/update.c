@@ -22,7 +22,7 @@ const char *const update_counter_names[UC_COUNT_] = {
 	"links_sent", "links_received", "seen_dropped", "duplicate_sources", "outcomes", "added",
 	"too_deep", "traps", "scope_mode", "scope_rules", "scope_limit", "sitemap_cross_refused",
 	"scope_seed", "seed_too_deep",
-	"records",
+	"records", "origins",
 	"status_unfetched", "status_fetched", "status_redirect", "status_gone",
 	"status_error", "status_denied", "status_blocked", "status_deferred",
 	"status_duplicate", "status_trap", "status_truncated", "status_too_large",
@@ -375,6 +375,7 @@ static enum cr_err merge_owned(struct job *j, int seg, int ver, struct route *rt
 		c[UC_TRAPS] += st.traps;
 		c[UC_CROSS_REFUSED] += st.cross_refused;
 		c[UC_RECORDS] += st.records;
+		c[UC_ORIGINS] += st.origins;
 		for (s = 0; s < ST_COUNT_; s++)
 			c[UC_STATUS_FIRST + s] += st.by_status[s];
 	}

@@ -37,6 +37,7 @@ enum update_counter {
 	UC_SCOPE_SEED,     /* links refused by their seed's scope= setting */
 	UC_SEED_DEPTH,     /* links past their seed's max_depth= setting */
 	UC_RECORDS,
+	UC_ORIGINS,        /* distinct scheme://authority among them (round/length.h) */
 	UC_STATUS_FIRST,   /* then one counter per crawl status */
 	UC_DEDUP_FIRST = UC_STATUS_FIRST + ST_COUNT_,   /* then dedup.h's counters */
 	UC_COUNT_ = UC_DEDUP_FIRST + DC_COUNT_

@@ -33,6 +33,26 @@ start_web web --hosts $HOSTS --pages $PAGES || { echo "not ok: web did not start
 "$SIMWEB" --truth --hosts $HOSTS --pages $PAGES --port "$SIMWEB_PORT" >"$SCRATCH/truth"
 # The 2-rank crawl parses in its own phase, reading the pages back from the
 # WARC files; the others parse while fetching. Both must give the same CrawlDb.
+# origins_agree DIR: the last update's "origins" counter is the number of
+# distinct scheme://authority in the CrawlDb.
+origins_agree() {
+	local last want got
+	last=$(ls -d "$1"/segments/*/ | tail -n 1)
+	got=$(grep -o '"origins":[0-9]*' "$last/_SUCCESS.update" | cut -d: -f2)
+	want=$("$MPICRAWL" readdb --dir "$1" --dump |
+		grep -o '"url":"[a-z]*://[^/"?#]*' | sort -u | wc -l)
+	[ -n "$got" ] && [ "$got" -eq "$want" ] || { echo "origins: $got, want $want"; return 1; }
+}
+
+# plans DIR: each segment's round plan, as its _SUCCESS.generate says it.
+plans() {
+	local s
+	for s in "$1"/segments/*/; do
+		echo "$(basename "$s") $(grep -o '"round_ms":[0-9]*\(,"round_steps":[0-9]*\)\?' \
+			"$s/_SUCCESS.generate")"
+	done
+}
+
 for n in 1 2 4; do
 	before=$(wc -l <"$SIMWEB_LOG")
 	inline=true
@@ -48,7 +68,13 @@ for n in 1 2 4; do
 	check "warc records on $n ranks" warc_counts_agree "$SCRATCH/crawl$n" "$SCRATCH/log$n"
 	check "stats.json per segment on $n ranks" test -s "$SCRATCH/crawl$n/segments/00001/stats.json"
 	dump_db "$SCRATCH/crawl$n" >"$SCRATCH/dump$n"
+	check "update counts the CrawlDb's origins on $n ranks" origins_agree "$SCRATCH/crawl$n"
+	plans "$SCRATCH/crawl$n" >"$SCRATCH/plans$n"
 done
+check "round plans (round_ms, round_steps) the same on 1 and 2 ranks" \
+	cmp -s "$SCRATCH/plans1" "$SCRATCH/plans2"
+check "round plans the same on 1 and 4 ranks" cmp -s "$SCRATCH/plans1" "$SCRATCH/plans4"
+check "round plans held while the hosts grew" grep -q '"round_steps":0' "$SCRATCH/plans1"
 # Re-parsing a segment from its WARC files gives the parse data the fetcher
 # wrote while fetching.
 check "re-parse of segment 2 from WARC" "$MPICRAWL" parse --dir "$SCRATCH/crawl1" --segment 2 \

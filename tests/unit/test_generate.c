@@ -4,44 +4,6 @@
 #include "update/merge.h"
 
 /* generate_select over a table: each rule on its own, and their order. */
-
-/* A URL its origin's cached robots.txt denies makes no request, so the
- * round's span does not count it: past the politeness cap it is still
- * taken (the fetch records it denied), past generate.max_per_host not. */
-static void denied_rows(const struct config *cfg)
-{
-	static const struct {
-		const char *name;
-		int denied;
-		uint64_t selected;
-		long max_per_host;
-		enum generate_verdict want;
-	} rows[] = {
-		{ "allowed, the span's 2 taken: capped", 0, 2, 0, GEN_POLITENESS_CAPPED },
-		{ "denied, the span's 2 taken: taken", 1, 2, 0, GEN_SELECT },
-		{ "denied, 50 taken: taken", 1, 50, 0, GEN_SELECT },
-		{ "denied, max_per_host taken: capped", 1, 5, 5, GEN_HOST_CAPPED },
-		{ "allowed, one left in the span: taken", 0, 1, 0, GEN_SELECT },
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		struct crawl_record r;
-		struct generate_host h = { .selected = rows[i].selected, .crawl_delay_ms = -1,
-					   .denied = rows[i].denied };
-		struct generate_rules g;
-		enum generate_verdict v;
-
-		generate_rules_from(cfg, &g);
-		g.max_per_host = rows[i].max_per_host;
-		g.round_ms = 1000;   /* at a 1 s delay: 2 requests */
-		g.delay_ms = 1000;
-		memset(&r, 0, sizeof(r));
-		r.status = ST_UNFETCHED;
-		v = generate_select(&r, &h, &g, 1000);
-		CHECK(v == rows[i].want, "%s: verdict %d", rows[i].name, (int)v);
-	}
-}
 static void select_table(void)
 {
 	static const struct {
@@ -116,7 +78,49 @@ static void select_table(void)
 		CHECK((int)generate_select(&r, &h, &g, 1000) == rows[i].want, "%s: verdict %d",
 		      rows[i].name, (int)generate_select(&r, &h, &g, 1000));
 	}
-	denied_rows(&cfg);
+}
+
+/* A URL its origin's cached robots.txt denies makes no request, so the
+ * round's span does not count it: past the span's requests it is still
+ * taken (the fetch records it denied), up to as many denied again; both
+ * count against generate.max_per_host, the fetch list's bound. */
+static void denied_rows(const struct config *cfg)
+{
+	static const struct {
+		const char *name;
+		int denied;
+		uint64_t selected, denied_taken;
+		long max_per_host;
+		enum generate_verdict want;
+	} rows[] = {
+		{ "allowed, the span's 2 requests taken: capped", 0, 2, 0, 0,
+		  GEN_POLITENESS_CAPPED },
+		{ "allowed, one request left: taken", 0, 1, 5, 0, GEN_SELECT },
+		{ "denied, the span's 2 requests taken: taken", 1, 2, 0, 0, GEN_SELECT },
+		{ "denied, one denied taken: taken", 1, 2, 1, 0, GEN_SELECT },
+		{ "denied, as many denied as the span: capped", 1, 0, 2, 0, GEN_POLITENESS_CAPPED },
+		{ "denied, max_per_host counts both: capped", 1, 1, 1, 2, GEN_HOST_CAPPED },
+		{ "allowed, max_per_host counts both: capped", 0, 1, 1, 2, GEN_HOST_CAPPED },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct crawl_record r;
+		struct generate_host h = { .selected = rows[i].selected, .crawl_delay_ms = -1,
+					   .denied_taken = rows[i].denied_taken,
+					   .denied = rows[i].denied };
+		struct generate_rules g;
+		enum generate_verdict v;
+
+		generate_rules_from(cfg, &g);
+		g.max_per_host = rows[i].max_per_host;
+		g.round_ms = 1000;   /* at a 1 s delay: 2 requests */
+		g.delay_ms = 1000;
+		memset(&r, 0, sizeof(r));
+		r.status = ST_UNFETCHED;
+		v = generate_select(&r, &h, &g, 1000);
+		CHECK(v == rows[i].want, "%s: verdict %d", rows[i].name, (int)v);
+	}
 }
 
 /* The operator's host rules (hosts.rules) in generate_select. */

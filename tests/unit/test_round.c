@@ -189,36 +189,42 @@ static void lengths(void)
 	}
 }
 
-/* round/length.h: the growth steps from the hosts of the rounds before. */
+/* round/length.h: the growth steps from the origins the updates counted. */
 static void steps(void)
 {
-	static const uint64_t c_web[] = { 3, 4, 7, 14, 24, 50, 77, 93, 99, 99, 100, 100 };
-	static const uint64_t one[] = { 1, 1, 1, 1 };
-	static const uint64_t edge[] = { 10, 11, 13, 14, 0, 0, 5 };
 	static const struct {
 		const char *name;
-		const uint64_t *hosts;
-		int n;
+		int prev;
+		int64_t after, before;
 		int want;
 	} srows[] = {
-		{ "the first round: none", c_web, 0, 0 },
-		{ "after the first round: none (it found its hosts)", c_web, 1, 0 },
-		{ "hosts growing: none", c_web, 8, 0 },
-		{ "93 to 99 hosts: 6 % more, a step", c_web, 9, 1 },
-		{ "benchmark C's web: a step a round once hosts stop growing", c_web, 12, 4 },
-		{ "one host: a step a round after the first", one, 4, 3 },
-		{ "exactly 1.1x is not more: a step", edge, 2, 1 },
-		{ "just over 1.1x: none more", edge, 3, 1 },
-		{ "a round without hosts: a step", edge, 5, 3 },
-		{ "hosts again after none: none more", edge, 7, 4 },
+		{ "the first round found its hosts: none more", 0, 3, -1, 0 },
+		{ "nothing known before: counted as none", 2, 1, -1, 2 },
+		{ "4 to 7 origins: none more", 0, 7, 4, 0 },
+		{ "93 to 99 origins, 6 % more: a step", 0, 99, 93, 1 },
+		{ "exactly 1.1x is not more: a step", 3, 11, 10, 4 },
+		{ "just over 1.1x: none more", 3, 12, 10, 3 },
+		{ "fewer than before: a step", 1, 5, 9, 2 },
+		{ "an update that said nothing: a step", 5, -1, 50, 6 },
+		{ "none before, none after: a step", 0, 0, 0, 1 },
 	};
+	/* benchmark C's web as its updates found it: 3 seed hosts, then */
+	static const int64_t c_web[] = { 3, 4, 7, 14, 24, 50, 77, 93, 99, 100, 100, 100 };
+	static const int want_c[] = { 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4 };
 	size_t i;
+	int s = 0;
 
 	for (i = 0; i < sizeof(srows) / sizeof(srows[0]); i++) {
-		int got = round_growth_steps(srows[i].hosts, srows[i].n);
+		int got = round_steps_next(srows[i].prev, srows[i].after, srows[i].before);
 
 		CHECK(got == srows[i].want, "%s: %d steps, want %d", srows[i].name, got,
 		      srows[i].want);
+	}
+	/* round i + 2's steps from round i + 1's and the origins after it */
+	for (i = 0; i < sizeof(c_web) / sizeof(c_web[0]); i++) {
+		s = round_steps_next(s, c_web[i], i ? c_web[i - 1] : -1);
+		CHECK(s == want_c[i], "benchmark C's web, after update %zu: %d steps, want %d",
+		      i + 1, s, want_c[i]);
 	}
 }
 
