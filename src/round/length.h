@@ -37,9 +37,9 @@
  *   rounds more. Benchmark C (100 hosts found over 9 rounds): 102.8 and
  *   102.9 s with 3 delays (at least 2 s) growing from the first round,
  *   97.3 to 100.7 s with half a delay growing from the first round,
- *   95.7, 94.5 and 100.1 s holding it while hosts grow (scrapy 95.9 s
- *   beside the last two), in 26-27 rounds instead of 18: which round
- *   finds the last big host varies from run to run;
+ *   94.5 to 100.1 s over nine runs holding it while hosts grow (scrapy
+ *   95.8-96.0 s), in 24-27 rounds instead of 18: which round finds the
+ *   last big host varies from run to run;
  * - never less than ROUND_US_PER_RECORD per CrawlDb record, about ten times
  *   what a round's update and generate spend on one, so that the
  *   boundaries stay a small share of a large crawl, whatever the hosts do;
