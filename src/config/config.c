@@ -416,8 +416,8 @@ static const struct key keys[] = {
 	  "mpicrawl rank's power steps, at most"),
 	L("generate.round_s", round_s, -1, 1L << 31, "auto",
 	  "seconds of each host's delays a round plans for: a host gets at most round_s / "
-	  "delay + 1 URLs, followed links included (0: no plan; auto: half a delay, growing "
-	  "1.25x a round)"),
+	  "delay + 1 URLs, followed links included (0: no plan; auto: half a delay, held "
+	  "while the rounds find hosts, then growing 1.25x a round)"),
 	L("partition.count", partitions, 1, 65536, "16",
 	  "number of partitions; fixed when the crawl directory is created"),
 	{ "partition.by", K_ENUM_PARTITION, offsetof(struct config, partition_by), 0, 0, 1,

@@ -130,21 +130,35 @@ static void start_robots(struct fetcher *f, struct host *h, struct origin *o)
 	start(f, h, url, REQ_ROBOTS, o, NULL);
 }
 
-/* What robots.txt says of a URL whose origin's rules are known: 1 if it
- * may be fetched, else its outcome is written. */
-static int allowed(struct fetcher *f, struct host *h, struct host_item *it)
+enum rules_verdict { RULES_ALLOW, RULES_DEFER, RULES_DENY };
+
+/* What robots.txt says of a URL whose origin's rules are known: a
+ * Crawl-delay past politeness.max_crawl_delay_ms defers it, else its rules
+ * allow or deny it. Raises h's delay to the Crawl-delay. */
+static enum rules_verdict rules_verdict(struct host *h, const struct host_item *it)
 {
-	struct origin *o = it->origin;
+	const struct robots *rules = it->origin->rules;
 	char path[URL_MAX_LEN + 1];
 
-	if (sched_crawl_delay(&h->pol, robots_crawl_delay_ms(o->rules))) {
+	if (sched_crawl_delay(&h->pol, robots_crawl_delay_ms(rules)))
+		return RULES_DEFER;
+	if (robots_url_path(it->url, path, sizeof(path)) == CR_OK && !robots_allowed(rules, path))
+		return RULES_DENY;
+	return RULES_ALLOW;
+}
+
+/* 1 if the URL may be fetched, else its outcome is written. */
+static int allowed(struct fetcher *f, struct host *h, struct host_item *it)
+{
+	switch (rules_verdict(h, it)) {
+	case RULES_DEFER:
 		emit_status(f, it, ST_DEFERRED, "crawl-delay above politeness.max_crawl_delay_ms");
 		return 0;
-	}
-	if (robots_url_path(it->url, path, sizeof(path)) == CR_OK &&
-	    !robots_allowed(o->rules, path)) {
+	case RULES_DENY:
 		emit_status(f, it, ST_DENIED, "robots.txt");
 		return 0;
+	case RULES_ALLOW:
+		break;
 	}
 	return 1;
 }
@@ -152,20 +166,13 @@ static int allowed(struct fetcher *f, struct host *h, struct host_item *it)
 /* The URLs next in h's queue that its origin's known rules deny get their
  * outcome now, not at the host's next turn a delay later: they make no
  * request, and a round whose plan does not count them (generate.h) should
- * not wait a delay for them. */
+ * not wait a delay for them. A deferred one waits for the turn. */
 static void skip_denied(struct fetcher *f, struct host *h)
 {
-	char path[URL_MAX_LEN + 1];
-
 	while (h->next < h->n && !f->stopping) {
 		struct host_item *it = h->items[h->next];
 
-		/* A Crawl-delay past politeness.max_crawl_delay_ms defers its
-		 * URLs instead (allowed(), at the turn). */
-		if (it->origin->state != ORIGIN_READY || !it->origin->rules ||
-		    sched_crawl_delay(&h->pol, robots_crawl_delay_ms(it->origin->rules)) ||
-		    robots_url_path(it->url, path, sizeof(path)) != CR_OK ||
-		    robots_allowed(it->origin->rules, path))
+		if (it->origin->state != ORIGIN_READY || rules_verdict(h, it) != RULES_DENY)
 			return;
 		h->next++;
 		emit_status(f, it, ST_DENIED, "robots.txt");

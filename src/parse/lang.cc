@@ -68,6 +68,10 @@ int detect(const char *buf, int len, CLD2::Language *lang3, int *pct3, bool *rel
 	return valid;
 }
 
+}  // namespace
+
+namespace {
+
 /* Text past this is sampled: CLD2 needs a few hundred bytes to be sure, and
  * reading all of a long page was a sixth of a crawl's CPU. On 708 man
  * pages in 17 languages (Debian's translations), 1.5 KB named the

@@ -30,9 +30,9 @@
  * - a round plans ROUND_GROWTH times the one before, unless the round
  *   before left the CrawlDb with more than ROUND_FINDING times the origins
  *   (scheme://authority) it found there: while the crawl is still finding
- *   hosts, each round of waiting
- *   puts off every host found in it, and a short round costs a host with
- *   more to do nothing when update and generate take less than its delay.
+ *   hosts, each round of waiting puts off every host found in it, and a
+ *   short round costs a host with more to do nothing when update and
+ *   generate take less than its delay.
  *   Once the hosts stop growing, a crawl of length L takes about log(L)
  *   rounds more. Benchmark C (100 hosts found over 9 rounds): 102.8 and
  *   102.9 s with 3 delays (at least 2 s) growing from the first round,

@@ -176,10 +176,11 @@ static int round_steps(const struct crawl_dir *d, int seg)
 	}
 	if (i < 1)
 		i = 1;   /* the first round's: none */
+	round_read_facts(d, i - 1, &before);
 	for (; i < seg; i++) {
 		round_read_facts(d, i, &f);
-		round_read_facts(d, i - 1, &before);
 		steps = round_steps_next(steps, f.origins, before.origins);
+		before = f;
 	}
 	return steps;
 }

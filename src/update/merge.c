@@ -415,7 +415,6 @@ static const char *trapped(void *arg, const struct link_record *l)
 	return trap_check(q->trap, l->url, l->url_len, q->cfg);
 }
 
-/* Merges the streams into w. */
 /* 1 if url[0, n) is of another origin (scheme://authority) than the one
  * in last, which then holds url's. */
 static int new_origin(struct buf *last, const char *url, size_t n)
@@ -435,6 +434,7 @@ static int new_origin(struct buf *last, const char *url, size_t n)
 	return 1;
 }
 
+/* Merges the streams into w. */
 static enum cr_err merge_streams(struct merge_streams *m, struct recfile_writer *w,
 				 const struct config *cfg, struct merge_stats *st,
 				 struct buf *seen, const struct merge_extra *x,
