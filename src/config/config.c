@@ -334,6 +334,9 @@ static const struct key keys[] = {
 	  "how long a fetched robots.txt is used before it is fetched again (s)"),
 	L("robots.max_bytes", robots_max_bytes, 1024, 16L << 20, "512000",
 	  "bytes of a robots.txt that are read"),
+	L("robots.early_max", robots_early_max, 0, 1L << 31, "1000",
+	  "robots.txt files of hosts new to the crawl asked in the round that finds a link "
+	  "to them, at most, per rank and round (0: in the round that fetches them)"),
 	SC("http.user_agent", user_agent, "mpicrawl/0.1", check_header,
 	  "User-Agent header sent with every request"),
 	SC("http.from", from, "", check_line,

@@ -50,6 +50,7 @@ struct config {
 	char robots_agent[64];
 	long robots_ttl_s;
 	long robots_max_bytes;
+	long robots_early_max;
 	char user_agent[256];
 	char from[256];             /* http.from: "" none */
 	char warc_operator[256];    /* warc.operator, warc.is_part_of, warc.description, */

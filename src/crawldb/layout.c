@@ -411,6 +411,12 @@ void layout_robots_part(const struct crawl_dir *d, int version, uint32_t p,
 	snprintf(out, cap, "%s/robots/%05d/part-%05u.zst", d->root, version, p);
 }
 
+void layout_robots_early(const struct crawl_dir *d, int version, uint32_t p,
+			 char *out, size_t cap)
+{
+	snprintf(out, cap, "%s/robots/%05d/early-%05u.zst", d->root, version, p);
+}
+
 void layout_robots_dir(const struct crawl_dir *d, int version, char *out, size_t cap)
 {
 	snprintf(out, cap, "%s/robots/%05d", d->root, version);

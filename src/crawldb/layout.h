@@ -135,6 +135,10 @@ int layout_robots_last(const struct crawl_dir *d);
 void layout_robots_part(const struct crawl_dir *d, int version, uint32_t p,
 			char *out, size_t cap);
 void layout_robots_dir(const struct crawl_dir *d, int version, char *out, size_t cap);
+/* robots/NNNNN/early-PPPPP.zst: robots.txt files asked before their hosts'
+ * round (fetch/origins.h), which only the fetcher reads. */
+void layout_robots_early(const struct crawl_dir *d, int version, uint32_t p,
+			 char *out, size_t cap);
 
 /* seeds/NNNNN.zst; version 0 gives the folder. */
 void layout_seeds(const struct crawl_dir *d, int version, char *out, size_t cap);

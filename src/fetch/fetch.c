@@ -35,15 +35,17 @@
 /* The loop looks at the clock, the stop flag and the progress file at
  * least this often. */
 #define LOOP_WAIT_MAX_US 200000
-/* What a request is, for the transfer's kind. */
-enum { REQ_PAGE, REQ_ROBOTS };
+/* What a request is, for the transfer's kind: a page, its origin's
+ * robots.txt, or the robots.txt of a host new to the crawl asked early
+ * (origins.h; such a request does not hold the loop open). */
+enum { REQ_PAGE, REQ_ROBOTS, REQ_EARLY };
 
 const char *const fetch_counter_names[FC_COUNT_] = {
 	"urls", "requests", "robots_requests", "robots_cached", "fetched",
 	"redirect", "gone", "error", "denied", "blocked", "deferred", "truncated",
 	"not_reached", "robots_unavailable", "robots_wait", "backoffs", "parked",
 	"bytes", "dns_queries", "dns_failed", "hosts", "latency_us_sum", "too_large", "timeout",
-	"revisits", "held", "followed", "tls_failed", "embeds",
+	"revisits", "held", "followed", "tls_failed", "embeds", "robots_early",
 };
 
 
@@ -71,8 +73,9 @@ static void emit_status(struct fetcher *f, struct host_item *it, int status, con
 
 static void fail_all(struct fetcher *f, struct host *h, int status, const char *why)
 {
-	while (h->next < h->n)
-		emit_status(f, h->items[h->next++], status, why);
+	for (; h->next < h->n; h->next++)
+		if (!h->items[h->next]->early)
+			emit_status(f, h->items[h->next], status, why);
 }
 
 /* ---- starting requests ---- */
@@ -82,7 +85,7 @@ static void start(struct fetcher *f, struct host *h, const char *url, int kind, 
 {
 	struct http_request rq = {
 		.url = url, .host = h->name, .addr = h->addr, .user = user, .kind = kind,
-		.plain = kind == REQ_ROBOTS,
+		.plain = kind != REQ_PAGE,
 	};
 	int64_t now = clock_mono_us();
 
@@ -122,12 +125,13 @@ static void start_page(struct fetcher *f, struct host *h, struct host_item *it)
 	start(f, h, it->url, REQ_PAGE, it, &cond);
 }
 
-static void start_robots(struct fetcher *f, struct host *h, struct origin *o)
+static void start_robots(struct fetcher *f, struct host *h, struct origin *o, int kind)
 {
 	char url[URL_MAX_LEN + 32];
 
 	origin_robots_url(o, url, sizeof(url));
-	start(f, h, url, REQ_ROBOTS, o, NULL);
+	start(f, h, url, kind, o, NULL);
+	f->early_active += kind == REQ_EARLY;
 }
 
 enum rules_verdict { RULES_ALLOW, RULES_DEFER, RULES_DENY };
@@ -172,7 +176,8 @@ static void skip_denied(struct fetcher *f, struct host *h)
 	while (h->next < h->n && !f->stopping) {
 		struct host_item *it = h->items[h->next];
 
-		if (it->origin->state != ORIGIN_READY || rules_verdict(h, it) != RULES_DENY)
+		if (it->early || it->origin->state != ORIGIN_READY ||
+		    rules_verdict(h, it) != RULES_DENY)
 			return;
 		h->next++;
 		emit_status(f, it, ST_DENIED, "robots.txt");
@@ -221,10 +226,15 @@ static void turn(struct fetcher *f, struct host *h, int64_t now)
 	 * host's turn was set: then it waits for the group. */
 	while (h->next < h->n && !(h->group && sched_next_start(h->gate, &h->pol) > now)) {
 		struct host_item *it = h->items[h->next];
+		enum origin_action a = origin_on_need(it->origin);
 
-		switch (origin_on_need(it->origin)) {
+		if (it->early && a != ORIGIN_ASK) {
+			h->next++;   /* known by now: nothing to ask */
+			continue;
+		}
+		switch (a) {
 		case ORIGIN_ASK:
-			start_robots(f, h, it->origin);
+			start_robots(f, h, it->origin, it->early ? REQ_EARLY : REQ_ROBOTS);
 			/* fall through */
 		case ORIGIN_WAIT:
 			h->waiting = it->origin;
@@ -402,6 +412,18 @@ static void robots_done(struct fetcher *f, struct origin *o, const struct http_r
 	}
 }
 
+/* An early robots.txt answered: past h's early item, unless a redirect is
+ * to be followed (a request of its own, at the host's next turn). */
+static void early_done(struct fetcher *f, struct host *h, const struct origin *o)
+{
+	f->early_active--;
+	f->c[FC_ROBOTS_EARLY]++;
+	if (o->state == ORIGIN_UNKNOWN)
+		return;
+	while (h->next < h->n && h->items[h->next]->early)
+		h->next++;
+}
+
 static void complete(struct fetcher *f, const struct http_result *r)
 {
 	struct host *h = r->kind == REQ_PAGE ? ((struct host_item *)r->user)->origin->host
@@ -417,6 +439,8 @@ static void complete(struct fetcher *f, const struct http_result *r)
 		page_done(f, r->user, r);
 	else
 		robots_done(f, r->user, r);
+	if (r->kind == REQ_EARLY)
+		early_done(f, h, r->user);
 	skip_denied(f, h);
 	hosts_settle_group(&f->hosts, h, f->stopping);
 	http_release(f->http, r);
@@ -480,12 +504,23 @@ static void wait_events(struct fetcher *f, int64_t now)
 	dns_process(f->dns, fds, nfds);
 }
 
+/* A request still open when the loop ends. An early robots.txt is cut off
+ * when the round's own work is done: its host's next request keeps a
+ * delay from now, as the early robots cache carries (it may have reached
+ * the server). */
 static void on_abandon(void *arg, void *user, int kind)
 {
 	struct fetcher *f = arg;
+	struct host *h;
 
-	(void)user;
 	f->c[FC_NOT_REACHED] += kind == REQ_PAGE;
+	if (kind != REQ_EARLY)
+		return;
+	f->early_active--;
+	h = ((struct origin *)user)->host;
+	sched_on_end(&h->s, clock_mono_us());
+	if (h->gate != &h->s)
+		sched_on_end(h->gate, clock_mono_us());
 }
 
 void fetch_loop(struct fetcher *f)
@@ -497,8 +532,10 @@ void fetch_loop(struct fetcher *f)
 
 	progress_init(&prog, f->j, f->seg, "fetch");
 	/* Asked to stop: only until the open requests end (links followed
-	 * meanwhile are journaled, not fetched). */
-	while (((f->hosts.left > 0 && !f->drain_until) || http_active(f->http) > 0) &&
+	 * meanwhile are journaled, not fetched). Early robots.txt files keep
+	 * the loop only while the round has work of its own. */
+	while (((f->hosts.left > f->hosts.early_left && !f->drain_until) ||
+		http_active(f->http) > f->early_active) &&
 	       !f->failed && !f->stopping) {
 		int64_t now = clock_mono_us();
 

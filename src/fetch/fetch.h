@@ -47,6 +47,7 @@ enum fetch_counter {
 	FC_FOLLOWED,      /* links that joined their host's queue in the round (frontier.h) */
 	FC_TLS_FAILED,    /* pages whose server's certificate or handshake failed (tls.h) */
 	FC_EMBEDS,        /* requisites that joined their host's queue in the round */
+	FC_ROBOTS_EARLY,  /* robots.txt of hosts new to the crawl asked early (origins.h) */
 	FC_COUNT_
 };
 

@@ -30,6 +30,8 @@ struct fetcher {
 	int revisits;               /* warc.revisits, which needs fetch.parse */
 	struct host_table hosts;
 	struct origin_table origins;
+	struct origin_table early;  /* robots.txt of new hosts asked early (origins.h) */
+	int early_active;           /* ... of them in flight */
 	struct hmap done;           /* URLs an earlier attempt finished */
 	struct addr_list allow;     /* fetch.allow_addresses */
 	struct host_rules *rules;   /* hosts.rules, or NULL */

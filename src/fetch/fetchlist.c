@@ -8,11 +8,43 @@
 #include <string.h>
 #include <libpsl.h>
 
+/* The host called name, set up when new: the fetcher's context, the
+ * operator's rules, its group by registrable domain. */
+static struct host *host_of(struct fetchlist_load *l, const char *name)
+{
+	size_t before = l->hosts->hosts.count;
+	struct host *h = hosts_get(l->hosts, name);
+	struct host_settings s;
+
+	if (l->hosts->hosts.count == before)
+		return h;
+	h->ctx = l->host_ctx;
+	if (host_rules_by_name(l->rules, name, &s))
+		hosts_override(h, &s);
+	if (l->j->cfg.politeness_by == POLITE_BY_DOMAIN) {
+		const char *reg = psl_registrable_domain(psl_builtin(), name);
+
+		hosts_join(l->hosts, h, reg ? reg : name);
+	}
+	return h;
+}
+
+/* The origin key ("scheme://authority") of a canonical URL into key. */
+static void origin_key(const char *url, char *key, size_t cap)
+{
+	size_t kl = (size_t)(url_path(url) - url);
+
+	if (kl >= cap)
+		kl = cap - 1;
+	memcpy(key, url, kl);
+	key[kl] = '\0';
+}
+
 struct host_item *fetchlist_add(struct fetchlist_load *l, const struct crawl_record *rec,
 				uint32_t p)
 {
 	char url[URL_MAX_LEN + 1], name[URL_HOST_MAX], key[URL_HOST_MAX + 16];
-	size_t before = l->hosts->hosts.count, kl;
+	size_t before = l->hosts->hosts.count;
 	struct host *h;
 	struct origin *o;
 
@@ -25,28 +57,44 @@ struct host_item *fetchlist_add(struct fetchlist_load *l, const struct crawl_rec
 	if (url_host(url, name, sizeof(name)) != CR_OK)
 		return NULL;
 	l->urls++;
-	h = hosts_get(l->hosts, name);
-	if (l->hosts->hosts.count != before) {
-		struct host_settings s;
-
-		h->ctx = l->host_ctx;
-		l->new_hosts++;
-		if (host_rules_by_name(l->rules, name, &s))
-			hosts_override(h, &s);
-		if (l->j->cfg.politeness_by == POLITE_BY_DOMAIN) {
-			const char *reg = psl_registrable_domain(psl_builtin(), name);
-
-			hosts_join(l->hosts, h, reg ? reg : name);
-		}
-	}
-	kl = (size_t)(url_path(url) - url);
-	if (kl >= sizeof(key))
-		kl = sizeof(key) - 1;
-	memcpy(key, url, kl);
-	key[kl] = '\0';
+	h = host_of(l, name);
+	l->new_hosts += l->hosts->hosts.count != before;
+	hosts_claim(l->hosts, h);
+	origin_key(url, key, sizeof(key));
 	o = origins_get(l->origins, key, p);
 	o->host = h;
 	return hosts_add(h, url, rec, p, o);
+}
+
+int fetchlist_early(struct fetchlist_load *l, struct origin_table *early, const char *url,
+		    size_t len, uint32_t p)
+{
+	char u[URL_MAX_LEN + 1], name[URL_HOST_MAX], key[URL_HOST_MAX + 16];
+	struct crawl_record rec;
+	struct host_settings s;
+	struct host_item *it;
+	struct host *h;
+	struct origin *o;
+
+	if (len > URL_MAX_LEN || early->map.count >= (size_t)l->j->cfg.robots_early_max)
+		return 0;
+	memcpy(u, url, len);
+	u[len] = '\0';
+	if (url_host(u, name, sizeof(name)) != CR_OK ||
+	    hmap_get(&l->hosts->hosts, name, strlen(name)) ||
+	    origins_host_known(l->origins, name) ||
+	    (host_rules_by_name(l->rules, name, &s) && s.block))
+		return 0;
+	origin_key(u, key, sizeof(key));
+	o = origins_get(early, key, p);
+	h = host_of(l, name);
+	hosts_mark_early(l->hosts, h);
+	o->host = h;
+	memset(&rec, 0, sizeof(rec));
+	rec.reason = rec.dup_of = rec.etag = "";
+	it = hosts_add(h, key, &rec, p, o);
+	it->early = 1;
+	return 1;
 }
 
 enum cr_err fetchlist_read(struct fetchlist_load *l, uint32_t p)

@@ -34,6 +34,17 @@ struct fetchlist_load {
 struct host_item *fetchlist_add(struct fetchlist_load *l, const struct crawl_record *rec,
 				uint32_t p);
 
+/*
+ * A link to a host new to the crawl (follow_early admitted it; p: its
+ * partition, owned): unless its host is in the phase already, the robots
+ * cache holds an entry of it (origins_host_known), an operator rule blocks
+ * it, or early holds robots.early_max origins, its host joins the phase
+ * for its origin's robots.txt alone - an early item in its queue, the
+ * origin in early (origins.h). Returns 1 if it did.
+ */
+int fetchlist_early(struct fetchlist_load *l, struct origin_table *early, const char *url,
+		    size_t len, uint32_t p);
+
 /* Loads partition p; CR_ERR_FORMAT (logged) for a damaged fetch list. */
 CR_WUR enum cr_err fetchlist_read(struct fetchlist_load *l, uint32_t p);
 

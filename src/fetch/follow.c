@@ -139,3 +139,37 @@ enum follow_verdict follow_handoff(const struct follow_page *pg, const struct fo
 		return FOLLOW_TRAP;
 	return FOLLOW_YES;
 }
+
+enum follow_verdict follow_early(const struct follow_page *pg, const struct follow_link *l,
+				 struct scope *scope, const struct config *cfg)
+{
+	static const struct trap_state none;
+	struct link_record lr;
+
+	if (cfg->robots_early_max <= 0)
+		return FOLLOW_OFF;
+	if (follow_same_origin(pg->origin, pg->origin_len, l->url, l->len))
+		return FOLLOW_ORIGIN;
+	if (pg->near_copy)
+		return FOLLOW_NEAR_COPY;
+	if (pg->hops)
+		return FOLLOW_HOPS;
+	if (l->queued)
+		return FOLLOW_QUEUED;
+	if (l->seen)
+		return FOLLOW_SEEN;
+	if (cfg->max_depth > 0 && pg->depth + 1 > (uint64_t)cfg->max_depth)
+		return FOLLOW_DEPTH;
+	memset(&lr, 0, sizeof(lr));
+	lr.url = l->url;
+	lr.url_len = l->len;
+	lr.depth = (uint32_t)pg->depth + 1;
+	lr.seed = pg->seed;
+	lr.meta.kind = CRAWL_PAGE;
+	lr.from = "";
+	if (scope && scope_check_link(scope, &lr) != NULL)
+		return FOLLOW_SCOPE;
+	if (trap_check(&none, l->url, l->len, cfg))
+		return FOLLOW_TRAP;
+	return FOLLOW_YES;
+}

@@ -117,6 +117,19 @@ enum follow_verdict follow_embed(const struct follow_page *pg, const struct foll
 enum follow_verdict follow_handoff(const struct follow_page *pg, const struct follow_link *l,
 				   struct scope *scope, const struct config *cfg);
 
+/*
+ * A link of another origin: whether its origin's robots.txt may be asked
+ * in this round (robots.early_max; fetch/origins.h says why) - if its host
+ * is new to the crawl, which the caller asks of the robots cache and the
+ * fetch. Only for a link update would admit and generate could select next
+ * round: not in the seen-set (l->seen, of its own partition), within
+ * crawl.max_depth and the whole scope, not a path trap, from a page whose
+ * links update counts on alone (not a near-copy, no hops: a trap's hosts
+ * are not asked). l's queued means its host is in the fetch already.
+ */
+enum follow_verdict follow_early(const struct follow_page *pg, const struct follow_link *l,
+				 struct scope *scope, const struct config *cfg);
+
 /* 1 if the two pages' band keys (nb each) share one: the pair is a
  * candidate near-duplicate in dedup's terms. */
 int follow_near_copy(const uint64_t *a, const uint64_t *b, unsigned nb);

@@ -381,6 +381,25 @@ uint64_t frontier_room(const struct host *h, int64_t limit, int64_t now, int64_t
 	return room;
 }
 
+/* A link of another origin: to early_fn if its partition is this rank's
+ * and follow_early admits it. */
+static void early_link(struct frontier *fr, const struct follow_page *pg, const char *url,
+		       size_t len)
+{
+	struct follow_link l = { url, len, 0, 0 };
+	const struct bloom *seen;
+	uint32_t p;
+
+	if (!fr->early_fn || len > URL_MAX_LEN)
+		return;
+	p = layout_partition(&fr->j->dir, url, len);
+	if (!layout_owns(p, fr->j->rank, fr->j->nranks) || !(seen = seen_of(fr, p)))
+		return;
+	known(fr, seen, &l);
+	if (follow_early(pg, &l, &fr->scope, &fr->j->cfg) == FOLLOW_YES)
+		fr->early_fn(fr->early_arg, url, len, p);
+}
+
 uint64_t frontier_page(struct frontier *fr, struct host *h, const struct host_item *it,
 		       const void *parse, size_t parse_len, int64_t limit, int64_t now,
 		       struct segout *out)
@@ -410,8 +429,11 @@ uint64_t frontier_page(struct frontier *fr, struct host *h, const struct host_it
 		struct follow_link l = { url, len, 0, 0 };
 		enum follow_verdict v;
 
-		if (follow_same_origin(pg.origin, pg.origin_len, url, len))
-			known(fr, seen, &l);
+		if (!follow_same_origin(pg.origin, pg.origin_len, url, len)) {
+			early_link(fr, &pg, url, len);
+			continue;
+		}
+		known(fr, seen, &l);
 		pg.followed = h->followed;
 		pg.room = room;
 		v = follow_decide(&pg, &l, &fr->scope, &fr->j->cfg);

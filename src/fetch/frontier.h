@@ -52,6 +52,10 @@ struct frontier {
 				      its record and the hand-off it goes out in) */
 	unsigned handoff_round;    /* the hand-off those found now go out in (1: the
 				      first; handoff.h) */
+	/* Called for each link of another origin in an owned partition that
+	 * follow_early admits (p: its partition); NULL: none is. */
+	void (*early_fn)(void *arg, const char *url, size_t len, uint32_t p);
+	void *early_arg;
 };
 
 /* version: the current CrawlDb version (0: none); done (borrowed for the
@@ -82,8 +86,9 @@ void frontier_release(struct frontier *fr);
  * bounded by frontier_room with the round's span, requisites by the time
  * limit alone (limit, monotonic µs; INT64_MAX: none; now: the clock): a
  * page's images come right after it, however many the round planned.
- * Each is journaled through out (segout_followed). Returns how many links
- * were followed.
+ * Each is journaled through out (segout_followed). Links of other origins
+ * in owned partitions go to early_fn as follow_early says. Returns how
+ * many links were followed.
  */
 uint64_t frontier_page(struct frontier *fr, struct host *h, const struct host_item *it,
 		       const void *parse, size_t parse_len, int64_t limit, int64_t now,

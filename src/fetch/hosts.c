@@ -103,6 +103,21 @@ struct host *hosts_get(struct host_table *t, const char *name)
 	return h;
 }
 
+void hosts_mark_early(struct host_table *t, struct host *h)
+{
+	if (!h->early && h->state != HOST_DONE) {
+		h->early = 1;
+		t->early_left++;
+	}
+}
+
+void hosts_claim(struct host_table *t, struct host *h)
+{
+	if (h->early && h->state != HOST_DONE)
+		t->early_left--;
+	h->early = 0;
+}
+
 struct host_item *hosts_add(struct host *h, const char *url, const struct crawl_record *rec,
 			    uint32_t part, struct origin *origin)
 {
@@ -188,8 +203,10 @@ static void set_state(struct host_table *t, struct host *h, enum host_state s)
 {
 	int64_t at;
 
-	if (h->state != HOST_DONE && s == HOST_DONE)
+	if (h->state != HOST_DONE && s == HOST_DONE) {
 		t->left--;
+		t->early_left -= h->early != 0;
+	}
 	h->state = s;
 	switch (s) {
 	case HOST_NEW:
@@ -258,6 +275,7 @@ void hosts_reopen(struct host_table *t, struct host *h)
 {
 	if (h->state == HOST_DONE) {
 		t->left++;
+		t->early_left += h->early != 0;
 		h->state = h->addr[0] ? HOST_READY : HOST_NEW;
 	}
 	hosts_settle(t, h, 0);
@@ -272,8 +290,8 @@ uint64_t hosts_leave_rest(struct host_table *t, int stopping)
 	while ((s = hmap_next(&t->hosts, &i)) != NULL) {
 		struct host *h = s->val;
 
-		n += h->n - h->next;
-		h->next = h->n;
+		for (; h->next < h->n; h->next++)
+			n += !h->items[h->next]->early;
 		hosts_settle(t, h, stopping);
 	}
 	return n;

@@ -52,6 +52,8 @@ struct host_item {
 	struct origin *origin;    /* of its scheme and authority (not owned) */
 	uint64_t *from_bands;     /* followed in the round: the LSH band keys of the
 				     page it was found on (owned; NULL: none) */
+	int early;                /* not a URL: its origin's robots.txt is asked early
+				     (origins.h), with no outcome of its own */
 };
 
 struct host_group;
@@ -76,6 +78,8 @@ struct host {
 				     (not queued again; frontier_count_earlier) */
 	int released;             /* left the round for a long hold: nothing joins */
 	int parked;               /* parked after politeness.max_host_failures failures */
+	int early;                /* in the phase only for an early robots.txt: no URL
+				     of its own (hosts_mark_early) */
 	void *ctx;                /* the fetcher's, for callbacks (not owned) */
 };
 
@@ -85,6 +89,7 @@ struct host_table {
 	struct sched_heap heap;
 	struct sched_policy pol;  /* the phase's */
 	size_t left;              /* hosts not DONE */
+	size_t early_left;        /* ... of which only for an early robots.txt */
 	int64_t max_hold_us;      /* fetch.max_hold_s; 0: no limit */
 	int64_t now;              /* the loop's clock (hosts_tick) */
 	uint64_t released;        /* hosts released for a long hold */
@@ -96,6 +101,12 @@ void hosts_release(struct host_table *t);
 
 /* The host called name, created (NEW, in the heap at 0) on first use. */
 struct host *hosts_get(struct host_table *t, const char *name);
+/* h, just made, is in the phase only for an early robots.txt (an item
+ * with early set): it does not hold the fetch loop open (early_left). */
+void hosts_mark_early(struct host_table *t, struct host *h);
+/* A URL of its own joins h: if it was there for an early robots.txt, it
+ * counts as any host from now on. */
+void hosts_claim(struct host_table *t, struct host *h);
 /* Appends a URL to h's queue; url copied, rec's strings borrowed until the
  * call returns (rec.url is pointed at the copy). */
 struct host_item *hosts_add(struct host *h, const char *url,
@@ -145,7 +156,7 @@ void hosts_reopen(struct host_table *t, struct host *h);
 int hosts_closed(const struct host *h);
 
 /* The time limit or a stop: no URL not started yet will be; they get no
- * outcome (they stay due). Returns how many. */
+ * outcome (they stay due). Returns how many (early items not counted). */
 uint64_t hosts_leave_rest(struct host_table *t, int stopping);
 /* The loop's clock, for the hold limit. */
 void hosts_tick(struct host_table *t, int64_t now);

@@ -2,6 +2,7 @@
 #include "fetch/hosts.h"
 #include "robots/cache.h"
 #include "store/recfile.h"
+#include "url/url.h"
 #include "util/fs.h"
 
 #include <limits.h>
@@ -18,7 +19,18 @@ void origins_init(struct origin_table *t, const struct job *j)
 	t->pol.retry_us = (int64_t)j->cfg.retry_interval_s * 1000000;
 	t->pol.max_bytes = (size_t)j->cfg.robots_max_bytes;
 	hmap_init(&t->map);
+	hmap_init(&t->known);
+	t->known_on = j->cfg.robots_early_max > 0;
 	t->cache_ver = layout_robots_last(&j->dir);
+}
+
+void origins_init_early(struct origin_table *t, const struct job *j,
+			const struct origin_table *main)
+{
+	origins_init(t, j);
+	t->early = 1;
+	t->known_on = 0;
+	t->taken = &main->map;
 }
 
 void origins_release(struct origin_table *t)
@@ -31,6 +43,7 @@ void origins_release(struct origin_table *t)
 		free(s->val);
 	}
 	hmap_release(&t->map);
+	hmap_release(&t->known);
 	free(t->late);
 }
 
@@ -82,31 +95,68 @@ struct load_ctx {
 	struct hmap *only;        /* NULL, or the origins to load (late ones) */
 };
 
+/* Notes the host of an entry's origin (known_on). */
+static void note_known(struct origin_table *t, const char *origin)
+{
+	char name[URL_HOST_MAX];
+
+	if (!t->known_on || t->known_full || url_host(origin, name, sizeof(name)) != CR_OK)
+		return;
+	if (t->known.count >= ORIGINS_KNOWN_MAX)
+		t->known_full = 1;
+	else
+		*hmap_put(&t->known, name, strlen(name)) = t;
+}
+
+/* An entry of an origin of the phase: its main one, then its early one -
+ * the newer answer applies; the later end, hold and DNS expiry bind. */
 static enum cr_err load_one(void *arg, const struct robots_cache_entry *e)
 {
 	struct load_ctx *c = arg;
 	struct origin *o = hmap_get(c->only ? c->only : &c->t->map, e->origin,
 				    strlen(e->origin));
 
+	note_known(c->t, e->origin);
 	if (!o)
 		return CR_OK;   /* not needed this phase: carried at the end */
-	origin_on_cache(o, &c->t->pol, e->fetched_at, e->http_status, e->body, e->body_len,
-			c->now);
-	o->last_end = e->times.last_end;
-	o->hold_until = e->times.hold_until;
-	o->dns = e->times.dns;
+	if (e->fetched_at >= o->fetched_at)
+		origin_on_cache(o, &c->t->pol, e->fetched_at, e->http_status, e->body,
+				e->body_len, c->now);
+	if (e->times.last_end > o->last_end)
+		o->last_end = e->times.last_end;
+	if (e->times.hold_until > o->hold_until)
+		o->hold_until = e->times.hold_until;
+	if (e->times.dns.expires > o->dns.expires)
+		o->dns = e->times.dns;
 	return CR_OK;
+}
+
+/* Partition p's main cache file, then its early one. */
+static enum cr_err scan_part(struct origin_table *t, uint32_t p, struct load_ctx *c)
+{
+	char path[PATH_MAX];
+	enum cr_err e;
+
+	if (t->cache_ver == 0)
+		return CR_OK;
+	layout_robots_part(&t->j->dir, t->cache_ver, p, path, sizeof(path));
+	e = robots_cache_scan(path, load_one, c);
+	if (e)
+		return e;
+	layout_robots_early(&t->j->dir, t->cache_ver, p, path, sizeof(path));
+	return robots_cache_scan(path, load_one, c);
 }
 
 enum cr_err origins_load(struct origin_table *t, uint32_t p, int64_t now)
 {
 	struct load_ctx c = { t, now, NULL };
-	char path[PATH_MAX];
 
-	if (t->cache_ver == 0)
-		return CR_OK;
-	layout_robots_part(&t->j->dir, t->cache_ver, p, path, sizeof(path));
-	return robots_cache_scan(path, load_one, &c);
+	return scan_part(t, p, &c);
+}
+
+int origins_host_known(const struct origin_table *t, const char *name)
+{
+	return t->known_full || hmap_get(&t->known, name, strlen(name)) != NULL;
 }
 
 enum cr_err origins_load_late(struct origin_table *t, int64_t now,
@@ -114,7 +164,6 @@ enum cr_err origins_load_late(struct origin_table *t, int64_t now,
 {
 	struct hmap only;
 	struct load_ctx c = { t, now, &only };
-	char path[PATH_MAX];
 	enum cr_err e = CR_OK;
 	size_t i, k;
 
@@ -127,8 +176,7 @@ enum cr_err origins_load_late(struct origin_table *t, int64_t now,
 			;
 		if (k < i)
 			continue;
-		layout_robots_part(&t->j->dir, t->cache_ver, t->late[i]->part, path, sizeof(path));
-		e = robots_cache_scan(path, load_one, &c);
+		e = scan_part(t, t->late[i]->part, &c);
 	}
 	for (i = 0; fn && i < t->nlate; i++)
 		fn(arg, t->late[i]);
@@ -143,13 +191,16 @@ struct carry_ctx {
 	int64_t now;
 };
 
-/* An entry of the old cache this phase did not load: copied as it is. */
+/* An entry of the old cache this phase did not load: copied as it is.
+ * (The early table: an old early entry neither table holds.) */
 static enum cr_err carry_one(void *arg, const struct robots_cache_entry *e)
 {
 	struct carry_ctx *c = arg;
 	int64_t keep = c->t->pol.ttl_us * ORIGINS_KEEP_TTLS;
+	size_t n = strlen(e->origin);
 
-	if (hmap_get(&c->t->map, e->origin, strlen(e->origin)) || c->now - e->fetched_at > keep)
+	if (hmap_get(&c->t->map, e->origin, n) || c->now - e->fetched_at > keep ||
+	    (c->t->taken && hmap_get(c->t->taken, e->origin, n)))
 		return CR_OK;
 	return recfile_writer_add(c->w, e->data, e->n);
 }
@@ -169,20 +220,26 @@ static enum cr_err write_part(struct origin_table *t, uint32_t p, struct origin 
 	for (i = 0; !e && i < n; i++) {
 		struct origin *o = os[i];
 		struct robots_cache_times tm = { o->last_end, o->hold_until, o->dns };
+		/* The early table keeps rules alone: a failure, or a redirect
+		 * chain cut off, is asked again in the host's own round. */
+		int rules = !t->early || o->state == ORIGIN_READY;
+		int64_t at = rules ? o->fetched_at : 0;
 
 		/* Loaded but expired entries are written back, as the old file
 		 * had them; unavailable ones too, so the next phase knows when
-		 * the robots.txt failed. */
-		if (o->fetched_at == 0 && o->dns.expires == 0)
+		 * the robots.txt failed. An early robots.txt without rules still
+		 * leaves its request's end (and the DNS answer) to respect. */
+		if (at == 0 && o->dns.expires == 0 && (!t->early || o->last_end == 0))
 			continue;
 		b.len = 0;
-		robots_cache_pack(&b, o->key, o->fetched_at, o->http_status, o->body.p,
-				  o->body.len, &tm);
+		robots_cache_pack(&b, o->key, at, rules ? o->http_status : 0,
+				  rules ? o->body.p : NULL, rules ? o->body.len : 0, &tm);
 		e = recfile_writer_add(w, b.p, b.len);
 	}
 	buf_release(&b);
 	if (!e && t->cache_ver > 0) {
-		layout_robots_part(&t->j->dir, t->cache_ver, p, path, sizeof(path));
+		(t->early ? layout_robots_early : layout_robots_part)(&t->j->dir, t->cache_ver, p,
+								      path, sizeof(path));
 		e = robots_cache_scan(path, carry_one, &c);
 	}
 	return e;
@@ -232,7 +289,8 @@ enum cr_err origins_write(struct origin_table *t, int seg, int64_t now)
 			;
 		if (!layout_owns(p, j->rank, j->nranks))
 			continue;
-		layout_robots_part(&j->dir, seg, p, path, sizeof(path));
+		(t->early ? layout_robots_early : layout_robots_part)(&j->dir, seg, p, path,
+								      sizeof(path));
 		e = recfile_writer_open(path, REC_KIND_ROBOTS, (int)j->cfg.zstd_level, &w);
 		if (e)
 			break;

@@ -9,6 +9,19 @@
  * seen. Entries older than ORIGINS_KEEP_TTLS robots.cache_ttl_s are
  * dropped: a host not crawled for that long has its robots.txt asked again
  * anyway. Nothing here is collective.
+ *
+ * Early robots.txt files (fetch.c, robots.early_max): a host new to the
+ * crawl that a page links to has its robots.txt asked in the round that
+ * finds the link, so that the next round may fetch its first page at once
+ * rather than a delay after the robots.txt. Generate reads the robots cache
+ * to plan a round, and which hosts a rank finds first depends on the rank
+ * count: so these answers go to files of their own
+ * (robots/NNNNN/early-PPPPP.zst, the same entries), which only the fetcher
+ * reads. A second table (early = 1) holds the phase's early origins and
+ * writes them there, with the earlier early entries no phase used yet;
+ * the main table loads an early entry with its origin's main one (the
+ * newer answer applies, the later timing binds) and from then on writes it
+ * to the main cache like any other origin of its phase.
  */
 #ifndef CR_FETCH_ORIGINS_H
 #define CR_FETCH_ORIGINS_H
@@ -29,18 +42,31 @@ struct origin_table {
 	int loaded;               /* origins_mark_loaded was called */
 	struct origin **late;     /* origins made since: not loaded yet */
 	size_t nlate, late_cap;
+	int early;                /* the early table: reads nothing, writes the early files */
+	const struct hmap *taken; /* early: the main table's origins, whose old early
+				     entries it does not carry (set before writing) */
+	struct hmap known;        /* main: the hosts of every entry the loads scanned
+				     (name -> the table), when known_on */
+	int known_on, known_full; /* noting them; more than ORIGINS_KNOWN_MAX: stopped */
 };
+
+/* Hosts the main table notes for early robots.txt files, at most. */
+#define ORIGINS_KNOWN_MAX (1u << 20)
 
 /* Reads the latest robots cache version now: the phase creates its own
  * before it writes there. */
 void origins_init(struct origin_table *t, const struct job *j);
+/* The same for the early table (early = 1); main is the phase's. */
+void origins_init_early(struct origin_table *t, const struct job *j,
+			const struct origin_table *main);
 void origins_release(struct origin_table *t);
 
 /* The origin of key (scheme://authority), created on first use. */
 struct origin *origins_get(struct origin_table *t, const char *key, uint32_t part);
 
-/* Loads the cache entries of partition p for the origins known now (after
- * the fetch lists). now: wall µs. */
+/* Loads the cache entries of partition p (its main file, then its early
+ * file) for the origins known now (after the fetch lists); with known_on,
+ * notes the host of every entry scanned. now: wall µs. */
 CR_WUR enum cr_err origins_load(struct origin_table *t, uint32_t p, int64_t now);
 
 /* After the fetch lists' origins are loaded: origins made from now on (a
@@ -57,10 +83,16 @@ CR_WUR enum cr_err origins_load_late(struct origin_table *t, int64_t now,
 /* Calls fn for every origin. */
 void origins_each(struct origin_table *t, void (*fn)(void *arg, struct origin *o), void *arg);
 
-/* Writes robots/SEG/part-P.zst for every owned partition: the origins of
- * this phase (each with the politeness it leaves and its host's DNS answer,
- * already in last_end, hold_until and dns: carry_out) and the old entries
- * carried. now: wall µs. */
+/* 1 if an entry the loads scanned is of host name (known_on), or the
+ * table stopped noting them. */
+int origins_host_known(const struct origin_table *t, const char *name);
+
+/* Writes robots/SEG/part-P.zst (the early table: early-P.zst) for every
+ * owned partition: the origins of this phase that have anything to carry
+ * (each with the politeness it leaves and its host's DNS answer, already
+ * in last_end, hold_until and dns: carry_out) and the old entries carried
+ * (the early table: those of the old early file that neither table holds).
+ * now: wall µs. */
 CR_WUR enum cr_err origins_write(struct origin_table *t, int seg, int64_t now);
 
 #endif

@@ -31,6 +31,17 @@ static struct fetchlist_load list_load(struct fetcher *f)
 }
 
 
+/* A link to a host new to the crawl (frontier.h's early_fn): its
+ * robots.txt may be asked now (fetchlist_early). */
+static void on_early(void *arg, const char *url, size_t len, uint32_t p)
+{
+	struct fetcher *f = arg;
+	struct fetchlist_load l = list_load(f);
+
+	if (!f->stopping && !f->drain_until)
+		fetchlist_early(&l, &f->early, url, len, p);
+}
+
 /* A link an earlier attempt followed: queued again after the fetch lists. */
 static void on_followed(void *arg, uint32_t p, const struct crawl_record *rec,
 			const uint64_t *bands, unsigned nb, unsigned handoff)
@@ -117,6 +128,7 @@ static enum cr_err fetcher_init(struct fetcher *f, struct job *j, int seg)
 	hosts_init(&f->hosts, &pol);
 	f->hosts.max_hold_us = (int64_t)cfg->max_hold_s * 1000000;
 	origins_init(&f->origins, j);
+	origins_init_early(&f->early, j, &f->origins);
 	hmap_init(&f->done);
 	buf_init(&f->parsed);
 	if (addr_list_parse(cfg->allow_addresses, &f->allow, bad) != 0) {
@@ -147,6 +159,7 @@ static void fetcher_release(struct fetcher *f)
 	segout_free(&f->out);
 	hosts_release(&f->hosts);
 	origins_release(&f->origins);
+	origins_release(&f->early);
 	frontier_release(&f->frontier);
 	hmap_release(&f->done);
 	buf_release(&f->parsed);
@@ -208,6 +221,10 @@ static enum cr_err finish(struct fetcher *f)
 		carry_out(&f->origins, f->dns, clock_now_us(), clock_mono_us());
 		e = origins_write(&f->origins, f->seg, clock_now_us());
 	}
+	if (!e) {
+		carry_out(&f->early, f->dns, clock_now_us(), clock_mono_us());
+		e = origins_write(&f->early, f->seg, clock_now_us());
+	}
 	dns_counters(f->dns, &q, &hits);
 	f->c[FC_DNS_QUERIES] = q;
 	f->c[FC_HELD] = f->hosts.released;
@@ -228,6 +245,10 @@ enum cr_err fetch_run(struct job *j, int seg, int version, uint64_t *counters,
 
 	if (!e)
 		e = frontier_init(&f.frontier, j, version, &f.done);
+	if (!e && j->cfg.robots_early_max > 0) {
+		f.frontier.early_fn = on_early;
+		f.frontier.early_arg = &f;
+	}
 	if (!e)
 		e = load(&f, clock_now_us());
 	if (!e)

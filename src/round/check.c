@@ -387,16 +387,22 @@ static void check_robots(struct ck *c)
 	char path[PATH_MAX];
 	int ver = layout_robots_last(c->d);
 	uint32_t p;
+	int early;
 
+	/* The cache generate reads, and the early answers only the fetcher
+	 * reads (fetch/origins.h). */
 	for (p = 0; ver > 0 && p < c->d->partitions; p++) {
-		layout_robots_part(c->d, ver, p, path, sizeof(path));
-		if (read_whole(c, path, REC_KIND_ROBOTS, NULL, NULL) != CR_ERR_FORMAT)
-			continue;
-		if (c->repair && unlink(path) == 0)
-			say(c, 1, "damaged robots cache '%s' removed: robots.txt is asked again",
-			    path);
-		else
-			say(c, 0, "damaged robots cache '%s'", path);
+		for (early = 0; early < 2; early++) {
+			(early ? layout_robots_early : layout_robots_part)(c->d, ver, p, path,
+									  sizeof(path));
+			if (read_whole(c, path, REC_KIND_ROBOTS, NULL, NULL) != CR_ERR_FORMAT)
+				continue;
+			if (c->repair && unlink(path) == 0)
+				say(c, 1, "damaged robots cache '%s' removed: robots.txt is "
+				    "asked again", path);
+			else
+				say(c, 0, "damaged robots cache '%s'", path);
+		}
 	}
 }
 

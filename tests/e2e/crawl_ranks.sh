@@ -3,7 +3,7 @@
 # the server's request log and the output files:
 # - every reachable allowed URL (simweb --truth) fetched exactly once, with
 #   the status the truth says, and nothing else fetched but robots.txt (once
-#   per host);
+#   per host, also when asked early, in the round that found the host);
 # - nothing disallowed fetched;
 # - no two requests to one host closer than politeness.delay_ms;
 # - the sorted CrawlDb dump (minus times) identical on 1, 2 and 4 ranks;
@@ -64,6 +64,9 @@ for n in 1 2 4; do
 	tail -n 2 "$SCRATCH/out$n"
 	sleep 0.3   # simweb flushes its log every 100 ms
 	tail -n +"$((before + 1))" "$SIMWEB_LOG" >"$SCRATCH/log$n"
+	# Hosts found while the crawl runs have their robots.txt asked early; the
+	# audit's "robots.txt once per host" shows the next round used the answer.
+	check "robots.txt of new hosts asked early on $n ranks" early_robots "$SCRATCH/crawl$n"
 	check "server log audit on $n ranks" audit_log "$SCRATCH/log$n" "$SCRATCH/truth" "$SIMWEB_PORT" $DELAY
 	check "warc records on $n ranks" warc_counts_agree "$SCRATCH/crawl$n" "$SCRATCH/log$n"
 	check "stats.json per segment on $n ranks" test -s "$SCRATCH/crawl$n/segments/00001/stats.json"

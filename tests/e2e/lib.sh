@@ -114,6 +114,17 @@ pages_warcs() {
 		grep -vE -- '-(robots|diagnostics|sitemaps)\.warc\.(gz|zst)$'
 }
 
+early_robots() {
+	# early_robots CRAWLDIR: passes when some robots.txt of a new host was asked
+	# in the round that found the link (the fetch counter robots_early, summed
+	# over the segments), and prints the sum
+	local n
+	n=$(cat "$1"/segments/*/stats.json 2>/dev/null | grep -o '"robots_early":[0-9]*' |
+		awk -F: '{ s += $2 } END { print s + 0 }')
+	echo "robots.txt asked early: $n"
+	[ "$n" -gt 0 ]
+}
+
 dump_db() {
 	"$MPICRAWL" readdb --dir "$1" --dump |
 		sed -E 's/"fetched_at":[0-9]+,"next_fetch":[0-9]+,//' | LC_ALL=C sort

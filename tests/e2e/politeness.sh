@@ -209,5 +209,7 @@ for n in 1 2 4; do
 	for c in a b c d e f g; do
 		check "($c) on $n ranks" grep -q "^ok $c " "$SCRATCH/audit$n"
 	done
+	# The checks hold for the hosts whose robots.txt was asked early too.
+	check "robots.txt of new hosts asked early on $n ranks" early_robots "$SCRATCH/crawl$n"
 done
 finish

@@ -110,6 +110,56 @@ static void table(void)
 	scope_release(&s);
 }
 
+/* Whether a link of another origin has its robots.txt asked in the round
+ * (follow_early): the page is a.test's, at depth 1. */
+static void early(void)
+{
+	static const struct {
+		const char *what;
+		const char *url;
+		int seen, queued, near_copy, hops;
+		long early_max, max_depth;
+		enum follow_verdict want;
+	} cases[] = {
+		{ "a new link to another seed's domain", "http://b.test/p/1", 0, 0, 0, 0, 1000, 0,
+		  FOLLOW_YES },
+		{ "another port of the page's host", "http://a.test:8080/", 0, 0, 0, 0, 1000, 0,
+		  FOLLOW_YES },
+		{ "early robots.txt off", "http://b.test/p/1", 0, 0, 0, 0, 0, 0, FOLLOW_OFF },
+		{ "the page's own origin", "http://a.test/p/2", 0, 0, 0, 0, 1000, 0,
+		  FOLLOW_ORIGIN },
+		{ "outside the seeds' domains", "http://c.test/", 0, 0, 0, 0, 1000, 0,
+		  FOLLOW_SCOPE },
+		{ "in the CrawlDb", "http://b.test/p/1", 1, 0, 0, 0, 1000, 0, FOLLOW_SEEN },
+		{ "its host in the fetch", "http://b.test/p/1", 0, 1, 0, 0, 1000, 0, FOLLOW_QUEUED },
+		{ "past the depth limit", "http://b.test/p/1", 0, 0, 0, 0, 1000, 1, FOLLOW_DEPTH },
+		{ "at the depth limit", "http://b.test/p/1", 0, 0, 0, 0, 1000, 2, FOLLOW_YES },
+		{ "a path trap", "http://b.test/x/x/x/x/x/x/x", 0, 0, 0, 0, 1000, 0, FOLLOW_TRAP },
+		{ "from a near-copy", "http://b.test/p/1", 0, 0, 1, 0, 1000, 0, FOLLOW_NEAR_COPY },
+		{ "from a page with hops", "http://b.test/p/1", 0, 0, 0, 1, 1000, 0, FOLLOW_HOPS },
+	};
+	struct config cfg;
+	struct scope s;
+	size_t i;
+
+	setup(&cfg, &s);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct follow_page pg = { "http://a.test", 13, 1, 0, 0, UINT64_MAX,
+					  cases[i].near_copy, (uint8_t)cases[i].hops };
+		struct follow_link l = { cases[i].url, strlen(cases[i].url), cases[i].seen,
+					 cases[i].queued };
+		enum follow_verdict v;
+
+		pg.seed = seeds_id(seed_plain, strlen(seed_plain));
+		cfg.robots_early_max = cases[i].early_max;
+		cfg.max_depth = cases[i].max_depth;
+		v = follow_early(&pg, &l, &s, &cfg);
+		CHECK(v == cases[i].want, "early, %s: %s, want %s", cases[i].what,
+		      follow_verdict_names[v], follow_verdict_names[cases[i].want]);
+	}
+	scope_release(&s);
+}
+
 static void near_copies(void)
 {
 	uint64_t a[4] = { 1, 2, 3, 4 }, b[4] = { 9, 9, 3, 9 }, c[4] = { 5, 6, 7, 8 };
@@ -250,6 +300,7 @@ static void handoffs(void)
 int main(void)
 {
 	table();
+	early();
 	embeds();
 	handoffs();
 	near_copies();
