@@ -80,8 +80,9 @@ static void fail_all(struct fetcher *f, struct host *h, int status, const char *
 
 /* ---- starting requests ---- */
 
-static void start(struct fetcher *f, struct host *h, const char *url, int kind, void *user,
-		  const struct http_request *cond)
+/* Starts a request of h; 0 if libcurl refused it (the phase fails). */
+static int start(struct fetcher *f, struct host *h, const char *url, int kind, void *user,
+		 const struct http_request *cond)
 {
 	struct http_request rq = {
 		.url = url, .host = h->name, .addr = h->addr, .user = user, .kind = kind,
@@ -96,11 +97,12 @@ static void start(struct fetcher *f, struct host *h, const char *url, int kind, 
 	}
 	if (http_start(f->http, &rq) != CR_OK) {
 		fail(f, CR_ERR_LIB);
-		return;
+		return 0;
 	}
 	sched_on_start(&h->s, now);
 	if (h->gate != &h->s)
 		sched_on_start(h->gate, now);
+	return 1;
 }
 
 /* A refetch's conditions: the page's ETag and Last-Modified as the last
@@ -130,8 +132,8 @@ static void start_robots(struct fetcher *f, struct host *h, struct origin *o, in
 	char url[URL_MAX_LEN + 32];
 
 	origin_robots_url(o, url, sizeof(url));
-	start(f, h, url, kind, o, NULL);
-	f->early_active += kind == REQ_EARLY;
+	if (start(f, h, url, kind, o, NULL))
+		f->early_active += kind == REQ_EARLY;
 }
 
 enum rules_verdict { RULES_ALLOW, RULES_DEFER, RULES_DENY };
@@ -208,18 +210,24 @@ static void on_dns(void *arg, enum dns_result res, const char *addr)
 }
 
 /* The host's turn: start what politeness allows now. */
-static void turn(struct fetcher *f, struct host *h, int64_t now)
+/* A new host's first turn: the operator's block, else its name asked. */
+static void first_turn(struct fetcher *f, struct host *h, int64_t now)
 {
-	if (h->state == HOST_NEW && h->blocked) {
+	if (h->blocked) {
 		/* The operator's block: no request at all, robots.txt included. */
 		fail_all(f, h, ST_BLOCKED, "operator");
 		hosts_set(&f->hosts, h, HOST_READY);
 		return;
 	}
+	hosts_set(&f->hosts, h, HOST_RESOLVING);
+	f->c[FC_DNS_QUERIES]++;
+	dns_resolve(f->dns, h->name, now, on_dns, h);
+}
+
+static void turn(struct fetcher *f, struct host *h, int64_t now)
+{
 	if (h->state == HOST_NEW) {
-		hosts_set(&f->hosts, h, HOST_RESOLVING);
-		f->c[FC_DNS_QUERIES]++;
-		dns_resolve(f->dns, h->name, now, on_dns, h);
+		first_turn(f, h, now);
 		return;
 	}
 	/* A group's budget may have been used by another member since this
@@ -395,8 +403,12 @@ static void robots_done(struct fetcher *f, struct origin *o, const struct http_r
 	}
 	outcome_input(r, f->j->cfg.max_decoded_bytes, clock_now_us() / 1000000, &in);
 	outcome_robots(&in, &ro);
+	/* An early robots.txt holds its own host only: a group's hold would
+	 * reach its members' cache entries, which generate reads, and which
+	 * hosts are asked early depends on the rank count. */
 	if (ro.retry_after_s >= 0)
-		sched_hold(h->gate, r->end_mono_us + ro.retry_after_s * 1000000);
+		sched_hold(r->kind == REQ_EARLY ? &h->s : h->gate,
+			   r->end_mono_us + ro.retry_after_s * 1000000);
 	buf_init(&dec);
 	outcome_robots_body(&in, (size_t)f->j->cfg.robots_max_bytes + 1, &dec, &rb, &rl);
 	origin_on_answer(o, &f->origins.pol, r->start_wall_us, ro.status, rb, rl, ro.location);
@@ -521,6 +533,12 @@ static void on_abandon(void *arg, void *user, int kind)
 	sched_on_end(&h->s, clock_mono_us());
 	if (h->gate != &h->s)
 		sched_on_end(h->gate, clock_mono_us());
+	/* Its host is done with the phase: nothing joins an early host
+	 * (frontier_take), and the origin keeps no rules (origins.h). */
+	h->waiting = NULL;
+	while (h->next < h->n && h->items[h->next]->early)
+		h->next++;
+	hosts_set(&f->hosts, h, HOST_READY);
 }
 
 void fetch_loop(struct fetcher *f)

@@ -125,7 +125,9 @@ enum follow_verdict follow_handoff(const struct follow_page *pg, const struct fo
  * round: not in the seen-set (l->seen, of its own partition), within
  * crawl.max_depth and the whole scope, not a path trap, from a page whose
  * links update counts on alone (not a near-copy, no hops: a trap's hosts
- * are not asked). l's queued means its host is in the fetch already.
+ * are not asked). Per-seed limits are not looked at: they bound pages,
+ * and the link's host may be reached from other seeds. l's seen and
+ * queued are the URL's own (the caller asks whether its host is new).
  */
 enum follow_verdict follow_early(const struct follow_page *pg, const struct follow_link *l,
 				 struct scope *scope, const struct config *cfg);

@@ -477,7 +477,7 @@ int frontier_take(struct frontier *fr, struct fetchlist_load *l, const void *pac
 	lk.len = rec.url_len;
 	known(fr, seen, &lk);
 	h = hmap_get(&l->hosts->hosts, name, strlen(name));
-	if (lk.queued || lk.seen || (h && hosts_closed(h)) ||
+	if (lk.queued || lk.seen || (h && (hosts_closed(h) || h->early)) ||
 	    (h ? frontier_room(h, limit, now, 0) == 0 : now >= limit))
 		return 0;
 	it = fetchlist_add(l, &rec, p);

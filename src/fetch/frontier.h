@@ -98,7 +98,8 @@ uint64_t frontier_page(struct frontier *fr, struct host *h, const struct host_it
  * A requisite another rank handed over (rec: its packed CrawlDb record, n
  * bytes), through l into its host's queue as a link followed in the round -
  * unless its partition is not this rank's or has no seen-set, the seen-set
- * or the phase holds it, its host left the round (hosts_closed), or the
+ * or the phase holds it, its host left the round (hosts_closed) or is in
+ * it for an early robots.txt alone (its origin is the early table's), or the
  * time limit leaves its host no room (frontier_room without the round's
  * span; a new host: none after limit). A done host takes turns again (hosts_reopen). Journaled
  * (segout_followed) and counted in fr->embeds. Returns 1 if queued.

@@ -177,7 +177,7 @@ static int held_too_long(const struct host_table *t, const struct host *h)
 {
 	int64_t at;
 
-	if (t->max_hold_us <= 0 || h->state != HOST_READY || h->next >= h->n)
+	if (t->max_hold_us <= 0 || h->state != HOST_READY || h->next >= h->n || h->early)
 		return 0;
 	at = sched_next_start(h->gate, &h->pol);
 	return at != INT64_MAX && at > t->now + t->max_hold_us;

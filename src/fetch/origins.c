@@ -4,6 +4,7 @@
 #include "store/recfile.h"
 #include "url/url.h"
 #include "util/fs.h"
+#include "util/log.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -102,8 +103,11 @@ static void note_known(struct origin_table *t, const char *origin)
 
 	if (!t->known_on || t->known_full || url_host(origin, name, sizeof(name)) != CR_OK)
 		return;
-	if (t->known.count >= ORIGINS_KNOWN_MAX)
+	if (t->known.count >= ORIGINS_KNOWN_MAX) {
 		t->known_full = 1;
+		log_info("fetch", "the robots cache names more than %u hosts of this rank: no "
+			 "robots.txt is asked early in this phase", ORIGINS_KNOWN_MAX);
+	}
 	else
 		*hmap_put(&t->known, name, strlen(name)) = t;
 }

@@ -20,8 +20,11 @@
  * reads. A second table (early = 1) holds the phase's early origins and
  * writes them there, with the earlier early entries no phase used yet;
  * the main table loads an early entry with its origin's main one (the
- * newer answer applies, the later timing binds) and from then on writes it
- * to the main cache like any other origin of its phase.
+ * newer answer applies, the later timing binds), and the origin is from
+ * then on one of its phase like any other. The main table notes the hosts
+ * of the entries it scans (at most ORIGINS_KNOWN_MAX, about 20 MiB of
+ * names; past that no host is asked early in the phase), so that only a
+ * host no entry names is asked early.
  */
 #ifndef CR_FETCH_ORIGINS_H
 #define CR_FETCH_ORIGINS_H
@@ -51,7 +54,7 @@ struct origin_table {
 };
 
 /* Hosts the main table notes for early robots.txt files, at most. */
-#define ORIGINS_KNOWN_MAX (1u << 20)
+#define ORIGINS_KNOWN_MAX (1u << 18)
 
 /* Reads the latest robots cache version now: the phase creates its own
  * before it writes there. */

@@ -40,6 +40,10 @@ static void on_early(void *arg, const char *url, size_t len, uint32_t p)
 
 	if (!f->stopping && !f->drain_until)
 		fetchlist_early(&l, &f->early, url, len, p);
+	/* At robots.early_max, or the cache's hosts too many to note: no
+	 * more links are looked at for it this phase. */
+	if (f->early.map.count >= (size_t)f->j->cfg.robots_early_max || f->origins.known_full)
+		f->frontier.early_fn = NULL;
 }
 
 /* A link an earlier attempt followed: queued again after the fetch lists. */
