@@ -424,16 +424,29 @@ static void robots_done(struct fetcher *f, struct origin *o, const struct http_r
 	}
 }
 
+/* A request of h ended (or was cut off) at now: its politeness timing. */
+static void host_on_end(struct host *h, int64_t now)
+{
+	sched_on_end(&h->s, now);
+	if (h->gate != &h->s)
+		sched_on_end(h->gate, now);
+}
+
+/* Past h's early items: nothing is left to ask for them. */
+static void past_early(struct host *h)
+{
+	while (h->next < h->n && h->items[h->next]->early)
+		h->next++;
+}
+
 /* An early robots.txt answered: past h's early item, unless a redirect is
  * to be followed (a request of its own, at the host's next turn). */
 static void early_done(struct fetcher *f, struct host *h, const struct origin *o)
 {
 	f->early_active--;
 	f->c[FC_ROBOTS_EARLY]++;
-	if (o->state == ORIGIN_UNKNOWN)
-		return;
-	while (h->next < h->n && h->items[h->next]->early)
-		h->next++;
+	if (o->state != ORIGIN_UNKNOWN)
+		past_early(h);
 }
 
 static void complete(struct fetcher *f, const struct http_result *r)
@@ -444,9 +457,7 @@ static void complete(struct fetcher *f, const struct http_result *r)
 	f->c[FC_REQUESTS] += r->head_len > 0;
 	f->c[FC_BYTES] += r->body_len;
 	f->c[FC_LATENCY_US] += (uint64_t)(r->end_mono_us - r->start_mono_us);
-	sched_on_end(&h->s, r->end_mono_us);
-	if (h->gate != &h->s)
-		sched_on_end(h->gate, r->end_mono_us);
+	host_on_end(h, r->end_mono_us);
 	if (r->kind == REQ_PAGE)
 		page_done(f, r->user, r);
 	else
@@ -530,14 +541,11 @@ static void on_abandon(void *arg, void *user, int kind)
 		return;
 	f->early_active--;
 	h = ((struct origin *)user)->host;
-	sched_on_end(&h->s, clock_mono_us());
-	if (h->gate != &h->s)
-		sched_on_end(h->gate, clock_mono_us());
+	host_on_end(h, clock_mono_us());
 	/* Its host is done with the phase: nothing joins an early host
 	 * (frontier_take), and the origin keeps no rules (origins.h). */
 	h->waiting = NULL;
-	while (h->next < h->n && h->items[h->next]->early)
-		h->next++;
+	past_early(h);
 	hosts_set(&f->hosts, h, HOST_READY);
 }
 

@@ -8,15 +8,16 @@
 #include <string.h>
 #include <libpsl.h>
 
-/* The host called name, set up when new: the fetcher's context, the
- * operator's rules, its group by registrable domain. */
-static struct host *host_of(struct fetchlist_load *l, const char *name)
+/* The host called name, set up when new (*made = 1): the fetcher's
+ * context, the operator's rules, its group by registrable domain. */
+static struct host *host_of(struct fetchlist_load *l, const char *name, int *made)
 {
 	size_t before = l->hosts->hosts.count;
 	struct host *h = hosts_get(l->hosts, name);
 	struct host_settings s;
 
-	if (l->hosts->hosts.count == before)
+	*made = l->hosts->hosts.count != before;
+	if (!*made)
 		return h;
 	h->ctx = l->host_ctx;
 	if (host_rules_by_name(l->rules, name, &s))
@@ -44,9 +45,9 @@ struct host_item *fetchlist_add(struct fetchlist_load *l, const struct crawl_rec
 				uint32_t p)
 {
 	char url[URL_MAX_LEN + 1], name[URL_HOST_MAX], key[URL_HOST_MAX + 16];
-	size_t before = l->hosts->hosts.count;
 	struct host *h;
 	struct origin *o;
+	int made;
 
 	if (l->done->count && hmap_get(l->done, rec->url, rec->url_len)) {
 		l->urls++;   /* an earlier attempt finished it */
@@ -57,8 +58,8 @@ struct host_item *fetchlist_add(struct fetchlist_load *l, const struct crawl_rec
 	if (url_host(url, name, sizeof(name)) != CR_OK)
 		return NULL;
 	l->urls++;
-	h = host_of(l, name);
-	l->new_hosts += l->hosts->hosts.count != before;
+	h = host_of(l, name, &made);
+	l->new_hosts += made;
 	hosts_claim(l->hosts, h);
 	origin_key(url, key, sizeof(key));
 	o = origins_get(l->origins, key, p);
@@ -75,6 +76,7 @@ int fetchlist_early(struct fetchlist_load *l, struct origin_table *early, const 
 	struct host_item *it;
 	struct host *h;
 	struct origin *o;
+	int made;
 
 	if (len > URL_MAX_LEN || early->map.count >= (size_t)l->j->cfg.robots_early_max)
 		return 0;
@@ -87,7 +89,7 @@ int fetchlist_early(struct fetchlist_load *l, struct origin_table *early, const 
 		return 0;
 	origin_key(u, key, sizeof(key));
 	o = origins_get(early, key, p);
-	h = host_of(l, name);
+	h = host_of(l, name, &made);
 	hosts_mark_early(l->hosts, h);
 	o->host = h;
 	memset(&rec, 0, sizeof(rec));
