@@ -224,16 +224,20 @@ static enum cr_err write_part(struct origin_table *t, uint32_t p, struct origin 
 	for (i = 0; !e && i < n; i++) {
 		struct origin *o = os[i];
 		struct robots_cache_times tm = { o->last_end, o->hold_until, o->dns };
-		/* The early table keeps rules alone: a failure, or a redirect
-		 * chain cut off, is asked again in the host's own round. */
-		int rules = !t->early || o->state == ORIGIN_READY;
+		/* A redirect chain the phase's end cut off (answered, not
+		 * settled) keeps no answer: a hop's 3xx would read as "not
+		 * followed further", everything allowed. The early table keeps
+		 * rules alone: a failure is asked again in the host's round. */
+		int cut = o->answered &&
+			  (o->state == ORIGIN_UNKNOWN || o->state == ORIGIN_FETCHING);
+		int rules = t->early ? o->state == ORIGIN_READY : !cut;
 		int64_t at = rules ? o->fetched_at : 0;
 
 		/* Loaded but expired entries are written back, as the old file
 		 * had them; unavailable ones too, so the next phase knows when
-		 * the robots.txt failed. An early robots.txt without rules still
-		 * leaves its request's end (and the DNS answer) to respect. */
-		if (at == 0 && o->dns.expires == 0 && (!t->early || o->last_end == 0))
+		 * the robots.txt failed. One without its answer still leaves
+		 * its request's end (and the DNS answer) to respect. */
+		if (at == 0 && o->dns.expires == 0 && (rules || o->last_end == 0))
 			continue;
 		b.len = 0;
 		robots_cache_pack(&b, o->key, at, rules ? o->http_status : 0,

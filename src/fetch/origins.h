@@ -8,7 +8,10 @@
  * one as they are, so memory grows with the round, not with every host ever
  * seen. Entries older than ORIGINS_KEEP_TTLS robots.cache_ttl_s are
  * dropped: a host not crawled for that long has its robots.txt asked again
- * anyway. Nothing here is collective.
+ * anyway. A robots.txt whose redirect chain the phase's end cut off is
+ * written without its answer (its timing only), so the next phase asks it
+ * again: the last hop's 3xx would read as "everything allowed". Nothing
+ * here is collective.
  *
  * Early robots.txt files (fetch.c, robots.early_max): a host new to the
  * crawl that a page links to has its robots.txt asked in the round that

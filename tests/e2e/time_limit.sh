@@ -3,7 +3,9 @@
 # with a 200 ms delay and a 1 s limit, generate gives each host at most
 # 1 s / 200 ms + 1 URLs per round, every fetch phase ends within the limit
 # (plus the end of the requests in flight), and over the rounds the crawl
-# still fetches every URL of the truth exactly once.
+# still fetches every URL of the truth exactly once. And a robots.txt
+# redirect chain that the limit cuts after its first hop is asked again in
+# the next phase, not taken from the cut hop as "allow everything".
 . "$(dirname "$0")/lib.sh"
 
 start_web web --hosts 3 --pages 12 || { echo "not ok: web did not start"; finish; exit 1; }
@@ -37,4 +39,58 @@ capped = sum(json.load(open(s))["generate"]["counters"].get("politeness_capped",
              for s in glob.glob(sys.argv[1] + "/segments/*/stats.json"))
 sys.exit(0 if capped > 0 else 1)
 PY
+# A server whose robots.txt redirects to rules that answer 2.5 s late the
+# first time: the 1 s limit cuts the chain after its 301.
+cat >"$SCRATCH/cut.py" <<'PY'
+import http.server, sys, threading, time
+first = threading.Event()
+PAGES = {"/": b'<a href="/a.html">a</a> <a href="/private/x.html">x</a>',
+         "/a.html": b"<p>a</p>", "/private/x.html": b"<p>private</p>"}
+class H(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *a):
+        pass
+    def answer(self, code, body=b"", ctype="text/html", loc=None):
+        self.send_response(code)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        if loc:
+            self.send_header("Location", loc)
+        self.end_headers()
+        self.wfile.write(body)
+    def do_GET(self):
+        with open(sys.argv[1], "a") as log:
+            log.write(self.path + "\n")
+        if self.path == "/robots.txt":
+            return self.answer(301, loc="/robots-real.txt")
+        if self.path == "/robots-real.txt":
+            if not first.is_set():
+                first.set()
+                time.sleep(2.5)
+            return self.answer(200, b"User-agent: *\nDisallow: /private/\n", "text/plain")
+        if self.path in PAGES:
+            return self.answer(200, PAGES[self.path])
+        self.answer(404)
+s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+s.daemon_threads = True
+print(s.server_address[1], flush=True)
+s.serve_forever()
+PY
+python3 "$SCRATCH/cut.py" "$SCRATCH/cut.log" >"$SCRATCH/cut.port" &
+CUT_PID=$!
+for _ in $(seq 50); do [ -s "$SCRATCH/cut.port" ] && break; sleep 0.1; done
+CUT_PORT=$(cat "$SCRATCH/cut.port")
+echo "http://127.0.0.1:$CUT_PORT/" >"$SCRATCH/cut.seeds"
+# The first crawl fetches nothing and says to run again; the second goes on.
+for run in 1 2; do
+	check "crawl $run with a robots.txt chain cut by the limit" run_ranks 1 crawl \
+		--dir "$SCRATCH/cut" --seeds "$SCRATCH/cut.seeds" --rounds 4 \
+		--set fetch.allow_addresses=127.0.0.1 --set politeness.delay_ms=0 \
+		--set fetch.time_limit_s=1 >"$SCRATCH/cut.out$run" 2>&1
+done
+kill "$CUT_PID" 2>/dev/null
+wait "$CUT_PID" 2>/dev/null
+echo "requests: $(tr '\n' ' ' <"$SCRATCH/cut.log")"
+check "the cut chain was asked again" test "$(grep -c '^/robots.txt$' "$SCRATCH/cut.log")" -eq 2
+check "its rules held: /a.html fetched, /private/ not" \
+	bash -c "grep -q '^/a.html$' '$SCRATCH/cut.log' && ! grep -q '^/private/' '$SCRATCH/cut.log'"
 finish
