@@ -32,7 +32,7 @@ endif
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # CLD2 (libcld2-dev) has no pkg-config file.
-LIBS    := $(PKG_LIBS) -lcld2 -lstdc++ -lm
+LIBS    := $(PKG_LIBS) -lcld2 -lstdc++ -lm -pthread
 
 B ?= build
 ALL_SRC  := $(wildcard src/*/*.c)
@@ -98,7 +98,7 @@ $(B)/bin/mpicrawl: $(CLI_OBJ) $(MPI_OBJ) $(B)/libcore.a
 $(B)/bin/mpicrawl-test: $(CLI_OBJ) $(MPI_OBJ) $(B)/libcore.a tests/hooks/kill.c
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) $(PKG_CFLAGS) $(LDFLAGS) -o $@ tests/hooks/kill.c $(CLI_OBJ) \
-		$(MPI_OBJ) $(B)/libcore.a $(LIBS) -lpthread
+		$(MPI_OBJ) $(B)/libcore.a $(LIBS)
 
 bin/simweb: $(SIMWEB_SRC) $(wildcard tests/simweb/*.h)
 	@mkdir -p bin

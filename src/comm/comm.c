@@ -11,7 +11,11 @@ static int comm_r, comm_n = 1, comm_up;
 
 enum cr_err comm_init(int *argc, char ***argv)
 {
-	if (MPI_Init(argc, argv) != MPI_SUCCESS)
+	int provided;
+
+	/* Funneled: the fetch has a thread of its own for fsyncs
+	 * (fetch/syncer.h), which never calls MPI. */
+	if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
 		return CR_ERR_COMM;
 	MPI_Comm_rank(MPI_COMM_WORLD, &comm_r);
 	MPI_Comm_size(MPI_COMM_WORLD, &comm_n);

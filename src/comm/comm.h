@@ -17,7 +17,8 @@
 #include "util/buf.h"
 #include "util/error.h"
 
-/* Starts MPI (a plain run is a singleton of one rank). */
+/* Starts MPI (a plain run is a singleton of one rank), threads funneled:
+ * only the calling thread calls MPI. */
 CR_WUR enum cr_err comm_init(int *argc, char ***argv);
 void comm_finalize(void);
 int comm_rank(void);

@@ -569,7 +569,7 @@ void fetch_loop(struct fetcher *f)
 			break;
 		hosts_tick(&f->hosts, now);
 		if (now >= f->next_sync) {
-			fail(f, segout_sync(f->out));
+			fail(f, segout_sync_async(f->out));
 			f->next_sync = now + (int64_t)cfg->sync_interval_ms * 1000;
 		}
 		while (!f->stopping && !f->drain_until &&   /* a stop: nothing new */

@@ -1,4 +1,5 @@
 #include "fetch/journal.h"
+#include "fetch/syncer.h"
 #include "crawldb/fetch_record.h"
 #include "store/recfile.h"
 #include "util/hmap.h"
@@ -132,6 +133,13 @@ enum cr_err journal_sync(struct journal *jn)
 	}
 	jn->pending.len = 0;
 	return CR_OK;
+}
+
+enum cr_err journal_hand_over(struct journal *jn, struct syncer *s)
+{
+	if (!jn || !jn->pending.len)
+		return CR_OK;
+	return syncer_add_append(s, jn->fd, jn->path, &jn->pending);
 }
 
 void journal_close(struct journal **jn, int remove)

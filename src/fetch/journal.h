@@ -47,6 +47,8 @@
 #include "util/buf.h"
 #include "util/error.h"
 
+struct syncer;
+
 enum journal_kind { JOURNAL_OUTCOME = 1, JOURNAL_WARC = 2, JOURNAL_FOLLOW = 3,
 		    JOURNAL_HANDOFF = 4 };
 
@@ -77,6 +79,10 @@ int journal_pending(const struct journal *jn);
 /* Writes the pending entries and fsyncs the journal. The caller syncs the
  * WARC files the entries name first. */
 CR_WUR enum cr_err journal_sync(struct journal *jn);
+/* The same off the loop (fetch/syncer.h): the pending entries move into
+ * the syncer's next batch, to be appended and fsynced after the batch's
+ * WARC files. No journal_sync or journal_close until that batch is done. */
+CR_WUR enum cr_err journal_hand_over(struct journal *jn, struct syncer *s);
 /* Closes (pending entries are dropped) and, with remove set, deletes the
  * file. Frees *jn; accepts NULL. */
 void journal_close(struct journal **jn, int remove);

@@ -4,6 +4,7 @@
 #include "crawldb/parse_record.h"
 #include "dedup/minhash.h"
 #include "fetch/journal.h"
+#include "fetch/syncer.h"
 #include "index/index.h"
 #include "index/sniff.h"
 #include "index/stage.h"
@@ -64,6 +65,7 @@ struct segout {
 	segout_followed_fn followed;
 	void *kept_arg;
 	char suffix[SEGOUT_SERIES_][64];  /* -HOST and the series' suffix */
+	struct syncer *syncer;            /* segout_sync_async's, made on first use */
 };
 
 static const char *const series_suffix[SEGOUT_SERIES_] = { "", "-robots", "-diagnostics",
@@ -155,6 +157,7 @@ void segout_free(struct segout **sp)
 
 	if (!s)
 		return;
+	syncer_stop(&s->syncer);   /* before the journals close */
 	for (p = 0; s->parts && p < s->j->dir.partitions; p++) {
 		struct part *o = &s->parts[p];
 
@@ -690,6 +693,8 @@ enum cr_err segout_sync(struct segout *s)
 	uint32_t p;
 	int k;
 
+	if (s->syncer && !s->failed)
+		fail(s, syncer_wait(s->syncer));
 	for (p = 0; p < s->j->dir.partitions && !s->failed; p++) {
 		struct part *o = &s->parts[p];
 
@@ -700,6 +705,42 @@ enum cr_err segout_sync(struct segout *s)
 				return s->failed;
 		fail(s, journal_sync(o->jn));
 	}
+	return s->failed;
+}
+
+/* Partition p's WARC files written out and named to the syncer's next
+ * batch, then its pending journal entries. */
+static void hand_over(struct segout *s, struct part *o)
+{
+	int k, fd;
+
+	for (k = 0; k < SEGOUT_SERIES_ && !s->failed; k++) {
+		if (fail(s, warc_writer_flush(o->warc[k], &fd) != CR_OK ? CR_ERR_IO : CR_OK))
+			return;
+		if (fd >= 0)
+			fail(s, syncer_add_fsync(s->syncer, fd, warc_writer_name(o->warc[k])));
+	}
+	if (!s->failed)
+		fail(s, journal_hand_over(o->jn, s->syncer));
+}
+
+enum cr_err segout_sync_async(struct segout *s)
+{
+	uint32_t p;
+
+	if (s->failed)
+		return s->failed;
+	if (!s->syncer && syncer_start(&s->syncer) != CR_OK)
+		return segout_sync(s);   /* no thread: on this one, as it can */
+	if (syncer_busy(s->syncer))
+		return CR_OK;
+	if (fail(s, syncer_wait(s->syncer)))
+		return s->failed;
+	for (p = 0; p < s->j->dir.partitions && !s->failed; p++)
+		if (journal_pending(s->parts[p].jn))
+			hand_over(s, &s->parts[p]);
+	if (!s->failed)
+		syncer_submit(s->syncer);
 	return s->failed;
 }
 
@@ -761,6 +802,9 @@ static enum cr_err commit_part(struct segout *s, uint32_t p)
 enum cr_err segout_commit(struct segout *s)
 {
 	uint32_t p;
+
+	if (s->syncer && !s->failed)
+		fail(s, syncer_wait(s->syncer));
 
 	for (p = 0; p < s->j->dir.partitions && !s->failed; p++)
 		if (layout_owns(p, s->j->rank, s->j->nranks))

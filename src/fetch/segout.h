@@ -9,11 +9,12 @@
  * The fetcher hands finished things in; nothing here decides what they
  * mean. Life: segout_open, then per owned partition segout_resume (takes
  * over what earlier attempts at the segment committed), then archive,
- * metadata and outcome calls in the order things finish, segout_sync every
- * fetch.sync_interval_ms (WARC bytes fsynced before the journal entries
- * that name them), and at the end segout_commit (record files renamed
- * into place, journals removed) or nothing (a stopped fetch: the journals
- * keep what finished). segout_free in every case.
+ * metadata and outcome calls in the order things finish, segout_sync_async
+ * every fetch.sync_interval_ms (WARC bytes fsynced before the journal
+ * entries that name them, by a thread of its own), and at the end
+ * segout_commit (record files renamed into place, journals removed) or
+ * nothing (a stopped fetch: the journals keep what finished). segout_free
+ * in every case.
  *
  * Files are opened when first written; a failed write makes the phase
  * fail (the error is kept and returned by every later call). Nothing here
@@ -120,8 +121,14 @@ CR_WUR enum cr_err segout_outcome(struct segout *s, uint32_t p, const struct fet
 void segout_robots_done(struct segout *s, uint32_t p);
 
 /* Makes the journaled outcomes durable: the WARC bytes first, then the
- * journal entries that name them. */
+ * journal entries that name them - once the periodic sync in flight is
+ * done. */
 CR_WUR enum cr_err segout_sync(struct segout *s);
+/* The same off the caller's thread (fetch/syncer.h), for the fetch loop:
+ * when the periodic sync before is done (its failure returned here), what
+ * is journaled so far goes out in the next; while it is still on the disk,
+ * nothing (the next call tries again). */
+CR_WUR enum cr_err segout_sync_async(struct segout *s);
 /* Commits every owned partition (an empty fetch file where a partition had
  * nothing to fetch: update reads one per partition). */
 CR_WUR enum cr_err segout_commit(struct segout *s);

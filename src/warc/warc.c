@@ -1072,16 +1072,27 @@ uint64_t warc_writer_offset(const struct warc_writer *w)
 	return w->flushed + w->olen;
 }
 
-enum cr_err warc_writer_sync(struct warc_writer *w)
+enum cr_err warc_writer_flush(struct warc_writer *w, int *fd)
 {
 	enum cr_err e;
 
+	*fd = -1;
 	if (!w)
 		return CR_OK;
 	e = w->err;
 	if (e == CR_OK)
 		e = w_flush(w);
-	if (e == CR_OK && w->fd >= 0 && fsync(w->fd) != 0)
+	if (e == CR_OK)
+		*fd = w->fd;
+	return e;
+}
+
+enum cr_err warc_writer_sync(struct warc_writer *w)
+{
+	int fd;
+	enum cr_err e = warc_writer_flush(w, &fd);
+
+	if (e == CR_OK && fd >= 0 && fsync(fd) != 0)
 		e = w_fail(w, "fsync", CR_ERR_IO);
 	return e;
 }

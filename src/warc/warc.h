@@ -213,6 +213,12 @@ uint64_t warc_writer_offset(const struct warc_writer *w);
  * Accepts NULL. CR_ERR_IO as warc_writer_close. */
 CR_WUR enum cr_err warc_writer_sync(struct warc_writer *w);
 
+/* Writes what is buffered; *fd: the current file's descriptor (-1 if none),
+ * for a caller that fsyncs it elsewhere (fetch/syncer.h) - then the
+ * journal's rule holds for the bytes written before this call. Accepts
+ * NULL (*fd = -1). CR_ERR_IO as warc_writer_close. */
+CR_WUR enum cr_err warc_writer_flush(struct warc_writer *w, int *fd);
+
 /*
  * Flushes, fsyncs and closes; frees the writer and sets *w to NULL, also on
  * error. Accepts NULL and *w == NULL. CR_ERR_IO if any write, the fsync or
