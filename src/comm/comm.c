@@ -239,6 +239,127 @@ void comm_notice_wait(int (*stopping)(void))
 		notice_barrier(stopping);
 }
 
+/* ---- hints ---- */
+
+#define HINT_TAG 8
+
+struct hint_out {
+	MPI_Request req;
+	void *p;
+};
+
+static struct hint_out *hint_out;
+static size_t hint_nout, hint_cap;
+static int *hint_sent;   /* per destination rank, this phase */
+static int hint_got;
+
+/* Frees the sends that are done (all of them with wait set). */
+static void hints_reap(int wait)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < hint_nout; i++) {
+		int done = 0;
+
+		if (wait)
+			MPI_Wait(&hint_out[i].req, MPI_STATUS_IGNORE);
+		else
+			MPI_Test(&hint_out[i].req, &done, MPI_STATUS_IGNORE);
+		if (wait || done)
+			free(hint_out[i].p);
+		else
+			hint_out[k++] = hint_out[i];
+	}
+	hint_nout = k;
+}
+
+void comm_hint_send(int to, const void *p, size_t n)
+{
+	void *copy;
+
+	if (notice_comm == MPI_COMM_NULL || to == comm_r || to < 0 || to >= comm_n ||
+	    n > INT_MAX)
+		return;
+	hints_reap(0);
+	if (!hint_sent && !(hint_sent = calloc((size_t)comm_n, sizeof(*hint_sent))))
+		return;
+	if (hint_nout == hint_cap) {
+		size_t cap = hint_cap ? hint_cap * 2 : 64;
+		struct hint_out *v = realloc(hint_out, cap * sizeof(*v));
+
+		if (!v)
+			return;   /* a hint may be lost */
+		hint_out = v;
+		hint_cap = cap;
+	}
+	if (!(copy = malloc(n ? n : 1)))
+		return;
+	memcpy(copy, p, n);
+	hint_out[hint_nout].p = copy;
+	MPI_Isend(copy, (int)n, MPI_BYTE, to, HINT_TAG, notice_comm, &hint_out[hint_nout].req);
+	hint_nout++;
+	hint_sent[to]++;
+}
+
+/* Receives the hint st names, and hands it to fn (or drops it). */
+static void hint_take(MPI_Status *st, void (*fn)(void *arg, const void *p, size_t n),
+		      void *arg)
+{
+	int n = 0;
+	void *p;
+
+	MPI_Get_count(st, MPI_BYTE, &n);
+	p = malloc(n > 0 ? (size_t)n : 1);
+	if (!p)
+		abort();
+	MPI_Recv(p, n, MPI_BYTE, st->MPI_SOURCE, HINT_TAG, notice_comm, MPI_STATUS_IGNORE);
+	hint_got++;
+	if (fn)
+		fn(arg, p, (size_t)n);
+	free(p);
+}
+
+void comm_hint_poll(void (*fn)(void *arg, const void *p, size_t n), void *arg)
+{
+	MPI_Status st;
+	int flag = 1;
+
+	if (notice_comm == MPI_COMM_NULL)
+		return;
+	while (flag) {
+		MPI_Iprobe(MPI_ANY_SOURCE, HINT_TAG, notice_comm, &flag, &st);
+		if (flag)
+			hint_take(&st, fn, arg);
+	}
+	hints_reap(0);
+}
+
+/* At the phase's end, once no rank sends any more: receives (and drops)
+ * every hint still in flight to this rank, completes this rank's sends. */
+static void hints_close(void)
+{
+	int *sent = calloc((size_t)comm_n, sizeof(*sent)), expect = 0;
+	MPI_Status st;
+
+	if (!sent)
+		abort();
+	if (hint_sent)
+		memcpy(sent, hint_sent, (size_t)comm_n * sizeof(*sent));
+	MPI_Reduce_scatter_block(sent, &expect, 1, MPI_INT, MPI_SUM, notice_comm);
+	while (hint_got < expect) {
+		MPI_Probe(MPI_ANY_SOURCE, HINT_TAG, notice_comm, &st);
+		hint_take(&st, NULL, NULL);
+	}
+	hints_reap(1);
+	free(sent);
+	free(hint_sent);
+	free(hint_out);
+	hint_sent = NULL;
+	hint_out = NULL;
+	hint_nout = hint_cap = 0;
+	hint_got = 0;
+}
+
 int comm_notice_close(int (*stopping)(void))
 {
 	int senders, expect, got;
@@ -270,6 +391,7 @@ int comm_notice_close(int (*stopping)(void))
 		free(notice_sreq);
 		notice_sreq = NULL;
 	}
+	hints_close();   /* collective */
 	MPI_Comm_free(&notice_comm);
 	notice_comm = MPI_COMM_NULL;
 	notice_sent = notice_got = 0;

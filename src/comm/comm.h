@@ -91,6 +91,20 @@ int comm_notice_close(int (*stopping)(void));
  * phase (the fetcher's hand-offs, fetch/handoff.h). */
 void comm_notice_wait(int (*stopping)(void));
 
+/*
+ * Hints, on the notice communicator between comm_notice_open and close: a
+ * few bytes one rank passes another during the fetch, which the receiver
+ * may act on (fetch/phase.c: a link to a new host of the receiver's, whose
+ * robots.txt it may ask at once). Nothing may depend on a hint arriving:
+ * one that reaches its rank after that rank's loop is done is dropped by
+ * comm_notice_close, which receives every hint still in flight.
+ * comm_hint_send copies n bytes for rank to (not collective, does not
+ * block); comm_hint_poll calls fn for each hint that arrived (not
+ * collective, does not block). Without the communicator both do nothing.
+ */
+void comm_hint_send(int to, const void *p, size_t n);
+void comm_hint_poll(void (*fn)(void *arg, const void *p, size_t n), void *arg);
+
 /* Ends every rank of the job with code (only the driver calls this). */
 void comm_abort(int code) __attribute__((noreturn));
 

@@ -35,6 +35,8 @@
 /* The loop looks at the clock, the stop flag and the progress file at
  * least this often. */
 #define LOOP_WAIT_MAX_US 200000
+/* How soon a hint from another rank is looked at (comm_hint_poll), at most. */
+#define HINT_WAIT_MAX_US 20000
 /* What a request is, for the transfer's kind: a page, its origin's
  * robots.txt, or the robots.txt of a host new to the crawl asked early
  * (origins.h; such a request does not hold the loop open). */
@@ -46,6 +48,7 @@ const char *const fetch_counter_names[FC_COUNT_] = {
 	"not_reached", "robots_unavailable", "robots_wait", "backoffs", "parked",
 	"bytes", "dns_queries", "dns_failed", "hosts", "latency_us_sum", "too_large", "timeout",
 	"revisits", "held", "followed", "tls_failed", "embeds", "robots_early",
+	"early_hints",
 };
 
 
@@ -520,6 +523,8 @@ static void wait_events(struct fetcher *f, int64_t now)
 		wait_us = hosts_next_time(&f->hosts) - now;
 	if (dt >= 0 && dt * 1000 < wait_us)
 		wait_us = dt * 1000;
+	if (f->j->nranks > 1 && f->frontier.early_fn && wait_us > HINT_WAIT_MAX_US)
+		wait_us = HINT_WAIT_MAX_US;
 	if (wait_us < 0)
 		wait_us = 0;
 	nfds = dns_waitfds(f->dns, fds, EXTRA_FDS);
@@ -547,6 +552,16 @@ static void on_abandon(void *arg, void *user, int kind)
 	h->waiting = NULL;
 	past_early(h);
 	hosts_set(&f->hosts, h, HOST_READY);
+}
+
+/* A link another rank found to a host of this one's (phase.c's
+ * on_hint_out): its robots.txt may be asked now. */
+static void on_hint_in(void *arg, const void *p, size_t n)
+{
+	struct fetcher *f = arg;
+
+	if (!f->stopping && !f->drain_until)
+		frontier_hint(&f->frontier, p, n);
 }
 
 void fetch_loop(struct fetcher *f)
@@ -580,6 +595,7 @@ void fetch_loop(struct fetcher *f)
 		http_run(f->http);
 		while ((r = http_next_done(f->http)) != NULL)
 			complete(f, r);
+		comm_hint_poll(on_hint_in, f);
 		progress_tick(&prog, f->c, (uint64_t)f->hosts.left, 0);
 	}
 	/* Time limit, stop or failure: what is still open is abandoned and

@@ -48,6 +48,7 @@ enum fetch_counter {
 	FC_TLS_FAILED,    /* pages whose server's certificate or handshake failed (tls.h) */
 	FC_EMBEDS,        /* requisites that joined their host's queue in the round */
 	FC_ROBOTS_EARLY,  /* robots.txt of hosts new to the crawl asked early (origins.h) */
+	FC_EARLY_HINTS,   /* links to other ranks' hosts passed on for that (comm_hint_send) */
 	FC_COUNT_
 };
 

@@ -32,6 +32,8 @@ struct fetcher {
 	struct origin_table origins;
 	struct origin_table early;  /* robots.txt of new hosts asked early (origins.h) */
 	int early_active;           /* ... of them in flight */
+	struct hmap hinted;         /* hosts of other ranks whose links were passed on
+				       to them this phase (comm_hint_send) */
 	struct hmap done;           /* URLs an earlier attempt finished */
 	struct addr_list allow;     /* fetch.allow_addresses */
 	struct host_rules *rules;   /* hosts.rules, or NULL */

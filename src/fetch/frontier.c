@@ -381,22 +381,48 @@ uint64_t frontier_room(const struct host *h, int64_t limit, int64_t now, int64_t
 	return room;
 }
 
+/* l's seen and queued, if this rank owns partition p and has its
+ * seen-set; 0 if not. */
+static int owned_known(struct frontier *fr, struct follow_link *l, uint32_t p)
+{
+	const struct bloom *seen;
+
+	if (!layout_owns(p, fr->j->rank, fr->j->nranks) || !(seen = seen_of(fr, p)))
+		return 0;
+	known(fr, seen, l);
+	return 1;
+}
+
 /* A link of another origin: to early_fn if its partition is this rank's
- * and follow_early admits it. */
+ * and follow_early admits it; to hint_fn if another rank's, and follow_early
+ * admits it as far as this rank knows (that rank asks its seen-set). */
 static void early_link(struct frontier *fr, const struct follow_page *pg, const char *url,
 		       size_t len)
 {
 	struct follow_link l = { url, len, 0, 0 };
-	const struct bloom *seen;
 	uint32_t p;
 
 	if (!fr->early_fn || len > URL_MAX_LEN)
 		return;
 	p = layout_partition(&fr->j->dir, url, len);
-	if (!layout_owns(p, fr->j->rank, fr->j->nranks) || !(seen = seen_of(fr, p)))
+	if (!layout_owns(p, fr->j->rank, fr->j->nranks)) {
+		if (fr->hint_fn && follow_early(pg, &l, &fr->scope, &fr->j->cfg) == FOLLOW_YES)
+			fr->hint_fn(fr->early_arg, url, len, p);
+	} else if (owned_known(fr, &l, p) &&
+		   follow_early(pg, &l, &fr->scope, &fr->j->cfg) == FOLLOW_YES) {
+		fr->early_fn(fr->early_arg, url, len, p);
+	}
+}
+
+void frontier_hint(struct frontier *fr, const char *url, size_t len)
+{
+	struct follow_link l = { url, len, 0, 0 };
+	uint32_t p;
+
+	if (!fr->early_fn || len > URL_MAX_LEN)
 		return;
-	known(fr, seen, &l);
-	if (follow_early(pg, &l, &fr->scope, &fr->j->cfg) == FOLLOW_YES)
+	p = layout_partition(&fr->j->dir, url, len);
+	if (owned_known(fr, &l, p) && !l.seen && !l.queued)
 		fr->early_fn(fr->early_arg, url, len, p);
 }
 

@@ -56,6 +56,10 @@ struct frontier {
 	 * follow_early admits (p: its partition); NULL: none is. */
 	void (*early_fn)(void *arg, const char *url, size_t len, uint32_t p);
 	void *early_arg;
+	/* The same for a link in another rank's partition, which follow_early
+	 * admits as far as the page decides (that rank's seen-set decides the
+	 * rest: frontier_hint); NULL: none. Called with early_arg. */
+	void (*hint_fn)(void *arg, const char *url, size_t len, uint32_t p);
 };
 
 /* version: the current CrawlDb version (0: none); done (borrowed for the
@@ -87,12 +91,18 @@ void frontier_release(struct frontier *fr);
  * limit alone (limit, monotonic µs; INT64_MAX: none; now: the clock): a
  * page's images come right after it, however many the round planned.
  * Each is journaled through out (segout_followed). Links of other origins
- * in owned partitions go to early_fn as follow_early says. Returns how
+ * in owned partitions go to early_fn as follow_early says, those in other
+ * ranks' to hint_fn. Returns how
  * many links were followed.
  */
 uint64_t frontier_page(struct frontier *fr, struct host *h, const struct host_item *it,
 		       const void *parse, size_t parse_len, int64_t limit, int64_t now,
 		       struct segout *out);
+
+/* A link another rank's page showed to a host of this rank's (hint_fn
+ * there): to early_fn unless its partition is not this rank's or its
+ * seen-set holds it. */
+void frontier_hint(struct frontier *fr, const char *url, size_t len);
 
 /*
  * A requisite another rank handed over (rec: its packed CrawlDb record, n

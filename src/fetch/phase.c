@@ -9,10 +9,12 @@
 #include "fetch/fetcher.h"
 #include "comm/comm.h"
 #include "crawldb/fetch_record.h"
+#include "crawldb/layout.h"
 #include "fetch/carry.h"
 #include "fetch/fetchlist.h"
 #include "fetch/handoff.h"
 #include "fetch/outcome.h"
+#include "url/url.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/stop.h"
@@ -44,6 +46,28 @@ static void on_early(void *arg, const char *url, size_t len, uint32_t p)
 	 * more links are looked at for it this phase. */
 	if (f->early.map.count >= (size_t)f->j->cfg.robots_early_max || f->origins.known_full)
 		f->frontier.early_fn = NULL;
+}
+
+/* A link to a host of another rank's partition that may be new to the
+ * crawl (frontier.h's hint_fn): passed on to that rank, which asks its
+ * robots.txt early if its seen-set and robots cache say so - once per
+ * host and phase, at most robots.early_max hosts. */
+static void on_hint_out(void *arg, const char *url, size_t len, uint32_t p)
+{
+	struct fetcher *f = arg;
+	char u[URL_MAX_LEN + 1], name[URL_HOST_MAX];
+
+	if (f->stopping || f->drain_until || len > URL_MAX_LEN ||
+	    f->hinted.count >= (size_t)f->j->cfg.robots_early_max)
+		return;
+	memcpy(u, url, len);
+	u[len] = '\0';
+	if (url_host(u, name, sizeof(name)) != CR_OK ||
+	    hmap_get(&f->hinted, name, strlen(name)))
+		return;
+	*hmap_put(&f->hinted, name, strlen(name)) = f;
+	f->c[FC_EARLY_HINTS]++;
+	comm_hint_send(layout_owner(p, f->j->nranks), url, len);
 }
 
 /* A link an earlier attempt followed: queued again after the fetch lists. */
@@ -134,6 +158,7 @@ static enum cr_err fetcher_init(struct fetcher *f, struct job *j, int seg)
 	origins_init(&f->origins, j);
 	origins_init_early(&f->early, j, &f->origins);
 	hmap_init(&f->done);
+	hmap_init(&f->hinted);
 	buf_init(&f->parsed);
 	if (addr_list_parse(cfg->allow_addresses, &f->allow, bad) != 0) {
 		log_err("fetch", "fetch.allow_addresses: bad address or range '%s'", bad);
@@ -166,6 +191,7 @@ static void fetcher_release(struct fetcher *f)
 	origins_release(&f->early);
 	frontier_release(&f->frontier);
 	hmap_release(&f->done);
+	hmap_release(&f->hinted);
 	buf_release(&f->parsed);
 	host_rules_free(&f->rules);
 }
@@ -251,6 +277,7 @@ enum cr_err fetch_run(struct job *j, int seg, int version, uint64_t *counters,
 		e = frontier_init(&f.frontier, j, version, &f.done);
 	if (!e && j->cfg.robots_early_max > 0) {
 		f.frontier.early_fn = on_early;
+		f.frontier.hint_fn = j->nranks > 1 ? on_hint_out : NULL;
 		f.frontier.early_arg = &f;
 	}
 	if (!e)

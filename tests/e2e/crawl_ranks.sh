@@ -67,6 +67,9 @@ for n in 1 2 4; do
 	# Hosts found while the crawl runs have their robots.txt asked early; the
 	# audit's "robots.txt once per host" shows the next round used the answer.
 	check "robots.txt of new hosts asked early on $n ranks" early_robots "$SCRATCH/crawl$n"
+	# ... also of hosts another rank's pages found, passed on as hints.
+	[ "$n" -gt 1 ] && check "links passed on as hints on $n ranks" \
+		early_hints "$SCRATCH/crawl$n"
 	check "server log audit on $n ranks" audit_log "$SCRATCH/log$n" "$SCRATCH/truth" "$SIMWEB_PORT" $DELAY
 	check "warc records on $n ranks" warc_counts_agree "$SCRATCH/crawl$n" "$SCRATCH/log$n"
 	check "stats.json per segment on $n ranks" test -s "$SCRATCH/crawl$n/segments/00001/stats.json"

@@ -125,6 +125,17 @@ early_robots() {
 	[ "$n" -gt 0 ]
 }
 
+early_hints() {
+	# early_hints CRAWLDIR: passes when some link to another rank's new host
+	# was passed on to it (the fetch counter early_hints, summed), and prints
+	# the sum
+	local n
+	n=$(cat "$1"/segments/*/stats.json 2>/dev/null | grep -o '"early_hints":[0-9]*' |
+		awk -F: '{ s += $2 } END { print s + 0 }')
+	echo "links passed on as hints: $n"
+	[ "$n" -gt 0 ]
+}
+
 dump_db() {
 	"$MPICRAWL" readdb --dir "$1" --dump |
 		sed -E 's/"fetched_at":[0-9]+,"next_fetch":[0-9]+,//' | LC_ALL=C sort
