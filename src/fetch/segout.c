@@ -40,6 +40,7 @@ struct part {
 	int attempt;                      /* of this fetch of the segment */
 	struct written *files;            /* checked before the partition commits */
 	size_t nfiles, cap;
+	char archived[SEGOUT_SERIES_][256];   /* the file of the last exchange archived */
 	/* What the index step takes from here (index/stage.h), per series */
 	struct recfile_writer *stage[SEGOUT_SERIES_];
 	char staged_file[SEGOUT_SERIES_][256];   /* the WARC file last named */
@@ -471,9 +472,12 @@ enum cr_err segout_archive(struct segout *s, uint32_t p, enum segout_series k,
 		return s->failed;
 	if (fail(s, warc_write_exchange(w, x, off, &len) != CR_OK ? CR_ERR_IO : CR_OK))
 		return s->failed;
+	/* The writer's name follows its rotations: read right after the
+	 * write, and kept, since the metadata record may start a new file. */
+	snprintf(s->parts[p].archived[k], sizeof(s->parts[p].archived[k]), "%s",
+		 warc_writer_name(w));
+	*name = s->parts[p].archived[k];
 	stage_exchange(s, p, k, w, x, *off, len);
-	/* The writer's name follows its rotations: read after the write. */
-	*name = warc_writer_name(w);
 	return s->failed;
 }
 

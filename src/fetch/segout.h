@@ -79,7 +79,8 @@ void segout_exchange(const struct http_result *r, const char *url, const char *t
 
 /* Archives an exchange in series k of partition p; *name (borrowed until
  * the next call) and *off get the WARC file and the response record's
- * offset. */
+ * offset - that file's, also when a record written after it (the page's
+ * metadata) starts the next file. */
 CR_WUR enum cr_err segout_archive(struct segout *s, uint32_t p, enum segout_series k,
 				  const struct warc_exchange *x, const char **name,
 				  uint64_t *off);

@@ -104,6 +104,11 @@ check "zstd crawl with rotation exits 0" run_ranks 1 crawl --dir "$SCRATCH/zst" 
 check "zstd: only .warc.zst written" test -z "$(ls "$SCRATCH"/zst/segments/*/warc/*.gz 2>/dev/null)"
 check "zstd: files rotated at warc.max_bytes" \
 	test "$(ls "$SCRATCH"/zst/segments/00002/warc/ | grep -c -- '-00001-[^-]*\(-robots\)\?\.warc\.zst$')" -gt 0
+# Files rotate between a page's response and its metadata record: the
+# outcome still names the response's file (check reads it there).
+check "zstd: every outcome names its response's file" \
+	bash -c '"$1" check --dir "$2" >"$2.check" 2>&1 || { tail -3 "$2.check"; exit 1; }' \
+	_ "$MPICRAWL" "$SCRATCH/zst"
 check "zstd: every frame carries content size and checksum" bash -c '
 	for f in "$1"/segments/*/warc/*.warc.zst; do
 		zstd -lv "$f" 2>/dev/null | grep -q "Check: XXH64" || { echo "no checksum: $f"; exit 1; }
