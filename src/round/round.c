@@ -375,8 +375,6 @@ static int fetch_mark(struct job *j, int seg, uint64_t *c, uint64_t *pc, int64_t
 
 int round_fetch(struct job *j, int seg, uint64_t *outcomes)
 {
-	static const char *const again[] = { "fetch", "warc", "parse", "progress", "staged",
-					     NULL };
 	static const char *const progress[] = { "progress", NULL };
 	uint64_t c[FC_COUNT_] = { 0 }, pc[PC_COUNT_] = { 0 };
 	struct round_snapshot s;
@@ -387,12 +385,19 @@ int round_fetch(struct job *j, int seg, uint64_t *outcomes)
 
 	if (ready_segment(j, &seg, "generate", ROUND_GENERATED, &s))
 		return 1;
-	/* Fetching a fetched segment again starts afresh; an interrupted
-	 * fetch resumes from its journals (fetch/journal.h), and the robots
-	 * cache it may have half written is not read as this segment's. */
+	/* A fetched segment is an archive: fetching it again would replace
+	 * its WARC files. */
+	if (s.phases & ROUND_FETCHED) {
+		log_user("segment %d is already fetched (fetching it again would replace its "
+			 "WARC files): generate a new segment", seg);
+		return 2;
+	}
+	/* An interrupted fetch resumes from its journals (fetch/journal.h),
+	 * and the robots cache it may have half written is not read as this
+	 * segment's. */
 	p.seg = seg;
-	p.clean_subdirs = s.phases & ROUND_FETCHED ? again : progress;
-	p.clean_robots = !(s.phases & ROUND_FETCHED);
+	p.clean_subdirs = progress;
+	p.clean_robots = 1;
 	clean(j, &p);
 	j->round_ms = round_plan(j, seg, NULL);
 	comm_notice_open();

@@ -64,6 +64,11 @@ opts=(--set partition.count=2 --set dns.servers=127.0.0.1:9 --set dns.timeout_ms
 "$MPICRAWL" inject --dir "$SCRATCH/m" --seeds "$SCRATCH/s1" "${opts[@]}" 2>/dev/null
 "$MPICRAWL" generate --dir "$SCRATCH/m" "${opts[@]}" >/dev/null 2>&1
 check "fetch with failing DNS completes" expect 0 'segment 1' "$MPICRAWL" fetch --dir "$SCRATCH/m" "${opts[@]}"
+ls "$SCRATCH"/m/segments/00001/warc >"$SCRATCH/warcs.before"
+check "fetch of a fetched segment refused" expect 2 'already fetched' \
+	"$MPICRAWL" fetch --dir "$SCRATCH/m" "${opts[@]}"
+check "... its WARC files left alone" bash -c \
+	"ls '$SCRATCH'/m/segments/00001/warc | cmp -s - '$SCRATCH/warcs.before'"
 "$MPICRAWL" parse --dir "$SCRATCH/m" "${opts[@]}" 2>/dev/null
 "$MPICRAWL" inject --dir "$SCRATCH/m" --seeds "$SCRATCH/s2" "${opts[@]}" 2>/dev/null
 check "update of a stale segment refused" expect 1 'no longer current' \
