@@ -13,13 +13,17 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define COMMON "[--config FILE] [--set KEY=VALUE]..."
 
 /* A seed file that cannot be read is bad input: say so before anything is
- * created in the crawl directory. */
+ * created in the crawl directory. So is a pipe (`--seeds <(...)`): the
+ * seeds are read more than once - copied into provenance/, then injected,
+ * on several ranks - and a pipe gives its lines to the first reader only. */
 static int seeds_readable(const char *path)
 {
+	struct stat st;
 	FILE *fp;
 
 	if (!path)
@@ -27,6 +31,12 @@ static int seeds_readable(const char *path)
 	fp = fopen(path, "r");
 	if (!fp) {
 		log_user("cannot read seed file '%s': %s", path, strerror(errno));
+		return 0;
+	}
+	if (fstat(fileno(fp), &st) == 0 && !S_ISREG(st.st_mode)) {
+		log_user("seed file '%s' is not a regular file (the seeds are read more than "
+			 "once, a pipe only once): save them to a file first", path);
+		fclose(fp);
 		return 0;
 	}
 	fclose(fp);

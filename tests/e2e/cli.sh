@@ -23,6 +23,9 @@ check "missing config file" expect 2 "cannot read config file" \
 	"$MPICRAWL" crawl --dir "$SCRATCH/c" --config "$SCRATCH/none.conf"
 check "missing seed file" expect 2 "cannot read seed file" \
 	"$MPICRAWL" crawl --dir "$SCRATCH/c" --seeds "$SCRATCH/none.txt"
+check "seeds from a pipe refused" expect 2 "not a regular file" \
+	"$MPICRAWL" crawl --dir "$SCRATCH/pipe" --seeds <(echo http://a.example/)
+check "... before anything is made" test ! -e "$SCRATCH/pipe"
 check "generate on a non-crawl directory" expect 1 'not a crawl directory' \
 	"$MPICRAWL" generate --dir "$SCRATCH/nothing"
 
