@@ -43,6 +43,8 @@
 
 /* What WARC file names of the crawl begin with (warc.prefix), at most. */
 #define LAYOUT_PREFIX_MAX 72
+/* The highest segment number (five digits in names). */
+#define LAYOUT_SEGMENT_MAX 99999
 
 struct crawl_dir {
 	char root[LAYOUT_ROOT_MAX];

@@ -307,6 +307,12 @@ int round_generate(struct job *j, int *segp, uint64_t *selected, uint64_t *held)
 		return 1;
 	/* An unfinished generate left its segment: reuse the number. */
 	p.seg = round_generate_target(&s, &redo);
+	if (p.seg > LAYOUT_SEGMENT_MAX) {
+		log_user("segment %d exists, the last number a segment may have: no round can "
+			 "follow (a stray segments/%05d? remove it if it is empty)", p.seg - 1,
+			 p.seg - 1);
+		return 1;
+	}
 	p.clean_subdirs = redo ? fetchlist : NULL;
 	clean(j, &p);
 	comm_bcast(&now, sizeof(now), 0);

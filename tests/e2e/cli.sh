@@ -83,6 +83,12 @@ check "DNS failure recorded as an error status" bash -c \
 	 '$MPICRAWL' update --dir '$SCRATCH/m' ${opts[*]} >/dev/null 2>&1 &&
 	 '$MPICRAWL' readdb --dir '$SCRATCH/m' --stats | grep -q 'error      2'"
 
+# Segment numbers end at 99999 (five digits): then one line, not a loop.
+cp -a "$SCRATCH/m" "$SCRATCH/m9" && mkdir "$SCRATCH/m9/segments/99999"
+"$MPICRAWL" generate --dir "$SCRATCH/m9" "${opts[@]}" >/dev/null 2>&1
+check "no segment after 99999" expect 1 'the last number a segment may have' \
+	timeout 60 "$MPICRAWL" generate --dir "$SCRATCH/m9" "${opts[@]}"
+
 # url and robots tools.
 out=$("$MPICRAWL" url --base http://a.example/x/y.html ../z.html '#f' 'HTTP://B.EXAMPLE:80/a/./b/../c' mailto:x@y)
 want=$(printf 'http://a.example/z.html\nhttp://a.example/x/y.html\nhttp://b.example/a/c\ninvalid\tnot http or https')
