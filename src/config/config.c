@@ -152,7 +152,7 @@ static const char *check_line(const char *v)
 
 /* warc.prefix: "" (made at creation), or a name that begins WARC file names:
  * letters, digits, '.', '_', '-', beginning with a letter or digit. */
-static const char *check_prefix(const char *v)
+const char *config_prefix_problem(const char *v)
 {
 	const char *p;
 
@@ -449,7 +449,7 @@ static const struct key keys[] = {
 	B("index.wat", index_wat, "false",
 	  "with the index, a WAT file (Common Crawl's metadata JSON) of each WARC file; "
 	  "reads the WARC files back"),
-	SC("warc.prefix", warc_prefix, "", check_prefix,
+	SC("warc.prefix", warc_prefix, "", config_prefix_problem,
 	  "what WARC file names begin with, fixed when the crawl directory is created (empty: "
 	  "mpicrawl-TIMESTAMP-RANDOM, unique to the crawl)"),
 	SC("warc.operator", warc_operator, "", check_line,
@@ -674,6 +674,8 @@ enum cr_err config_set(struct config *c, const char *key, const char *value)
 				c->partitions_set = 1;
 			if (!e && !strcmp(key, "dedup.signature"))
 				c->dedup_signature_set = 1;
+			if (!e && !strcmp(key, "partition.by"))
+				c->partition_by_set = 1;
 			return e;
 		}
 	log_err("config", "unknown key '%s'", key);

@@ -138,6 +138,7 @@ struct config {
 	long progress_ms;
 	int partitions_set;   /* partition.count was given explicitly */
 	int dedup_signature_set;   /* dedup.signature was given explicitly */
+	int partition_by_set;      /* partition.by was given explicitly */
 };
 
 /* Sets every key to its default. */
@@ -148,6 +149,9 @@ CR_WUR enum cr_err config_set_kv(struct config *c, const char *kv);
 /* Once every file and --set is applied: the rules between keys (a
  * minimum no greater than its maximum). One line naming the keys. */
 CR_WUR enum cr_err config_check(const struct config *c);
+/* What is wrong with v as a warc.prefix (NULL: nothing) - also for the one a
+ * crawl directory's crawl.meta holds. */
+const char *config_prefix_problem(const char *v);
 /* Reads a job file. Errors name the file and line. */
 CR_WUR enum cr_err config_load(struct config *c, const char *path);
 /* Writes every key as "key = value" lines (for crawl.meta and --print-config). */

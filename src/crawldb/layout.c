@@ -69,6 +69,7 @@ enum cr_err layout_open(const char *root, struct config *cfg, int create,
 	struct buf b;
 	long P;
 	int sig;
+	const char *bad;
 
 	if (strlen(root) >= sizeof(d->root)) {
 		log_err("layout", "crawl directory name too long");
@@ -122,11 +123,23 @@ enum cr_err layout_open(const char *root, struct config *cfg, int create,
 		       sizeof(d->warc_prefix)) != CR_OK || !d->warc_prefix[0])
 		snprintf(d->warc_prefix, sizeof(d->warc_prefix), "mpicrawl");
 	buf_release(&b);
+	/* It names files: one that could name them elsewhere is damage. */
+	if ((bad = config_prefix_problem(d->warc_prefix)) != NULL) {
+		log_err("layout", "damaged file '%s': warc.prefix '%s' %s", path, d->warc_prefix,
+			bad);
+		return CR_ERR_FORMAT;
+	}
+	if (cfg->partition_by_set && cfg->partition_by != d->partition_by) {
+		log_err("layout", "partition.by is %s in '%s' and cannot change",
+			d->partition_by == PARTITION_BY_DOMAIN ? "domain" : "host", root);
+		return CR_ERR_ARG;
+	}
 	if (cfg->warc_prefix[0] && strcmp(cfg->warc_prefix, d->warc_prefix)) {
 		log_err("layout", "warc.prefix is '%s' in '%s' and cannot change (asked '%s')",
 			d->warc_prefix, root, cfg->warc_prefix);
 		return CR_ERR_ARG;
 	}
+	cfg->partition_by = (int)d->partition_by;
 	if (cfg->dedup_signature_set && cfg->dedup_signature != sig) {
 		log_err("layout", "dedup.signature is %s in '%s' and cannot change",
 			sig == MINHASH_OPH ? "oph" : "minhash", root);

@@ -47,6 +47,13 @@ check "warc.prefix with a slash refused" expect 2 'warc.prefix: bad value' \
 check "warc.prefix given at creation is kept" eval '"$MPICRAWL" inject --dir "$SCRATCH/c3" \
 	--seeds "$SCRATCH/seeds" --set warc.prefix=MYCRAWL-2026 >/dev/null 2>&1 &&
 	grep -qx "warc.prefix = MYCRAWL-2026" "$SCRATCH/c3/crawl.meta"'
+check "partition.by cannot change" expect 2 'partition.by is host .* cannot change' \
+	"$MPICRAWL" inject --dir "$SCRATCH/c3" --seeds "$SCRATCH/seeds" --set partition.by=domain
+# A warc.prefix that could name files elsewhere is a damaged crawl.meta.
+cp -a "$SCRATCH/c3" "$SCRATCH/c4"
+sed -i 's|^warc.prefix = .*|warc.prefix = ../../escaped|' "$SCRATCH/c4/crawl.meta"
+check "a crawl.meta warc.prefix with a path refused" expect 1 "damaged file .*warc.prefix" \
+	"$MPICRAWL" inject --dir "$SCRATCH/c4" --seeds "$SCRATCH/seeds"
 
 # A damaged CrawlDb part is named, not used.
 part=$(ls "$SCRATCH"/c/crawldb/00001/part-*.zst | head -n 1)
