@@ -153,6 +153,8 @@ int cmd_url(int argc, char **argv)
 			break;
 		}
 	}
+	if (config_check(&cfg) != CR_OK)
+		return 2;
 	url_configure(&cfg);
 	if (stdin_mode) {
 		if (base || i < argc) {

@@ -689,6 +689,11 @@ enum cr_err config_check(const struct config *c)
 			"recrawl.max_interval_s (%ld)", c->recrawl_min_s, c->recrawl_max_s);
 		return CR_ERR_ARG;
 	}
+	if (c->dedup_bands > 0 && c->dedup_hashes % c->dedup_bands) {
+		log_err("config", "dedup.bands (%ld) must divide dedup.hashes (%ld)",
+			c->dedup_bands, c->dedup_hashes);
+		return CR_ERR_ARG;
+	}
 	return CR_OK;
 }
 

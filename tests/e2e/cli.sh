@@ -21,6 +21,11 @@ printf 'politeness.delay_ms = 10\nthis line is wrong\n' >"$SCRATCH/bad.conf"
 check "bad config file line" expect 2 'bad.conf:2' "$MPICRAWL" crawl --dir "$SCRATCH/c" --config "$SCRATCH/bad.conf"
 check "missing config file" expect 2 "cannot read config file" \
 	"$MPICRAWL" crawl --dir "$SCRATCH/c" --config "$SCRATCH/none.conf"
+printf 'http://a.example/\n' >"$SCRATCH/one"
+check "dedup.bands that does not divide dedup.hashes" expect 2 'must divide' \
+	"$MPICRAWL" crawl --dir "$SCRATCH/bands" --seeds "$SCRATCH/one" \
+	--set dedup.hashes=16 --set dedup.bands=3
+check "... before anything is made" test ! -e "$SCRATCH/bands"
 check "missing seed file" expect 2 "cannot read seed file" \
 	"$MPICRAWL" crawl --dir "$SCRATCH/c" --seeds "$SCRATCH/none.txt"
 check "seeds from a pipe refused" expect 2 "not a regular file" \
