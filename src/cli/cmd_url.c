@@ -11,6 +11,7 @@
 #include "cli/cmds.h"
 #include "config/config.h"
 #include "url/url.h"
+#include "util/fs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,7 +70,12 @@ static int from_stdin(int resolve_only, int hex)
 	size_t cap = 0, n;
 	ssize_t len;
 
-	while ((len = getline(&line, &cap, stdin)) >= 0) {
+	while ((len = fs_getline_max(&line, &cap, sizeof(in) + sizeof(basebuf) + 2, stdin)) != -1) {
+		if (len == FS_LINE_TOO_LONG) {
+			fs_skip_line(stdin);
+			printf("invalid\tline too long\n");
+			continue;
+		}
 		n = (size_t)len;
 		if (n && line[n - 1] == '\n')
 			line[--n] = '\0';

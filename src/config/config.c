@@ -787,11 +787,11 @@ enum cr_err config_load(struct config *c, const char *path)
 		log_err("config", "cannot read config file '%s': %s", path, strerror(errno));
 		return CR_ERR_ARG;
 	}
-	while (!e && (n = getline(&line, &cap, fp)) >= 0) {
+	while (!e && (n = fs_getline_max(&line, &cap, CONFIG_LINE_MAX, fp)) != -1) {
 		char *t;
 
 		lineno++;
-		if (n > CONFIG_LINE_MAX) {
+		if (n == FS_LINE_TOO_LONG) {
 			log_err("config", "%s:%d: line too long (over %d bytes)", path, lineno,
 				CONFIG_LINE_MAX);
 			e = CR_ERR_ARG;

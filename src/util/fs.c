@@ -35,6 +35,45 @@ enum cr_err fs_mkdirs(const char *path)
 	return CR_OK;
 }
 
+ssize_t fs_getline_max(char **line, size_t *cap, size_t max, FILE *fp)
+{
+	size_t n = 0;
+	int c;
+
+	for (;;) {
+		if (n + 2 > *cap) {
+			size_t want = *cap ? *cap * 2 : 256;
+			char *p = realloc(*line, want);
+
+			if (!p)
+				return -1;
+			*line = p;
+			*cap = want;
+		}
+		if (n == max) {
+			(*line)[n] = '\0';
+			return FS_LINE_TOO_LONG;
+		}
+		if ((c = getc(fp)) == EOF)
+			break;
+		(*line)[n++] = (char)c;
+		if (c == '\n')
+			break;
+	}
+	if (n == 0)
+		return -1;   /* the end, or an error (ferror tells) */
+	(*line)[n] = '\0';
+	return (ssize_t)n;
+}
+
+void fs_skip_line(FILE *fp)
+{
+	int c;
+
+	while ((c = getc(fp)) != EOF && c != '\n')
+		;
+}
+
 void fs_sync_dir(const char *dir)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY);

@@ -8,6 +8,8 @@
 #define CR_UTIL_FS_H
 
 #include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
 
 #include "util/buf.h"
 #include "util/error.h"
@@ -31,6 +33,15 @@ CR_WUR enum cr_err fs_copy_atomic(const char *src, const char *dst);
 /* dst becomes a hard link to src, or a copy where links are not possible
  * (another filesystem); dst appears whole or not at all. */
 CR_WUR enum cr_err fs_link_or_copy(const char *src, const char *dst);
+/* A line of fp into *line (grown as getline grows it; '\n' kept, NUL
+ * ended): its length, or -1 at the end of the file or an error - or
+ * FS_LINE_TOO_LONG for a line of more than max bytes, of which no more than
+ * max are held (the rest is left unread: the caller stops, or skips it with
+ * fs_skip_line). */
+#define FS_LINE_TOO_LONG (-2)
+ssize_t fs_getline_max(char **line, size_t *cap, size_t max, FILE *fp);
+/* Reads fp up to and with the next '\n' (or the end), holding nothing. */
+void fs_skip_line(FILE *fp);
 /* fsync a directory so a rename in it is durable. */
 void fs_sync_dir(const char *dir);
 /* The names in dir that start with prefix and end with suffix (either ""),

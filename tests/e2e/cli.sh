@@ -19,6 +19,12 @@ check "a minimum over its maximum" expect 2 \
 	--set recrawl.max_interval_s=10
 printf 'politeness.delay_ms = 10\nthis line is wrong\n' >"$SCRATCH/bad.conf"
 check "bad config file line" expect 2 'bad.conf:2' "$MPICRAWL" crawl --dir "$SCRATCH/c" --config "$SCRATCH/bad.conf"
+check "a config file of one endless line" expect 2 'line too long' \
+	timeout 20 "$MPICRAWL" url --config /dev/zero http://a.example/
+check "url --stdin: an over-long line is invalid, the next one read" bash -c \
+	'{ head -c 5000000 /dev/zero | tr "\\0" a; printf "\\nhttp://b.example/\\n"; } |
+	 timeout 20 "$1" url --stdin | tr "\\t\\n" " |" | grep -qx "invalid line too long|http://b.example/|"' \
+	_ "$MPICRAWL"
 check "missing config file" expect 2 "cannot read config file" \
 	"$MPICRAWL" crawl --dir "$SCRATCH/c" --config "$SCRATCH/none.conf"
 printf 'http://a.example/\n' >"$SCRATCH/one"

@@ -60,7 +60,7 @@ static void test_defaults(void)
 		config_defaults(&d);
 		CHECK(def && config_set(&d, name, def) == CR_OK, "%s: default '%s' parses",
 		      name, def ? def : "(null)");
-		d.partitions_set = d.dedup_signature_set = 0;
+		d.partitions_set = d.dedup_signature_set = d.partition_by_set = 0;
 		CHECK(!memcmp(&c, &d, sizeof(c)) || !def,
 		      "%s: setting the default changes nothing", name);
 	}
