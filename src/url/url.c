@@ -971,6 +971,12 @@ static enum cr_err run(const char *base, const char *href, size_t hn, char *out,
 		*reason = "host too long";
 		return CR_ERR_FORMAT;
 	}
+	/* A valid URL, but no server answers on port 0: a crawl would keep
+	 * it unfetched for ever. Only the crawler's rules refuse it. */
+	if (r && u.port == 0) {
+		*reason = "port 0";
+		return CR_ERR_FORMAT;
+	}
 	w.p = out;
 	w.len = 0;
 	w.cap = cap ? cap - 1 : 0;

@@ -134,6 +134,11 @@ int main(void)
 			CHECK(e != CR_OK, "case %zu '%s' should fail, got '%s'", i,
 			      cases[i].href, out);
 	}
+	/* Port 0 is a valid URL (resolved as is), but not one to crawl. */
+	CHECK(url_canon(NULL, "http://h.test:0/", out, sizeof(out), &reason) == CR_ERR_FORMAT &&
+	      !strcmp(reason, "port 0"), "port 0 refused");
+	CHECK(url_resolve(NULL, "http://h.test:0/", out, sizeof(out), &reason) == CR_OK &&
+	      !strcmp(out, "http://h.test:0/"), "port 0 resolved: %s", out);
 	CHECK(url_resolve("http://h.test/a", "b#frag", out, sizeof(out), &reason) == CR_OK &&
 	      !strcmp(out, "http://h.test/b#frag"), "resolve keeps fragment: %s", out);
 	CHECK(url_host("http://h.test:8080/x", host, sizeof(host)) == CR_OK &&
