@@ -391,7 +391,7 @@ enum cr_err wacz_write(const struct wacz_crawl *crawls, size_t ncrawls, const ch
 	buf_init(&k.resources);
 	buf_init(&k.meta);
 	buf_init(&k.digest);
-	e = pick_all(&k, crawls, ncrawls, &names);
+	e = fs_not_regular(out) ? CR_ERR_ARG : pick_all(&k, crawls, ncrawls, &names);
 	if (e)
 		goto done;
 	snprintf(k.tmp, sizeof(k.tmp), "%s.tmp.%d", out, (int)getpid());

@@ -74,6 +74,16 @@ void fs_skip_line(FILE *fp)
 		;
 }
 
+int fs_not_regular(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0 || S_ISREG(st.st_mode))
+		return 0;
+	log_user("'%s' exists and is not a regular file: it is not replaced", path);
+	return 1;
+}
+
 void fs_sync_dir(const char *dir)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY);
@@ -105,6 +115,8 @@ static enum cr_err write_renamed(const char *path, const void *data, size_t n, i
 
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >=
 	    (int)sizeof(tmp))
+		return CR_ERR_ARG;
+	if (fs_not_regular(path))
 		return CR_ERR_ARG;
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 	if (fd < 0) {

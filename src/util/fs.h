@@ -42,6 +42,10 @@ CR_WUR enum cr_err fs_link_or_copy(const char *src, const char *dst);
 ssize_t fs_getline_max(char **line, size_t *cap, size_t max, FILE *fp);
 /* Reads fp up to and with the next '\n' (or the end), holding nothing. */
 void fs_skip_line(FILE *fp);
+/* 1 (said in one line) if path exists and is not a regular file - a
+ * device, a fifo, a directory: what is written by rename would replace it,
+ * so fs_write_atomic and fs_write_replace refuse it (CR_ERR_ARG). */
+int fs_not_regular(const char *path);
 /* fsync a directory so a rename in it is durable. */
 void fs_sync_dir(const char *dir);
 /* The names in dir that start with prefix and end with suffix (either ""),

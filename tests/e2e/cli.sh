@@ -101,6 +101,14 @@ check "DNS failure recorded as an error status" bash -c \
 	 '$MPICRAWL' update --dir '$SCRATCH/m' ${opts[*]} >/dev/null 2>&1 &&
 	 '$MPICRAWL' readdb --dir '$SCRATCH/m' --stats | grep -q 'error      2'"
 
+# An output that is not a regular file is not replaced by a rename.
+mkfifo "$SCRATCH/fifo"
+check "report --out a fifo refused" expect 1 'not a regular file' \
+	"$MPICRAWL" report --dir "$SCRATCH/m" --out "$SCRATCH/fifo"
+check "wacz -o a fifo refused" expect 1 'not a regular file' \
+	"$MPICRAWL" wacz --dir "$SCRATCH/m" -o "$SCRATCH/fifo"
+check "... the fifo still there" test -p "$SCRATCH/fifo"
+
 # Segment numbers end at 99999 (five digits): then one line, not a loop.
 cp -a "$SCRATCH/m" "$SCRATCH/m9" && mkdir "$SCRATCH/m9/segments/99999"
 "$MPICRAWL" generate --dir "$SCRATCH/m9" "${opts[@]}" >/dev/null 2>&1
