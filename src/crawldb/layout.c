@@ -249,6 +249,29 @@ int layout_owns(uint32_t p, int rank, int nranks)
 	return layout_owner(p, nranks) == rank;
 }
 
+/* No CURRENT: a crawl not begun, or one whose first inject was cut off
+ * (its crawldb/00001 uncommitted) - unless a later version or a segment
+ * shows that a CURRENT was there: then it was lost, and a crawl started
+ * afresh would write over the CrawlDb it named. */
+static int last_number(const char *dir);
+
+static enum cr_err current_missing(const struct crawl_dir *d, const char *path)
+{
+	static int said;
+	char dir[PATH_MAX];
+	int newest;
+
+	snprintf(dir, sizeof(dir), "%s/crawldb", d->root);
+	newest = last_number(dir);
+	if (newest < 2 && layout_segment_last(d) == 0)
+		return CR_OK;
+	if (!said++)
+		log_user("damaged crawl directory: '%s' is missing, but CrawlDb versions up to "
+			 "%d are there: write the newest whole one's number into it (`mpicrawl "
+			 "check` names damaged ones)", path, newest);
+	return CR_ERR_FORMAT;
+}
+
 enum cr_err layout_crawldb_current(const struct crawl_dir *d, int *version)
 {
 	char path[PATH_MAX];
@@ -259,7 +282,7 @@ enum cr_err layout_crawldb_current(const struct crawl_dir *d, int *version)
 	snprintf(path, sizeof(path), "%s/crawldb/CURRENT", d->root);
 	if (!fs_exists(path)) {
 		*version = 0;
-		return CR_OK;
+		return current_missing(d, path);
 	}
 	buf_init(&b);
 	if (fs_read_all(path, 64, &b) != CR_OK) {

@@ -101,6 +101,12 @@ check "DNS failure recorded as an error status" bash -c \
 	 '$MPICRAWL' update --dir '$SCRATCH/m' ${opts[*]} >/dev/null 2>&1 &&
 	 '$MPICRAWL' readdb --dir '$SCRATCH/m' --stats | grep -q 'error      2'"
 
+# A lost crawldb/CURRENT is damage, not an empty crawl to start over.
+cp -a "$SCRATCH/m" "$SCRATCH/m3" && rm "$SCRATCH/m3/crawldb/CURRENT"
+check "a lost CURRENT refused" expect 1 'CURRENT.* is missing, but CrawlDb versions' \
+	"$MPICRAWL" crawl --dir "$SCRATCH/m3" --seeds "$SCRATCH/s1" "${opts[@]}"
+check "... nothing written over" test ! -e "$SCRATCH/m3/crawldb/CURRENT"
+
 # An output that is not a regular file is not replaced by a rename.
 mkfifo "$SCRATCH/fifo"
 check "report --out a fifo refused" expect 1 'not a regular file' \
