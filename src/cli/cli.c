@@ -13,12 +13,14 @@
 #include "util/log.h"
 #include "util/stop.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static void bad_usage(const char *usage, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3), noreturn));
@@ -187,6 +189,24 @@ static int check_seeds(const struct job *j, const char *path)
 	return 2;
 }
 
+/* A crawl directory not made yet needs seeds: say so before making it. */
+static int seeds_given_for_new(const struct cli_opts *o)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (o->seeds || !o->dir)
+		return 1;
+	snprintf(path, sizeof(path), "%s/crawl.meta", o->dir);
+	if (stat(path, &st) == 0 || errno != ENOENT)
+		return 1;   /* a crawl, or for the job's own checks to say */
+	snprintf(path, sizeof(path), "%s/crawldb", o->dir);
+	if (stat(path, &st) == 0 || errno != ENOENT)
+		return 1;   /* a damaged one: the job's checks say so */
+	log_user("'%s' holds no crawl yet: give --seeds to start one", o->dir);
+	return 0;
+}
+
 int cli_job_start(struct job *j, const struct cli_opts *o, int create)
 {
 	int i, ok;
@@ -202,7 +222,7 @@ int cli_job_start(struct job *j, const struct cli_opts *o, int create)
 	for (i = 0; i < o->nsets; i++)
 		if (config_set_kv(&j->cfg, o->sets[i]) != CR_OK)
 			return 2;
-	if (config_check(&j->cfg) != CR_OK)
+	if (config_check(&j->cfg) != CR_OK || (create && !seeds_given_for_new(o)))
 		return 2;
 	log_set_quiet(0);
 	url_configure(&j->cfg);

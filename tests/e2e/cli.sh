@@ -34,6 +34,9 @@ check "dedup.bands that does not divide dedup.hashes" expect 2 'must divide' \
 check "... before anything is made" test ! -e "$SCRATCH/bands"
 check "missing seed file" expect 2 "cannot read seed file" \
 	"$MPICRAWL" crawl --dir "$SCRATCH/c" --seeds "$SCRATCH/none.txt"
+check "a new crawl without seeds refused" expect 2 'give --seeds' \
+	"$MPICRAWL" crawl --dir "$SCRATCH/noseeds" --set partition.count=4
+check "... before anything is made" test ! -e "$SCRATCH/noseeds"
 check "seeds from a pipe refused" expect 2 "not a regular file" \
 	"$MPICRAWL" crawl --dir "$SCRATCH/pipe" --seeds <(echo http://a.example/)
 check "... before anything is made" test ! -e "$SCRATCH/pipe"
