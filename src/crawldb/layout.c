@@ -62,6 +62,35 @@ static enum cr_err parts_agree(const struct crawl_dir *d)
 	return CR_ERR_STATE;
 }
 
+/* A new crawl goes into a new or empty directory - or one that a creation
+ * cut short left (its lock, scratch and provenance): 1, said, if root
+ * holds anything else (a mistyped --dir, the user's own files). */
+static int foreign_entry(const char *root)
+{
+	static const char *const ours[] = { "lock", "tmp", "provenance" };
+	DIR *dir = opendir(root);
+	struct dirent *de;
+	int found = 0;
+
+	while (dir && !found && (de = readdir(dir)) != NULL) {
+		size_t i;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    !strncmp(de->d_name, "crawl.meta.tmp.", 15))
+			continue;
+		for (i = 0; i < sizeof(ours) / sizeof(ours[0]) && strcmp(de->d_name, ours[i]); i++)
+			;
+		if (i == sizeof(ours) / sizeof(ours[0])) {
+			log_user("'%s' holds no crawl (no crawl.meta) but is not empty ('%s'): "
+				 "start a crawl in a new or empty directory", root, de->d_name);
+			found = 1;
+		}
+	}
+	if (dir)
+		closedir(dir);
+	return found;
+}
+
 enum cr_err layout_open(const char *root, struct config *cfg, int create,
 			struct crawl_dir *d)
 {
@@ -93,6 +122,8 @@ enum cr_err layout_open(const char *root, struct config *cfg, int create,
 				 "directory)", root);
 			return CR_ERR_STATE;
 		}
+		if (foreign_entry(root))
+			return CR_ERR_ARG;
 		d->partitions = (uint32_t)cfg->partitions;
 		d->partition_by = cfg->partition_by;
 		if (cfg->warc_prefix[0])

@@ -37,6 +37,10 @@ check "missing seed file" expect 2 "cannot read seed file" \
 check "a new crawl without seeds refused" expect 2 'give --seeds' \
 	"$MPICRAWL" crawl --dir "$SCRATCH/noseeds" --set partition.count=4
 check "... before anything is made" test ! -e "$SCRATCH/noseeds"
+mkdir "$SCRATCH/mine" && echo notes >"$SCRATCH/mine/README"
+check "a new crawl in a directory of other files refused" expect 2 'is not empty' \
+	"$MPICRAWL" crawl --dir "$SCRATCH/mine" --seeds "$SCRATCH/one"
+check "... nothing made there" test "$(ls "$SCRATCH/mine")" = README
 check "seeds from a pipe refused" expect 2 "not a regular file" \
 	"$MPICRAWL" crawl --dir "$SCRATCH/pipe" --seeds <(echo http://a.example/)
 check "... before anything is made" test ! -e "$SCRATCH/pipe"
