@@ -2,38 +2,44 @@
  * main.c - bin/mpicrawl: one binary, one subcommand per stage of the crawl.
  */
 #include "cli/cmds.h"
+#include "util/log.h"
 
 #include <stdio.h>
 #include <string.h>
 
+/* tool: one process's work - under mpirun or srun the first rank alone
+ * does it (the others would print it again, or find the crawl directory
+ * locked by their sibling); the rest run on every rank. */
 static const struct {
 	const char *name;
 	int (*fn)(int, char **);
+	int tool;
 	const char *help;
 } commands[] = {
-	{ "crawl", cmd_crawl, "inject seeds (first time) and run rounds" },
-	{ "inject", cmd_inject, "add seed URLs to the CrawlDb" },
-	{ "generate", cmd_generate, "write the fetch lists of a new segment" },
-	{ "fetch", cmd_fetch, "fetch a segment's fetch lists" },
-	{ "parse", cmd_parse, "extract links and text of a fetched segment" },
-	{ "update", cmd_update, "merge a segment into the CrawlDb" },
-	{ "rank", cmd_rank, "PageRank and host centrality of the fetched link graph" },
-	{ "readdb", cmd_readdb, "print CrawlDb statistics or records" },
-	{ "url", cmd_url, "print the canonical form of URLs" },
-	{ "robots", cmd_robots, "test URLs against a robots.txt file" },
-	{ "warc", cmd_warc, "list and check the records of WARC files" },
-	{ "index", cmd_index, "write a segment's CDXJ, text and link graph again" },
-	{ "wacz", cmd_wacz, "pack the crawl's WARC files, index and pages as one WACZ" },
-	{ "report", cmd_report, "write DIR/report.html: charts of the crawl" },
-	{ "unlock", cmd_unlock, "clear the stale lock of a crawl directory" },
-	{ "check", cmd_check, "verify a crawl directory's files; --repair what is safe" },
+	{ "crawl", cmd_crawl, 0, "inject seeds (first time) and run rounds" },
+	{ "inject", cmd_inject, 0, "add seed URLs to the CrawlDb" },
+	{ "generate", cmd_generate, 0, "write the fetch lists of a new segment" },
+	{ "fetch", cmd_fetch, 0, "fetch a segment's fetch lists" },
+	{ "parse", cmd_parse, 0, "extract links and text of a fetched segment" },
+	{ "update", cmd_update, 0, "merge a segment into the CrawlDb" },
+	{ "rank", cmd_rank, 0, "PageRank and host centrality of the fetched link graph" },
+	{ "readdb", cmd_readdb, 1, "print CrawlDb statistics or records" },
+	{ "url", cmd_url, 1, "print the canonical form of URLs" },
+	{ "robots", cmd_robots, 1, "test URLs against a robots.txt file" },
+	{ "warc", cmd_warc, 1, "list and check the records of WARC files" },
+	{ "index", cmd_index, 0, "write a segment's CDXJ, text and link graph again" },
+	{ "wacz", cmd_wacz, 1, "pack the crawl's WARC files, index and pages as one WACZ" },
+	{ "report", cmd_report, 1, "write DIR/report.html: charts of the crawl" },
+	{ "unlock", cmd_unlock, 1, "clear the stale lock of a crawl directory" },
+	{ "check", cmd_check, 1, "verify a crawl directory's files; --repair what is safe" },
 };
 
 static void usage(FILE *to)
 {
 	size_t i;
 
-	fputs("usage: mpicrawl COMMAND [OPTIONS]   (under mpirun/srun for several ranks)\n"
+	fputs("usage: mpicrawl COMMAND [OPTIONS]   (under mpirun/srun for several ranks;\n"
+	      "       readdb, url, robots, warc, wacz, report, unlock and check run once)\n"
 	      "commands:\n", to);
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(to, "  %-9s %s\n", commands[i].name, commands[i].help);
@@ -60,7 +66,8 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
+			return commands[i].tool && log_launcher_rank() > 0 ? 0 :
+			       commands[i].fn(argc - 1, argv + 1);
 	fprintf(stderr, "mpicrawl: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return 2;

@@ -108,6 +108,13 @@ check "DNS failure recorded as an error status" bash -c \
 	 '$MPICRAWL' update --dir '$SCRATCH/m' ${opts[*]} >/dev/null 2>&1 &&
 	 '$MPICRAWL' readdb --dir '$SCRATCH/m' --stats | grep -q 'error      2'"
 
+# The tools run once under mpirun: output once, no lock taken from a sibling.
+check "readdb on 2 ranks prints once" test \
+	"$(run_ranks 2 readdb --dir "$SCRATCH/m" --dump 2>/dev/null | wc -l)" = \
+	"$("$MPICRAWL" readdb --dir "$SCRATCH/m" --dump | wc -l)"
+check "check on 2 ranks" bash -c 'timeout 120 mpirun --oversubscribe -n 2 "$1" check \
+	--dir "$2" >/dev/null 2>&1' _ "$MPICRAWL" "$SCRATCH/m"
+
 # A lost crawldb/CURRENT is damage, not an empty crawl to start over.
 cp -a "$SCRATCH/m" "$SCRATCH/m3" && rm "$SCRATCH/m3/crawldb/CURRENT"
 check "a lost CURRENT refused" expect 1 'CURRENT.* is missing, but CrawlDb versions' \
