@@ -25,8 +25,8 @@ int cmd_index(int argc, char **argv)
 		return cli_job_end(rc);
 	if (j.rank == 0) {
 		v[0] = o.segment ? o.segment : layout_segment_last(&j.dir);
-		if (layout_crawldb_current(&j.dir, &v[1]) != CR_OK)
-			v[1] = 0;
+		if (layout_crawldb_current(&j.dir, &v[1]) != CR_OK || v[1] <= 0)
+			v[1] = -1;
 		if (v[0] > 0 && !layout_phase_done(&j.dir, v[0], "fetch"))
 			v[0] = -v[0];
 	}
@@ -37,6 +37,13 @@ int cmd_index(int argc, char **argv)
 	}
 	if (v[0] < 0) {
 		log_user("segment %d has not been fetched", -v[0]);
+		return cli_job_end(1);
+	}
+	/* Its texts' duplicate marks come from the CrawlDb: without it the
+	 * outputs written again would lose them. */
+	if (v[1] < 0) {
+		log_user("the CrawlDb of '%s' cannot be read (crawldb/CURRENT): its outputs "
+			 "are left as they are", j.dir.root);
 		return cli_job_end(1);
 	}
 	return cli_job_end(round_index(&j, v[0], v[1], 0));

@@ -245,10 +245,11 @@ static enum cr_err load_dups(struct part_ix *x, int ver)
 	if (ver <= 0)
 		return CR_OK;
 	layout_crawldb_part(&x->j->dir, ver, x->p, path, sizeof(path));
-	if (!fs_exists(path))
-		return CR_OK;
-	if ((e = recfile_reader_open(path, REC_KIND_CRAWLDB, &r)) != CR_OK)
+	if ((e = recfile_reader_open(path, REC_KIND_CRAWLDB, &r)) != CR_OK) {
+		log_err("index", "cannot read CrawlDb part '%s': the duplicates it names would "
+			"be lost", path);
 		return e;
+	}
 	while ((e = recfile_reader_next(r, &d, &n)) == CR_OK) {
 		struct crawl_record cr;
 		void **slot;

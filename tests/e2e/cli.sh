@@ -121,6 +121,9 @@ check "a lost CURRENT refused" expect 1 'CURRENT.* is missing, but CrawlDb versi
 	"$MPICRAWL" crawl --dir "$SCRATCH/m3" --seeds "$SCRATCH/s1" "${opts[@]}"
 check "... nothing written over" test ! -e "$SCRATCH/m3/crawldb/CURRENT"
 
+check "index without a readable CrawlDb refused" expect 1 'CrawlDb .* cannot be read' \
+	"$MPICRAWL" index --dir "$SCRATCH/m3"
+
 # An output that is not a regular file is not replaced by a rename.
 mkfifo "$SCRATCH/fifo"
 check "report --out a fifo refused" expect 1 'not a regular file' \
