@@ -5,6 +5,7 @@
 #include "store/xsort.h"
 #include "util/buf.h"
 #include "util/fs.h"
+#include "util/hmap.h"
 #include "util/json.h"
 #include "util/log.h"
 #include "util/sha256.h"
@@ -37,6 +38,7 @@ struct pack {
 	char work[PATH_MAX - 64];   /* a directory for the index, pages and sort runs */
 	struct buf resources;       /* datapackage.json's "resources" members */
 	struct buf meta, digest;    /* kept until zip_close reads them */
+	struct hmap packed;         /* the WARC files' names in archive/ */
 	struct wacz_counts *n;
 };
 
@@ -127,9 +129,20 @@ static enum cr_err add_warcs(struct pack *k, const struct crawl_dir *d, int seg)
 		char **v = fs_list(dir, "", kinds[t], &n);
 
 		for (i = 0; i < n && !e; i++) {
+			struct stat st;
+
 			snprintf(path, sizeof(path), "%s/%s", dir, v[i]);
 			snprintf(name, sizeof(name), "archive/%s", v[i]);
+			/* Every WARC file begins with its warcinfo record. */
+			if (stat(path, &st) == 0 && st.st_size == 0) {
+				log_err("wacz", "WARC file '%s' is empty: its captures are lost "
+					"(`mpicrawl check` says what to do)", path);
+				e = CR_ERR_FORMAT;
+				break;
+			}
 			e = add_file(k, name, path);
+			if (!e)
+				*hmap_put(&k->packed, v[i], strlen(v[i])) = k;
 			k->n->warcs += !e;
 		}
 		fs_list_free(v, n);
@@ -201,8 +214,9 @@ static enum cr_err each_file(struct pack *k, const char *sub, const char *suffix
 }
 
 /* One CDXJ line of the package: its "filename" the WARC file's name in
- * archive/ (the crawl's lines name it from the crawl directory). */
-static enum cr_err write_index_line(FILE *f, const char *line, size_t n)
+ * archive/ (the crawl's lines name it from the crawl directory), which
+ * must be one packed - else its captures would not replay. */
+static enum cr_err write_index_line(struct pack *k, FILE *f, const char *line, size_t n)
 {
 	static const char key[] = "\"filename\":\"";
 	const char *at = memmem(line, n, key, sizeof(key) - 1), *v, *end, *slash;
@@ -213,6 +227,13 @@ static enum cr_err write_index_line(FILE *f, const char *line, size_t n)
 		for (slash = NULL; end && v < end; v++)
 			if (*v == '/')
 				slash = v;
+		v = slash ? slash + 1 : at + sizeof(key) - 1;
+		if (end && !hmap_get(&k->packed, v, (size_t)(end - v))) {
+			log_err("wacz", "the index names WARC file '%.*s', which is not there: "
+				"its captures are lost (`mpicrawl check` says what to do)",
+				(int)(end - v), v);
+			return CR_ERR_FORMAT;
+		}
 		if (slash) {
 			size_t head = (size_t)(at - line) + sizeof(key) - 1;
 
@@ -246,8 +267,8 @@ static enum cr_err add_index(struct pack *k)
 		enum cr_err r;
 
 		while ((r = xsort_next(x, &rec, &n)) == CR_OK)
-			if (write_index_line(f, rec, n) != CR_OK)
-				r = CR_ERR_IO;
+			if ((r = write_index_line(k, f, rec, n)) != CR_OK)
+				break;
 		if (fclose(f) != 0 || (r != CR_EOF && r != CR_OK))
 			e = r != CR_EOF && r != CR_OK ? r : CR_ERR_IO;
 	}
@@ -391,6 +412,7 @@ enum cr_err wacz_write(const struct wacz_crawl *crawls, size_t ncrawls, const ch
 	buf_init(&k.resources);
 	buf_init(&k.meta);
 	buf_init(&k.digest);
+	hmap_init(&k.packed);
 	e = fs_not_regular(out) ? CR_ERR_ARG : pick_all(&k, crawls, ncrawls, &names);
 	if (e)
 		goto done;
@@ -430,5 +452,6 @@ done:
 	buf_release(&k.resources);
 	buf_release(&k.meta);
 	buf_release(&k.digest);
+	hmap_release(&k.packed);
 	return e;
 }

@@ -171,6 +171,13 @@ check "two crawls with one warc.prefix: wacz refuses, names the file, writes not
 	eval '! "$MPICRAWL" wacz --dir "$SCRATCH/n" --dir "$SCRATCH/same" -o "$SCRATCH/same.wacz" \
 	2>"$SCRATCH/same.err" && grep -q "two WARC files are named" "$SCRATCH/same.err" &&
 	test ! -e "$SCRATCH/same.wacz"'
+# A WARC file lost after indexing: its CDXJ lines would not replay.
+cp -r "$SCRATCH/same" "$SCRATCH/lost"
+rm "$(ls -S "$SCRATCH"/lost/segments/*/warc/*.warc.gz | head -1)"
+check "a WARC file lost: wacz refuses, names it, writes nothing" \
+	eval '! "$MPICRAWL" wacz --dir "$SCRATCH/lost" -o "$SCRATCH/lost.wacz" \
+	2>"$SCRATCH/lost.err" && grep -q "which is not there" "$SCRATCH/lost.err" &&
+	test ! -e "$SCRATCH/lost.wacz"'
 cat "$SCRATCH"/c/segments/*/warc/*.warc.gz >"$SCRATCH/crawl.warc.gz"
 cat "$SCRATCH"/n/segments/*/warc/*.warc.gz >"$SCRATCH/noembeds.warc.gz"
 
