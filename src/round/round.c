@@ -391,6 +391,11 @@ int round_fetch(struct job *j, int seg, uint64_t *outcomes)
 
 	if (ready_segment(j, &seg, "generate", ROUND_GENERATED, &s))
 		return 1;
+	if (round_left_behind(&s)) {
+		log_user("segment %d was generated from CrawlDb version %d, which is no longer "
+			 "current (%d): generate a new segment", seg, s.seg_base, s.version);
+		return 1;
+	}
 	/* A fetched segment is an archive: fetching it again would replace
 	 * its WARC files. */
 	if (s.phases & ROUND_FETCHED) {
@@ -808,6 +813,11 @@ int round_crawl(struct job *j, const char *seeds, long rounds)
 		if (first && p.step >= ROUND_FETCH && p.step <= ROUND_UPDATE &&
 		    verify_version(j, s.version))
 			return 1;
+		if (p.step == ROUND_GENERATE && round_left_behind(&s) && j->rank == 0)
+			log_info("crawl", "segment %d was generated from CrawlDb version %d, which "
+				 "is no longer current (%d): it is left as it is (what it fetched "
+				 "stays in its WARC files) and a new segment is generated", s.seg,
+				 s.seg_base, s.version);
 		if (p.step == ROUND_GENERATE)
 			outcomes = 1;
 		else if (first && j->rank == 0)

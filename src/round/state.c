@@ -125,6 +125,12 @@ enum round_step round_update_step(const struct round_snapshot *s)
 	return ROUND_STALE;
 }
 
+int round_left_behind(const struct round_snapshot *s)
+{
+	return (s->phases & (ROUND_UPDATED | ROUND_GENERATED)) == ROUND_GENERATED &&
+	       s->seg_base > 0 && round_update_step(s) == ROUND_STALE;
+}
+
 void round_next(const struct round_snapshot *s, struct round_plan *p)
 {
 	static const char *const fetchlist[] = { "fetchlist", NULL };
@@ -138,7 +144,8 @@ void round_next(const struct round_snapshot *s, struct round_plan *p)
 		p->step = ROUND_INJECT;
 		p->clean_version = 1;
 	} else if (s->seg == 0 ||
-		   (s->phases & (ROUND_UPDATED | ROUND_GENERATED)) != ROUND_GENERATED) {
+		   (s->phases & (ROUND_UPDATED | ROUND_GENERATED)) != ROUND_GENERATED ||
+		   round_left_behind(s)) {
 		p->step = ROUND_GENERATE;
 		p->seg = round_generate_target(s, &redo);
 		p->clean_subdirs = redo ? fetchlist : NULL;

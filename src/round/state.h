@@ -11,12 +11,16 @@
  *   no CrawlDb version                  inject
  *   no segment, or the last one updated generate a new segment
  *   the last segment's generate unfinished    generate it again (same number)
+ *   generated from a version no longer current (an inject or another
+ *     segment's update since), update unfinished:  left behind - generate
+ *     a new segment (its update could never merge it; what it fetched
+ *     stays in its WARC files)
  *   fetch unfinished                    fetch (resuming from its journals)
  *   parse unfinished                    parse
  *   update unfinished:
  *     generated from the current version          update
  *     current version made by this segment's update   mark the update done
- *     generated from an older version                 stale: generate anew
+ *     no base version known                           stale: refused
  *
  * Before a phase is redone, what an interrupted attempt left is removed
  * (struct round_plan says what): the fetch list of an unfinished generate,
@@ -96,6 +100,10 @@ int round_generate_target(const struct round_snapshot *s, int *redo);
 /* What an update of the snapshot's segment (parsed) does: ROUND_UPDATE,
  * ROUND_MARK_UPDATE or ROUND_STALE. Pure. */
 enum round_step round_update_step(const struct round_snapshot *s);
+/* 1 if the snapshot's segment is generated, not updated, and from a known
+ * CrawlDb version that is no longer current (round_update_step says stale):
+ * round_next leaves it behind. Pure. */
+int round_left_behind(const struct round_snapshot *s);
 
 const char *round_step_name(enum round_step s);
 

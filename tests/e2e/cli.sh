@@ -101,6 +101,10 @@ check "... its WARC files left alone" bash -c \
 "$MPICRAWL" inject --dir "$SCRATCH/m" --seeds "$SCRATCH/s2" "${opts[@]}" 2>/dev/null
 check "update of a stale segment refused" expect 1 'no longer current' \
 	"$MPICRAWL" update --dir "$SCRATCH/m" "${opts[@]}"
+cp -a "$SCRATCH/m" "$SCRATCH/m5"
+check "crawl leaves a stale segment behind and goes on" bash -c '"$1" crawl --dir "$2" \
+	--rounds 1 "${@:3}" >"$2.out" 2>&1 && grep -q "segment 1 .* is left as it is" "$2.out" &&
+	test -e "$2/segments/00002/_SUCCESS.update"' _ "$MPICRAWL" "$SCRATCH/m5" "${opts[@]}"
 check "DNS failure recorded as an error status" bash -c \
 	"'$MPICRAWL' generate --dir '$SCRATCH/m' ${opts[*]} >/dev/null 2>&1 &&
 	 '$MPICRAWL' fetch --dir '$SCRATCH/m' ${opts[*]} >/dev/null 2>&1 &&
