@@ -57,6 +57,16 @@ void round_read(const struct crawl_dir *d, int seg, struct round_snapshot *s)
 	if (s->ok && s->version > 0)
 		s->version_from = made_by(d, s->version);
 	s->seg = seg ? seg : layout_segment_last(d);
+	/* The segment that made the current version is the last one at
+	 * least, also when its directory was removed: a number is never used
+	 * twice (the near-duplicate stores name the segments they merged). */
+	if (!seg && s->version_from > s->seg) {
+		s->seg = s->version_from;
+		s->phases = ROUND_GENERATED | ROUND_FETCHED | ROUND_PARSED | ROUND_UPDATED |
+			    ROUND_INDEXED;
+		s->seg_base = s->version - 1;
+		return;
+	}
 	if (s->seg == 0)
 		return;
 	for (i = 0; i < ROUND_PHASES; i++)

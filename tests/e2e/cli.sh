@@ -105,6 +105,12 @@ cp -a "$SCRATCH/m" "$SCRATCH/m5"
 check "crawl leaves a stale segment behind and goes on" bash -c '"$1" crawl --dir "$2" \
 	--rounds 1 "${@:3}" >"$2.out" 2>&1 && grep -q "segment 1 .* is left as it is" "$2.out" &&
 	test -e "$2/segments/00002/_SUCCESS.update"' _ "$MPICRAWL" "$SCRATCH/m5" "${opts[@]}"
+# The newest segment's directory removed after its update: its number is
+# not used again (the CrawlDb's stores name it).
+rm -rf "$SCRATCH/m5/segments/00002"
+check "a removed newest segment's number is not reused" bash -c '"$1" crawl --dir "$2" \
+	--rounds 1 "${@:3}" >"$2.out2" 2>&1 && grep -q "generate I segment 3:" "$2.out2" &&
+	test ! -e "$2/segments/00002"' _ "$MPICRAWL" "$SCRATCH/m5" "${opts[@]}"
 check "DNS failure recorded as an error status" bash -c \
 	"'$MPICRAWL' generate --dir '$SCRATCH/m' ${opts[*]} >/dev/null 2>&1 &&
 	 '$MPICRAWL' fetch --dir '$SCRATCH/m' ${opts[*]} >/dev/null 2>&1 &&
