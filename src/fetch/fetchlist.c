@@ -124,7 +124,8 @@ enum cr_err fetchlist_read(struct fetchlist_load *l, uint32_t p)
 	}
 	recfile_reader_free(&r);
 	if (e == CR_ERR_FORMAT)
-		log_err("fetch", "damaged fetch list '%s'", path);
+		log_err("fetch", "damaged fetch list '%s' (`mpicrawl check` says how to plan the "
+			"segment again)", path);
 	return e == CR_EOF ? CR_OK : e;
 }
 

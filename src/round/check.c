@@ -339,6 +339,42 @@ static void check_cdxj(struct ck *c, struct hmap *files, int seg)
 		closedir(dh);
 }
 
+/* A damaged fetch list of a segment not fetched yet: a plan, made again
+ * from the CrawlDb - by the next crawl, once --repair removed the
+ * segment's generate mark, when no fetch of it began (no journal, no WARC
+ * file); else the way out is said. 1 if said here. */
+static int fetchlist_lost(struct ck *c, int seg, const struct round_snapshot *s,
+			  const char *path)
+{
+	char dir[PATH_MAX], mark[PATH_MAX];
+	size_t n, i;
+	char **v;
+	int began = 0;
+
+	if (s->phases & ROUND_FETCHED)
+		return 0;
+	for (i = 0; i < c->d->partitions && !began; i++) {
+		layout_journal(c->d, seg, (uint32_t)i, dir, sizeof(dir));
+		began = fs_exists(dir);
+	}
+	layout_segment_sub(c->d, seg, "warc", dir, sizeof(dir));
+	v = fs_list(dir, "", "", &n);
+	fs_list_free(v, n);
+	began = began || n > 0;
+	layout_segment_sub(c->d, seg, "_SUCCESS.generate", mark, sizeof(mark));
+	if (!began && c->repair && unlink(mark) == 0) {
+		say(c, 1, "damaged fetch list '%s' of segment %d, not fetched yet: the next crawl "
+		    "generates the segment again", path, seg);
+		return 1;
+	}
+	if (!fs_exists(mark))
+		return 1;   /* repaired already (another partition's) */
+	say(c, 0, "damaged fetch list '%s' of segment %d, not fetched yet: %s", path, seg,
+	    began ? "its fetch began; remove the segment's directory to plan it again (what "
+		    "it fetched is lost)" : "--repair has the next crawl generate it again");
+	return 1;
+}
+
 /* A segment's record files as far as its phases went, and its archive. */
 static void check_segment(struct ck *c, int seg)
 {
@@ -353,7 +389,8 @@ static void check_segment(struct ck *c, int seg)
 	for (p = 0; p < c->d->partitions; p++) {
 		if (s.phases & ROUND_GENERATED) {
 			layout_segment_part(c->d, seg, "fetchlist", p, path, sizeof(path));
-			if (read_whole(c, path, REC_KIND_FETCHLIST, NULL, NULL) != CR_OK)
+			if (read_whole(c, path, REC_KIND_FETCHLIST, NULL, NULL) != CR_OK &&
+			    !fetchlist_lost(c, seg, &s, path))
 				say(c, 0, "damaged or missing fetch list '%s'", path);
 		}
 		if (s.phases & ROUND_FETCHED) {

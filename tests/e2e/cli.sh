@@ -125,6 +125,17 @@ check "readdb on 2 ranks prints once" test \
 check "check on 2 ranks" bash -c 'timeout 120 mpirun --oversubscribe -n 2 "$1" check \
 	--dir "$2" >/dev/null 2>&1' _ "$MPICRAWL" "$SCRATCH/m"
 
+# A damaged fetch list of a segment not fetched yet: --repair has it planned again.
+"$MPICRAWL" inject --dir "$SCRATCH/fl" --seeds "$SCRATCH/s1" "${opts[@]}" 2>/dev/null
+"$MPICRAWL" generate --dir "$SCRATCH/fl" "${opts[@]}" >/dev/null 2>&1
+for f in "$SCRATCH"/fl/segments/00001/fetchlist/part-*.zst; do truncate -s 40 "$f"; done
+check "a damaged fetch list: check says what to do" expect 1 'repair has the next crawl' \
+	"$MPICRAWL" check --dir "$SCRATCH/fl"
+check "... --repair plans it again" bash -c '"$1" check --dir "$2" --repair >/dev/null 2>&1 &&
+	"$1" check --dir "$2" >/dev/null 2>&1 &&
+	"$1" generate --dir "$2" "${@:3}" >"$2.gen" 2>&1 && grep -q "segment 1:" "$2.gen"' \
+	_ "$MPICRAWL" "$SCRATCH/fl" "${opts[@]}"
+
 # A lost crawldb/CURRENT is damage, not an empty crawl to start over.
 cp -a "$SCRATCH/m" "$SCRATCH/m3" && rm "$SCRATCH/m3/crawldb/CURRENT"
 check "a lost CURRENT refused" expect 1 'CURRENT.* is missing, but CrawlDb versions' \
