@@ -120,7 +120,11 @@ void cli_parse(int argc, char **argv, const char *cmd, const char *allowed,
 		if (!strchr(allowed, c))
 			bad_usage(usage, "option '%s' does not apply here", argv[optind - 2]);
 		switch (c) {
-		case 'd': o->dir = optarg; break;
+		case 'd':
+			if (!*optarg)
+				bad_usage(usage, "--dir is empty");
+			o->dir = optarg;
+			break;
 		case 's': o->seeds = optarg; break;
 		case 'c': o->config = optarg; break;
 		case 'r': o->rounds = parse_long(usage, "--rounds", optarg, 1, 1000000); break;

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 enum key_type { K_LONG, K_BOOL, K_STR, K_ENUM_PARTITION, K_ENUM_POLITENESS, K_DBL, K_CHOICE };
 
@@ -668,7 +669,16 @@ enum cr_err config_set(struct config *c, const char *key, const char *value)
 
 	for (i = 0; keys[i].name; i++)
 		if (!strcmp(keys[i].name, key)) {
-			enum cr_err e = set_key(c, &keys[i], value);
+			char cwd[PATH_MAX], abs[2 * PATH_MAX + 2];
+			enum cr_err e;
+
+			/* A file named relative to where the command runs: kept
+			 * absolute, so the provenance copy of the configuration
+			 * names it from anywhere. */
+			if (keys[i].path && *value && *value != '/' && getcwd(cwd, sizeof(cwd)) &&
+			    (size_t)snprintf(abs, sizeof(abs), "%s/%s", cwd, value) < sizeof(abs))
+				value = abs;
+			e = set_key(c, &keys[i], value);
 
 			if (!e && !strcmp(key, "partition.count"))
 				c->partitions_set = 1;
@@ -791,6 +801,11 @@ enum cr_err config_load(struct config *c, const char *path)
 		char *t;
 
 		lineno++;
+		/* A byte-order mark some editors put first is not part of a key. */
+		if (lineno == 1 && n >= 3 && !memcmp(line, "\xEF\xBB\xBF", 3)) {
+			memmove(line, line + 3, (size_t)n - 2);
+			n -= 3;
+		}
 		if (n == FS_LINE_TOO_LONG) {
 			log_err("config", "%s:%d: line too long (over %d bytes)", path, lineno,
 				CONFIG_LINE_MAX);

@@ -133,6 +133,13 @@ enum cr_err layout_open(const char *root, struct config *cfg, int create,
 		return CR_OK;
 	}
 	buf_cstr(&b);
+	if (meta_value((const char *)b.p, "format", v, sizeof(v)) == CR_OK &&
+	    strtol(v, NULL, 10) > LAYOUT_FORMAT) {
+		log_err("layout", "'%s' says format %ld: made by a newer mpicrawl (this one "
+			"reads format %d)", path, strtol(v, NULL, 10), LAYOUT_FORMAT);
+		buf_release(&b);
+		return CR_ERR_FORMAT;
+	}
 	if (meta_value((const char *)b.p, "format", v, sizeof(v)) ||
 	    strtol(v, NULL, 10) != LAYOUT_FORMAT ||
 	    meta_value((const char *)b.p, "partition.count", v, sizeof(v)) ||

@@ -25,6 +25,10 @@ check "url --stdin: an over-long line is invalid, the next one read" bash -c \
 	'{ head -c 5000000 /dev/zero | tr "\\0" a; printf "\\nhttp://b.example/\\n"; } |
 	 timeout 20 "$1" url --stdin | tr "\\t\\n" " |" | grep -qx "invalid line too long|http://b.example/|"' \
 	_ "$MPICRAWL"
+printf '\xef\xbb\xbfpoliteness.delay_ms = 10\n' >"$SCRATCH/bom.conf"
+check "a config file with a byte-order mark" "$MPICRAWL" url --config "$SCRATCH/bom.conf" \
+	http://a.example/
+check "an empty --dir" expect 2 'dir is empty' "$MPICRAWL" crawl --dir '' --seeds "$SCRATCH/one"
 check "missing config file" expect 2 "cannot read config file" \
 	"$MPICRAWL" crawl --dir "$SCRATCH/c" --config "$SCRATCH/none.conf"
 printf 'http://a.example/\n' >"$SCRATCH/one"
@@ -135,6 +139,16 @@ check "... --repair plans it again" bash -c '"$1" check --dir "$2" --repair >/de
 	"$1" check --dir "$2" >/dev/null 2>&1 &&
 	"$1" generate --dir "$2" "${@:3}" >"$2.gen" 2>&1 && grep -q "segment 1:" "$2.gen"' \
 	_ "$MPICRAWL" "$SCRATCH/fl" "${opts[@]}"
+
+# A crawl.meta of a newer format: said so, not called damaged.
+cp -a "$SCRATCH/m" "$SCRATCH/m7" && sed -i 's/^format = .*/format = 2/' "$SCRATCH/m7/crawl.meta"
+check "a newer crawl.meta format named" expect 1 'made by a newer mpicrawl' \
+	"$MPICRAWL" readdb --dir "$SCRATCH/m7" --stats
+# A rules file named relative to where the crawl ran: provenance names it whole.
+check "provenance names a relative rules file from /" bash -c 'cd "$1" &&
+	printf "+http://(example,\n" >rel.scope &&
+	"$2" inject --dir prov --seeds one --set scope.rules=rel.scope >/dev/null 2>&1 &&
+	grep -qx "scope.rules = $1/rel.scope" prov/provenance/config-*' _ "$SCRATCH" "$MPICRAWL"
 
 # A lost crawldb/CURRENT is damage, not an empty crawl to start over.
 cp -a "$SCRATCH/m" "$SCRATCH/m3" && rm "$SCRATCH/m3/crawldb/CURRENT"
