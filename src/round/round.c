@@ -356,13 +356,20 @@ static void fetch_log(int seg, const uint64_t *c, const uint64_t *pc, int parsed
 		log_info("parse", "segment %d (while fetching): %llu pages, %llu links, "
 			 "%llu failed", seg, (unsigned long long)pc[PC_PAGES],
 			 (unsigned long long)pc[PC_LINKS], (unsigned long long)pc[PC_FAILED]);
+	char cut[160] = "";
+
+	/* The outcomes a small crawl rarely has, when it has them. */
+	if (c[FC_TRUNCATED] || c[FC_TOO_LARGE] || c[FC_TIMEOUT])
+		snprintf(cut, sizeof(cut), ", %llu truncated, %llu too large, %llu timed out",
+			 (unsigned long long)c[FC_TRUNCATED], (unsigned long long)c[FC_TOO_LARGE],
+			 (unsigned long long)c[FC_TIMEOUT]);
 	log_info("fetch", "segment %d: %llu requests in %.1f s (%.1f/s), %llu fetched, "
 		 "%llu redirects, %llu gone, %llu errors, %llu denied by robots.txt, "
-		 "%llu blocked, %.1f MB", seg, (unsigned long long)c[FC_REQUESTS], s,
+		 "%llu blocked, %.1f MB%s", seg, (unsigned long long)c[FC_REQUESTS], s,
 		 s > 0 ? (double)c[FC_REQUESTS] / s : 0, (unsigned long long)c[FC_FETCHED],
 		 (unsigned long long)c[FC_REDIRECT], (unsigned long long)c[FC_GONE],
 		 (unsigned long long)c[FC_ERROR], (unsigned long long)c[FC_DENIED],
-		 (unsigned long long)c[FC_BLOCKED], (double)c[FC_BYTES] / 1e6);
+		 (unsigned long long)c[FC_BLOCKED], (double)c[FC_BYTES] / 1e6, cut);
 }
 
 /* Marks the fetch (and, with fetch.parse, the parse) of seg done. */
@@ -430,7 +437,8 @@ int round_fetch(struct job *j, int seg, uint64_t *outcomes)
 		return 1;
 	if (outcomes)
 		*outcomes = c[FC_FETCHED] + c[FC_REDIRECT] + c[FC_GONE] + c[FC_ERROR] +
-			    c[FC_DENIED] + c[FC_BLOCKED] + c[FC_DEFERRED];
+			    c[FC_DENIED] + c[FC_BLOCKED] + c[FC_DEFERRED] + c[FC_TRUNCATED] +
+			    c[FC_TOO_LARGE] + c[FC_TIMEOUT];
 	return 0;
 }
 

@@ -39,6 +39,15 @@ capped = sum(json.load(open(s))["generate"]["counters"].get("politeness_capped",
              for s in glob.glob(sys.argv[1] + "/segments/*/stats.json"))
 sys.exit(0 if capped > 0 else 1)
 PY
+# Rounds whose pages are all cut at fetch.max_body_bytes fetched something:
+# the crawl goes on (it stopped, 'no URL could be fetched this round').
+check "pages cut by fetch.max_body_bytes: the crawl goes on" bash -c '"$1" crawl --dir "$2" \
+	--seeds "$3" --rounds 2 --set fetch.allow_private=true --set "dns.servers=127.0.0.1:$4" \
+	--set politeness.delay_ms=0 --set fetch.max_body_bytes=1024 --set fetch.follow_max=0 \
+	>"$2.out" 2>&1 && grep -q "segment 1: .* 0 fetched, 0 redirects, 0 gone, .* 3 truncated" \
+	"$2.out" && grep -q "fetch I segment 2: " "$2.out"' \
+	_ "$MPICRAWL" "$SCRATCH/cut1k" "$SCRATCH/seeds" "$DNS_PORT"
+
 # A server whose robots.txt redirects to rules that answer 2.5 s late the
 # first time: the 1 s limit cuts the chain after its 301.
 cat >"$SCRATCH/cut.py" <<'PY'
