@@ -122,6 +122,12 @@ int cmd_url(int argc, char **argv)
 			i++;
 			break;
 		}
+		if (i + 1 == argc && (!strcmp(argv[i], "--base") || !strcmp(argv[i], "--config") ||
+				      !strcmp(argv[i], "--set"))) {
+			fprintf(stderr, "mpicrawl: option '%s' needs a value\nusage: %s\n", argv[i],
+				usage);
+			return 2;
+		}
 		if (!strcmp(argv[i], "--base") && i + 1 < argc) {
 			base = argv[++i];
 		} else if (!strncmp(argv[i], "--base=", 7)) {
