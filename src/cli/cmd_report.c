@@ -44,6 +44,7 @@ struct report {
 	struct hmap errors;   /* reason -> count */
 	uint64_t lat[8];
 	uint64_t urls;
+	unsigned damaged;     /* record files that could not be read whole */
 };
 
 static const char *const lat_names[8] = {
@@ -183,14 +184,18 @@ static void each_part(const char *dir, enum rec_kind kind,
 		struct recfile_reader *rr;
 		const void *p;
 		size_t n;
+		enum cr_err e;
 
 		if (strncmp(de->d_name, "part-", 5) || !strstr(de->d_name, ".zst"))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if (recfile_reader_open(path, kind, &rr) != CR_OK)
+		if (recfile_reader_open(path, kind, &rr) != CR_OK) {
+			r->damaged++;
 			continue;
-		while (recfile_reader_next(rr, &p, &n) == CR_OK)
+		}
+		while ((e = recfile_reader_next(rr, &p, &n)) == CR_OK)
 			fn(r, p, n);
+		r->damaged += e != CR_EOF;
 		recfile_reader_free(&rr);
 	}
 	closedir(d);
@@ -325,6 +330,14 @@ static int write_report(struct report *r, const char *out)
 	size_t k, n;
 
 	load_report(r);
+	if (r->damaged) {
+		fprintf(stderr, "mpicrawl report: %u record files cannot be read whole: the report "
+			"would be wrong, and is not written (`mpicrawl check` names them)\n",
+			r->damaged);
+		for (i = 0; i < r->nsegs; i++)
+			buf_release(&r->stats[i]);
+		return 1;
+	}
 	v = r->version;
 	buf_init(&o);
 	buf_adds(&o, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
@@ -409,7 +422,8 @@ int cmd_report(int argc, char **argv)
 			     "  (default DIR/report.html)\n\n"
 			     "  one HTML page of charts: pages, bytes and duplicates per round,\n"
 			     "  the status mix, top hosts, latencies, politeness, errors\n\n"
-			     "exit codes: 0 written; 1 not a crawl directory, or cannot write;\n"
+			     "exit codes: 0 written; 1 not a crawl directory, a record file\n"
+			     "damaged, or cannot write;\n"
 			     "2 bad usage");
 			return 0;
 		} else {

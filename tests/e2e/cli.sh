@@ -150,6 +150,13 @@ check "provenance names a relative rules file from /" bash -c 'cd "$1" &&
 	"$2" inject --dir prov --seeds one --set scope.rules=rel.scope >/dev/null 2>&1 &&
 	grep -qx "scope.rules = $1/rel.scope" prov/provenance/config-*' _ "$SCRATCH" "$MPICRAWL"
 
+# A damaged record file: no report that would be wrong.
+cp -a "$SCRATCH/m" "$SCRATCH/m8"
+truncate -s 30 "$SCRATCH/m8/crawldb/$(printf %05d "$(cat "$SCRATCH/m8/crawldb/CURRENT")")/part-00000.zst"
+check "report over a damaged CrawlDb part refused" expect 1 'cannot be read whole' \
+	"$MPICRAWL" report --dir "$SCRATCH/m8"
+check "... and not written" test ! -e "$SCRATCH/m8/report.html"
+
 # A lost crawldb/CURRENT is damage, not an empty crawl to start over.
 cp -a "$SCRATCH/m" "$SCRATCH/m3" && rm "$SCRATCH/m3/crawldb/CURRENT"
 check "a lost CURRENT refused" expect 1 'CURRENT.* is missing, but CrawlDb versions' \
