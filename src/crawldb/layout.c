@@ -91,12 +91,37 @@ static int foreign_entry(const char *root)
 	return found;
 }
 
+/* A crawl directory made now: never over a CrawlDb (another partition
+ * count would hide most of it), nor among other files; its layout from
+ * cfg. Nothing is written yet (layout_write_meta). */
+static enum cr_err open_new(const char *root, const struct config *cfg, struct crawl_dir *d)
+{
+	char path[PATH_MAX];
+
+	layout_top(root, "crawldb", path, sizeof(path));
+	if (fs_exists(path)) {
+		log_user("'%s' has a CrawlDb but no crawl.meta: refusing to start a new "
+			 "crawl over it (restore crawl.meta, or crawl into an empty "
+			 "directory)", root);
+		return CR_ERR_STATE;
+	}
+	if (foreign_entry(root))
+		return CR_ERR_ARG;
+	d->partitions = (uint32_t)cfg->partitions;
+	d->partition_by = cfg->partition_by;
+	if (cfg->warc_prefix[0])
+		snprintf(d->warc_prefix, sizeof(d->warc_prefix), "%s", cfg->warc_prefix);
+	else
+		layout_make_prefix(clock_now_us(), d->warc_prefix, sizeof(d->warc_prefix));
+	return CR_OK;
+}
+
 enum cr_err layout_open(const char *root, struct config *cfg, int create,
 			struct crawl_dir *d)
 {
 	char path[PATH_MAX], v[64];
 	struct buf b;
-	long P;
+	long P, format;
 	int sig;
 	const char *bad;
 
@@ -113,35 +138,18 @@ enum cr_err layout_open(const char *root, struct config *cfg, int create,
 			log_err("layout", "'%s' is not a crawl directory (no crawl.meta)", root);
 			return CR_ERR_STATE;
 		}
-		/* Never re-initialised: another partition count would hide most
-		 * of the CrawlDb. */
-		layout_top(root, "crawldb", path, sizeof(path));
-		if (fs_exists(path)) {
-			log_user("'%s' has a CrawlDb but no crawl.meta: refusing to start a new "
-				 "crawl over it (restore crawl.meta, or crawl into an empty "
-				 "directory)", root);
-			return CR_ERR_STATE;
-		}
-		if (foreign_entry(root))
-			return CR_ERR_ARG;
-		d->partitions = (uint32_t)cfg->partitions;
-		d->partition_by = cfg->partition_by;
-		if (cfg->warc_prefix[0])
-			snprintf(d->warc_prefix, sizeof(d->warc_prefix), "%s", cfg->warc_prefix);
-		else
-			layout_make_prefix(clock_now_us(), d->warc_prefix, sizeof(d->warc_prefix));
-		return CR_OK;
+		return open_new(root, cfg, d);
 	}
 	buf_cstr(&b);
-	if (meta_value((const char *)b.p, "format", v, sizeof(v)) == CR_OK &&
-	    strtol(v, NULL, 10) > LAYOUT_FORMAT) {
+	format = meta_value((const char *)b.p, "format", v, sizeof(v)) == CR_OK ?
+		 strtol(v, NULL, 10) : -1;
+	if (format > LAYOUT_FORMAT) {
 		log_err("layout", "'%s' says format %ld: made by a newer mpicrawl (this one "
-			"reads format %d)", path, strtol(v, NULL, 10), LAYOUT_FORMAT);
+			"reads format %d)", path, format, LAYOUT_FORMAT);
 		buf_release(&b);
 		return CR_ERR_FORMAT;
 	}
-	if (meta_value((const char *)b.p, "format", v, sizeof(v)) ||
-	    strtol(v, NULL, 10) != LAYOUT_FORMAT ||
+	if (format != LAYOUT_FORMAT ||
 	    meta_value((const char *)b.p, "partition.count", v, sizeof(v)) ||
 	    (P = strtol(v, NULL, 10)) < 1 || P > 65536) {
 		log_err("layout", "damaged file '%s': no format or partition.count", path);
@@ -177,7 +185,6 @@ enum cr_err layout_open(const char *root, struct config *cfg, int create,
 			d->warc_prefix, root, cfg->warc_prefix);
 		return CR_ERR_ARG;
 	}
-	cfg->partition_by = (int)d->partition_by;
 	if (cfg->dedup_signature_set && cfg->dedup_signature != sig) {
 		log_err("layout", "dedup.signature is %s in '%s' and cannot change",
 			sig == MINHASH_OPH ? "oph" : "minhash", root);

@@ -67,6 +67,7 @@ struct segout {
 	void *kept_arg;
 	char suffix[SEGOUT_SERIES_][64];  /* -HOST and the series' suffix */
 	struct syncer *syncer;            /* segout_sync_async's, made on first use */
+	int no_syncer;                    /* it could not be made: syncs stay inline */
 };
 
 static const char *const series_suffix[SEGOUT_SERIES_] = { "", "-robots", "-diagnostics",
@@ -734,7 +735,7 @@ enum cr_err segout_sync_async(struct segout *s)
 
 	if (s->failed)
 		return s->failed;
-	if (!s->syncer && syncer_start(&s->syncer) != CR_OK)
+	if (!s->syncer && (s->no_syncer || (s->no_syncer = syncer_start(&s->syncer) != CR_OK)))
 		return segout_sync(s);   /* no thread: on this one, as it can */
 	if (syncer_busy(s->syncer))
 		return CR_OK;

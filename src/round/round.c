@@ -386,6 +386,13 @@ static int fetch_mark(struct job *j, int seg, uint64_t *c, uint64_t *pc, int64_t
 	return rc;
 }
 
+/* A step command given a segment its update could never merge. */
+static void say_stale(const struct round_snapshot *s)
+{
+	log_user("segment %d was generated from CrawlDb version %d, which is no longer "
+		 "current (%d): generate a new segment", s->seg, s->seg_base, s->version);
+}
+
 int round_fetch(struct job *j, int seg, uint64_t *outcomes)
 {
 	static const char *const progress[] = { "progress", NULL };
@@ -399,8 +406,7 @@ int round_fetch(struct job *j, int seg, uint64_t *outcomes)
 	if (ready_segment(j, &seg, "generate", ROUND_GENERATED, &s))
 		return 1;
 	if (round_left_behind(&s)) {
-		log_user("segment %d was generated from CrawlDb version %d, which is no longer "
-			 "current (%d): generate a new segment", seg, s.seg_base, s.version);
+		say_stale(&s);
 		return 1;
 	}
 	/* A fetched segment is an archive: fetching it again would replace
@@ -544,8 +550,7 @@ int round_update(struct job *j, int seg)
 	case ROUND_UPDATE:
 		break;
 	default:
-		log_user("segment %d was generated from CrawlDb version %d, which is no longer "
-			 "current (%d): generate a new segment", seg, s.seg_base, s.version);
+		say_stale(&s);
 		return 1;
 	}
 	p.seg = seg;
