@@ -37,6 +37,11 @@
 #define LOOP_WAIT_MAX_US 200000
 /* How soon a hint from another rank is looked at (comm_hint_poll), at most. */
 #define HINT_WAIT_MAX_US 20000
+/* How long early robots.txt requests still open may end once the round's
+ * own work is done, before they are cut off: an answer on its way is not
+ * lost (cut off, it is asked again - twice at the server), and a slow
+ * server does not hold the round. */
+#define EARLY_GRACE_US 300000
 /* What a request is, for the transfer's kind: a page, its origin's
  * robots.txt, or the robots.txt of a host new to the crawl asked early
  * (origins.h; such a request does not hold the loop open). */
@@ -510,16 +515,19 @@ int fetch_limits(struct fetcher *f, int64_t now)
 	return 0;
 }
 
-/* Waits for the next host's turn, a socket, or LOOP_WAIT_MAX_US. */
-static void wait_events(struct fetcher *f, int64_t now)
+/* Waits for the next host's turn, a socket, or LOOP_WAIT_MAX_US; in the
+ * early requests' grace (until > 0) no turn comes, only its end. */
+static void wait_events(struct fetcher *f, int64_t now, int64_t until)
 {
 	struct pollfd fds[EXTRA_FDS];
 	int64_t wait_us = LOOP_WAIT_MAX_US;
 	long dt = dns_timeout_ms(f->dns);
 	unsigned nfds;
 
-	if (http_active(f->http) < f->j->cfg.max_connections &&
-	    hosts_next_time(&f->hosts) - now < wait_us)
+	if (until)
+		wait_us = until - now < wait_us ? until - now : wait_us;
+	else if (http_active(f->http) < f->j->cfg.max_connections &&
+		 hosts_next_time(&f->hosts) - now < wait_us)
 		wait_us = hosts_next_time(&f->hosts) - now;
 	if (dt >= 0 && dt * 1000 < wait_us)
 		wait_us = dt * 1000;
@@ -564,22 +572,37 @@ static void on_hint_in(void *arg, const void *p, size_t n)
 		frontier_hint(&f->frontier, p, n);
 }
 
+/* 1 while the loop goes on: the round has work of its own (asked to stop:
+ * only until the open requests end), or early robots.txt requests are
+ * open within their grace, which *grace (0: none yet) marks the end of,
+ * from when the round's own work ended. */
+static int loop_busy(struct fetcher *f, int64_t now, int64_t *grace)
+{
+	if ((f->hosts.left > f->hosts.early_left && !f->drain_until) ||
+	    http_active(f->http) > f->early_active) {
+		*grace = 0;
+		return 1;
+	}
+	if (!f->early_active || f->drain_until)
+		return 0;
+	if (!*grace)
+		*grace = now + EARLY_GRACE_US;
+	return now < *grace;
+}
+
 void fetch_loop(struct fetcher *f)
 {
 	const struct config *cfg = &f->j->cfg;
 	const struct http_result *r;
 	struct progress prog;
 	struct host *h;
+	int64_t grace = 0, now = clock_mono_us();
 
 	progress_init(&prog, f->j, f->seg, "fetch");
-	/* Asked to stop: only until the open requests end (links followed
-	 * meanwhile are journaled, not fetched). Early robots.txt files keep
-	 * the loop only while the round has work of its own. */
-	while (((f->hosts.left > f->hosts.early_left && !f->drain_until) ||
-		http_active(f->http) > f->early_active) &&
-	       !f->failed && !f->stopping) {
-		int64_t now = clock_mono_us();
-
+	/* Links followed meanwhile a stop are journaled, not fetched. Early
+	 * robots.txt files keep the loop only for their grace once the round
+	 * has no work of its own, and no new request starts in it. */
+	while (loop_busy(f, now, &grace) && !f->failed && !f->stopping) {
 		if (fetch_limits(f, now))
 			break;
 		hosts_tick(&f->hosts, now);
@@ -587,16 +610,17 @@ void fetch_loop(struct fetcher *f)
 			fail(f, segout_sync_async(f->out));
 			f->next_sync = now + (int64_t)cfg->sync_interval_ms * 1000;
 		}
-		while (!f->stopping && !f->drain_until &&   /* a stop: nothing new */
+		while (!f->stopping && !f->drain_until && !grace &&   /* a stop: nothing new */
 		       http_active(f->http) < cfg->max_connections &&
 		       (h = hosts_due(&f->hosts, now)) != NULL)
 			turn(f, h, now);
-		wait_events(f, now);
+		wait_events(f, now, grace);
 		http_run(f->http);
 		while ((r = http_next_done(f->http)) != NULL)
 			complete(f, r);
 		comm_hint_poll(on_hint_in, f);
 		progress_tick(&prog, f->c, (uint64_t)f->hosts.left, 0);
+		now = clock_mono_us();
 	}
 	/* Time limit, stop or failure: what is still open is abandoned and
 	 * stays due. */
