@@ -194,7 +194,11 @@ static void follow_one(struct frontier *fr, struct host *h, const struct host_it
 	u[len] = '\0';
 	link_of(it, u, len, kind, cash, &rec);
 	segout_followed(out, it->part, &rec, bands, nb);
-	note_followed(fr, hosts_add(h, u, &rec, it->part, it->origin), bands, nb);
+	/* A site's root starts next (score_first); requisites keep their order. */
+	if (kind != CRAWL_EMBED && score_first(&rec))
+		note_followed(fr, hosts_add_next(h, u, &rec, it->part, it->origin), bands, nb);
+	else
+		note_followed(fr, hosts_add(h, u, &rec, it->part, it->origin), bands, nb);
 	if (kind == CRAWL_EMBED)
 		fr->embeds++;
 	else

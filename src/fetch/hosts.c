@@ -143,6 +143,21 @@ struct host_item *hosts_add(struct host *h, const char *url, const struct crawl_
 	return it;
 }
 
+struct host_item *hosts_add_next(struct host *h, const char *url,
+				 const struct crawl_record *rec, uint32_t part,
+				 struct origin *origin)
+{
+	struct host_item *it = hosts_add(h, url, rec, part, origin);
+	size_t at = h->next, last = h->n - 1;
+
+	while (at < last && (h->items[at]->early || h->items[at]->ahead))
+		at++;
+	memmove(h->items + at + 1, h->items + at, (last - at) * sizeof(*h->items));
+	h->items[at] = it;
+	it->ahead = 1;
+	return it;
+}
+
 void hosts_join(struct host_table *t, struct host *h, const char *key)
 {
 	struct host_group **slot = (struct host_group **)hmap_put(&t->groups, key, strlen(key));

@@ -54,6 +54,7 @@ struct host_item {
 				     page it was found on (owned; NULL: none) */
 	int early;                /* not a URL: its origin's robots.txt is asked early
 				     (origins.h), with no outcome of its own */
+	int ahead;                /* joined by hosts_add_next */
 };
 
 struct host_group;
@@ -112,6 +113,12 @@ void hosts_claim(struct host_table *t, struct host *h);
 struct host_item *hosts_add(struct host *h, const char *url,
 			    const struct crawl_record *rec, uint32_t part,
 			    struct origin *origin);
+/* As hosts_add, but the URL is the next of h's to start: before the rest of
+ * its queue, after any URLs hosts_add_next put there already (they keep
+ * their order) and after an early robots.txt not yet asked. */
+struct host_item *hosts_add_next(struct host *h, const char *url,
+				 const struct crawl_record *rec, uint32_t part,
+				 struct origin *origin);
 /* Puts h into the group of key (a registrable domain or an address),
  * created on first use; h's timing joins the group's gate. */
 void hosts_join(struct host_table *t, struct host *h, const char *key);

@@ -13,6 +13,7 @@
 #include "url/url.h"
 #include "util/log.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <xxhash.h>
@@ -120,7 +121,8 @@ static void ranks_of(struct gen_part *g, const struct crawl_record *rec, struct 
 	}
 }
 
-/* The key of a record in the order generate.order asks for: its
+/* The key of a record in its host's order: first what score_first puts
+ * first, then by the order generate.order asks for: its
  * priority, then its URL's hash - for pagerank and hostrank, the top 24
  * bits of its secondary (score_secondary) before 40 bits of the hash. Two
  * URLs whose keys are equal are both taken or both left, so a budget may
@@ -139,6 +141,8 @@ static void keys_of(struct gen_part *g, const struct crawl_record *rec, struct c
 	}
 	k->side = BUDGET_NEW;
 	k->budget = k->sort;
+	if (score_first(rec))
+		k->sort.hi = topn_key_of(HUGE_VAL, 0).hi;
 	if (g->budget && refresh_is_refetch(rec)) {
 		k->side = BUDGET_REFETCH;
 		k->budget = topn_key_of(refresh_key_of(&g->refresh, rec, g->now), h);

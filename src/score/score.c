@@ -2,6 +2,7 @@
  * score.c - OPIC cash and the order of generate; see score.h.
  */
 #include "score/score.h"
+#include "url/url.h"
 
 #include <math.h>
 
@@ -78,6 +79,11 @@ double score_priority(const struct crawl_record *r, const struct score_ranks *rk
 	default:
 		return weighed_cash(r, s);
 	}
+}
+
+int score_first(const struct crawl_record *r)
+{
+	return r->meta.kind == CRAWL_EMBED || url_is_root(r->url, r->url_len);
 }
 
 double score_secondary(const struct crawl_record *r, const struct score_ranks *rk,

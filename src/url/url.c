@@ -1131,3 +1131,14 @@ const char *url_path(const char *url)
 		return "/";
 	return a[n] ? a + n : "/";
 }
+
+int url_is_root(const char *url, size_t len)
+{
+	const char *p = len > 3 ? memmem(url, len, "://", 3) : NULL;
+	const char *end = url + len;
+
+	if (!p)
+		return 0;
+	p = memchr(p + 3, '/', (size_t)(end - p - 3));
+	return p && p + 1 == end;
+}

@@ -89,6 +89,10 @@ CR_WUR enum cr_err url_authority(const char *url, char *out, size_t cap);
 /* Path and query of a canonical URL (borrowed pointer into url). */
 const char *url_path(const char *url);
 
+/* 1 if the canonical URL (len bytes, no NUL needed) is its origin's root
+ * page: the path "/" with no query. */
+int url_is_root(const char *url, size_t len);
+
 /* The value of a hex digit, or -1. */
 int url_hexval(int c);
 

@@ -304,6 +304,58 @@ static void operator_rules(void)
 	host_rules_free(&r);
 }
 
+/* Where hosts_add_next puts a URL: next to start, after an early
+ * robots.txt not yet asked and after earlier ones it put there, in order.
+ * Each case: the queue as moves ('a' hosts_add, 'n' hosts_add_next, 'e'
+ * an early item, '+' one started), then the URLs left to start. */
+static void add_next(void)
+{
+	static const struct { const char *moves, *left; } cases[] = {
+		{ "aan", "2 0 1" },
+		{ "a+an", "2 1" },
+		{ "aanan", "2 4 0 1 3" },
+		{ "ea+n", "2 1" },
+		{ "ean", "2 1" },
+		{ "n", "0" },
+		{ "a+n+an", "3 2" },
+	};
+	struct sched_policy pol = { .delay_us = 1000, .max_in_flight = 1 };
+	struct crawl_record rec;
+	size_t c, k;
+
+	memset(&rec, 0, sizeof(rec));
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct host_table t;
+		struct host *h;
+		char url[32], got[64] = "";
+		unsigned u = 0;
+
+		hosts_init(&t, &pol);
+		h = hosts_get(&t, "a.test");
+		for (const char *m = cases[c].moves; *m; m++) {
+			snprintf(url, sizeof(url), "http://a.test/%u", u);
+			if (*m == '+') {
+				h->next++;
+				continue;
+			}
+			u++;
+			if (*m == 'n')
+				hosts_add_next(h, url, &rec, 0, NULL);
+			else
+				hosts_add(h, url, &rec, 0, NULL)->early = *m == 'e';
+		}
+		for (k = h->next; k < h->n; k++) {
+			if (h->items[k]->early)
+				continue;
+			snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%s",
+				 got[0] ? " " : "", h->items[k]->url + strlen("http://a.test/"));
+		}
+		CHECK(strcmp(got, cases[c].left) == 0, "%s: left '%s', want '%s'",
+		      cases[c].moves, got, cases[c].left);
+		hosts_release(&t);
+	}
+}
+
 int main(void)
 {
 	size_t i;
@@ -314,5 +366,6 @@ int main(void)
 	holds();
 	reopen();
 	operator_rules();
+	add_next();
 	TEST_DONE();
 }

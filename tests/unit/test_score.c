@@ -244,11 +244,33 @@ static void test_priority(void)
 	}
 }
 
+/* What goes first among a host's URLs: requisites, and the root page. */
+static void test_first(void)
+{
+	static const struct { const char *url; int kind, first; } cases[] = {
+		{ "http://h.test/", CRAWL_PAGE, 1 },
+		{ "http://h.test:81/", CRAWL_PAGE, 1 },
+		{ "http://h.test/?p=2", CRAWL_PAGE, 0 },
+		{ "http://h.test/a/", CRAWL_PAGE, 0 },
+		{ "http://h.test/a.css", CRAWL_EMBED, 1 },
+	};
+	struct crawl_record r;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(&r, 0, sizeof(r));
+		r.url = cases[i].url;
+		r.url_len = strlen(r.url);
+		r.meta.kind = (uint8_t)cases[i].kind;
+		CHECK(score_first(&r) == cases[i].first, "score_first(%s)", cases[i].url);
+	}
+}
+
 int main(void)
 {
 	test_conservation();
 	test_history_converges();
 	test_spends();
 	test_priority();
+	test_first();
 	TEST_DONE();
 }

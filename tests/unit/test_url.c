@@ -150,6 +150,18 @@ int main(void)
 	CHECK_STR(url_path("http://h.test:8080/x?y=1"), "/x?y=1");
 	CHECK_STR(url_path("http://h.test"), "/");
 	{
+		static const struct { const char *u; int root; } roots[] = {
+			{ "http://h.test/", 1 }, { "https://h.test:8443/", 1 },
+			{ "http://[::1]:80/", 1 }, { "http://h.test/?q=1", 0 },
+			{ "http://h.test/a", 0 }, { "http://h.test//", 0 },
+			{ "http://h.test", 0 }, { "h.test/", 0 }, { "", 0 },
+		};
+		for (size_t r = 0; r < sizeof(roots) / sizeof(roots[0]); r++)
+			CHECK(url_is_root(roots[r].u, strlen(roots[r].u)) == roots[r].root,
+			      "url_is_root(%s)", roots[r].u);
+		CHECK(url_is_root("http://h.test/a", 14), "url_is_root reads len bytes");
+	}
+	{
 		char longurl[URL_MAX_LEN + 100];
 		memset(longurl, 'a', sizeof(longurl));
 		memcpy(longurl, "http://h.test/", 14);
