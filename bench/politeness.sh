@@ -23,8 +23,11 @@
 #                 sum over active hosts (requests - 1) x delay
 #                 / sum over active hosts (last request start - may be asked)
 #               (n requests need n - 1 delays: the host's last request is
-#               where its time stops). Overall: the rounds' figures weighted
-#               by their requests; the floor applies to it. Also per round,
+#               where its time stops). A host whose only request in a round
+#               is its robots.txt (asked early: found in the round, its URLs
+#               come in the next) is not active in it. Overall: the rounds'
+#               figures weighted by their active hosts' requests; the floor
+#               applies to it. Also per round,
 #               the stricter window of the issue: from the round's first
 #               request to the earliest last request of any active host
 #               (every host still has URLs throughout), each host credited
@@ -190,8 +193,11 @@ def cmd_mpicrawl(log, crawl, delay_ms, md):
               for i, (_, g, _f, _n, _s) in enumerate(rounds)]
     rnd = lambda t: max(bisect.bisect_right(bounds, t) - 1, 0)
     per = collections.defaultdict(lambda: collections.defaultdict(list))
+    pages = collections.defaultdict(set)   # round -> hosts with a request not for robots.txt
     for r in reqs:
         per[rnd(r[0])][r[2]].append(r[0])
+        if r[3] != '/robots.txt':
+            pages[rnd(r[0])].add(r[2])
     gaps, opens, dis = audit(reqs, delay)
     cross = [x for x in gaps if rnd(x[1][0]) != rnd(x[2][0])]
     out = open(md, 'w')
@@ -209,14 +215,18 @@ def cmd_mpicrawl(log, crawl, delay_ms, md):
         if not ch:
             w('| %d | 0 | 0 | - | %.1f | - | - | - | - |' % (seg, secs))
             continue
-        e_host, e_all, T, credit = efficiency(ch, prev, delay)
+        # A host asked only for its robots.txt in a round (asked early: found
+        # in the round, its URLs come in the next) had no URLs in it; its
+        # robots.txt still sets when it may be asked next.
+        act = {h: v for h, v in ch.items() if h in pages[i]}
+        e_host, e_all, T, credit = efficiency(act, prev, delay) if act else (None, None, 0, 0)
         for h, v in ch.items():
             prev[h] = v[-1]
         gl = [b - a for v in ch.values() for a, b in zip(v, v[1:])]
         med = statistics.median(gl) / 1000 if gl else None
         if e_host is not None:
-            sh += e_host * cnt
-            wh += cnt
+            sh += e_host * sum(len(v) for v in act.values())
+            wh += sum(len(v) for v in act.values())
         if e_all is not None:
             sa += e_all * credit
             wa += credit

@@ -16,8 +16,11 @@ int64_t round_length_ms(const struct round_length_in *in)
 	t = (double)in->delay_ms * ROUND_FIRST_DELAYS;
 	if (t < ROUND_MIN_S * 1000.0)
 		t = ROUND_MIN_S * 1000.0;
+	/* Growth counts from one delay: a plan under one delay takes one URL a
+	 * host whatever its length, so steps below it would change nothing. */
 	if (in->steps > 0)
-		t *= pow(ROUND_GROWTH, in->steps);
+		t = (t < (double)in->delay_ms ? (double)in->delay_ms : t) *
+		    pow(ROUND_GROWTH, in->steps);
 	if ((double)in->records * ROUND_US_PER_RECORD / 1000.0 > t)
 		t = (double)in->records * ROUND_US_PER_RECORD / 1000.0;
 	return t < ROUND_MAX_MS ? (int64_t)ceil(t) : (int64_t)ROUND_MAX_MS;

@@ -32,7 +32,11 @@
  *   (scheme://authority) it found there: while the crawl is still finding
  *   hosts, each round of waiting puts off every host found in it, and a
  *   short round costs a host with more to do nothing when update and
- *   generate take less than its delay.
+ *   generate take less than its delay. Growth counts from one delay (a
+ *   plan under one delay takes one URL a host whatever its length: from
+ *   half a delay, three steps of 1.25x would change nothing but hold
+ *   every host at one URL a round, each losing the boundary beyond its
+ *   delay).
  *   Once the hosts stop growing, a crawl of length L takes about log(L)
  *   rounds more. Benchmark C (100 hosts found over 9 rounds): 102.8 and
  *   102.9 s with 3 delays (at least 2 s) growing from the first round,
