@@ -731,7 +731,8 @@ static enum cr_err page_from_warc(struct part_ix *x, const struct warc_record *r
 
 	http_head_content_type(rec->block, head, type, sizeof(type), charset, sizeof(charset));
 	if (!parse_html(x->j, uri, charset, rec->block, head, rec->block + head,
-			rec->block_len - head, &pg, &flags, pc, NULL)) {
+			rec->block_len - head, warc_record_truncated(rec), &pg, &flags, pc,
+			NULL)) {
 		x->c[IX_PARSE_FAILED]++;
 		return CR_OK;
 	}

@@ -407,7 +407,8 @@ static enum cr_err one(struct wat_file *f, const struct warc_record *r, struct b
 	htmlmeta_init(&m);
 	if (html_response(r, type, &hlen, charset, sizeof(charset))) {
 		if (parse_html(f->j, uri, charset, r->block, hlen, r->block + hlen,
-			       r->block_len - hlen, &pg, &flags, f->pc, &m)) {
+			       r->block_len - hlen, warc_record_truncated(r), &pg, &flags,
+			       f->pc, &m)) {
 			s.page = &pg;
 			s.meta = &m;
 		}

@@ -196,9 +196,19 @@ static void keep_link_budget(struct html_page *page)
 	html_page_keep_links(page, k);
 }
 
+size_t parse_cut_tag(const unsigned char *body, size_t n)
+{
+	size_t i = n;
+
+	while (i > 0 && body[i - 1] != '>' && body[i - 1] != '<')
+		i--;
+	return i > 0 && body[i - 1] == '<' ? i - 1 : n;
+}
+
 int parse_html(const struct job *j, const char *url, const char *charset,
 	       const unsigned char *head, size_t hlen, const unsigned char *body, size_t blen,
-	       struct html_page *page, uint32_t *flags, uint64_t *c, struct htmlmeta *meta)
+	       int cut, struct html_page *page, uint32_t *flags, uint64_t *c,
+	       struct htmlmeta *meta)
 {
 	struct buf dec;
 	enum cr_err e;
@@ -208,6 +218,8 @@ int parse_html(const struct job *j, const char *url, const char *charset,
 		buf_release(&dec);
 		return 0;
 	}
+	if (cut)
+		blen = parse_cut_tag(body, blen);
 	e = html_extract_meta(body, blen, charset, url, j->cfg.robots_agent,
 			      (size_t)j->cfg.max_links, page, meta);
 	buf_release(&dec);
@@ -387,7 +399,8 @@ int parse_page(const struct job *j, const struct fetch_record *f,
 	if (f->rec.meta.kind == CRAWL_EMBED && is_css(f))
 		return j->cfg.fetch_embeds && parse_sheet(j, &pr, head, hlen, body, blen, out, c);
 	str0(charset, sizeof(charset), f->charset, f->charset_len);
-	if (!parse_html(j, url, charset, head, hlen, body, blen, &page, &flags, c, NULL))
+	if (!parse_html(j, url, charset, head, hlen, body, blen, f->rec.status == ST_TRUNCATED,
+			&page, &flags, c, NULL))
 		return 0;
 	pr.flags = flags;
 	c[PC_NOINDEX] += (pr.flags & PARSE_NOINDEX) != 0;

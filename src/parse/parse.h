@@ -74,11 +74,19 @@ int parse_page(const struct job *j, const struct fetch_record *f,
  * cut to what a record holds. *flags gets enum parse_flag bits. 1 if page
  * was filled (release it with html_page_release), 0 if the body could not be
  * decoded or parsed (counted in c, PC_COUNT_ long). meta: NULL, or an
- * initialised htmlmeta that gets what the markup says (htmlmeta.h).
+ * initialised htmlmeta that gets what the markup says (htmlmeta.h). cut: the
+ * body was cut short (fetch.max_body_bytes; status truncated, WARC-Truncated):
+ * it is read up to parse_cut_tag.
  */
 struct htmlmeta;
 int parse_html(const struct job *j, const char *url, const char *charset,
 	       const unsigned char *head, size_t hlen, const unsigned char *body, size_t blen,
-	       struct html_page *page, uint32_t *flags, uint64_t *c, struct htmlmeta *meta);
+	       int cut, struct html_page *page, uint32_t *flags, uint64_t *c,
+	       struct htmlmeta *meta);
+
+/* The length of a cut body to read: a tag the cut ended in is left out (up
+ * to its '<'), since a link cut short names another URL ("http://h:46503/"
+ * cut as "http://h:465"). n if the body ends outside a tag. Pure. */
+size_t parse_cut_tag(const unsigned char *body, size_t n);
 
 #endif

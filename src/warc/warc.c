@@ -330,6 +330,13 @@ int warc_record_field(const struct warc_record *rec, const char *name, char *out
 	return head_field(rec->head, rec->head_len, name, out, cap);
 }
 
+int warc_record_truncated(const struct warc_record *rec)
+{
+	char v[32];
+
+	return head_field(rec->head, rec->head_len, "WARC-Truncated", v, sizeof(v));
+}
+
 enum cr_err warc_http_split(const unsigned char *block, size_t len, int *status,
 			    size_t *head_len)
 {

@@ -286,6 +286,9 @@ void warc_reader_free(struct warc_reader **r);
 int warc_record_field(const struct warc_record *rec, const char *name,
 		      char *out, size_t cap);
 
+/* 1 if the record has a WARC-Truncated field (its block was cut short). */
+int warc_record_truncated(const struct warc_record *rec);
+
 /*
  * Splits an HTTP message block into head and body: *head_len includes the
  * blank line (CRLF CRLF, bare LF tolerated); *status is the response status

@@ -54,7 +54,9 @@ cat >"$SCRATCH/cut.py" <<'PY'
 import http.server, sys, threading, time
 first = threading.Event()
 PAGES = {"/": b'<a href="/a.html">a</a> <a href="/private/x.html">x</a>',
-         "/a.html": b"<p>a</p>", "/private/x.html": b"<p>private</p>"}
+         "/a.html": b"<p>a</p>", "/private/x.html": b"<p>private</p>",
+         "/long": b"<p>" + b"x" * 1100 + b'</p><a href="/b.html">b</a> <a href="/bcdefgh.html">c</a>',
+         "/b.html": b"<p>b</p>", "/bcdefgh.html": b"<p>c</p>"}
 class H(http.server.BaseHTTPRequestHandler):
     def log_message(self, *a):
         pass
@@ -96,10 +98,20 @@ for run in 1 2; do
 		--set fetch.allow_addresses=127.0.0.1 --set politeness.delay_ms=0 \
 		--set fetch.time_limit_s=1 >"$SCRATCH/cut.out$run" 2>&1
 done
+# A page cut by fetch.max_body_bytes inside a link's tag (at '<a href="/bc'):
+# the link cut short is not read, so "/bc" is never asked; the whole link
+# before it is.
+cp "$SCRATCH/cut.log" "$SCRATCH/cut.log1"
+echo "http://127.0.0.1:$CUT_PORT/long" >"$SCRATCH/long.seeds"
+check "a crawl of a page cut inside a tag" run_ranks 1 crawl --dir "$SCRATCH/long" \
+	--seeds "$SCRATCH/long.seeds" --rounds 2 --set fetch.allow_addresses=127.0.0.1 \
+	--set politeness.delay_ms=0 --set fetch.max_body_bytes=1143 >"$SCRATCH/long.out" 2>&1
 kill "$CUT_PID" 2>/dev/null
 wait "$CUT_PID" 2>/dev/null
 echo "requests: $(tr '\n' ' ' <"$SCRATCH/cut.log")"
-check "the cut chain was asked again" test "$(grep -c '^/robots.txt$' "$SCRATCH/cut.log")" -eq 2
+check "the cut page's whole link fetched, the link cut short not" \
+	bash -c "grep -q '^/b.html$' '$SCRATCH/cut.log' && ! grep -q '^/bc' '$SCRATCH/cut.log'"
+check "the cut chain was asked again" test "$(grep -c '^/robots.txt$' "$SCRATCH/cut.log1")" -eq 2
 check "its rules held: /a.html fetched, /private/ not" \
-	bash -c "grep -q '^/a.html$' '$SCRATCH/cut.log' && ! grep -q '^/private/' '$SCRATCH/cut.log'"
+	bash -c "grep -q '^/a.html$' '$SCRATCH/cut.log1' && ! grep -q '^/private/' '$SCRATCH/cut.log1'"
 finish
