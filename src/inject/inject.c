@@ -79,9 +79,18 @@ static int produce_seeds(void *arg, struct route *r)
 		struct link_record l = { .from = "" };
 		struct seed_settings ss;
 
-		if (!seeds_split(s->line, s->lineno == 1, &t, &settings))
+		int seed = seeds_split(s->line, (size_t)n, s->lineno == 1, &t, &settings);
+
+		if (!seed)
 			continue;
 		s->c[IC_LINES]++;
+		if (seed < 0) {
+			if (s->c[IC_INVALID] + s->c[IC_REFUSED] < INJECT_LOG_MAX)
+				log_warn("inject", "%s:%llu: invalid seed line: it holds a NUL "
+					 "byte", s->path, (unsigned long long)s->lineno);
+			s->c[IC_INVALID]++;
+			continue;
+		}
 		seed_settings_of(settings, &ss);
 		l.meta.kind = seeds_sitemap(&t) || ss.sitemap ? CRAWL_SITEMAP : CRAWL_PAGE;
 		l.meta.vouched = l.meta.kind == CRAWL_SITEMAP;   /* the operator vouches */
@@ -201,20 +210,23 @@ enum cr_err inject_check(const char *path, uint64_t *lines, uint64_t *invalid, c
 	FILE *fp = fopen(path, "r");
 	char *line = NULL, url[URL_MAX_LEN + 1];
 	size_t cap = 0;
+	ssize_t n;
 	enum cr_err e = CR_EOF;
 
 	*lines = *invalid = 0;
 	first[0] = '\0';
 	if (!fp)
 		return CR_ERR_IO;
-	while (e == CR_EOF && getline(&line, &cap, fp) >= 0) {
+	while (e == CR_EOF && (n = getline(&line, &cap, fp)) >= 0) {
 		char *t, *settings;
-		const char *why;
+		const char *why = "it holds a NUL byte";
+		int seed = seeds_split(line, (size_t)n, (*lines)++ == 0, &t, &settings);
 
-		if (!seeds_split(line, (*lines)++ == 0, &t, &settings))
+		if (!seed)
 			continue;
-		seeds_sitemap(&t);
-		if (url_canon(NULL, t, url, sizeof(url), &why) == CR_OK &&
+		if (seed > 0)
+			seeds_sitemap(&t);
+		if (seed > 0 && url_canon(NULL, t, url, sizeof(url), &why) == CR_OK &&
 		    !(why = seeds_check_settings(settings)))
 			e = CR_OK;
 		else if ((*invalid)++ == 0)

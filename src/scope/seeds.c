@@ -18,9 +18,12 @@
 #define SEED_RECORD_VERSION 1
 #define SEED_SETTINGS_MAX 4096
 
-int seeds_split(char *line, int first_line, char **url, char **settings)
+int seeds_split(char *line, size_t n, int first_line, char **url, char **settings)
 {
 	char *t = line, *tab;
+
+	if (memchr(line, '\0', n))
+		return -1;
 
 	if (first_line && !memcmp(t, UTF8_BOM, 3))
 		t += 3;   /* a byte order mark is not part of the first URL */
@@ -157,7 +160,7 @@ static enum cr_err write_lines(FILE *fp, struct recfile_writer *w, struct scope 
 		const char *why;
 		int sitemap;
 
-		if (!seeds_split(line, first, &url, &settings)) {
+		if (seeds_split(line, (size_t)n, first, &url, &settings) <= 0) {
 			first = 0;
 			continue;
 		}

@@ -25,9 +25,11 @@ struct scope;
 /*
  * Splits a seed line in place: *url the URL (leading blanks, a first
  * line's byte order mark and the line end cut), *settings what follows its
- * first tab ("" if nothing). Returns 0 for a blank or comment line, else 1.
+ * first tab ("" if nothing). n is the line's length as read. Returns 0 for
+ * a blank or comment line, -1 for a line that holds a NUL byte (no seed:
+ * it would be cut there), else 1.
  */
-int seeds_split(char *line, int first_line, char **url, char **settings);
+int seeds_split(char *line, size_t n, int first_line, char **url, char **settings);
 
 /* The id of the seed with canonical URL url[0..len) (crawl_record.seed):
  * XXH3-64 of the URL, never 0. */

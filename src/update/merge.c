@@ -332,13 +332,15 @@ struct merge_streams {
 	struct crawl_record old_rec;
 	struct fetch_record fetch_rec;
 	struct link_record link_rec;
+	int seeds;                           /* merge_extra.seeds */
 };
 
 /*
  * The links to the links stream's URL: the first that is more than cash
  * (the smallest depth: link_record_cmp) copied into in->link, and the cash
  * of all of them summed - in the links' order, a total one, so the sum is
- * the same on any rank count. Advances past them.
+ * the same on any rank count. Seeds are not links: a seed listed twice is
+ * one seed, with the larger of its lines' cash. Advances past them.
  */
 static enum cr_err gather_links(struct merge_streams *m, struct merge_in *in)
 {
@@ -351,7 +353,10 @@ static enum cr_err gather_links(struct merge_streams *m, struct merge_in *in)
 	do {
 		if (link_record_unpack(m->links.p, m->links.n, &l))
 			return CR_ERR_FORMAT;
-		in->cash += l.cash;
+		if (!m->seeds)
+			in->cash += l.cash;
+		else if (l.cash > in->cash)
+			in->cash = l.cash;
 		if (!(l.flags & LINK_CASH) && !m->link_b.len)
 			buf_add(&m->link_b, m->links.p, m->links.n);
 		e = advance(&m->links);
@@ -529,6 +534,7 @@ enum cr_err merge_partition(const struct crawl_dir *d, const struct config *cfg,
 	memset(&m, 0, sizeof(m));
 	m.fetch.x = fetch;
 	m.links.x = links;
+	m.seeds = x && x->seeds;
 	if (!e && old_version > 0) {
 		layout_crawldb_part(d, old_version, p, in_path, sizeof(in_path));
 		e = recfile_reader_open(in_path, REC_KIND_CRAWLDB, &m.old.r);

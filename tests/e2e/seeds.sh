@@ -102,4 +102,20 @@ cash_of() {
 check "the seeds' cash: 2 x 2.5 and 2 x 1" test "$(cash_of)" = "2 5"
 "$MPICRAWL" inject --dir "$SCRATCH/score" --seeds "$SCRATCH/score-seeds" >/dev/null 2>&1
 check "injected again, the seeds keep their cash" test "$(cash_of)" = "2 5"
+# A seed listed several times is one seed: its cash is not multiplied (the
+# larger of its lines' score= counts). A line holding a NUL byte is no seed
+# (it would be cut there): named with its line, the rest injected.
+printf 'http://h0003.%s/\nhttp://h0003.%s/\tscore=3\nhttp://h0004.%s/x\0evil\n' \
+	"$D" "$D" "$D" >"$SCRATCH/dup-seeds"
+check "a NUL byte in a seed line is named with its line" expect 0 \
+	"dup-seeds:3: invalid seed line: it holds a NUL byte" \
+	"$MPICRAWL" inject --dir "$SCRATCH/dup" --seeds "$SCRATCH/dup-seeds"
+check "... and no URL is cut from it" test -z \
+	"$("$MPICRAWL" readdb --dir "$SCRATCH/dup" --dump | grep h0004)"
+check "a seed listed twice enters once, with its larger cash" test \
+	"$("$MPICRAWL" readdb --dir "$SCRATCH/dup" --dump | python3 -c \
+	'import json,sys; print(" ".join("%g" % json.loads(l)["cash"] for l in sys.stdin))')" = "3"
+printf 'http://h0004.%s/x\0evil\n' "$D" >"$SCRATCH/nul-seeds"
+check "only a NUL line: no valid seed, exit 2" expect 2 "NUL byte" \
+	"$MPICRAWL" inject --dir "$SCRATCH/nul" --seeds "$SCRATCH/nul-seeds"
 finish

@@ -274,14 +274,17 @@ static void seed_lines(void)
 	char line[128], *url, *settings;
 
 	snprintf(line, sizeof(line), "\xef\xbb\xbf  http://a.test/\tmax_pages=5\r\n");
-	CHECK(seeds_split(line, 1, &url, &settings) == 1, "a seed");
+	CHECK(seeds_split(line, strlen(line), 1, &url, &settings) == 1, "a seed");
 	CHECK(!strcmp(url, "http://a.test/"), "url %s", url);
 	CHECK(!strcmp(settings, "max_pages=5"), "settings %s", settings);
 	snprintf(line, sizeof(line), "http://a.test/a b\n");
-	CHECK(seeds_split(line, 0, &url, &settings) == 1 && !strcmp(url, "http://a.test/a b") &&
+	CHECK(seeds_split(line, strlen(line), 0, &url, &settings) == 1 &&
+	      !strcmp(url, "http://a.test/a b") &&
 	      !*settings, "a space is part of the URL");
 	snprintf(line, sizeof(line), "  # comment\n");
-	CHECK(seeds_split(line, 0, &url, &settings) == 0, "comment");
+	CHECK(seeds_split(line, strlen(line), 0, &url, &settings) == 0, "comment");
+	memcpy(line, "http://a.test/x\0evil\n", 21);
+	CHECK(seeds_split(line, 21, 0, &url, &settings) == -1, "a NUL byte: no seed");
 	CHECK(seeds_check_settings("") == NULL, "no settings");
 	CHECK(seeds_check_settings("bogus=1") != NULL, "an unknown setting");
 	{
