@@ -42,6 +42,7 @@ int cmd_check(int argc, char **argv)
 	};
 	const char *dir = NULL;
 	int repair = 0, c;
+	enum cr_err e;
 	struct config cfg;
 	struct crawl_dir d;
 	struct dir_lock lk = { .fd = -1 };
@@ -71,7 +72,9 @@ int cmd_check(int argc, char **argv)
 	if (layout_open(dir, &cfg, 0, &d) != CR_OK)
 		return 1;
 	layout_top(dir, "lock", path, sizeof(path));
-	if (lock_acquire(path, &lk, &h) != CR_OK) {
+	if ((e = lock_acquire(path, &lk, &h)) != CR_OK) {
+		if (e != CR_ERR_STATE)
+			return 1;   /* said: the lock cannot be opened */
 		lock_holder_str(&h, who, sizeof(who));
 		fprintf(stderr, "mpicrawl: crawl directory '%s' is in use by %s\n", dir, who);
 		return 1;

@@ -191,6 +191,11 @@ int cmd_warc(int argc, char **argv)
 			nfiles++;
 		}
 	}
+	if (check && text) {
+		fprintf(stderr, "mpicrawl warc: --check and --text do not go together: "
+			"run one, then the other\n");
+		return 2;
+	}
 	if (!nfiles) {
 		fprintf(stderr, "mpicrawl warc: no FILE given\n");
 		warc_usage(stderr);

@@ -2,6 +2,7 @@
 #include "crawldb/crawl_record.h"
 #include "crawldb/fetch_record.h"
 #include "dedup/runs.h"
+#include "rank/record.h"
 #include "round/state.h"
 #include "scope/decisions.h"
 #include "seen/bloom.h"
@@ -443,6 +444,40 @@ static void check_robots(struct ck *c)
 	}
 }
 
+/* Counts the records of a rank part that do not unpack. */
+static void rank_bad(void *arg, const void *rec, size_t n)
+{
+	struct rank_record r;
+
+	if (rank_record_unpack(rec, n, &r) != CR_OK)
+		(*(uint64_t *)arg)++;
+}
+
+/* What the last `mpicrawl rank` wrote (generate.order pagerank, hostrank):
+ * derived, written whole again by the next rank, so --repair removes a
+ * damaged part; until then generate orders its URLs by cash. */
+static void check_ranks(struct ck *c)
+{
+	char path[PATH_MAX];
+	uint32_t p;
+
+	for (p = 0; p < c->d->partitions; p++) {
+		uint64_t bad = 0;
+		enum cr_err e;
+
+		rank_part_path(c->d, p, path, sizeof(path));
+		e = read_whole(c, path, REC_KIND_RANK, rank_bad, &bad);
+		if (e == CR_ERR_IO || (e == CR_OK && !bad))
+			continue;
+		if (c->repair && unlink(path) == 0)
+			say(c, 1, "damaged rank part '%s' removed: its URLs go by cash until the "
+			    "next 'mpicrawl rank'", path);
+		else
+			say(c, 0, "damaged rank part '%s' (--repair removes it; 'mpicrawl rank' "
+			    "writes it again)", path);
+	}
+}
+
 /* The seeds of every inject up to version: the scope is built from them,
  * so a damaged one is reported, never removed. */
 static void check_seeds(struct ck *c, int version)
@@ -497,6 +532,7 @@ enum cr_err check_run(const struct crawl_dir *d, const struct config *cfg, int r
 		}
 	}
 	check_robots(&c);
+	check_ranks(&c);
 	check_seeds(&c, s.version);
 	if (repair)
 		round_clean_tmp(d);

@@ -7,7 +7,8 @@
  * phases went; every WARC file a fetch outcome names, and the response
  * record at the offset the outcome names, and at the offset each CDXJ line
  * names; the manifests (_SUCCESS, _FROM, CURRENT) and that they agree; the
- * latest robots cache. Every problem is one line on stderr.
+ * latest robots cache; the seeds; the ranks (rank/part-*.zst). Every
+ * problem is one line on stderr.
  *
  * With repair, what can be done safely is done and said:
  * - a damaged or missing seen-set is rebuilt from its CrawlDb part;
@@ -17,6 +18,8 @@
  *   one is whole and no later segment was generated from the damaged one:
  *   the update that made it is redone by the next crawl;
  * - a damaged robots cache is removed (robots.txt is asked again);
+ * - a damaged rank part is removed (its URLs go by cash until the next
+ *   `mpicrawl rank` writes it again);
  * - a journal left beside a committed fetch, and temporary files, are
  *   removed.
  * What cannot be repaired (a WARC file gone, a damaged fetch outcome of a

@@ -47,7 +47,8 @@ CR_WUR enum cr_err lock_acquire(const char *path, struct dir_lock *l,
 /* Removes the lock file and drops the lock. Accepts a lock not held. */
 void lock_release(struct dir_lock *l);
 
-/* One line describing a holder: "job J, pid P on host H, since T". */
+/* One line describing a holder: "job J, pid P on host H, since T" (or, with
+ * no pid yet, a job that is starting). */
 void lock_holder_str(const struct lock_holder *h, char *out, size_t cap);
 
 enum lock_clear_result {

@@ -129,6 +129,12 @@ check "readdb on 2 ranks prints once" test \
 check "check on 2 ranks" bash -c 'timeout 120 mpirun --oversubscribe -n 2 "$1" check \
 	--dir "$2" >/dev/null 2>&1' _ "$MPICRAWL" "$SCRATCH/m"
 
+# A lock that cannot be opened is said as such, not as a holder "pid 0".
+cp -a "$SCRATCH/m" "$SCRATCH/mlock" && mkdir "$SCRATCH/mlock/lock"
+check "check on a lock that is a directory says so" expect 1 'cannot open .*lock.*Is a directory' \
+	"$MPICRAWL" check --dir "$SCRATCH/mlock"
+check "... and names no holder" eval '! grep -q "in use by" "$SCRATCH/err"'
+
 # A damaged fetch list of a segment not fetched yet: --repair has it planned again.
 "$MPICRAWL" inject --dir "$SCRATCH/fl" --seeds "$SCRATCH/s1" "${opts[@]}" 2>/dev/null
 "$MPICRAWL" generate --dir "$SCRATCH/fl" "${opts[@]}" >/dev/null 2>&1
@@ -194,6 +200,8 @@ check "url --stdin: one line per BASE<TAB>HREF line" test "$out" = "$want"
 check "url --stdin --hex --resolve-only" test "$(printf '%s\t%s\n' 687474703a2f2f612e6578616d706c652f 20780979 |
 	"$MPICRAWL" url --stdin --hex --resolve-only)" = "http://a.example/xy"
 check "url --stdin with --base: bad usage" expect 2 "takes no --base" "$MPICRAWL" url --stdin --base http://a.example/
+check "warc --check with --text: bad usage, not one of them silently" expect 2 \
+	"--check and --text do not go together" "$MPICRAWL" warc --check --text "$SCRATCH/robots.txt"
 printf 'User-agent: *\nDisallow: /private/\n' >"$SCRATCH/robots.txt"
 out=$("$MPICRAWL" robots --agent mybot "$SCRATCH/robots.txt" http://a.example/private/x http://a.example/ok)
 check "robots tool" test "$out" = "$(printf 'deny\thttp://a.example/private/x\nallow\thttp://a.example/ok')"

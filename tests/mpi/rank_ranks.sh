@@ -135,6 +135,16 @@ check "a damaged parse part: exit 1, named" expect 1 "cannot read parse data" \
 	"$MPICRAWL" rank --dir "$SCRATCH/d"
 check "... on 2 ranks too (no hang)" expect 1 "cannot read parse data" \
 	run_ranks 2 rank --dir "$SCRATCH/d"
+# A damaged rank part: check names it, --repair removes it, check is clean.
+cp -a "$SCRATCH/c" "$SCRATCH/r"
+part=$(ls "$SCRATCH"/r/rank/part-*.zst | head -n 1)
+head -c 60 "$part" >"$part.cut" && mv "$part.cut" "$part"
+check "check names a damaged rank part" expect 1 "damaged rank part '.*part-" \
+	"$MPICRAWL" check --dir "$SCRATCH/r"
+check "... --repair removes it" expect 0 "removed: its URLs go by cash" \
+	"$MPICRAWL" check --dir "$SCRATCH/r" --repair
+check "... and check is clean after" test ! -e "$part" -a \
+	"$("$MPICRAWL" check --dir "$SCRATCH/r" 2>/dev/null | grep -c ': 0 problems left')" = 1
 mkdir -p "$SCRATCH/notcrawl"
 check "a directory that is no crawl: exit 1" expect 1 "not a crawl directory" \
 	"$MPICRAWL" rank --dir "$SCRATCH/notcrawl"
