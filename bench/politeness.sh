@@ -25,7 +25,9 @@
 #               (n requests need n - 1 delays: the host's last request is
 #               where its time stops). A host whose only request in a round
 #               is its robots.txt (asked early: found in the round, its URLs
-#               come in the next) is not active in it. Overall: the rounds'
+#               come in the next; or, rarely, one whose robots.txt denied
+#               all it had) is not active in it: the log alone cannot tell
+#               the two apart, and the second's window is about 0 anyway. Overall: the rounds'
 #               figures weighted by their active hosts' requests; the floor
 #               applies to it. Also per round,
 #               the stricter window of the issue: from the round's first

@@ -42,7 +42,7 @@ static void origin_key(const char *url, char *key, size_t cap)
 }
 
 struct host_item *fetchlist_add(struct fetchlist_load *l, const struct crawl_record *rec,
-				uint32_t p)
+				uint32_t p, int next)
 {
 	char url[URL_MAX_LEN + 1], name[URL_HOST_MAX], key[URL_HOST_MAX + 16];
 	struct host *h;
@@ -64,7 +64,7 @@ struct host_item *fetchlist_add(struct fetchlist_load *l, const struct crawl_rec
 	origin_key(url, key, sizeof(key));
 	o = origins_get(l->origins, key, p);
 	o->host = h;
-	return hosts_add(h, url, rec, p, o);
+	return (next ? hosts_add_next : hosts_add)(h, url, rec, p, o);
 }
 
 int fetchlist_early(struct fetchlist_load *l, struct origin_table *early, const char *url,
@@ -120,7 +120,7 @@ enum cr_err fetchlist_read(struct fetchlist_load *l, uint32_t p)
 			e = CR_ERR_FORMAT;
 			break;
 		}
-		fetchlist_add(l, &rec, p);
+		fetchlist_add(l, &rec, p, 0);
 	}
 	recfile_reader_free(&r);
 	if (e == CR_ERR_FORMAT)

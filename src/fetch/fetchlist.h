@@ -28,11 +28,12 @@ struct fetchlist_load {
 };
 
 /* One URL into its host's queue (the host, its group and its origin made
- * when new), as the fetch list's: the new item, or NULL when an earlier
- * attempt finished it or it has no host. rec's strings are borrowed for the
- * call (the URL is copied). */
+ * when new), as the fetch list's - or, with next, as the next to start
+ * (hosts_add_next) - : the new item, or NULL when an earlier attempt
+ * finished it or it has no host. rec's strings are borrowed for the call
+ * (the URL is copied). */
 struct host_item *fetchlist_add(struct fetchlist_load *l, const struct crawl_record *rec,
-				uint32_t p);
+				uint32_t p, int next);
 
 /*
  * A link to a host new to the crawl (follow_early admitted it; p: its

@@ -91,7 +91,8 @@ static enum cr_err requeue(struct frontier *fr, struct fetchlist_load *l)
 		if (buf_get_str(&rd, &packed, &n) ||
 		    crawl_record_unpack(packed, n, &rec) != CR_OK || rec.url_len > URL_MAX_LEN)
 			return CR_ERR_FORMAT;
-		if ((it = fetchlist_add(l, &rec, p)) == NULL)
+		/* a root went next when it was followed: it goes next again */
+		if ((it = fetchlist_add(l, &rec, p, score_first(&rec))) == NULL)
 			continue;
 		note_followed(fr, it, bands, nb);
 	}
@@ -194,11 +195,10 @@ static void follow_one(struct frontier *fr, struct host *h, const struct host_it
 	u[len] = '\0';
 	link_of(it, u, len, kind, cash, &rec);
 	segout_followed(out, it->part, &rec, bands, nb);
-	/* A site's root starts next (score_first); requisites keep their order. */
-	if (kind != CRAWL_EMBED && score_first(&rec))
-		note_followed(fr, hosts_add_next(h, u, &rec, it->part, it->origin), bands, nb);
-	else
-		note_followed(fr, hosts_add(h, u, &rec, it->part, it->origin), bands, nb);
+	/* A site's root starts next (score_first); the rest keep their order. */
+	note_followed(fr, (score_first(&rec) ? hosts_add_next : hosts_add)(h, u, &rec, it->part,
+									   it->origin),
+		      bands, nb);
 	if (kind == CRAWL_EMBED)
 		fr->embeds++;
 	else
@@ -510,7 +510,7 @@ int frontier_take(struct frontier *fr, struct fetchlist_load *l, const void *pac
 	if (lk.queued || lk.seen || (h && (hosts_closed(h) || h->early)) ||
 	    (h ? frontier_room(h, limit, now, 0) == 0 : now >= limit))
 		return 0;
-	it = fetchlist_add(l, &rec, p);
+	it = fetchlist_add(l, &rec, p, 0);
 	l->urls = urls;   /* counted as requisites, not as the fetch lists' */
 	if (!it)
 		return 0;

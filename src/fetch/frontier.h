@@ -77,15 +77,17 @@ void frontier_keep(struct frontier *fr, uint32_t p, const struct crawl_record *r
 void frontier_keep_handoff(struct frontier *fr, const struct crawl_record *rec,
 			   unsigned round);
 /* After the fetch lists are read through l: the kept links not finished
- * join their hosts' queues again, in the order they were followed. */
+ * join their hosts' queues again, in the order they were followed (a
+ * site's root next again, as when it was followed). */
 CR_WUR enum cr_err frontier_load(struct frontier *fr, struct fetchlist_load *l);
 void frontier_release(struct frontier *fr);
 
 /*
  * The links of a parsed page (its packed parse record) of item it of host
- * h: those follow_decide admits are added to h's queue (hosts_add) and
- * noted; then its requisites that follow_embed admits (counted in
- * fr->embeds, not returned), and those of other origins follow_handoff
+ * h: those follow_decide admits are added to h's queue (hosts_add; a
+ * site's root as the next to start, hosts_add_next) and noted; then its
+ * requisites that follow_embed admits (counted in fr->embeds, not
+ * returned), and those of other origins follow_handoff
  * admits are kept to hand over (journaled with segout_handoff). Links are
  * bounded by frontier_room with the round's span, requisites by the time
  * limit alone (limit, monotonic µs; INT64_MAX: none; now: the clock): a

@@ -1,6 +1,7 @@
 /*
  * hosts.h - the host queues of a fetch phase: each host's URLs (in fetch
- * list order), its politeness timing, its group, and its life in the phase
+ * list order, links followed in the round after them, a site's root page
+ * next: hosts_add_next), its politeness timing, its group, and its life in the phase
  * as one state machine whose every change goes through hosts_settle.
  *
  *   NEW ------turn-----> RESOLVING --answer--> READY <-----> ROBOTS

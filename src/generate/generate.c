@@ -373,7 +373,11 @@ static void open_ranks(struct gen_part *g, uint32_t p)
 		return;
 	rank_part_path(&g->j->dir, p, path, sizeof(path));
 	if (!fs_exists(path) || recfile_reader_open(path, REC_KIND_RANK, &g->ranks) != CR_OK) {
-		if (p == 0)   /* once */
+		char first[PATH_MAX];
+
+		/* once when there are none; for each part missing beside the rest */
+		rank_part_path(&g->j->dir, 0, first, sizeof(first));
+		if (p == 0 || fs_exists(first))
 			log_warn("generate", "no ranks in '%s': run 'mpicrawl rank' (or set "
 				 "rank.every_rounds); the URLs go by cash", path);
 		g->ranks = NULL;

@@ -13,7 +13,7 @@
 #include "url/url.h"
 #include "util/log.h"
 
-#include <math.h>
+#include <float.h>
 #include <stdio.h>
 #include <string.h>
 #include <xxhash.h>
@@ -141,8 +141,9 @@ static void keys_of(struct gen_part *g, const struct crawl_record *rec, struct c
 	}
 	k->side = BUDGET_NEW;
 	k->budget = k->sort;
+	/* just under a requisite's HUGE_VAL: after requisites, before the rest */
 	if (score_first(rec))
-		k->sort.hi = topn_key_of(HUGE_VAL, 0).hi;
+		k->sort.hi = topn_key_of(DBL_MAX, 0).hi;
 	if (g->budget && refresh_is_refetch(rec)) {
 		k->side = BUDGET_REFETCH;
 		k->budget = topn_key_of(refresh_key_of(&g->refresh, rec, g->now), h);

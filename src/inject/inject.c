@@ -63,6 +63,15 @@ static enum cr_err take_seed(struct seed_reader *s, const char *t, const char *s
 	return CR_ERR_FORMAT;
 }
 
+/* A seed line that holds a NUL byte: no seed (it would be cut there). */
+static void nul_line(struct seed_reader *s)
+{
+	if (s->c[IC_INVALID] + s->c[IC_REFUSED] < INJECT_LOG_MAX)
+		log_warn("inject", "%s:%llu: invalid seed line: it holds a NUL byte", s->path,
+			 (unsigned long long)s->lineno);
+	s->c[IC_INVALID]++;
+}
+
 static int produce_seeds(void *arg, struct route *r)
 {
 	struct seed_reader *s = arg;
@@ -78,17 +87,13 @@ static int produce_seeds(void *arg, struct route *r)
 			continue;
 		struct link_record l = { .from = "" };
 		struct seed_settings ss;
-
 		int seed = seeds_split(s->line, (size_t)n, s->lineno == 1, &t, &settings);
 
 		if (!seed)
 			continue;
 		s->c[IC_LINES]++;
 		if (seed < 0) {
-			if (s->c[IC_INVALID] + s->c[IC_REFUSED] < INJECT_LOG_MAX)
-				log_warn("inject", "%s:%llu: invalid seed line: it holds a NUL "
-					 "byte", s->path, (unsigned long long)s->lineno);
-			s->c[IC_INVALID]++;
+			nul_line(s);
 			continue;
 		}
 		seed_settings_of(settings, &ss);

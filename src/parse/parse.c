@@ -153,10 +153,11 @@ static void sign_page(const struct job *j, const struct html_page *page,
 }
 
 /* A Content-Encoding is undone, up to fetch.max_decoded_bytes (over the
- * cap, the decoded part is parsed): *body and *blen then point into dec.
- * 0 if the body cannot be decoded. */
+ * cap, the decoded part is parsed, and *capped set if capped is not NULL):
+ * *body and *blen then point into dec. 0 if the body cannot be decoded. */
 static int undo_encoding(const struct job *j, const unsigned char *head, size_t hlen,
-			 const unsigned char **body, size_t *blen, struct buf *dec, uint64_t *c)
+			 const unsigned char **body, size_t *blen, struct buf *dec, uint64_t *c,
+			 int *capped)
 {
 	size_t enclen = 0;
 	const char *enc = http_head_field(head, hlen, "content-encoding", &enclen);
@@ -169,6 +170,8 @@ static int undo_encoding(const struct job *j, const unsigned char *head, size_t 
 	case DECODE_OK:
 		c[PC_DECODED]++;
 		c[PC_DECODE_CAPPED] += dec->len >= max;
+		if (capped)
+			*capped = dec->len >= max;
 		*body = dec->p;
 		*blen = dec->len;
 		return 1;
@@ -212,13 +215,14 @@ int parse_html(const struct job *j, const char *url, const char *charset,
 {
 	struct buf dec;
 	enum cr_err e;
+	int capped = 0;
 
 	buf_init(&dec);
-	if (!undo_encoding(j, head, hlen, &body, &blen, &dec, c)) {
+	if (!undo_encoding(j, head, hlen, &body, &blen, &dec, c, &capped)) {
 		buf_release(&dec);
 		return 0;
 	}
-	if (cut)
+	if (cut || capped)   /* cut short by the fetch, or by the decoding's cap */
 		blen = parse_cut_tag(body, blen);
 	e = html_extract_meta(body, blen, charset, url, j->cfg.robots_agent,
 			      (size_t)j->cfg.max_links, page, meta);
@@ -292,7 +296,7 @@ static int parse_sheet(const struct job *j, struct parse_record *pr,
 	uint32_t i;
 
 	buf_init(&dec);
-	if (!undo_encoding(j, head, hlen, &body, &blen, &dec, c)) {
+	if (!undo_encoding(j, head, hlen, &body, &blen, &dec, c, NULL)) {
 		buf_release(&dec);
 		return 0;
 	}
@@ -390,7 +394,7 @@ int parse_page(const struct job *j, const struct fetch_record *f,
 		int ok;
 
 		buf_init(&dec);
-		ok = undo_encoding(j, head, hlen, &body, &blen, &dec, c);
+		ok = undo_encoding(j, head, hlen, &body, &blen, &dec, c, NULL);
 		if (ok)
 			sitemap_page_parse(&pr, f->rec.meta.vouched, body, blen, out, c);
 		buf_release(&dec);

@@ -76,7 +76,8 @@ int parse_page(const struct job *j, const struct fetch_record *f,
  * decoded or parsed (counted in c, PC_COUNT_ long). meta: NULL, or an
  * initialised htmlmeta that gets what the markup says (htmlmeta.h). cut: the
  * body was cut short (fetch.max_body_bytes; status truncated, WARC-Truncated):
- * it is read up to parse_cut_tag.
+ * it is read up to parse_cut_tag, as is a decoding fetch.max_decoded_bytes
+ * cut.
  */
 struct htmlmeta;
 int parse_html(const struct job *j, const char *url, const char *charset,

@@ -16,6 +16,7 @@
 #include "warc/warc.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -469,12 +470,15 @@ static void check_ranks(struct ck *c)
 		e = read_whole(c, path, REC_KIND_RANK, rank_bad, &bad);
 		if (e == CR_ERR_IO || (e == CR_OK && !bad))
 			continue;
-		if (c->repair && unlink(path) == 0)
+		if (!c->repair)
+			say(c, 0, "damaged rank part '%s' (--repair removes it; 'mpicrawl rank' "
+			    "writes it again)", path);
+		else if (unlink(path) == 0)
 			say(c, 1, "damaged rank part '%s' removed: its URLs go by cash until the "
 			    "next 'mpicrawl rank'", path);
 		else
-			say(c, 0, "damaged rank part '%s' (--repair removes it; 'mpicrawl rank' "
-			    "writes it again)", path);
+			say(c, 0, "damaged rank part '%s': cannot remove it: %s", path,
+			    strerror(errno));
 	}
 }
 

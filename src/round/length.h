@@ -27,7 +27,8 @@
  *   (at a 1 s delay, one URL a host after its robots.txt): the hosts a round's
  *   pages link to start only in the next round, so the rounds in which
  *   hosts are found are as short as politeness makes a hop;
- * - a round plans ROUND_GROWTH times the one before, unless the round
+ * - a round plans ROUND_GROWTH times the one before (the first step from
+ *   one delay, below), unless the round
  *   before left the CrawlDb with more than ROUND_FINDING times the origins
  *   (scheme://authority) it found there: while the crawl is still finding
  *   hosts, each round of waiting puts off every host found in it, and a

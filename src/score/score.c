@@ -83,7 +83,7 @@ double score_priority(const struct crawl_record *r, const struct score_ranks *rk
 
 int score_first(const struct crawl_record *r)
 {
-	return r->meta.kind == CRAWL_EMBED || url_is_root(r->url, r->url_len);
+	return r->meta.kind != CRAWL_EMBED && url_is_root(r->url, r->url_len);
 }
 
 double score_secondary(const struct crawl_record *r, const struct score_ranks *rk,

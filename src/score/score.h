@@ -97,14 +97,15 @@ double score_secondary(const struct crawl_record *r, const struct score_ranks *r
 		       const struct score_rules *s);
 
 /*
- * 1 if r goes first among its host's URLs in a round, whatever its
- * priority: a requisite (as above), or its origin's root page ("/", no
- * query). The root is where a site's navigation starts - the links to its
- * sections, and often to other sites - so on a host found by a deep link
- * it leads to the rest soonest, and a crawl that stops early has it. It
- * orders a host's list (and so what the host's caps cut) and where a link
- * followed in the round joins its host's queue; it does not move a URL
- * into or out of the round's budget (generate.top_n ranks by priority).
+ * 1 if r is its origin's root page ("/", no query; not a requisite): it
+ * goes first among its host's URLs in a round whatever its priority, after
+ * the requisites (which still come first by it). The root is where a
+ * site's navigation starts - the links to its sections, and often to other
+ * sites - so on a host found by a deep link it leads to the rest soonest,
+ * and a crawl that stops early has it. It orders a host's list (and so
+ * what the host's caps cut) and where a link followed in the round joins
+ * its host's queue (next); it does not move a URL into or out of the
+ * round's budget (generate.top_n ranks by priority alone).
  */
 int score_first(const struct crawl_record *r);
 

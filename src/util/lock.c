@@ -66,8 +66,8 @@ static void holder_read(int fd, struct lock_holder *h)
 void lock_holder_str(const struct lock_holder *h, char *out, size_t cap)
 {
 	if (h->pid <= 0) {
-		/* locked, its holder not yet written: a job starting this moment */
-		snprintf(out, cap, "a job that is starting (it has not yet written who it is)");
+		/* locked but not written: a job starting this moment, or left so */
+		snprintf(out, cap, "a holder that has not written who it is (a job starting)");
 		return;
 	}
 	snprintf(out, cap, "job %s, pid %ld on host %s, since %s", h->job[0] ? h->job : "-",

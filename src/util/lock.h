@@ -48,7 +48,7 @@ CR_WUR enum cr_err lock_acquire(const char *path, struct dir_lock *l,
 void lock_release(struct dir_lock *l);
 
 /* One line describing a holder: "job J, pid P on host H, since T" (or, with
- * no pid yet, a job that is starting). */
+ * no pid written, says so: a job starting, or a lock file left empty). */
 void lock_holder_str(const struct lock_holder *h, char *out, size_t cap);
 
 enum lock_clear_result {

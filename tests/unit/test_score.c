@@ -244,7 +244,7 @@ static void test_priority(void)
 	}
 }
 
-/* What goes first among a host's URLs: requisites, and the root page. */
+/* What goes first among a host's URLs whatever its priority: the root page. */
 static void test_first(void)
 {
 	static const struct { const char *url; int kind, first; } cases[] = {
@@ -252,7 +252,8 @@ static void test_first(void)
 		{ "http://h.test:81/", CRAWL_PAGE, 1 },
 		{ "http://h.test/?p=2", CRAWL_PAGE, 0 },
 		{ "http://h.test/a/", CRAWL_PAGE, 0 },
-		{ "http://h.test/a.css", CRAWL_EMBED, 1 },
+		{ "http://h.test/a.css", CRAWL_EMBED, 0 },
+		{ "http://h.test/", CRAWL_EMBED, 0 },   /* a requisite comes by its priority */
 	};
 	struct crawl_record r;
 
