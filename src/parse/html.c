@@ -735,6 +735,38 @@ enum cr_err html_extract(const void *body, size_t len, const char *charset,
 	return html_extract_meta(body, len, charset, page_url, agent, max_links, out, NULL);
 }
 
+/* 1 if the body may be in a wide encoding (UTF-16, UTF-32), where NUL
+ * bytes are part of characters: its charset says so, or a BOM does. */
+static int maybe_wide(const unsigned char *b, size_t len, const char *charset)
+{
+	if (charset && (strcasestr(charset, "16") || strcasestr(charset, "32") ||
+			strcasestr(charset, "ucs")))
+		return 1;
+	return len >= 2 && ((b[0] == 0xfe && b[1] == 0xff) || (b[0] == 0xff && b[1] == 0xfe));
+}
+
+/*
+ * A NUL byte inside a tag makes libxml2 stop reading the page there: the
+ * rest of its links and text are lost (a browser reads on, with U+FFFD in
+ * its place). So the NUL bytes of a body in an ASCII-compatible encoding
+ * are left out (into clean): *body and *len then point there. A NUL in
+ * text was dropped already; in an attribute, "/x\0y" reads as "/xy".
+ */
+static void drop_nuls(const void **body, size_t *len, const char *charset, struct buf *clean)
+{
+	const unsigned char *b = *body, *end, *z;
+
+	if (!*len || !(z = memchr(b, 0, *len)) || maybe_wide(b, *len, charset))
+		return;
+	end = b + *len;
+	buf_reserve(clean, *len);
+	for (; z; b = z + 1, z = memchr(b, 0, (size_t)(end - b)))
+		buf_add(clean, b, (size_t)(z - b));
+	buf_add(clean, b, (size_t)(end - b));
+	*body = clean->p;
+	*len = clean->len;
+}
+
 enum cr_err html_extract_meta(const void *body, size_t len, const char *charset,
 			      const char *page_url, const char *agent, size_t max_links,
 			      struct html_page *out, struct htmlmeta *meta)
@@ -744,6 +776,7 @@ enum cr_err html_extract_meta(const void *body, size_t len, const char *charset,
 	htmlSAXHandler sax;
 	htmlParserCtxtPtr ctxt;
 	struct walk w;
+	struct buf clean;
 	char label[32];
 
 	memset(out, 0, sizeof(*out));
@@ -752,6 +785,8 @@ enum cr_err html_extract_meta(const void *body, size_t len, const char *charset,
 		len = HTML_MAX_BYTES;
 	if (strlen(page_url) > URL_MAX_LEN)
 		return CR_ERR_LIMIT;
+	buf_init(&clean);
+	drop_nuls(&body, &len, charset, &clean);
 	memset(&sax, 0, sizeof(sax));
 	sax.startElement = on_start;
 	sax.endElement = on_end;
@@ -779,8 +814,10 @@ enum cr_err html_extract_meta(const void *body, size_t len, const char *charset,
 	 * HTML_MAX_BYTES. */
 	if (len > 0) {
 		ctxt = htmlCreateMemoryParserCtxt(body, (int)len);
-		if (!ctxt)
+		if (!ctxt) {
+			buf_release(&clean);
 			return CR_ERR_NOMEM;
+		}
 		memcpy(ctxt->sax, &sax, sizeof(sax));
 		ctxt->userData = &w;
 		htmlCtxtUseOptions(ctxt, opts);
@@ -799,6 +836,7 @@ enum cr_err html_extract_meta(const void *body, size_t len, const char *charset,
 		htmlParseDocument(ctxt);
 		htmlFreeParserCtxt(ctxt);
 	}
+	buf_release(&clean);
 	while (out->title.len && out->title.p[out->title.len - 1] == ' ')
 		out->title.len--;
 	resolve_links(&w);

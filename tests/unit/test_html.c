@@ -106,6 +106,39 @@ static void test_lines(void)
 	}
 }
 
+/* A NUL byte inside a tag: the page is read on (libxml2 stopped there, the
+ * rest of the links and the text lost); in UTF-16 NULs are characters. */
+static void test_nul(void)
+{
+#define DOC(x, t) { x, sizeof(x) - 1, t }
+	static const struct { const char *d; size_t n; const char *text; } docs[] = {
+		DOC("<html><body><a href='/x\0y'>a</a><a href='/z'>b</a></body></html>", "ab"),
+		DOC("<html><body><img alt='x\0y'><a href='/xy'>a</a><a href=/z>b</a></body></html>",
+		    "ab"),
+		DOC("<html><body><di\0v><a href='/xy'>a</a></di\0v><a href=/z>b</a></body></html>",
+		    "a\nb"),   /* a div: a line of its own */
+	};
+#undef DOC
+	static const char w16[] = "\xff\xfe<\0p\0>\0h\0i\0<\0/\0p\0>\0";
+	struct html_page p;
+
+	for (size_t i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
+		CHECK(html_extract(docs[i].d, docs[i].n, NULL, "http://h.test/", "mpicrawl", 10, &p) ==
+		      CR_OK && p.nlinks == 2 && !strcmp(p.links[0], "http://h.test/xy") &&
+		      !strcmp(p.links[1], "http://h.test/z") &&
+		      p.text.len == strlen(docs[i].text) &&
+		      !memcmp(p.text.p, docs[i].text, p.text.len),
+		      "NUL in a tag (%zu): %u links, text '%.*s'", i,
+		      p.nlinks, (int)p.text.len, (const char *)p.text.p);
+		html_page_release(&p);
+	}
+	CHECK(html_extract(w16, sizeof(w16) - 1, NULL, "http://h.test/", "mpicrawl", 10, &p) ==
+	      CR_OK && p.text.len == 2 && !memcmp(p.text.p, "hi", 2),
+	      "UTF-16 with a BOM: its NUL bytes kept (%.*s)", (int)p.text.len,
+	      (const char *)p.text.p);
+	html_page_release(&p);
+}
+
 int main(void)
 {
 	static const char doc1[] =
@@ -284,5 +317,6 @@ int main(void)
 	html_page_release(&p);
 	test_embeds();
 	test_lines();
+	test_nul();
 	TEST_DONE();
 }
