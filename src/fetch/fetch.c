@@ -79,6 +79,29 @@ static void emit_status(struct fetcher *f, struct host_item *it, int status, con
 	outcome_count(f->c, &fr);
 }
 
+/*
+ * RFC 9309 2.3.1.4: an unreachable robots.txt (5xx, 429, no answer) means
+ * "disallow all" for now. The URL is deferred - due again when its origin's
+ * robots.txt is asked again, after crawl.retry_interval_s - with the
+ * answer named; unless no server we may trust answers: an error.
+ */
+static void hold_for_robots(struct fetcher *f, struct host_item *it)
+{
+	char why[64];
+
+	if (it->origin->refused) {
+		emit_status(f, it, ST_ERROR, it->origin->refused);
+		return;
+	}
+	if (it->origin->http_status > 0)
+		snprintf(why, sizeof(why), "robots.txt unreachable: http %d",
+			 it->origin->http_status);
+	else
+		snprintf(why, sizeof(why), "robots.txt unreachable: no answer");
+	f->c[FC_ROBOTS_WAIT]++;
+	emit_status(f, it, ST_DEFERRED, why);
+}
+
 static void fail_all(struct fetcher *f, struct host *h, int status, const char *why)
 {
 	for (; h->next < h->n; h->next++)
@@ -257,14 +280,8 @@ static void turn(struct fetcher *f, struct host *h, int64_t now)
 			hosts_set(&f->hosts, h, HOST_ROBOTS);
 			return;
 		case ORIGIN_HOLD:
-			/* RFC 9309 2.3.1.4: an unreachable robots.txt means
-			 * "disallow all" for now; the URL stays due - unless
-			 * no server we may trust answers: an error. */
 			h->next++;
-			if (it->origin->refused)
-				emit_status(f, it, ST_ERROR, it->origin->refused);
-			else
-				f->c[FC_ROBOTS_WAIT]++;
+			hold_for_robots(f, it);
 			continue;
 		case ORIGIN_APPLY:
 			h->next++;

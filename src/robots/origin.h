@@ -81,8 +81,9 @@ enum origin_action {
 	ORIGIN_ASK,      /* fetch its robots.txt now (origin_robots_url): it is FETCHING */
 	ORIGIN_WAIT,     /* it is being fetched: the URL waits */
 	ORIGIN_APPLY,    /* its rules are known: apply them to the URL */
-	ORIGIN_HOLD,     /* unavailable: the URL gets no outcome and stays due
-			  * (with refused set, the fetcher gives it that error) */
+	ORIGIN_HOLD,     /* unreachable: the fetcher defers the URL until the
+			  * robots.txt is asked again (with refused set, gives it
+			  * that error) */
 };
 
 /* Event: a URL of the origin is next in its host's queue. */

@@ -623,8 +623,11 @@ static const char *hint(const char *status, const char *reason)
 	if (!strcmp(status, "denied"))
 		return " (robots.txt disallows them for robots.agent)";
 	if (!strcmp(status, "unfetched"))
-		return " (no outcome yet: their host's robots.txt did not answer, or the "
-		       "time limit came first; they are tried again in a later round)";
+		return " (no outcome yet: the time limit or a stop came first; they are tried "
+		       "again in a later round)";
+	if (!strcmp(status, "deferred") && !strncmp(reason, "robots.txt", 10))
+		return " (nothing is fetched from a site whose robots.txt fails, RFC 9309; it "
+		       "is asked again after crawl.retry_interval_s, which may be set shorter)";
 	return "";
 }
 

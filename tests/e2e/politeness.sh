@@ -20,8 +20,9 @@
 #     and 503 simweb sends carries Retry-After: 1);
 # and from the CrawlDb:
 # (g) the over-cap hosts' URLs are recorded deferred (or unfetched, if found
-#     in the last round), at least one per such host; those of hosts whose
-#     robots.txt never answered usably stay unfetched (no outcome).
+#     in the last round), at least one per such host; so are those of hosts
+#     whose robots.txt never answered usably, with the reason
+#     "robots.txt unreachable: ..." (RFC 9309: disallow all for now).
 # The server's times are when it read a request's first byte and when it
 # handed the response's last byte to the kernel: the crawler's own request
 # spans that interval, so the rules need no slack for timing noise (1 ms
@@ -148,26 +149,31 @@ for h, r in reqs.items():
             break
 report("f", bad, "requests sooner than the Retry-After: 1 the host gave", nreq)
 # (g)
-status = {}
+status, reason = {}, {}
 for line in open(dumpf):
     d = json.loads(line)
     status[d["url"]] = d["status"]
+    reason[d["url"]] = d.get("reason", "")
 bad = []
 over = {h for h in crawl_delay if crawl_delay[h] > int(sys.argv[7])}
+unreachable = {h for h, v in variant.items()
+               if v in ("robots-500", "robots-503", "robots-429", "robots-timeout")}
 deferred = set()
 for u, st in status.items():
     h = u.split("/")[2].split(":")[0]
     v = variant.get(h, "")
+    if h in unreachable and st == "deferred" and reason[u].startswith("robots.txt unreachable"):
+        deferred.add(h)
+    elif h in unreachable and st != "unfetched":
+        bad.append((u, v, st + " " + reason[u]))
     if h in over and st == "deferred":
         deferred.add(h)
     elif h in over and st != "unfetched":
         bad.append((u, v, st))
-    if v in ("robots-500", "robots-503", "robots-429", "robots-timeout") and st != "unfetched":
-        bad.append((u, v, st))
 known = {u.split("/")[2].split(":")[0] for u in status}
-bad += [(h, variant[h], "no URL deferred") for h in sorted(over & known - deferred)]
-report("g", bad, "URLs of over-cap hosts not deferred, or of unreachable-robots hosts "
-       "not left unfetched", len(status))
+bad += [(h, variant[h], "no URL deferred") for h in sorted((over | unreachable) & known - deferred)]
+report("g", bad, "URLs of over-cap or unreachable-robots hosts not deferred (with the "
+       "reason)", len(status))
 # Information: what each variant's hosts were asked.
 per = collections.defaultdict(collections.Counter)
 for h, r in reqs.items():
