@@ -15,17 +15,20 @@
  *
  * With --text, one line per 2xx text/html response instead:
  * Target-URI<TAB>WORDS, the words of the page's title and visible text as
- * near-duplicate detection reads them (dedup/minhash.h), separated by
- * single spaces - for checking the detector against exact Jaccard indexes.
+ * near-duplicate detection reads them (dedup/minhash.h; the page read as
+ * parsing reads it, its Content-Encoding undone), separated by single
+ * spaces - for checking the detector against exact Jaccard indexes.
  */
 #include "cli/cmds.h"
+#include "crawldb/job.h"
 #include "dedup/minhash.h"
+#include "fetch/http_head.h"
 #include "parse/html.h"
+#include "parse/parse.h"
 #include "warc/warc.h"
 
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 static void warc_usage(FILE *f)
 {
@@ -52,43 +55,32 @@ static void put_value(const char *s)
 	}
 }
 
-/* 1 if an HTTP head says Content-Type: text/html (or XHTML). */
-static int head_is_html(const unsigned char *h, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i + 14 < n; i++) {
-		if ((i == 0 || h[i - 1] == '\n') && !strncasecmp((const char *)h + i,
-								  "content-type:", 13)) {
-			size_t j = i + 13, e = j;
-
-			while (e < n && h[e] != '\n')
-				e++;
-			while (j < e && (h[j] == ' ' || h[j] == '\t'))
-				j++;
-			return (e - j >= 9 && !strncasecmp((const char *)h + j, "text/html", 9)) ||
-			       (e - j >= 21 &&
-				!strncasecmp((const char *)h + j, "application/xhtml+xml", 21));
-		}
-	}
-	return 0;
-}
-
-/* URL<TAB>words of one record, if it is a 2xx HTML response. */
-static void text_line(const struct warc_record *rec, const char *uri, struct buf *t,
-		      struct buf *w)
+/*
+ * URL<TAB>words of one record, if it is a 2xx HTML response: read as the
+ * fetcher and the index step read it (parse_html with the default
+ * settings: its Content-Encoding undone, its charset, a cut tag left out),
+ * so the words are those dedup signs.
+ */
+static void text_line(const struct job *j, const struct warc_record *rec, const char *uri,
+		      struct buf *t, struct buf *w)
 {
 	struct html_page page;
-	char type[64];
+	char type[64], mime[128], charset[64];
+	uint64_t pc[PC_COUNT_] = { 0 };
+	uint32_t flags;
 	size_t head;
 	int status;
 
 	warc_record_field(rec, "WARC-Type", type, sizeof(type));
 	if (strcmp(type, "response") ||
 	    warc_http_split(rec->block, rec->block_len, &status, &head) != CR_OK ||
-	    status < 200 || status > 299 || !head_is_html(rec->block, head) ||
-	    html_extract(rec->block + head, rec->block_len - head, NULL, uri, "mpicrawl", 1,
-			 &page) != CR_OK)
+	    status < 200 || status > 299)
+		return;
+	http_head_content_type(rec->block, head, mime, sizeof(mime), charset, sizeof(charset));
+	if ((strcmp(mime, "text/html") && strcmp(mime, "application/xhtml+xml")) ||
+	    !parse_html(j, uri, charset, rec->block, head, rec->block + head,
+			rec->block_len - head, warc_record_truncated(rec), &page, &flags, pc,
+			NULL))
 		return;
 	t->len = 0;
 	w->len = 0;
@@ -110,7 +102,10 @@ static int warc_list(const char *path, int check, int text)
 	unsigned long long n = 0;
 	enum cr_err e;
 	int rc = 0;
+	static struct job defaults;   /* what parse_html reads: the default settings */
 
+	memset(&defaults, 0, sizeof(defaults));
+	config_defaults(&defaults.cfg);
 	buf_init(&t);
 	buf_init(&w);
 	e = warc_reader_open(path, 0, &r);
@@ -126,7 +121,7 @@ static int warc_list(const char *path, int check, int text)
 	}
 	while (text && (e = warc_reader_next(r, &rec)) == CR_OK) {
 		warc_record_field(&rec, "WARC-Target-URI", uri, sizeof(uri));
-		text_line(&rec, uri, &t, &w);
+		text_line(&defaults, &rec, uri, &t, &w);
 		n++;
 	}
 	while (!text && (e = warc_reader_next(r, &rec)) == CR_OK) {

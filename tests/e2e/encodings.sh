@@ -119,6 +119,11 @@ for c in gz zlib raw br zst; do
 	check "the $c page's text is decoded in the WET" grep -q "word${c}page" <(wet_words)
 done
 check "no text of the page coded with compress" test -z "$(wet_words | grep wordcompresspage)"
+# warc --text prints the words dedup signs: of the decoded page.
+text_words() { for f in "$C"/segments/*/warc/*.warc.gz; do "$MPICRAWL" warc --text "$f"; done; }
+for c in gz zlib raw br zst; do
+	check "warc --text decodes the $c page" grep -q "word${c}page" <(text_words)
+done
 
 # The WARC keeps bodies as sent: the payload digest is that of the coded file.
 digests_ok() {
