@@ -665,20 +665,44 @@ void warc_format_uri(const char *s, struct buf *b)
 	}
 }
 
-static int w_chunked_te(const unsigned char *l, size_t n)
+/* The offset of the value of header line l (n bytes) if it is called
+ * name (lower case), else 0. */
+static size_t w_field_is(const unsigned char *l, size_t n, const char *name)
 {
-	static const char name[] = "transfer-encoding";
-	size_t k = sizeof(name) - 1, i;
+	size_t k = strlen(name);
 
 	if (n < k || !ieq((const char *)l, name, k))
 		return 0;
 	while (k < n && is_ws(l[k]))
 		k++;
-	if (k >= n || l[k] != ':')
-		return 0;
-	for (i = k; i + 7 <= n; i++)
+	return k < n && l[k] == ':' ? k + 1 : 0;
+}
+
+static int w_chunked_te(const unsigned char *l, size_t n)
+{
+	size_t k = w_field_is(l, n, "transfer-encoding"), i;
+
+	for (i = k; k && i + 7 <= n; i++)
 		if (ieq((const char *)l + i, "chunked", 7))
 			return 1;
+	return 0;
+}
+
+/* 1 if the response head p[0..n) says Transfer-Encoding: chunked. */
+static int w_head_chunked(const unsigned char *p, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		const unsigned char *nl = memchr(p + i, '\n', n - i);
+		size_t end = nl ? (size_t)(nl - p) + 1 : n;
+
+		if (end - i <= 2 && (end - i == 1 || p[i] == '\r'))
+			return 0;   /* the blank line */
+		if (i && w_chunked_te(p + i, end - i))
+			return 1;
+		i = end;
+	}
 	return 0;
 }
 
@@ -709,11 +733,13 @@ static size_t w_odd_version(const unsigned char *l, size_t n, int request, size_
 
 /* A head as stored: an HTTP version readers do not take written as
  * HTTP/1.1 (WARC-Protocol keeps the real one); in a response head,
- * Transfer-Encoding chunked renamed. */
+ * Transfer-Encoding chunked renamed, and with it a Content-Length (the
+ * body is stored de-chunked: a length sent beside chunked, which RFC 9112
+ * says to ignore, would not describe it). */
 static void w_store_head(struct buf *h, const unsigned char *p, size_t n, int request)
 {
 	size_t i = 0, at, vl;
-	int first = 1;
+	int first = 1, chunked = !request && w_head_chunked(p, n);
 
 	while (i < n) {
 		const unsigned char *nl = memchr(p + i, '\n', n - i);
@@ -729,7 +755,8 @@ static void w_store_head(struct buf *h, const unsigned char *p, size_t n, int re
 			buf_adds(h, "HTTP/1.1");
 			buf_add(h, p + i + at + vl, ll - at - vl);
 		} else {
-			if (!first && !request && w_chunked_te(p + i, ll))
+			if (!first && chunked && (w_chunked_te(p + i, ll) ||
+						  w_field_is(p + i, ll, "content-length")))
 				buf_adds(h, "X-Crawler-");
 			buf_add(h, p + i, ll);
 		}

@@ -84,14 +84,15 @@ static const char req_post[] =
 static const char head_ok[] =
 	"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 25\r\n\r\n";
 static const char body_ok[] = "<html>hello world</html>\n";
+/* A Content-Length beside chunked (RFC 9112: ignored) goes with it. */
 static const char head_chunked[] =
-	"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
+	"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 3\r\n"
 	"transfer-encoding :  gzip, Chunked\r\nVary: Transfer-Encoding\r\n"
-	"Transfer-Encoding-Note: chunked\r\n\r\n";
+	"Transfer-Encoding-Note: chunked\r\nContent-Length-Note: 3\r\n\r\n";
 static const char head_chunked_stored[] =
-	"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
+	"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nX-Crawler-Content-Length: 3\r\n"
 	"X-Crawler-transfer-encoding :  gzip, Chunked\r\nVary: Transfer-Encoding\r\n"
-	"Transfer-Encoding-Note: chunked\r\n\r\n";
+	"Transfer-Encoding-Note: chunked\r\nContent-Length-Note: 3\r\n\r\n";
 static const char body_chunked[] = "a body the fetcher de-chunked\n";
 static const char head_trunc[] =
 	"HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n"
