@@ -45,6 +45,11 @@ static enum decode_result inflate_body(const unsigned char *body, size_t blen, s
 			break;
 		}
 		buf_add(out, chunk, got);
+		/* RFC 1952: a gzip body may hold several members, one after
+		 * the other (as zlib's gzread and browsers read them). */
+		if (rc == Z_STREAM_END && window_bits > 0 && z.avail_in >= 2 &&
+		    z.next_in[0] == 0x1f && z.next_in[1] == 0x8b && inflateReset(&z) == Z_OK)
+			continue;
 		if (rc == Z_STREAM_END)
 			break;
 		if (rc != Z_OK && !(rc == Z_BUF_ERROR && got)) {

@@ -66,6 +66,20 @@ int main(void)
 		}
 	}
 
+	/* Two gzip members, one after the other: both read (RFC 1952). A zlib
+	 * stream followed by another is not gzip: its first alone. */
+	body.len = out.len = 0;
+	deflated(&body, 31, 1000, 'a');
+	deflated(&body, 31, 500, 'b');
+	CHECK(decode_body("gzip", 4, body.p, body.len, 1 << 20, &out) == DECODE_OK &&
+	      out.len == 1500 && out.p[999] == 'a' && out.p[1000] == 'b',
+	      "two gzip members: %zu bytes", out.len);
+	body.len = out.len = 0;
+	deflated(&body, 15, 1000, 'a');
+	deflated(&body, 15, 500, 'b');
+	CHECK(decode_body("deflate", 7, body.p, body.len, 1 << 20, &out) == DECODE_OK &&
+	      out.len == 1000, "two zlib streams: the first, %zu bytes", out.len);
+
 	/* A bomb: 40 MB of zeros in about 40 KB, stopped at 1 MB. */
 	body.len = out.len = 0;
 	deflated(&body, 31, (size_t)40 << 20, 0);
