@@ -86,6 +86,8 @@ static enum cr_err location_of(const struct outcome_in *in, char *loc, size_t ca
 
 	*why = NULL;
 	raw[0] = '\0';
+	if (v && vl >= rawcap)
+		*why = "too long";
 	if (!v || vl >= rawcap)
 		return CR_ERR_FORMAT;
 	memcpy(raw, v, vl);

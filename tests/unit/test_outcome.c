@@ -111,6 +111,20 @@ static void check_row(const struct row *r)
 	      "%s: digest only for 2xx", r->name);
 }
 
+/* A Location longer than a URL may be: said so, not "without location". */
+static void long_location(void)
+{
+	static char head[URL_MAX_LEN + 200];
+	struct row r = { "302 with a Location past URL_MAX_LEN", HTTP_DONE, 302, head, "", "", ST_GONE,
+			 "bad redirect: too long", "", OUTCOME_ARCHIVE_DIAGNOSTICS, 0, -1, 0,
+			 "" };
+	size_t n = (size_t)snprintf(head, sizeof(head), "HTTP/1.1 302 F\r\nLocation: /");
+
+	memset(head + n, 'a', URL_MAX_LEN + 10);
+	memcpy(head + n + URL_MAX_LEN + 10, "\r\n\r\n", 5);
+	check_row(&r);
+}
+
 /* A gzip body that inflates past the decode cap is too large; one under
  * it is fetched. */
 static void decode_cap(void)
@@ -250,6 +264,7 @@ int main(void)
 
 	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
 		check_row(&rows[i]);
+	long_location();
 	decode_cap();
 	revisits();
 	robots_answers();
