@@ -27,6 +27,10 @@ void stop_install(void)
 	sa.sa_flags = SA_RESTART;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGUSR1, &sa, NULL);
+	/* Ctrl-C on a process in a terminal: the first stops soon, the second
+	 * (the default action, restored) at once. */
+	sa.sa_flags = SA_RESTART | SA_RESETHAND;
+	sigaction(SIGINT, &sa, NULL);
 }
 
 int stop_requested(void)

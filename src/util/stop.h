@@ -1,5 +1,6 @@
 /*
- * stop.h - "stop soon" requests: SIGTERM and SIGUSR1.
+ * stop.h - "stop soon" requests: SIGTERM and SIGUSR1, and a first SIGINT
+ * (Ctrl-C on a process in a terminal; a second one stops it at once).
  *
  * A batch system asks a job to end before it kills it: Slurm sends SIGTERM
  * (and, with `sbatch --signal`, SIGUSR1 some minutes before the time limit);
@@ -14,7 +15,8 @@
 #ifndef CR_UTIL_STOP_H
 #define CR_UTIL_STOP_H
 
-/* Installs the handlers of SIGTERM and SIGUSR1 (once; later calls do nothing). */
+/* Installs the handlers of SIGTERM, SIGUSR1 and SIGINT (once; later calls do
+ * nothing). */
 void stop_install(void);
 /* The signal that asked this process to stop, or 0. */
 int stop_requested(void);

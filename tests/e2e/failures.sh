@@ -191,6 +191,31 @@ os.execvp(sys.argv[1], sys.argv[1:])' "$ROOT/scripts/mpicrawl-run" -n 2 crawl --
 }
 check "Ctrl-C on scripts/mpicrawl-run: exit 75 within the grace, then the crawl continues" stop_run INT
 check "SIGTERM to scripts/mpicrawl-run: the same" stop_run TERM
+# The same Ctrl-C on a single process started without mpirun: it stops soon
+# itself (it was a hard stop, exit 130).
+stop_bare() {
+	local dir=$SCRATCH/bare pid t0 rc i
+	python3 -c 'import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.setsid()
+os.execvp(sys.argv[1], sys.argv[1:])' "$MPICRAWL" crawl --dir "$dir" --seeds "$SCRATCH/web-seeds" \
+		"${opts[@]}" --set politeness.delay_ms=300 --set fetch.stop_grace_s=2 \
+		--set fetch.follow_max=0 >"$dir.out" 2>&1 &
+	pid=$!
+	for ((i = 0; i < 240; i++)); do
+		[ -d "$dir/segments/00002/warc" ] && break
+		sleep 0.25
+	done
+	t0=$SECONDS
+	kill -INT -- -"$pid"
+	wait "$pid"
+	rc=$?
+	echo "bare mpicrawl, SIGINT: exit $rc after $((SECONDS - t0)) s"
+	[ "$rc" -eq 75 ] && [ $((SECONDS - t0)) -le 17 ] &&
+		timeout 300 "$MPICRAWL" crawl --dir "$dir" "${opts[@]}" >/dev/null 2>&1 &&
+		"$MPICRAWL" check --dir "$dir" >/dev/null
+}
+check "Ctrl-C on a bare mpicrawl: exit 75 within the grace, then the crawl continues" stop_bare
 
 # ---- 2: WARC files lost under a running fetch ----
 # (links wait for the next round: segment 2 is the one to lose files in)
