@@ -104,7 +104,7 @@ int cmd_generate(int argc, char **argv)
 	cli_parse(argc, argv, "generate", "dcS", usage, &o);
 	rc = cli_job_start(&j, &o, 0);
 	if (!rc)
-		rc = round_generate(&j, &seg, &selected, NULL);
+		rc = round_generate(&j, &seg, &selected, NULL, NULL);
 	if (!rc && j.rank == 0)
 		printf("segment %d: %llu URLs\n", seg, (unsigned long long)selected);
 	return cli_job_end(rc);

@@ -20,7 +20,7 @@
 const char *const generate_counter_names[GC_COUNT_] = {
 	"records", "selected", "not_due", "host_capped", "politeness_capped", "too_deep",
 	"hosts",
-	"demoted", "demoted_hosts", "held", "seed_capped", "budget_capped",
+	"demoted", "demoted_hosts", "held", "seed_capped", "budget_capped", "retry_later",
 };
 
 int64_t generate_feasible(int64_t span_ms, long delay_ms)
@@ -312,6 +312,9 @@ int generate_account(struct gen_part *g, const struct crawl_record *rec, const c
 			*slot = (void *)((uintptr_t)*slot + (h->denied ? (uintptr_t)1 << 32 : 1));
 	}
 	g->c[verdict_counter[v]]++;
+	if (v == GEN_NOT_DUE && (rec->status == ST_ERROR || rec->status == ST_TIMEOUT ||
+				 rec->status == ST_DEFERRED))
+		g->c[GC_RETRY_LATER]++;
 	if (v == GEN_SEED_CAPPED && g->dlog && !g->failed)
 		g->failed = decisions_add(g->dlog, "per-seed-limit", rec->url, rec->url_len, "", 0);
 	return v == GEN_SELECT;

@@ -42,6 +42,7 @@ enum generate_counter {
 	GC_HELD,         /* due, but their host asked for a pause that has not ended */
 	GC_SEED_CAPPED,  /* due, never fetched, past their seed's max_pages */
 	GC_BUDGET_CAPPED,   /* due, within their host's caps, past generate.top_n */
+	GC_RETRY_LATER,  /* not due: to be tried again (error, timeout, deferred) */
 	GC_COUNT_
 };
 

@@ -283,7 +283,8 @@ static int verify_version(struct job *j, int ver)
 	return 1;
 }
 
-int round_generate(struct job *j, int *segp, uint64_t *selected, uint64_t *held)
+int round_generate(struct job *j, int *segp, uint64_t *selected, uint64_t *held,
+		   uint64_t *retry)
 {
 	static const char *const fetchlist[] = { "fetchlist", NULL };
 	uint64_t c[GC_COUNT_] = { 0 };
@@ -346,6 +347,8 @@ int round_generate(struct job *j, int *segp, uint64_t *selected, uint64_t *held)
 	*selected = c[GC_SELECTED];
 	if (held)
 		*held = c[GC_HELD];
+	if (retry)
+		*retry = c[GC_RETRY_LATER];
 	return rc;
 }
 
@@ -711,11 +714,11 @@ static void explain_nothing_fetched(struct job *j)
 /* Generate a new round's segment; 1 in *complete when nothing is due. */
 static int generate_step(struct job *j, int seg, int *complete)
 {
-	uint64_t selected = 0, held = 0;
+	uint64_t selected = 0, held = 0, retry = 0;
 	int rc;
 
 	hook(j, "generate", seg);
-	rc = round_generate(j, &seg, &selected, &held);
+	rc = round_generate(j, &seg, &selected, &held, &retry);
 	if (rc || selected)
 		return rc;
 	if (j->rank == 0) {
@@ -728,6 +731,11 @@ static int generate_step(struct job *j, int seg, int *complete)
 			log_info("crawl", "nothing can be fetched now: %llu URLs wait for hosts "
 				 "that asked for a pause; run again later to continue",
 				 (unsigned long long)held);
+		else if (retry)
+			log_info("crawl", "nothing is due: the crawl is complete for now; "
+				 "%llu URLs wait to be tried again (errors and deferrals, "
+				 "after crawl.retry_interval_s): run again later for them",
+				 (unsigned long long)retry);
 		else
 			log_info("crawl", "nothing is due: the crawl is complete");
 	}

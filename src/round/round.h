@@ -25,9 +25,11 @@
 #define ROUND_EXIT_STOPPED 75
 
 int round_inject(struct job *j, const char *seeds);
-/* *seg receives the new segment; *selected the URLs selected and *held
- * (may be NULL) the due URLs of hosts that asked for a pause (all ranks). */
-int round_generate(struct job *j, int *seg, uint64_t *selected, uint64_t *held);
+/* *seg receives the new segment; *selected the URLs selected, *held (may
+ * be NULL) the due URLs of hosts that asked for a pause and *retry (may be
+ * NULL) the URLs not due that wait to be tried again (all ranks). */
+int round_generate(struct job *j, int *seg, uint64_t *selected, uint64_t *held,
+		   uint64_t *retry);
 /* seg 0: the last segment. A fetched segment is fetched again afresh; an
  * interrupted fetch resumes. *outcomes (may be NULL) gets how many URLs got
  * an outcome, over all ranks. */

@@ -248,6 +248,8 @@ check "nothing fetched: the blocked one, with what to do" \
 	"$SCRATCH/nothing.err"
 check "nothing fetched: the DNS failure" grep -q '1 error: dns: nxdomain (the name did not resolve' \
 	"$SCRATCH/nothing.err"
+check "nothing fetched: the error waits for a retry, and the crawl says so" \
+	grep -q 'complete for now; 1 URLs wait to be tried again' "$SCRATCH/nothing.err"
 check "readdb --dump carries the reason" bash -c \
 	"'$MPICRAWL' readdb --dir '$N' --dump | grep -q '\"reason\":\"dns: nxdomain\"'"
 for cmd in crawl inject generate fetch parse update index readdb url robots warc report unlock check; do
