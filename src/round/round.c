@@ -243,6 +243,10 @@ int round_inject(struct job *j, const char *seeds)
 			 (unsigned long long)c[IC_INVALID], (unsigned long long)c[IC_ADDED],
 			 (unsigned long long)c[IC_REFUSED],
 			 s.version + 1, (unsigned long long)c[IC_RECORDS]);
+	if (!rc && j->rank == 0 && !c[IC_VALID] && c[IC_REFUSED])
+		log_warn("inject", "scope.rules refused every seed of '%s': nothing of them "
+			 "will be crawled (the rules' file and its lines are in docs/SCOPE.md)",
+			 seeds);
 	return rc;
 }
 

@@ -152,6 +152,12 @@ check "a seed refused by scope.rules is counted at inject" grep -q \
 check "... and warned about with its line" grep -q \
 	"seeds:2: refused seed .*a rule of scope.rules refuses it" "$SCRATCH/out-surt-1"
 
+# Rules that refuse every seed: said in one line (the crawl has nothing to do).
+printf -- '-http://(test,\n' >"$SCRATCH/refuse-all.rules"
+check "scope.rules refusing every seed is said" expect 0 "scope.rules refused every seed" \
+	"$MPICRAWL" crawl --dir "$SCRATCH/refuse-all" --seeds "$SCRATCH/seeds" \
+	--set "scope.rules=$SCRATCH/refuse-all.rules"
+
 # Bad rules files: one line naming file and line, exit 2, nothing crawled.
 printf '+^ok\n+[unclosed\n' >"$SCRATCH/bad.rules"
 check "a bad regex is refused with its line" expect 2 "bad.rules:2: bad regex" \
