@@ -102,8 +102,7 @@ static void count_seed(struct hmap *seeds, const struct crawl_record *rec)
 		return;
 	sc->reached++;
 	sc->fetched += rec->http_status != 0;
-	sc->waiting += rec->status == ST_UNFETCHED || rec->status == ST_ERROR ||
-		       rec->status == ST_TIMEOUT || rec->status == ST_DEFERRED;
+	sc->waiting += rec->status == ST_UNFETCHED || crawl_record_status_retries(rec->status);
 }
 
 /* Reads every part of CrawlDb version ver (or, seg > 0, of segment seg's

@@ -93,7 +93,8 @@ static void text_line(const struct job *j, const struct warc_record *rec, const 
 	html_page_release(&page);
 }
 
-static int warc_list(const char *path, int check, int text)
+/* text: NULL, or the settings --text reads pages with. */
+static int warc_list(const char *path, int check, const struct job *text)
 {
 	struct warc_reader *r;
 	struct warc_record rec;
@@ -102,10 +103,7 @@ static int warc_list(const char *path, int check, int text)
 	unsigned long long n = 0;
 	enum cr_err e;
 	int rc = 0;
-	static struct job defaults;   /* what parse_html reads: the default settings */
 
-	memset(&defaults, 0, sizeof(defaults));
-	config_defaults(&defaults.cfg);
 	buf_init(&t);
 	buf_init(&w);
 	e = warc_reader_open(path, 0, &r);
@@ -121,7 +119,7 @@ static int warc_list(const char *path, int check, int text)
 	}
 	while (text && (e = warc_reader_next(r, &rec)) == CR_OK) {
 		warc_record_field(&rec, "WARC-Target-URI", uri, sizeof(uri));
-		text_line(&defaults, &rec, uri, &t, &w);
+		text_line(text, &rec, uri, &t, &w);
 		n++;
 	}
 	while (!text && (e = warc_reader_next(r, &rec)) == CR_OK) {
@@ -166,6 +164,7 @@ static int warc_list(const char *path, int check, int text)
 int cmd_warc(int argc, char **argv)
 {
 	int i, check = 0, text = 0, nfiles = 0, opts = 1, rc = 0;
+	static struct job defaults;   /* what --text reads pages with: the default settings */
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -196,6 +195,8 @@ int cmd_warc(int argc, char **argv)
 		warc_usage(stderr);
 		return 2;
 	}
+	memset(&defaults, 0, sizeof(defaults));
+	config_defaults(&defaults.cfg);
 	for (i = 1, opts = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (opts && a[0] == '-' && a[1]) {
@@ -203,7 +204,7 @@ int cmd_warc(int argc, char **argv)
 				opts = 0;
 			continue;
 		}
-		if (warc_list(a, check, text) != 0)
+		if (warc_list(a, check, text ? &defaults : NULL) != 0)
 			rc = 1;
 	}
 	return rc;

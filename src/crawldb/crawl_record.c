@@ -24,6 +24,11 @@ const char *crawl_record_status_name(int status)
 	return status_names[status];
 }
 
+int crawl_record_status_retries(int status)
+{
+	return status == ST_ERROR || status == ST_TIMEOUT || status == ST_DEFERRED;
+}
+
 void crawl_record_put(const struct crawl_record *r, struct buf *out)
 {
 	buf_put_str(out, r->url, r->url_len);

@@ -41,6 +41,9 @@ enum crawl_status {
 
 /* "unfetched", "fetched", ... */
 const char *crawl_record_status_name(int status);
+/* 1 if a status waits to be tried again: a transient failure (error,
+ * timeout) or a deferral. */
+int crawl_record_status_retries(int status);
 
 /* Whether a URL is a page or a sitemap, and what sitemaps said of it
  * (the frontier uses priority and changefreq; a lastmod later than the

@@ -189,6 +189,7 @@ static void follow_one(struct frontier *fr, struct host *h, const struct host_it
 		       struct segout *out, int kind, double cash)
 {
 	struct crawl_record rec;
+	struct host_item *queued;
 	char u[URL_MAX_LEN + 1];
 
 	memcpy(u, url, len);
@@ -196,9 +197,8 @@ static void follow_one(struct frontier *fr, struct host *h, const struct host_it
 	link_of(it, u, len, kind, cash, &rec);
 	segout_followed(out, it->part, &rec, bands, nb);
 	/* A site's root starts next (score_first); the rest keep their order. */
-	note_followed(fr, (score_first(&rec) ? hosts_add_next : hosts_add)(h, u, &rec, it->part,
-									   it->origin),
-		      bands, nb);
+	queued = (score_first(&rec) ? hosts_add_next : hosts_add)(h, u, &rec, it->part, it->origin);
+	note_followed(fr, queued, bands, nb);
 	if (kind == CRAWL_EMBED)
 		fr->embeds++;
 	else

@@ -1,8 +1,9 @@
 /*
  * hosts.h - the host queues of a fetch phase: each host's URLs (in fetch
  * list order, links followed in the round after them, a site's root page
- * next: hosts_add_next), its politeness timing, its group, and its life in the phase
- * as one state machine whose every change goes through hosts_settle.
+ * next: hosts_add_next), its politeness timing, its group, and its life in
+ * the phase as one state machine whose every change goes through
+ * hosts_settle.
  *
  *   NEW ------turn-----> RESOLVING --answer--> READY <-----> ROBOTS
  *    (in the heap at 0)                       (in the heap    (its next URL

@@ -312,8 +312,7 @@ int generate_account(struct gen_part *g, const struct crawl_record *rec, const c
 			*slot = (void *)((uintptr_t)*slot + (h->denied ? (uintptr_t)1 << 32 : 1));
 	}
 	g->c[verdict_counter[v]]++;
-	if (v == GEN_NOT_DUE && (rec->status == ST_ERROR || rec->status == ST_TIMEOUT ||
-				 rec->status == ST_DEFERRED))
+	if (v == GEN_NOT_DUE && crawl_record_status_retries(rec->status))
 		g->c[GC_RETRY_LATER]++;
 	if (v == GEN_SEED_CAPPED && g->dlog && !g->failed)
 		g->failed = decisions_add(g->dlog, "per-seed-limit", rec->url, rec->url_len, "", 0);

@@ -739,7 +739,8 @@ enum cr_err html_extract(const void *body, size_t len, const char *charset,
  * bytes are part of characters: its charset says so, or a BOM does. */
 static int maybe_wide(const unsigned char *b, size_t len, const char *charset)
 {
-	if (charset && (strcasestr(charset, "16") || strcasestr(charset, "32") ||
+	if (charset && (strcasestr(charset, "utf-16") || strcasestr(charset, "utf-32") ||
+			strcasestr(charset, "utf16") || strcasestr(charset, "utf32") ||
 			strcasestr(charset, "ucs")))
 		return 1;
 	return len >= 2 && ((b[0] == 0xfe && b[1] == 0xff) || (b[0] == 0xff && b[1] == 0xfe));

@@ -161,18 +161,19 @@ pages_warcs "$K"/segments/00001/warc | grep -- '-00000-[^-]*\.warc' | xargs rm -
 check "check names WARC files gone" expect 1 "WARC file .* is missing" "$MPICRAWL" check --dir "$K"
 
 # ---- 5: stopping a crawl started from a terminal ----
-# stop_run SIGNAL: starts scripts/mpicrawl-run as a process group of its own
-# with SIGINT at its default (as an interactive shell runs a foreground job;
-# a script's background jobs start with SIGINT ignored), signals the group
-# once the second round fetches, and checks the exit code and the time it
-# took. Links wait for the next round (fetch.follow_max=0), so that there
-# is a second round to signal.
+# stop_run SIGNAL NAME LAUNCHER...: starts LAUNCHER crawl ... as a process
+# group of its own with SIGINT at its default (as an interactive shell runs
+# a foreground job; a script's background jobs start with SIGINT ignored),
+# signals the group once the second round fetches, and checks the exit code
+# and the time it took. Links wait for the next round (fetch.follow_max=0),
+# so that there is a second round to signal.
 stop_run() {
-	local sig=$1 dir=$SCRATCH/run-$1 pid t0 rc i
+	local sig=$1 name=$2 dir=$SCRATCH/stop-$2 pid t0 rc i
+	shift 2
 	python3 -c 'import os, signal, sys
 signal.signal(signal.SIGINT, signal.SIG_DFL)
 os.setsid()
-os.execvp(sys.argv[1], sys.argv[1:])' "$ROOT/scripts/mpicrawl-run" -n 2 crawl --dir "$dir" --seeds "$SCRATCH/web-seeds" \
+os.execvp(sys.argv[1], sys.argv[1:])' "$@" crawl --dir "$dir" --seeds "$SCRATCH/web-seeds" \
 		"${opts[@]}" --set politeness.delay_ms=300 --set fetch.stop_grace_s=2 \
 		--set fetch.follow_max=0 >"$dir.out" 2>&1 &
 	pid=$!
@@ -184,38 +185,19 @@ os.execvp(sys.argv[1], sys.argv[1:])' "$ROOT/scripts/mpicrawl-run" -n 2 crawl --
 	kill -"$sig" -- -"$pid"
 	wait "$pid"
 	rc=$?
-	echo "mpicrawl-run, SIG$sig: exit $rc after $((SECONDS - t0)) s"
+	echo "$name, SIG$sig: exit $rc after $((SECONDS - t0)) s"
 	[ "$rc" -eq 75 ] && [ $((SECONDS - t0)) -le 17 ] &&
 		timeout 300 "$MPICRAWL" crawl --dir "$dir" "${opts[@]}" >/dev/null 2>&1 &&
 		"$MPICRAWL" check --dir "$dir" >/dev/null
 }
-check "Ctrl-C on scripts/mpicrawl-run: exit 75 within the grace, then the crawl continues" stop_run INT
-check "SIGTERM to scripts/mpicrawl-run: the same" stop_run TERM
+check "Ctrl-C on scripts/mpicrawl-run: exit 75 within the grace, then the crawl continues" \
+	stop_run INT run-int "$ROOT/scripts/mpicrawl-run" -n 2
+check "SIGTERM to scripts/mpicrawl-run: the same" \
+	stop_run TERM run-term "$ROOT/scripts/mpicrawl-run" -n 2
 # The same Ctrl-C on a single process started without mpirun: it stops soon
 # itself (it was a hard stop, exit 130).
-stop_bare() {
-	local dir=$SCRATCH/bare pid t0 rc i
-	python3 -c 'import os, signal, sys
-signal.signal(signal.SIGINT, signal.SIG_DFL)
-os.setsid()
-os.execvp(sys.argv[1], sys.argv[1:])' "$MPICRAWL" crawl --dir "$dir" --seeds "$SCRATCH/web-seeds" \
-		"${opts[@]}" --set politeness.delay_ms=300 --set fetch.stop_grace_s=2 \
-		--set fetch.follow_max=0 >"$dir.out" 2>&1 &
-	pid=$!
-	for ((i = 0; i < 240; i++)); do
-		[ -d "$dir/segments/00002/warc" ] && break
-		sleep 0.25
-	done
-	t0=$SECONDS
-	kill -INT -- -"$pid"
-	wait "$pid"
-	rc=$?
-	echo "bare mpicrawl, SIGINT: exit $rc after $((SECONDS - t0)) s"
-	[ "$rc" -eq 75 ] && [ $((SECONDS - t0)) -le 17 ] &&
-		timeout 300 "$MPICRAWL" crawl --dir "$dir" "${opts[@]}" >/dev/null 2>&1 &&
-		"$MPICRAWL" check --dir "$dir" >/dev/null
-}
-check "Ctrl-C on a bare mpicrawl: exit 75 within the grace, then the crawl continues" stop_bare
+check "Ctrl-C on a bare mpicrawl: exit 75 within the grace, then the crawl continues" \
+	stop_run INT bare "$MPICRAWL"
 
 # ---- 2: WARC files lost under a running fetch ----
 # (links wait for the next round: segment 2 is the one to lose files in)
