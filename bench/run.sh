@@ -287,6 +287,7 @@ helper() { python3 "$WORK/helper.py" "$@"; }
 
 # ---- the machine ----
 
+NCPU=$(nproc)
 CPU_MODEL=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
 MEM_MB=$(awk '/^MemTotal/ { print int($2 / 1024) }' /proc/meminfo)
 REV=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
@@ -319,6 +320,8 @@ a_row() {
 	A_WALL["$name.$run"]=$wall
 	A_PPS["$name.$run"]=$pps
 	A_CPP["$name.$run"]=$cpp
+	A_REQ["$name.$run"]=$n
+	A_SCPU["$name.$run"]=$scpu
 	say "A: $name run $run: $wall s, $n requests ($pps/s), CPU $cpu s, peak RSS $rss MiB"
 }
 
@@ -401,7 +404,45 @@ run_mpicrawl() {
 	read -r rounds g f p u dns damaged < <(helper phases "$WORK/$name.crawl")
 	A_PHASES["$name"]="$rounds rounds; phase seconds summed over the rounds: generate $g, fetch $f, parse $p, update $u; $dns DNS lookups"
 	DAMAGED_SUCCESS=$((DAMAGED_SUCCESS + ${damaged:-0}))
+	[ "$name" = mpicrawl.1 ] && a_library_work "$WORK/$name.crawl"
 	rm -rf "$WORK/$name.crawl"
+}
+
+# a_library_work CRAWLDIR: sets A_LIBFLOOR to "total gzip sha1 libxml2" CPU
+# seconds of the library work no crawl with the defaults can skip, measured
+# by bench/micro.c on the WARC files the crawl wrote (after it, so that it
+# does not disturb any timed run).
+a_library_work() {
+	local out
+	[ -x "$WORK/micro" ] || build_tool micro || { say "A: bench/micro.c does not build"; return; }
+	# shellcheck disable=SC2046
+	out=$("$WORK/micro" floor $(find "$1/segments" -name '*.warc.gz' | sort)) ||
+		{ say "A: micro floor failed"; return; }
+	A_LIBFLOOR=$(awk '{ v[$1] = $2 } END { print v["floor_total_s"], v["floor_gzip6_s"],
+		v["floor_sha1_s"], v["floor_libxml2_s"] }' <<<"$out")
+	say "A: the library work of the first run's WARC files: $A_LIBFLOOR CPU s (total, gzip, SHA-1, libxml2)"
+}
+
+# a_budget FLOOR KEY WHAT LIB_S: what a wall-time floor of FLOOR x wget2
+# leaves the run KEY (its fastest) to spend a request on this machine's
+# CPUs, against LIB_S CPU seconds of library work it cannot skip
+# (a_library_work) and wget2's own CPU a request.
+a_budget() {
+	local f=$1 k=$2.${3:-} w_wall=${A_BEST_WALL_wget2:-} w_cpp=${A_BEST_CPP_wget2:-}
+	local req=${A_REQ[$k]:-} scpu=${A_SCPU[$k]:-} what=$4 lib=$5
+	[ -n "$w_wall" ] && [ -n "$req" ] && [ -n "$lib" ] || return 0
+	md "$(awk -v f="$f" -v w="$w_wall" -v n="$NCPU" -v s="$scpu" -v r="$req" -v l="$lib" \
+		-v z="$w_cpp" -v what="$what" 'BEGIN {
+		b = (n * f * w - s) * 1000 / r; lm = l * 1000 / r
+		printf "  What %s leaves: %d CPUs x %s x wget2'"'"'s %s s, less the server'"'"'s %s CPU s, over %d requests: **%.3f CPU ms a request**. ", what, n, f, w, s, r, b
+		printf "The library work no such crawl can skip (below) takes %.3f ms a request", lm
+		if (lm >= b)
+			printf ": more than the floor leaves."
+		else if (b - lm < z)
+			printf "; the %.3f ms left is less than wget2'"'"'s whole %.3f ms a request, which writes nothing.", b - lm, z
+		else
+			printf ", leaving %.3f ms.", b - lm
+	}')"
 }
 
 # ---- A over HTTPS: nginx in front of simweb ----
@@ -516,7 +557,8 @@ https_stop() {
 # PAGE_BYTES; 0: its small pages), with its own section of the results.
 bench_a_web() {
 	local page_bytes=$1 wall cpu rss scpu i run k
-	declare -gA A_ROW=() A_WALL=() A_PPS=() A_CPP=() A_PHASES=()
+	declare -gA A_ROW=() A_WALL=() A_PPS=() A_CPP=() A_PHASES=() A_REQ=() A_SCPU=()
+	A_LIBFLOOR=
 	DAMAGED_SUCCESS=0
 	say "A: starting simweb with $A_HOSTS hosts x $A_PAGES pages (--page-bytes $page_bytes)"
 	WEB=$WORK/web
@@ -640,6 +682,7 @@ bench_a_web() {
 		declare -g "A_BEST_WALL_${k//-/_}=${A_WALL[$k.$BEST_RUN]}"
 		declare -g "A_BEST_PPS_${k//-/_}=${A_PPS[$k.$BEST_RUN]}"
 		declare -g "A_BEST_CPP_${k//-/_}=${A_CPP[$k.$BEST_RUN]}"
+		declare -g "A_BEST_RUN_${k//-/_}=$BEST_RUN"
 	done
 	md ""
 	for k in mpicrawl mpicrawl-baseline mpicrawl-zstd mpicrawl-https; do
@@ -674,10 +717,16 @@ a_floors() {
 			'BEGIN { printf "%.2f", (m > 0 ? w / m : 0) }')
 		a_floor "Wall time mpicrawl / wget2 (robots on), every default on" "$ratio" \
 			"$([ "$small" = 1 ] && echo 1.0 || echo 1.5)"
+		a_budget "$([ "$small" = 1 ] && echo 1.0 || echo 1.5)" mpicrawl \
+			"${A_BEST_RUN_mpicrawl:-}" "this floor" "${A_LIBFLOOR%% *}"
 		md "  wget2's request rate is ${pratio}x mpicrawl's; wget2 runs with --delete-after and stores nothing, mpicrawl writes every response to WARC, parses it, indexes it and keeps its CrawlDb."
-		[ -n "$z_wall" ] && [ "$small" = 1 ] &&
+		if [ -n "$z_wall" ] && [ "$small" = 1 ]; then
 			a_floor "Wall time mpicrawl with warc.compression=zstd / wget2" \
 				"$(awk -v m="$z_wall" -v w="$w_wall" 'BEGIN { printf "%.2f", m / w }')" 0.8
+			# with zstd the WARC's gzip is not there: SHA-1 and libxml2 only
+			a_budget 0.8 mpicrawl-zstd "${A_BEST_RUN_mpicrawl_zstd:-}" "the zstd floor" \
+				"$(awk '{ print $3 + $4 }' <<<"${A_LIBFLOOR:-}")"
+		fi
 		[ -n "$z_wall" ] && [ "$small" = 0 ] &&
 			md "- Wall time mpicrawl with warc.compression=zstd / wget2: $(awk -v m="$z_wall" -v w="$w_wall" 'BEGIN { printf "%.2f", m / w }')x."
 	fi
@@ -685,6 +734,8 @@ a_floors() {
 		md "- Over https (nginx in front of simweb: TLS 1.3, HTTP/2, gzip; the same pages): wall time mpicrawl / wget2 **$(awk -v m="$A_BEST_WALL_mpicrawl_https" -v w="$A_BEST_WALL_wget2_https" 'BEGIN { printf "%.2f", (w > 0 ? m / w : 0) }')x** ($A_BEST_WALL_mpicrawl_https s against $A_BEST_WALL_wget2_https s); CPU ms per request mpicrawl ${A_BEST_CPP_mpicrawl_https:-?}, wget2 ${A_BEST_CPP_wget2_https:-?}. The server CPU column includes simweb only, not nginx."
 	[ -n "$cpp" ] && a_floor "CPU ms per request, mpicrawl (all ranks and mpirun)" "$cpp" \
 		"$([ "$small" = 1 ] && echo 0.25 || echo 0.6)"
+	[ -n "$A_LIBFLOOR" ] && [ -n "${A_REQ[mpicrawl.1]:-}" ] && md "$(awk -v r="${A_REQ[mpicrawl.1]}" '{
+		printf "- The library work no crawl with the defaults can skip, measured on the WARC files of the first mpicrawl run (`bench/micro.c floor`, one core, CPU time): every record as one gzip member at level 6 (libdeflate) %.2f s, its SHA-1 digests %.2f s, one libxml2 pass over each HTML page with no callbacks %.2f s; in all %.2f s, **%.3f ms a request** (%.3f without the gzip, for zstd).", $2, $3, $4, $1, $1 * 1000 / r, ($3 + $4) * 1000 / r }' <<<"$A_LIBFLOOR")"
 	md "- What was fetched differs: wget2 matches robots.txt groups with the token \"wget2\", so on hosts whose robots.txt names mpicrawl (index mod 4 = 3) it falls under \`User-agent: *\` / \`Disallow: /\` and fetches little there, and it ignores \`Allow:\` (no /private/open/ pages on index mod 4 = 2). With --no-robots it fetches every reachable page, a superset of mpicrawl's. \"repeated\" counts extra requests for a URL already requested; \"not in truth\" counts URLs outside simweb's truth for agent mpicrawl (disallowed for it)."
 	[ "$DAMAGED_SUCCESS" -gt 0 ] && md "- $DAMAGED_SUCCESS _SUCCESS.<phase> files of these crawls carry stray bytes after their JSON (read here up to the end of the JSON object)."
 	return 0
