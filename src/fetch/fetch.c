@@ -66,24 +66,35 @@ static void set_str(const char **s, size_t *n, const char *v)
 }
 
 /* An outcome without a request: denied, deferred, blocked, DNS failure. */
-static void emit_status(struct fetcher *f, struct host_item *it, int status, const char *why)
+/* The outcome of a URL that made no request: status and why, as of wall
+ * time at (0: now). */
+static void emit_status_at(struct fetcher *f, struct host_item *it, int status,
+			   const char *why, int64_t at)
 {
 	struct fetch_record fr;
 
 	memset(&fr, 0, sizeof(fr));
 	fetchlist_record(it, &fr);
 	fr.rec.status = (uint8_t)status;
-	fr.rec.fetched_at = clock_now_us();
+	fr.rec.fetched_at = at > 0 ? at : clock_now_us();
 	set_str(&fr.reason, &fr.reason_len, why);
 	fail(f, segout_outcome(f->out, it->part, &fr, NULL, 0, SEGOUT_NONE));
 	outcome_count(f->c, &fr);
 }
 
+static void emit_status(struct fetcher *f, struct host_item *it, int status, const char *why)
+{
+	emit_status_at(f, it, status, why, 0);
+}
+
 /*
  * RFC 9309 2.3.1.4: an unreachable robots.txt (5xx, 429, no answer) means
  * "disallow all" for now. The URL is deferred - due again when its origin's
- * robots.txt is asked again, after crawl.retry_interval_s - with the
- * answer named; unless no server we may trust answers: an error.
+ * robots.txt is asked again, crawl.retry_interval_s after that answer - with
+ * the answer named; unless no server we may trust answers: an error. The
+ * outcome carries the answer's time, not now, so that a URL held by an
+ * answer an earlier job cached is due with the robots.txt, not a whole
+ * retry interval after it.
  */
 static void hold_for_robots(struct fetcher *f, struct host_item *it)
 {
@@ -99,7 +110,7 @@ static void hold_for_robots(struct fetcher *f, struct host_item *it)
 	else
 		snprintf(why, sizeof(why), "robots.txt unreachable: no answer");
 	f->c[FC_ROBOTS_WAIT]++;
-	emit_status(f, it, ST_DEFERRED, why);
+	emit_status_at(f, it, ST_DEFERRED, why, it->origin->fetched_at);
 }
 
 static void fail_all(struct fetcher *f, struct host *h, int status, const char *why)

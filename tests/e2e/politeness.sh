@@ -218,4 +218,44 @@ for n in 1 2 4; do
 	# The checks hold for the hosts whose robots.txt was asked early too.
 	check "robots.txt of new hosts asked early on $n ranks" early_robots "$SCRATCH/crawl$n"
 done
+
+# A robots.txt failure an earlier job cached: a URL it holds in a later job
+# is due when that robots.txt is asked again (the answer's time plus
+# crawl.retry_interval_s), not a whole retry interval after the later job.
+# h0004 of --politeness answers robots.txt with 500.
+next_fetch() {  # next_fetch DIR URL: the URL's status and next_fetch, from readdb
+	"$MPICRAWL" readdb --dir "$1" --dump 2>/dev/null | python3 -c '
+import json, sys
+for line in sys.stdin:
+    d = json.loads(line)
+    if d["url"] == sys.argv[1]:
+        print(d["status"], d["next_fetch"], d.get("reason", ""))' "$2"
+}
+if start_web webc --politeness --hosts 6 --pages 5; then
+	R=$SCRATCH/cached
+	base="http://h0004.sim.test:$SIMWEB_PORT"
+	ropts=(--set fetch.allow_private=true --set "dns.servers=127.0.0.1:$DNS_PORT"
+		--set politeness.delay_ms=0 --set crawl.retry_interval_s=3600 --set fetch.follow_max=0)
+	echo "$base/" >"$SCRATCH/cached-seeds1"
+	echo "$base/p/1.html" >"$SCRATCH/cached-seeds2"
+	timeout 120 "$MPICRAWL" crawl --dir "$R" --seeds "$SCRATCH/cached-seeds1" "${ropts[@]}" \
+		--rounds 1 >/dev/null 2>&1
+	read -r st1 nf1 _ < <(next_fetch "$R" "$base/")
+	sleep 3
+	timeout 120 "$MPICRAWL" crawl --dir "$R" --seeds "$SCRATCH/cached-seeds2" "${ropts[@]}" \
+		--rounds 1 >/dev/null 2>&1
+	read -r st2 nf2 why2 < <(next_fetch "$R" "$base/p/1.html")
+	sleep 0.3
+	asked=$(awk -F'\t' '$3 ~ /^h0004\./ && $4 == "/robots.txt"' "$SIMWEB_LOG" | wc -l)
+	echo "  cached robots.txt failure: first job '$st1' due $nf1; later job '$st2' due $nf2 ($why2); robots.txt asked $asked times"
+	check "cached robots.txt failure: the first URL deferred" test "$st1" = deferred
+	check "  a URL of a later job deferred too, naming the answer" \
+		test "$st2 $why2" = "deferred robots.txt unreachable: http 500"
+	check "  the robots.txt asked once (the later job used the cache)" test "$asked" -eq 1
+	check "  the later URL due with the robots.txt, not a retry interval after the later job" \
+		test "$((nf2 - nf1))" -le 1 -a "$((nf2 - nf1))" -ge -1
+	"$ROOT/scripts/webenv.sh" stop "$SCRATCH/webc" >/dev/null 2>&1
+else
+	check "web for the cached robots.txt failure starts" false
+fi
 finish
