@@ -111,7 +111,7 @@ int cmd_robots(int argc, char **argv)
 		buf_release(&body);
 		return 1;
 	}
-	e = robots_parse(body.p, body.len, agent, &r);
+	e = robots_parse_with(body.p, body.len, agent, ROBOTS_ESCAPES_DECODED, &r);
 	buf_release(&body);
 	if (e != CR_OK) {
 		fprintf(stderr, "mpicrawl robots: cannot parse '%s': %s\n", argv[i],

@@ -167,7 +167,8 @@ static enum cr_err note_delay(void *arg, const struct robots_cache_entry *e)
 		*hmap_put(&g->holds, e->origin, strlen(e->origin)) =
 			(void *)(uintptr_t)e->times.hold_until;
 	if (g->rules.round_ms <= 0 || e->http_status < 200 || e->http_status >= 300 ||
-	    robots_parse(e->body, e->body_len, g->j->cfg.robots_agent, &rules) != CR_OK)
+	    robots_parse_with(e->body, e->body_len, g->j->cfg.robots_agent,
+			      ROBOTS_ESCAPES_DECODED, &rules) != CR_OK)
 		return CR_OK;
 	cd = robots_crawl_delay_ms(rules);
 	if (cd > 0)

@@ -41,7 +41,8 @@ static void apply_answer(struct origin *o, const struct origin_policy *pol)
 
 	robots_free(&o->rules);
 	if (st >= 200 && st < 300) {
-		if (robots_parse(o->body.p, o->body.len, pol->agent, &o->rules) != CR_OK)
+		if (robots_parse_with(o->body.p, o->body.len, pol->agent, ROBOTS_ESCAPES_DECODED,
+				      &o->rules) != CR_OK)
 			o->rules = robots_new_allow_all();
 		set_state(o, ORIGIN_READY);
 	} else if ((st >= 400 && st < 500 && st != 429) || (st >= 300 && st < 400)) {

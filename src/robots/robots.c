@@ -35,6 +35,7 @@ struct robots_set {
 
 struct robots {
 	struct robots_set set;
+	enum robots_escapes esc;
 	struct buf sitemap_text;  /* NUL-terminated strings, back to back */
 	struct buf sitemap_offs;  /* size_t[] into sitemap_text */
 };
@@ -96,15 +97,39 @@ static const struct robots_rule *set_rule(const struct robots_set *s, size_t i)
 	return (const struct robots_rule *)(const void *)s->rules.p + i;
 }
 
-/* Appends the normal form of p[0..n) to out (see robots_escape_pattern). */
-static void escape_pattern(struct buf *out, const unsigned char *p, size_t n)
+static unsigned hex_value(unsigned char c)
+{
+	return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
+}
+
+/* The unreserved character "%" h1 h2 stands for (RFC 3986 2.3), or 0. */
+static unsigned char unreserved_escape(unsigned char h1, unsigned char h2)
+{
+	unsigned char c = (unsigned char)(hex_value(h1) << 4 | hex_value(h2));
+
+	if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+	    c == '-' || c == '.' || c == '_' || c == '~')
+		return c;
+	return 0;
+}
+
+/* Appends the normal form of p[0..n) to out (see robots_escape_pattern),
+ * with the escapes of unreserved characters decoded for DECODED. */
+static void escape_pattern(struct buf *out, const unsigned char *p, size_t n,
+			   enum robots_escapes esc)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		unsigned char c = p[i];
+		unsigned char c = p[i], u;
 
 		if (c == '%' && i + 2 < n && is_hex(p[i + 1]) && is_hex(p[i + 2])) {
+			if (esc == ROBOTS_ESCAPES_DECODED &&
+			    (u = unreserved_escape(p[i + 1], p[i + 2])) != 0) {
+				buf_addc(out, (char)u);
+				i += 2;
+				continue;
+			}
 			buf_addc(out, '%');
 			buf_addc(out, (char)to_upper(p[i + 1]));
 			buf_addc(out, (char)to_upper(p[i + 2]));
@@ -120,12 +145,12 @@ static void escape_pattern(struct buf *out, const unsigned char *p, size_t n)
 }
 
 static void set_add_rule(struct robots_set *s, int allow,
-			 const unsigned char *p, size_t n)
+			 const unsigned char *p, size_t n, enum robots_escapes esc)
 {
 	struct robots_rule rule;
 
 	rule.off = s->pats.len;
-	escape_pattern(&s->pats, p, n);
+	escape_pattern(&s->pats, p, n, esc);
 	rule.len = s->pats.len - rule.off;
 	rule.allow = allow;
 	buf_add(&s->rules, &rule, sizeof(rule));
@@ -269,9 +294,9 @@ static void on_rule(struct robots_parser *ps, int allow,
 	if (!n)
 		return; /* an empty pattern matches nothing */
 	if (ps->cur_ours)
-		set_add_rule(&ps->ours, allow, v, n);
+		set_add_rule(&ps->ours, allow, v, n, ps->r->esc);
 	if (ps->cur_star)
-		set_add_rule(&ps->star, allow, v, n);
+		set_add_rule(&ps->star, allow, v, n, ps->r->esc);
 }
 
 static void on_crawl_delay(struct robots_parser *ps, const unsigned char *v,
@@ -378,6 +403,12 @@ static struct robots *robots_alloc(void)
 enum cr_err robots_parse(const void *body, size_t len, const char *agent,
 			 struct robots **out)
 {
+	return robots_parse_with(body, len, agent, ROBOTS_ESCAPES_KEPT, out);
+}
+
+enum cr_err robots_parse_with(const void *body, size_t len, const char *agent,
+			      enum robots_escapes esc, struct robots **out)
+{
 	static const unsigned char bom[3] = { 0xEF, 0xBB, 0xBF };
 	const unsigned char *p = body;
 	struct robots_parser ps;
@@ -390,6 +421,7 @@ enum cr_err robots_parse(const void *body, size_t len, const char *agent,
 	ps.r = robots_alloc();
 	if (!ps.r)
 		return CR_ERR_NOMEM;
+	ps.r->esc = esc;
 	ps.agent = agent;
 	ps.agent_len = strlen(agent);
 	set_init(&ps.ours);
@@ -437,7 +469,7 @@ struct robots *robots_new_disallow_all(void)
 	struct robots *r = robots_alloc();
 
 	if (r)
-		set_add_rule(&r->set, 0, (const unsigned char *)"*", 1);
+		set_add_rule(&r->set, 0, (const unsigned char *)"*", 1, ROBOTS_ESCAPES_KEPT);
 	return r;
 }
 
@@ -453,19 +485,27 @@ void robots_free(struct robots **r)
 }
 
 /*
- * The path in the form patterns are compared with: "%xx" upper-cased, and a
- * literal "*" or "$" written "%2A" / "%24", so that a rule spelling them
- * percent-encoded matches them (RFC 9309 2.2.3). Other bytes are kept as
- * they are: the URL is expected to be percent-encoded already.
+ * The path in the form patterns are compared with: "%xx" upper-cased (for
+ * DECODED, decoded when it is an unreserved character), and a literal "*"
+ * or "$" written "%2A" / "%24", so that a rule spelling them percent-encoded
+ * matches them (RFC 9309 2.2.3). Other bytes are kept as they are: the URL
+ * is expected to be percent-encoded already.
  */
-static void normalise_path(struct buf *out, const unsigned char *p, size_t n)
+static void normalise_path(struct buf *out, const unsigned char *p, size_t n,
+			   enum robots_escapes esc)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		unsigned char c = p[i];
+		unsigned char c = p[i], u;
 
 		if (c == '%' && i + 2 < n && is_hex(p[i + 1]) && is_hex(p[i + 2])) {
+			if (esc == ROBOTS_ESCAPES_DECODED &&
+			    (u = unreserved_escape(p[i + 1], p[i + 2])) != 0) {
+				buf_addc(out, (char)u);
+				i += 2;
+				continue;
+			}
 			buf_addc(out, '%');
 			buf_addc(out, (char)to_upper(p[i + 1]));
 			buf_addc(out, (char)to_upper(p[i + 2]));
@@ -556,7 +596,7 @@ int robots_allowed(const struct robots *r, const char *path_query)
 	p = (const unsigned char *)path_query;
 	n = strlen(path_query);
 	if (strpbrk(path_query, "%*$")) {
-		normalise_path(&path, p, n);
+		normalise_path(&path, p, n, r->esc);
 		p = path.p;
 		n = path.len;
 	}
@@ -640,7 +680,7 @@ enum cr_err robots_escape_pattern(const char *pattern, char *out, size_t cap)
 	if (!pattern || !out)
 		return CR_ERR_ARG;
 	buf_init(&b);
-	escape_pattern(&b, (const unsigned char *)pattern, strlen(pattern));
+	escape_pattern(&b, (const unsigned char *)pattern, strlen(pattern), ROBOTS_ESCAPES_KEPT);
 	if (b.len + 1 > cap) {
 		buf_release(&b);
 		return CR_ERR_LIMIT;

@@ -39,6 +39,21 @@ struct robots;
 CR_WUR enum cr_err robots_parse(const void *body, size_t len, const char *agent,
 				struct robots **out);
 
+/*
+ * How percent-encoded unreserved characters (A-Z a-z 0-9 - . _ ~) compare.
+ * KEPT: as written, on both sides - "%7E" and "~" differ (google/robotstxt's
+ * ID_Encoding cases; what robots_parse does). DECODED: decoded on both sides
+ * first, as RFC 9309 2.2.2 and its table ask ("/foo/bar/%62%61%7A" matches
+ * "/foo/bar/baz"). The crawler's: its URLs are canonical (url.h decodes such
+ * escapes), so a rule kept as written could never match a link the site
+ * wrote the way its rule is ("Disallow: /%7Ejoe/").
+ */
+enum robots_escapes { ROBOTS_ESCAPES_KEPT, ROBOTS_ESCAPES_DECODED };
+
+/* robots_parse, with the escapes compared as esc says. */
+CR_WUR enum cr_err robots_parse_with(const void *body, size_t len, const char *agent,
+				     enum robots_escapes esc, struct robots **out);
+
 /* Policies without a file: everything allowed (e.g. robots.txt gave 4xx), and
  * everything but /robots.txt disallowed (e.g. 5xx, unreachable). NULL when
  * out of memory. The caller frees with robots_free. */
@@ -51,7 +66,8 @@ void robots_free(struct robots **r);
 /*
  * 1 if path_query may be fetched, 0 if not. path_query is the URL's path plus
  * ";params" and "?query", no fragment, percent-encoded as in the URL (see
- * robots_url_path); "" counts as "/". The longest matching rule wins, Allow
+ * robots_url_path), its unreserved escapes decoded first when r was parsed
+ * with ROBOTS_ESCAPES_DECODED; "" counts as "/". The longest matching rule wins, Allow
  * wins a tie, no match allows; "/robots.txt" is always allowed. A NULL r
  * allows everything.
  */

@@ -49,7 +49,8 @@ static enum cr_err each_origin(void *arg, const struct robots_cache_entry *e)
 	size_t i;
 
 	if (e->http_status < 200 || e->http_status >= 300 ||
-	    robots_parse(e->body, e->body_len, s->j->cfg.robots_agent, &r) != CR_OK)
+	    robots_parse_with(e->body, e->body_len, s->j->cfg.robots_agent,
+			      ROBOTS_ESCAPES_DECODED, &r) != CR_OK)
 		return CR_OK;
 	snprintf(robots_url, sizeof(robots_url), "%s/robots.txt", e->origin);
 	for (i = 0; i < robots_sitemap_count(r); i++) {

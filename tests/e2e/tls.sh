@@ -27,7 +27,15 @@ WARCIO=$ROOT/tests/warcio
 DELAY=150
 ROUNDS=4
 
-check "tlsweb starts (nginx, dnsmasq, test CA)" start_tlsweb tls --pages 12
+# tilde: a robots.txt that names a home directory percent-encoded, as many
+# sites write it, and links to it in both spellings.
+mkdir -p "$SCRATCH/tilde/~joe" "$SCRATCH/tilde/~jim"
+printf 'User-agent: *\nDisallow: /%%7Ejoe/\n' >"$SCRATCH/tilde/robots.txt"
+printf '<a href="/%%7Ejoe/secret.html">a</a> <a href="/~joe/other.html">b</a> <a href="/%%7ejim/open.html">c</a>\n' \
+	>"$SCRATCH/tilde/index.html"
+for f in '~joe/secret' '~joe/other' '~jim/open'; do echo "<p>$f</p>" >"$SCRATCH/tilde/$f.html"; done
+check "tlsweb starts (nginx, dnsmasq, test CA)" start_tlsweb tls --pages 12 \
+	--site "tilde=$SCRATCH/tilde"
 W=$SCRATCH/tls
 P=$TLS_PORT
 D=tls.test
@@ -226,6 +234,25 @@ check "crawl with dns.family=ipv6 exits 0" run_ranks 1 crawl --dir "$SCRATCH/c3"
 check "dns.family=ipv6: the A-only host has no address, the AAAA one fetched" \
 	eval 'test "$(reason_of "https://h2.$D:$P/")" = "error dns: no address" &&
 	test "$(reason_of "https://v6.$D:$P/")" = "fetched null"'
+
+# RFC 9309 2.2.2: an escaped unreserved character in a rule is the
+# character. "Disallow: /%7Ejoe/" keeps out both spellings of the links
+# (the crawler's URLs have ~); /~jim/ stays open.
+printf '%s\n' "https://tilde.$D:$P/" >"$SCRATCH/seeds-tilde"
+: >"$NGINX_LOG"
+check "crawl of a robots.txt with %7E exits 0" run_ranks 1 crawl --dir "$SCRATCH/ct" \
+	--seeds "$SCRATCH/seeds-tilde" --rounds 2 "${common[@]}" --set "tls.ca_file=$TLS_CA" \
+	>"$SCRATCH/ct.out" 2>&1
+"$MPICRAWL" readdb --dir "$SCRATCH/ct" --dump >"$SCRATCH/db" 2>/dev/null
+check "Disallow: /%7Ejoe/ denies /~joe/ in both spellings" \
+	eval 'test "$(reason_of "https://tilde.$D:$P/~joe/secret.html")" = "denied robots.txt" &&
+	test "$(reason_of "https://tilde.$D:$P/~joe/other.html")" = "denied robots.txt"'
+check "  and /~jim/ is fetched" test "$(reason_of "https://tilde.$D:$P/~jim/open.html")" = "fetched null"
+check "  nginx saw no request under /~joe/ or /%7Ejoe/" \
+	eval '! awk -F"\t" "\$5 ~ /^tilde\\./" "$NGINX_LOG" | grep -qi "/\(~\|%7e\)joe/"'
+check "  mpicrawl robots says the same" eval '"$MPICRAWL" robots "$SCRATCH/tilde/robots.txt" \
+	"https://t/%7Ejoe/x" "https://t/~joe/x" "https://t/~jim/x" | cut -f1 | tr "\n" " " |
+	grep -qx "deny deny allow "'
 
 # Refetches ask If-None-Match where the last answer had an ETag and
 # If-Modified-Since with the last answer's Last-Modified, as it was sent:
