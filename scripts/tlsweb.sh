@@ -26,7 +26,8 @@
 #   expired.tls.test     127.0.0.1:TLS_PORT  expired certificate
 #   wrongname.tls.test   127.0.0.1:TLS_PORT  certificate for other.example
 #   selfsigned.tls.test  127.0.0.1:TLS_PORT  self-signed certificate
-#   plain.tls.test       127.0.0.1:HTTP_PORT plain HTTP
+#   plain.tls.test       127.0.0.1:HTTP_PORT plain HTTP; also the only server
+#                                            of [::1]:HTTP_PORT (http://[::1]:PORT/)
 #
 # h2 is the default server of 127.0.0.1:TLS_PORT (no or unknown SNI gets its
 # certificate). TLS 1.2 and 1.3, a shared session cache (sessions resume),
@@ -476,6 +477,7 @@ EOF
 		cat <<EOF
 	server {
 		listen 127.0.0.1:$http_port default_server;
+		listen [::1]:$http_port default_server;
 		server_name plain.$DOMAIN;
 		root $dir/www/plain;
 	}
@@ -632,7 +634,7 @@ start() {
 		tp=$(random_port)
 		hp=$(random_port)
 		if [ "$tp" = "$hp" ] || ! tcp_free "$tp" 127.0.0.1 127.0.0.2 ::1 ||
-			! tcp_free "$hp" 127.0.0.1; then
+			! tcp_free "$hp" 127.0.0.1 ::1; then
 			continue
 		fi
 		make_conf "$dir" "$tp" "$hp"

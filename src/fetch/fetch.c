@@ -98,7 +98,7 @@ static void emit_status(struct fetcher *f, struct host_item *it, int status, con
  */
 static void hold_for_robots(struct fetcher *f, struct host_item *it)
 {
-	char why[64];
+	char why[96];
 
 	if (it->origin->refused) {
 		emit_status(f, it, ST_ERROR, it->origin->refused);
@@ -107,6 +107,8 @@ static void hold_for_robots(struct fetcher *f, struct host_item *it)
 	if (it->origin->http_status > 0)
 		snprintf(why, sizeof(why), "robots.txt unreachable: http %d",
 			 it->origin->http_status);
+	else if (it->origin->failure)
+		snprintf(why, sizeof(why), "robots.txt unreachable: %s", it->origin->failure);
 	else
 		snprintf(why, sizeof(why), "robots.txt unreachable: no answer");
 	f->c[FC_ROBOTS_WAIT]++;
@@ -450,6 +452,7 @@ static void robots_done(struct fetcher *f, struct origin *o, const struct http_r
 	origin_on_answer(o, &f->origins.pol, r->start_wall_us, ro.status, rb, rl, ro.location);
 	buf_release(&dec);
 	o->refused = !ro.status && !strncmp(r->error, "tls:", 4) ? r->error : NULL;
+	o->failure = !ro.status && r->error[0] ? r->error : NULL;
 	if (o->state == ORIGIN_UNAVAILABLE)
 		f->c[FC_ROBOTS_UNAVAILABLE]++;
 	if (o->state == ORIGIN_READY)
@@ -647,6 +650,7 @@ void fetch_loop(struct fetcher *f)
 		while ((r = http_next_done(f->http)) != NULL)
 			complete(f, r);
 		comm_hint_poll(on_hint_in, f);
+		f->c[FC_EMBEDS] = f->frontier.embeds;   /* also those another rank handed in */
 		progress_tick(&prog, f->c, (uint64_t)f->hosts.left, 0);
 		now = clock_mono_us();
 	}

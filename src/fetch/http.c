@@ -339,9 +339,11 @@ enum cr_err http_start(struct http_client *c, const struct http_request *rq)
 	if (!x)
 		return CR_ERR_NOMEM;
 	x->url = strdup(rq->url);
-	x->resolve = resolve_list(rq->url, rq->host, rq->addr);
+	/* An IP literal needs no name resolved (and libcurl 7.88 cannot parse
+	 * a "[::1]:port:addr" entry: it would fail the request). */
+	x->resolve = rq->host[0] == '[' ? NULL : resolve_list(rq->url, rq->host, rq->addr);
 	x->hdrs = request_headers(c, rq);
-	if (!x->url || !x->resolve) {
+	if (!x->url || (!x->resolve && rq->host[0] != '[')) {
 		xfer_put(c, x);
 		return CR_ERR_NOMEM;
 	}

@@ -45,10 +45,15 @@ static void print_line(struct progress *p, int64_t now)
 		buf_release(&b);
 	}
 	{
+		/* every outcome written; the URLs so far: the fetch lists' and
+		 * those that joined a queue in the round (links, requisites) */
 		uint64_t done = sum[FC_FETCHED] + sum[FC_REDIRECT] + sum[FC_GONE] +
-				sum[FC_ERROR] + sum[FC_DENIED] + sum[FC_BLOCKED] + sum[FC_DEFERRED];
+				sum[FC_ERROR] + sum[FC_DENIED] + sum[FC_BLOCKED] +
+				sum[FC_DEFERRED] + sum[FC_TRUNCATED] + sum[FC_TOO_LARGE] +
+				sum[FC_TIMEOUT];
+		uint64_t urls = sum[FC_URLS] + sum[FC_FOLLOWED] + sum[FC_EMBEDS];
 		double rate = secs > 0 ? (double)sum[FC_REQUESTS] / secs : 0;
-		uint64_t left = sum[FC_URLS] > done ? sum[FC_URLS] - done : 0;
+		uint64_t left = urls > done ? urls - done : 0;
 
 		char eta[48] = "";
 
@@ -57,7 +62,7 @@ static void print_line(struct progress *p, int64_t now)
 		log_info(p->phase,
 			 "round %d: %llu/%llu urls, %llu requests (%.1f/s), %.1f MB, %llu errors, "
 			 "%llu hosts active, %d/%d ranks reporting%s",
-			 p->seg, (unsigned long long)done, (unsigned long long)sum[FC_URLS],
+			 p->seg, (unsigned long long)done, (unsigned long long)urls,
 			 (unsigned long long)sum[FC_REQUESTS], rate,
 			 (double)sum[FC_BYTES] / 1e6, (unsigned long long)sum[FC_ERROR],
 			 (unsigned long long)sum[FC_COUNT_], seen, p->j->nranks, eta);

@@ -67,6 +67,7 @@ void origin_on_cache(struct origin *o, const struct origin_policy *pol, int64_t 
 {
 	o->fetched_at = at;
 	o->http_status = status;
+	o->failure = NULL;
 	o->body.len = 0;
 	buf_add(&o->body, body, len);
 	if (now - at >= pol->ttl_us) {

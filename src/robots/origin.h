@@ -55,6 +55,9 @@ struct origin {
 	struct robots *rules; /* READY: what applies (NULL, out of memory: allow all) */
 	int64_t fetched_at;   /* wall µs of its answer; 0: never answered */
 	int http_status;      /* of the answer; 0: none */
+	const char *failure;  /* no answer in this phase: why (a static string, the
+			       * transport's reason); NULL otherwise, and for an
+			       * answer read from the cache */
 	struct buf body;      /* the answer's body, as the cache keeps it */
 	int answered;         /* answered in this phase */
 	char *robots_url;     /* where it is asked after redirects; NULL: KEY/robots.txt */

@@ -632,6 +632,12 @@ static const char *hint(const char *status, const char *reason)
 	if (!strcmp(status, "unfetched"))
 		return " (no outcome yet: the time limit or a stop came first; they are tried "
 		       "again in a later round)";
+	if (!strcmp(reason, "tls:untrusted"))
+		return " (the server's certificate is not from a CA this machine trusts: name "
+		       "the CA with tls.ca_file)";
+	if (!strncmp(reason, "tls:", 4))
+		return " (the server's certificate or TLS handshake failed verification; "
+		       "nothing of such a server is archived)";
 	if (!strcmp(status, "deferred") && !strncmp(reason, "robots.txt", 10))
 		return " (nothing is fetched from a site whose robots.txt fails, RFC 9309; it "
 		       "is asked again after crawl.retry_interval_s, which may be set shorter)";

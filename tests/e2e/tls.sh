@@ -235,6 +235,22 @@ check "dns.family=ipv6: the A-only host has no address, the AAAA one fetched" \
 	eval 'test "$(reason_of "https://h2.$D:$P/")" = "error dns: no address" &&
 	test "$(reason_of "https://v6.$D:$P/")" = "fetched null"'
 
+# An IPv6 literal URL: fetched from [::1] (no name to resolve), its links
+# too; a site where nothing listens: its URLs wait with the reason.
+closed=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+printf '%s\n' "http://[::1]:$HTTP_PORT/" "http://plain.$D:$closed/" >"$SCRATCH/seeds-v6lit"
+: >"$NGINX_LOG"
+check "crawl of an IPv6 literal URL exits 0" run_ranks 1 crawl --dir "$SCRATCH/cv6" \
+	--seeds "$SCRATCH/seeds-v6lit" --rounds 2 "${common[@]}" >"$SCRATCH/cv6.out" 2>&1
+"$MPICRAWL" readdb --dir "$SCRATCH/cv6" --dump >"$SCRATCH/db" 2>/dev/null
+check "  http://[::1]:PORT/ fetched" test "$(reason_of "http://[::1]:$HTTP_PORT/")" = "fetched null"
+check "  and pages it links ($(grep -c '"url":"http://\[::1\]:[0-9]*/page-' "$SCRATCH/db") fetched)" \
+	test "$(grep '"url":"http://\[::1\]:[0-9]*/page-' "$SCRATCH/db" | grep -c '"status":"fetched"')" -ge 3
+check "  nginx saw them on ::1" eval 'awk -F"\t" "\$3 == \"::1\" && \$14 ~ /^\/page-/" "$NGINX_LOG" | grep -q .'
+check "  the closed port's site waits, saying why: $(reason_of "http://plain.$D:$closed/")" \
+	test "$(reason_of "http://plain.$D:$closed/")" = \
+	"deferred robots.txt unreachable: Couldn't connect to server"
+
 # RFC 9309 2.2.2: an escaped unreserved character in a rule is the
 # character. "Disallow: /%7Ejoe/" keeps out both spellings of the links
 # (the crawler's URLs have ~); /~jim/ stays open.
