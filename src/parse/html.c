@@ -3,6 +3,7 @@
 #include "parse/htmlmeta.h"
 #include "url/url.h"
 #include "util/hmap.h"
+#include "util/utf8.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -728,6 +729,24 @@ static void meta_charset(const char *b, size_t len, char *out, size_t cap)
 	}
 }
 
+/*
+ * The encoding of a page that declares none - no charset from HTTP, no
+ * <meta> in its first 1024 bytes, no byte order mark: UTF-8 when the body
+ * is well-formed UTF-8 (pure ASCII is too), else windows-1252, the HTML
+ * standard's default for most locales (encoding sniffing, 13.2.3.2). NULL
+ * for a BOM, which libxml2 reads itself. Left to libxml2, such a page was
+ * read as ISO-8859-1 whatever it held: UTF-8 text came out as mojibake and
+ * windows-1252's quotes and euro sign as C1 control characters.
+ */
+static const char *undeclared_charset(const unsigned char *b, size_t len)
+{
+	if (len >= 2 && ((b[0] == 0xfe && b[1] == 0xff) || (b[0] == 0xff && b[1] == 0xfe)))
+		return NULL;
+	if (len >= 3 && b[0] == 0xef && b[1] == 0xbb && b[2] == 0xbf)
+		return NULL;
+	return utf8_valid(b, len, 0) ? "UTF-8" : "WINDOWS-1252";
+}
+
 enum cr_err html_extract(const void *body, size_t len, const char *charset,
 			 const char *page_url, const char *agent, size_t max_links,
 			 struct html_page *out)
@@ -824,7 +843,8 @@ enum cr_err html_extract_meta(const void *body, size_t len, const char *charset,
 		htmlCtxtUseOptions(ctxt, opts);
 		if (!charset || !charset[0]) {
 			meta_charset(body, len, label, sizeof(label));
-			charset = is_latin1_label(label) ? label : NULL;
+			charset = is_latin1_label(label) ? label :
+				  !label[0] ? undeclared_charset(body, len) : NULL;
 		}
 		if (charset && charset[0]) {
 			/* An encoding libxml2 does not know: let it detect one. */

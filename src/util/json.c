@@ -1,4 +1,5 @@
 #include "util/json.h"
+#include "util/utf8.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -12,40 +13,6 @@ void json_counters(const struct json_counter *c, size_t n, struct buf *out)
 		buf_addf(out, "%s\"%s\":%llu", i ? "," : "", c[i].name,
 			 (unsigned long long)c[i].value);
 	buf_addc(out, '}');
-}
-
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t len, i;
-	unsigned cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0) {
-		len = 2;
-		cp = s[0] & 0x1f;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		len = 3;
-		cp = s[0] & 0x0f;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		len = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
-	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
 }
 
 void json_str(struct buf *out, const char *s, size_t n)
@@ -65,7 +32,7 @@ void json_str(struct buf *out, const char *s, size_t n)
 		} else if (c < 0x20) {
 			buf_addf(out, "\\u%04x", c);
 			i++;
-		} else if ((l = utf8_len(p + i, n - i)) == 0) {
+		} else if ((l = utf8_seq_len(p + i, n - i)) == 0) {
 			buf_adds(out, "\\ufffd");
 			i++;
 		} else {

@@ -34,6 +34,12 @@ printf 'User-agent: *\nDisallow: /%%7Ejoe/\n' >"$SCRATCH/tilde/robots.txt"
 printf '<a href="/%%7Ejoe/secret.html">a</a> <a href="/~joe/other.html">b</a> <a href="/%%7ejim/open.html">c</a>\n' \
 	>"$SCRATCH/tilde/index.html"
 for f in '~joe/secret' '~joe/other' '~jim/open'; do echo "<p>$f</p>" >"$SCRATCH/tilde/$f.html"; done
+# and pages that declare no charset (nginx sends text/html alone)
+printf '<a href="/w1252.html">w</a> <a href="/utf8.html">u</a>\n' >>"$SCRATCH/tilde/index.html"
+printf '<html><body><p>\x93smart quotes\x94 \x80 caf\xe9</p></body></html>\n' \
+	>"$SCRATCH/tilde/w1252.html"
+printf '<html><body><p>Gr\xc3\xbc\xc3\x9fe \xe2\x80\x9cquoted\xe2\x80\x9d</p></body></html>\n' \
+	>"$SCRATCH/tilde/utf8.html"
 check "tlsweb starts (nginx, dnsmasq, test CA)" start_tlsweb tls --pages 12 \
 	--site "tilde=$SCRATCH/tilde"
 W=$SCRATCH/tls
@@ -266,6 +272,18 @@ check "Disallow: /%7Ejoe/ denies /~joe/ in both spellings" \
 check "  and /~jim/ is fetched" test "$(reason_of "https://tilde.$D:$P/~jim/open.html")" = "fetched null"
 check "  nginx saw no request under /~joe/ or /%7Ejoe/" \
 	eval '! awk -F"\t" "\$5 ~ /^tilde\\./" "$NGINX_LOG" | grep -qi "/\(~\|%7e\)joe/"'
+wet_text() {  # wet_text DIR URL: the text of URL's WET record
+	for f in "$1"/segments/*/text/*.wet.gz; do zcat "$f"; done | python3 -c '
+import re, sys
+d = sys.stdin.buffer.read().decode("utf-8", "replace")
+for m in re.finditer(r"WARC-Target-URI: (\S+).*?\r\n\r\n(.*?)\r\n\r\n", d, re.S):
+    if m.group(1) == sys.argv[1]:
+        print(m.group(2).strip().splitlines()[-1])' "$2"
+}
+check "pages with no charset: windows-1252 read as such ($(wet_text "$SCRATCH/ct" "https://tilde.$D:$P/w1252.html"))" \
+	test "$(wet_text "$SCRATCH/ct" "https://tilde.$D:$P/w1252.html")" = "“smart quotes” € café"
+check "  and UTF-8 as UTF-8 ($(wet_text "$SCRATCH/ct" "https://tilde.$D:$P/utf8.html"))" \
+	test "$(wet_text "$SCRATCH/ct" "https://tilde.$D:$P/utf8.html")" = "Grüße “quoted”"
 check "  mpicrawl robots says the same" eval '"$MPICRAWL" robots "$SCRATCH/tilde/robots.txt" \
 	"https://t/%7Ejoe/x" "https://t/~joe/x" "https://t/~jim/x" | cut -f1 | tr "\n" " " |
 	grep -qx "deny deny allow "'

@@ -1,5 +1,6 @@
 #include "test.h"
 #include "parse/html.h"
+#include "util/utf8.h"
 #include "url/url.h"
 
 #include <stdlib.h>
@@ -272,6 +273,37 @@ int main(void)
 				   &p) == CR_OK && !strcmp(buf_cstr(&p.text), want),
 		      "meta iso-8859-1 as windows-1252: '%s'", buf_cstr(&p.text));
 		html_page_release(&p);
+	}
+	/* No charset anywhere (nginx's default Content-Type): well-formed UTF-8
+	 * is UTF-8, anything else windows-1252 - never ISO-8859-1's C1 controls. */
+	{
+		static const char w1252[] = "<html><head><title>t</title></head>"
+					    "<body><p>\x93quoted\x94 \x80 caf\xe9</p></body></html>";
+		static const char utf8[] = "<html><head><title>t</title></head><body><p>Gr\xc3\xbc"
+					   "\xc3\x9f" "e \xe2\x80\x9cq\xe2\x80\x9d</p></body></html>";
+		/* a lone lead byte at the end: not UTF-8 */
+		static const char tail[] = "<html><body><p>Gr\xc3\xbc\xc3</p></body></html>";
+
+		CHECK(html_extract(w1252, sizeof(w1252) - 1, NULL, "http://h.test/", "x", 10,
+				   &p) == CR_OK &&
+		      !strcmp(buf_cstr(&p.text),
+			      "\xe2\x80\x9cquoted\xe2\x80\x9d \xe2\x82\xac caf\xc3\xa9"),
+		      "undeclared windows-1252: '%s'", buf_cstr(&p.text));
+		html_page_release(&p);
+		CHECK(html_extract(utf8, sizeof(utf8) - 1, NULL, "http://h.test/", "x", 10, &p) ==
+			      CR_OK && !strcmp(buf_cstr(&p.text), "Gr\xc3\xbc\xc3\x9f"
+					       "e \xe2\x80\x9cq\xe2\x80\x9d"),
+		      "undeclared UTF-8: '%s'", buf_cstr(&p.text));
+		html_page_release(&p);
+		CHECK(html_extract(tail, sizeof(tail) - 1, NULL, "http://h.test/", "x", 10, &p) ==
+			      CR_OK && !strcmp(buf_cstr(&p.text), "Gr\xc3\x83\xc2\xbc\xc3\x83"),
+		      "undeclared, not UTF-8 to its end: windows-1252: '%s'", buf_cstr(&p.text));
+		html_page_release(&p);
+		CHECK(utf8_valid("a\xc3\xa9", 3, 0) && !utf8_valid("a\xc3", 2, 0) &&
+		      utf8_valid("a\xc3", 2, 1) && utf8_valid("a\xe2\x80", 3, 1) &&
+		      !utf8_valid("a\xe2\x41", 3, 1) && !utf8_valid("\xc0\xaf", 2, 0) &&
+		      !utf8_valid("\xed\xa0\x80", 3, 0) && !utf8_valid("\xf4\x90\x80\x80", 4, 0) &&
+		      utf8_valid("", 0, 0), "utf8_valid");
 	}
 	/* A <base> after the links still applies to them (the whole document). */
 	{
