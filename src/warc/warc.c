@@ -1183,9 +1183,10 @@ static enum cr_err w_response(struct warc_writer *w, const struct warc_exchange 
 		buf_addf(&w->rec, "WARC-Truncated: %s\r\n", x->truncated);
 	buf_addf(&w->rec, "WARC-Block-Digest: sha1:%s\r\n", bd);
 	/* A 304 has no payload; an identical-payload revisit names the
-	 * payload it did not store. */
+	 * payload it did not store (WARC 1.1 6.7.2), an empty one too. */
 	w->last_pd[0] = '\0';
-	if (!x->revisit_profile || x->body_len) {
+	if (!x->revisit_profile || x->body_len ||
+	    !strcmp(x->revisit_profile, WARC_PROFILE_IDENTICAL)) {
 		buf_addf(&w->rec, "WARC-Payload-Digest: sha1:%s\r\n", pd);
 		snprintf(w->last_pd, sizeof(w->last_pd), "sha1:%s", pd);
 	}

@@ -1471,6 +1471,49 @@ static void test_protocols(void)
 	unlink(path);
 }
 
+/* Revisits: an identical-payload-digest one names the payload it did not
+ * store, an empty one (a 204 again) too; a server-not-modified one (304)
+ * has no payload to name. */
+static void test_revisit_digests(void)
+{
+	static const char h204[] = "HTTP/1.1 204 No Content\r\nServer: t\r\n\r\n";
+	static const char h304[] = "HTTP/1.1 304 Not Modified\r\nServer: t\r\n\r\n";
+	struct warc_exchange x[3] = {
+		{ .target_uri = "http://a.example/204", .date_us = 1700000000000000LL,
+		  .request = req_get, .request_len = sizeof(req_get) - 1, .resp_head = h204,
+		  .resp_head_len = sizeof(h204) - 1, .body = "", .body_len = 0,
+		  .revisit_profile = WARC_PROFILE_IDENTICAL, .refers_to_uri = "http://a.example/204",
+		  .refers_to_date_us = 1600000000000000LL },
+		{ .target_uri = "http://a.example/p", .date_us = 1700000000000001LL,
+		  .request = req_get, .request_len = sizeof(req_get) - 1, .resp_head = head_ok,
+		  .resp_head_len = sizeof(head_ok) - 1, .body = body_ok,
+		  .body_len = sizeof(body_ok) - 1, .revisit_profile = WARC_PROFILE_IDENTICAL,
+		  .refers_to_uri = "http://a.example/p", .refers_to_date_us = 1600000000000000LL },
+		{ .target_uri = "http://a.example/q", .date_us = 1700000000000002LL,
+		  .request = req_get, .request_len = sizeof(req_get) - 1, .resp_head = h304,
+		  .resp_head_len = sizeof(h304) - 1, .body = "", .body_len = 0,
+		  .revisit_profile = WARC_PROFILE_NOT_MODIFIED, .refers_to_uri = "http://a.example/q",
+		  .refers_to_date_us = 1600000000000000LL },
+	};
+	static const char *const want[3] = { "sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ", "sha1:", "" };
+	struct warc_writer *w = NULL;
+	char path[300];
+	int i;
+
+	tmp_path(path, sizeof(path), "revisit.warc.gz");
+	CHECK(warc_writer_open(path, "mpicrawl-test/1.0", &w) == CR_OK, "open %s", path);
+	for (i = 0; i < 3 && w; i++) {
+		const char *pd;
+
+		CHECK(warc_write_exchange(w, &x[i], NULL, NULL) == CR_OK, "revisit %d", i);
+		pd = warc_writer_last_payload_digest(w);
+		CHECK(pd && !strncmp(pd, want[i], strlen(want[i])) && (want[i][0] || !pd[0]),
+		      "revisit %d: payload digest '%s'", i, pd ? pd : "(null)");
+	}
+	CHECK(warc_writer_close(&w) == CR_OK, "close");
+	unlink(path);
+}
+
 int main(void)
 {
 	const char *t = getenv("TMPDIR");
@@ -1488,6 +1531,7 @@ int main(void)
 	test_write_error();
 	test_conformance();
 	test_protocols();
+	test_revisit_digests();
 	{
 		static const char *const names[] = {
 			"rt.warc.gz", "small.warc.gz", "small.warc", "small.warc.zst",
