@@ -28,6 +28,9 @@
 #   selfsigned.tls.test  127.0.0.1:TLS_PORT  self-signed certificate
 #   plain.tls.test       127.0.0.1:HTTP_PORT plain HTTP; also the only server
 #                                            of [::1]:HTTP_PORT (http://[::1]:PORT/)
+#   moved.tls.test       127.0.0.1:HTTP_PORT plain's pages, but its robots.txt
+#                                            redirects (301) to plain's: a
+#                                            robots.txt on another host
 #
 # h2 is the default server of 127.0.0.1:TLS_PORT (no or unknown SNI gets its
 # certificate). TLS 1.2 and 1.3, a shared session cache (sessions resume),
@@ -58,7 +61,7 @@
 # else is application/octet-stream.
 #
 # dnsmasq on a free UDP port of 127.0.0.1 answers A 127.0.0.1 for h2, expired,
-# wrongname, selfsigned and plain, A 127.0.0.2 for h1, AAAA ::1 (and for an A
+# wrongname, selfsigned, plain and moved, A 127.0.0.2 for h1, AAAA ::1 (and for an A
 # query NOERROR without an answer, NODATA) for v6, and NXDOMAIN for any other
 # name under tls.test; names outside it get REFUSED (there is no upstream).
 # Its answers have TTL 0. A client that cannot be given a DNS server (wget2)
@@ -481,6 +484,12 @@ EOF
 		server_name plain.$DOMAIN;
 		root $dir/www/plain;
 	}
+	server {
+		listen 127.0.0.1:$http_port;
+		server_name moved.$DOMAIN;
+		root $dir/www/plain;
+		location = /robots.txt { return 301 http://plain.$DOMAIN:$http_port/robots.txt; }
+	}
 }
 EOF
 	} >"$dir/nginx.conf"
@@ -605,7 +614,8 @@ start() {
 			--host-record="v6.$DOMAIN,::1" --host-record="expired.$DOMAIN,127.0.0.1" \
 			--host-record="wrongname.$DOMAIN,127.0.0.1" \
 			--host-record="selfsigned.$DOMAIN,127.0.0.1" \
-			--host-record="plain.$DOMAIN,127.0.0.1" "${site_records[@]}" \
+			--host-record="plain.$DOMAIN,127.0.0.1" --host-record="moved.$DOMAIN,127.0.0.1" \
+			"${site_records[@]}" \
 			"${user[@]}" </dev/null >"$dir/dnsmasq.err" 2>&1 &
 		pid=$!
 		for _ in $(seq 30); do

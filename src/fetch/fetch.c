@@ -42,10 +42,6 @@
  * lost (cut off, it is asked again - twice at the server), and a slow
  * server does not hold the round. */
 #define EARLY_GRACE_US 300000
-/* What a request is, for the transfer's kind: a page, its origin's
- * robots.txt, or the robots.txt of a host new to the crawl asked early
- * (origins.h; such a request does not hold the loop open). */
-enum { REQ_PAGE, REQ_ROBOTS, REQ_EARLY };
 
 const char *const fetch_counter_names[FC_COUNT_] = {
 	"urls", "requests", "robots_requests", "robots_cached", "fetched",
@@ -66,10 +62,8 @@ static void set_str(const char **s, size_t *n, const char *v)
 }
 
 /* An outcome without a request: denied, deferred, blocked, DNS failure. */
-/* The outcome of a URL that made no request: status and why, as of wall
- * time at (0: now). */
-static void emit_status_at(struct fetcher *f, struct host_item *it, int status,
-			   const char *why, int64_t at)
+void fetch_emit_status_at(struct fetcher *f, struct host_item *it, int status,
+			  const char *why, int64_t at)
 {
 	struct fetch_record fr;
 
@@ -84,35 +78,7 @@ static void emit_status_at(struct fetcher *f, struct host_item *it, int status,
 
 static void emit_status(struct fetcher *f, struct host_item *it, int status, const char *why)
 {
-	emit_status_at(f, it, status, why, 0);
-}
-
-/*
- * RFC 9309 2.3.1.4: an unreachable robots.txt (5xx, 429, no answer) means
- * "disallow all" for now. The URL is deferred - due again when its origin's
- * robots.txt is asked again, crawl.retry_interval_s after that answer - with
- * the answer named; unless no server we may trust answers: an error. The
- * outcome carries the answer's time, not now, so that a URL held by an
- * answer an earlier job cached is due with the robots.txt, not a whole
- * retry interval after it.
- */
-static void hold_for_robots(struct fetcher *f, struct host_item *it)
-{
-	char why[96];
-
-	if (it->origin->refused) {
-		emit_status(f, it, ST_ERROR, it->origin->refused);
-		return;
-	}
-	if (it->origin->http_status > 0)
-		snprintf(why, sizeof(why), "robots.txt unreachable: http %d",
-			 it->origin->http_status);
-	else if (it->origin->failure)
-		snprintf(why, sizeof(why), "robots.txt unreachable: %s", it->origin->failure);
-	else
-		snprintf(why, sizeof(why), "robots.txt unreachable: no answer");
-	f->c[FC_ROBOTS_WAIT]++;
-	emit_status_at(f, it, ST_DEFERRED, why, it->origin->fetched_at);
+	fetch_emit_status_at(f, it, status, why, 0);
 }
 
 static void fail_all(struct fetcher *f, struct host *h, int status, const char *why)
@@ -124,12 +90,11 @@ static void fail_all(struct fetcher *f, struct host *h, int status, const char *
 
 /* ---- starting requests ---- */
 
-/* Starts a request of h; 0 if libcurl refused it (the phase fails). */
-static int start(struct fetcher *f, struct host *h, const char *url, int kind, void *user,
-		 const struct http_request *cond)
+int fetch_start(struct fetcher *f, struct host *h, const char *name, const char *addr,
+		const char *url, int kind, void *user, const struct http_request *cond)
 {
 	struct http_request rq = {
-		.url = url, .host = h->name, .addr = h->addr, .user = user, .kind = kind,
+		.url = url, .host = name, .addr = addr, .user = user, .kind = kind,
 		.plain = kind != REQ_PAGE,
 	};
 	int64_t now = clock_mono_us();
@@ -147,6 +112,12 @@ static int start(struct fetcher *f, struct host *h, const char *url, int kind, v
 	if (h->gate != &h->s)
 		sched_on_start(h->gate, now);
 	return 1;
+}
+
+static int start(struct fetcher *f, struct host *h, const char *url, int kind, void *user,
+		 const struct http_request *cond)
+{
+	return fetch_start(f, h, h->name, h->addr, url, kind, user, cond);
 }
 
 /* A refetch's conditions: the page's ETag and Last-Modified as the last
@@ -169,15 +140,6 @@ static void start_page(struct fetcher *f, struct host *h, struct host_item *it)
 				    r->fetched_at) / 1000000;
 	cond.etag = r->etag_len ? r->etag : NULL;
 	start(f, h, it->url, REQ_PAGE, it, &cond);
-}
-
-static void start_robots(struct fetcher *f, struct host *h, struct origin *o, int kind)
-{
-	char url[URL_MAX_LEN + 32];
-
-	origin_robots_url(o, url, sizeof(url));
-	if (start(f, h, url, kind, o, NULL))
-		f->early_active += kind == REQ_EARLY;
 }
 
 enum rules_verdict { RULES_ALLOW, RULES_DEFER, RULES_DENY };
@@ -286,15 +248,17 @@ static void turn(struct fetcher *f, struct host *h, int64_t now)
 		}
 		switch (a) {
 		case ORIGIN_ASK:
-			start_robots(f, h, it->origin, it->early ? REQ_EARLY : REQ_ROBOTS);
-			/* fall through */
 		case ORIGIN_WAIT:
+			/* waiting first: a redirect's name may fail at once */
 			h->waiting = it->origin;
 			hosts_set(&f->hosts, h, HOST_ROBOTS);
+			if (a == ORIGIN_ASK)
+				fetch_robots_start(f, h, it->origin,
+						   it->early ? REQ_EARLY : REQ_ROBOTS);
 			return;
 		case ORIGIN_HOLD:
 			h->next++;
-			hold_for_robots(f, it);
+			fetch_robots_hold(f, it);
 			continue;
 		case ORIGIN_APPLY:
 			h->next++;
@@ -419,50 +383,6 @@ static void page_done(struct fetcher *f, struct host_item *it, const struct http
 	outcome_count(f->c, &fr);
 }
 
-static void robots_done(struct fetcher *f, struct origin *o, const struct http_result *r)
-{
-	struct host *h = o->host;
-	struct outcome_in in;
-	struct outcome_robots ro;
-	const unsigned char *rb;
-	size_t rl;
-	struct buf dec;
-
-	f->c[FC_ROBOTS]++;
-	if (r->head_len) {
-		/* After redirects, the record is of the URL that answered. */
-		struct warc_exchange wx;
-		const char *name;
-		uint64_t off;
-
-		segout_exchange(r, r->url, r->transport == HTTP_CUT ? "length" : NULL, &wx);
-		fail(f, segout_archive(f->out, o->part, SEGOUT_ROBOTS, &wx, &name, &off));
-		segout_robots_done(f->out, o->part);
-	}
-	outcome_input(r, f->j->cfg.max_decoded_bytes, clock_now_us() / 1000000, &in);
-	outcome_robots(&in, &ro);
-	/* An early robots.txt holds its own host only: a group's hold would
-	 * reach its members' cache entries, which generate reads, and which
-	 * hosts are asked early depends on the rank count. */
-	if (ro.retry_after_s >= 0)
-		sched_hold(r->kind == REQ_EARLY ? &h->s : h->gate,
-			   r->end_mono_us + ro.retry_after_s * 1000000);
-	buf_init(&dec);
-	outcome_robots_body(&in, (size_t)f->j->cfg.robots_max_bytes + 1, &dec, &rb, &rl);
-	origin_on_answer(o, &f->origins.pol, r->start_wall_us, ro.status, rb, rl, ro.location);
-	buf_release(&dec);
-	o->refused = !ro.status && !strncmp(r->error, "tls:", 4) ? r->error : NULL;
-	o->failure = !ro.status && r->error[0] ? r->error : NULL;
-	if (o->state == ORIGIN_UNAVAILABLE)
-		f->c[FC_ROBOTS_UNAVAILABLE]++;
-	if (o->state == ORIGIN_READY)
-		sched_crawl_delay(&h->pol, robots_crawl_delay_ms(o->rules));
-	if (h->waiting == o) {
-		h->waiting = NULL;
-		hosts_set(&f->hosts, h, HOST_READY);
-	}
-}
-
 /* A request of h ended (or was cut off) at now: its politeness timing. */
 static void host_on_end(struct host *h, int64_t now)
 {
@@ -500,7 +420,7 @@ static void complete(struct fetcher *f, const struct http_result *r)
 	if (r->kind == REQ_PAGE)
 		page_done(f, r->user, r);
 	else
-		robots_done(f, r->user, r);
+		fetch_robots_done(f, r->user, r);
 	if (r->kind == REQ_EARLY)
 		early_done(f, h, r->user);
 	skip_denied(f, h);

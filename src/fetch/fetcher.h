@@ -1,8 +1,8 @@
 /*
- * fetcher.h - the fetch phase's state, shared by its two files (private to
- * src/fetch/): fetch.c runs the event loop, phase.c what surrounds it -
- * loading the queues, the hand-offs between loops, the agreement and the
- * commit (fetch.h's fetch_run).
+ * fetcher.h - the fetch phase's state, shared by its three files (private
+ * to src/fetch/): fetch.c runs the event loop, fetch_robots.c its robots.txt
+ * requests, phase.c what surrounds it - loading the queues, the hand-offs
+ * between loops, the agreement and the commit (fetch.h's fetch_run).
  */
 #ifndef CR_FETCH_FETCHER_H
 #define CR_FETCH_FETCHER_H
@@ -22,6 +22,11 @@
 #include "scope/host_rules.h"
 #include "util/buf.h"
 #include "util/hmap.h"
+
+/* What a request is, for the transfer's kind: a page, its origin's
+ * robots.txt, or the robots.txt of a host new to the crawl asked early
+ * (origins.h; such a request does not hold the loop open). */
+enum { REQ_PAGE, REQ_ROBOTS, REQ_EARLY };
 
 struct fetcher {
 	struct job *j;
@@ -58,6 +63,24 @@ static inline void fail(struct fetcher *f, enum cr_err e)
 	if (e && !f->failed)
 		f->failed = e;
 }
+
+/* The outcome of a URL that made no request: status and why (a string that
+ * outlives the call), as of wall time at (0: now) (fetch.c). */
+void fetch_emit_status_at(struct fetcher *f, struct host_item *it, int status,
+			  const char *why, int64_t at);
+/* Starts a request of h to the server name at addr (h's own, but for a
+ * robots.txt redirected to another host), paced as h's; 0 if libcurl
+ * refused it (the phase fails) (fetch.c). */
+int fetch_start(struct fetcher *f, struct host *h, const char *name, const char *addr,
+		const char *url, int kind, void *user, const struct http_request *cond);
+
+/* Asks o's robots.txt; h waits for it (fetch_robots.c). */
+void fetch_robots_start(struct fetcher *f, struct host *h, struct origin *o, int kind);
+/* Its answer, r: the rules, or why there are none. */
+void fetch_robots_done(struct fetcher *f, struct origin *o, const struct http_result *r);
+/* A URL of an origin whose robots.txt is unreachable: deferred, with the
+ * answer named (or an error, when no server we may trust answers). */
+void fetch_robots_hold(struct fetcher *f, struct host_item *it);
 
 /* Runs the loop until every queued URL has an outcome, the time limit, a
  * stop or a failure (fetch.c). May run again after URLs were queued. */

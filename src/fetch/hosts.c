@@ -363,7 +363,7 @@ const char *hosts_address_verdict(struct host *h, const char *addrs, int allow_p
 				return "operator";
 			/* A name rule, when one matched, says more than an address
 			 * rule; the first address's rule sets the pace. */
-			if (!h->rule && first)
+			if (h && !h->rule && first)
 				hosts_override(h, &s);
 		}
 		first = 0;

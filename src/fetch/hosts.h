@@ -139,7 +139,8 @@ void hosts_override(struct host *h, const struct host_settings *s);
  * when no name rule matched the host), or why all its URLs are blocked:
  * "non-public address" (any of them, unless allowed, by fetch.allow_private
  * or an allow list), "operator" (an address rule's block on any of them).
- * Pure but for h's overrides.
+ * Pure but for h's overrides; h NULL: none (an address of another host's,
+ * a robots.txt redirect's target).
  */
 const char *hosts_address_verdict(struct host *h, const char *addrs, int allow_private,
 				  const struct addr_list *allow, const struct host_rules *rules);

@@ -257,6 +257,23 @@ check "  the closed port's site waits, saying why: $(reason_of "http://plain.$D:
 	test "$(reason_of "http://plain.$D:$closed/")" = \
 	"deferred robots.txt unreachable: Couldn't connect to server"
 
+# A robots.txt redirected to another host (moved -> plain): that host's
+# name resolved by the crawler's own DNS (dns.servers; the system's does
+# not know it), and its rules applied to moved's URLs.
+printf '%s\n' "http://moved.$D:$HTTP_PORT/" >"$SCRATCH/seeds-moved"
+: >"$NGINX_LOG"
+check "crawl of a site whose robots.txt is on another host exits 0" run_ranks 2 crawl \
+	--dir "$SCRATCH/cm" --seeds "$SCRATCH/seeds-moved" --rounds 2 "${common[@]}" \
+	--set fetch.embeds=false >"$SCRATCH/cm.out" 2>&1
+"$MPICRAWL" readdb --dir "$SCRATCH/cm" --dump >"$SCRATCH/db" 2>/dev/null
+check "  its pages fetched ($(reason_of "http://moved.$D:$HTTP_PORT/page-001.html"))" \
+	test "$(reason_of "http://moved.$D:$HTTP_PORT/page-001.html")" = "fetched null"
+check "  its /private/ denied by the other host's robots.txt" \
+	test "$(reason_of "http://moved.$D:$HTTP_PORT/private/report-001.html")" = "denied robots.txt"
+check "  nginx: moved's robots.txt answered 301, then plain's asked" eval \
+	'awk -F"\t" "\$19 != \"tlsweb.sh probe\" && \$14 == \"/robots.txt\" { print \$5, \$15 }" "$NGINX_LOG" |
+	tr "\n" " " | grep -q "^moved.$D 301 plain.$D 200 "'
+
 # RFC 9309 2.2.2: an escaped unreserved character in a rule is the
 # character. "Disallow: /%7Ejoe/" keeps out both spellings of the links
 # (the crawler's URLs have ~); /~jim/ stays open.

@@ -1,0 +1,160 @@
+/*
+ * fetch_robots.c - the fetch loop's robots.txt requests: asking an origin's
+ * (a redirect to another host resolved first), taking its answer, and what
+ * its URLs get while it is unreachable. See fetcher.h.
+ */
+#include "fetch/fetcher.h"
+#include "crawldb/fetch_record.h"
+#include "fetch/outcome.h"
+#include "fetch/sched.h"
+#include "robots/robots.h"
+#include "url/url.h"
+#include "util/clock.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/*
+ * RFC 9309 2.3.1.4: an unreachable robots.txt (5xx, 429, no answer) means
+ * "disallow all" for now. The URL is deferred - due again when its origin's
+ * robots.txt is asked again, crawl.retry_interval_s after that answer - with
+ * the answer named; unless no server we may trust answers: an error. The
+ * outcome carries the answer's time, not now, so that a URL held by an
+ * answer an earlier job cached is due with the robots.txt, not a whole
+ * retry interval after it.
+ */
+void fetch_robots_hold(struct fetcher *f, struct host_item *it)
+{
+	char why[96];
+
+	if (it->origin->refused) {
+		fetch_emit_status_at(f, it, ST_ERROR, it->origin->refused, 0);
+		return;
+	}
+	if (it->origin->http_status > 0)
+		snprintf(why, sizeof(why), "robots.txt unreachable: http %d",
+			 it->origin->http_status);
+	else if (it->origin->failure)
+		snprintf(why, sizeof(why), "robots.txt unreachable: %s", it->origin->failure);
+	else
+		snprintf(why, sizeof(why), "robots.txt unreachable: no answer");
+	f->c[FC_ROBOTS_WAIT]++;
+	fetch_emit_status_at(f, it, ST_DEFERRED, why, it->origin->fetched_at);
+}
+
+/* Its robots.txt request ended without one: as an answer that never came
+ * (RFC 9309 2.3.1.4, unreachable), why a static string. */
+static void robots_unasked(struct fetcher *f, struct origin *o, const char *why)
+{
+	struct host *h = o->host;
+
+	origin_on_answer(o, &f->origins.pol, clock_now_us(), 0, NULL, 0, NULL);
+	o->refused = NULL;
+	o->failure = why;
+	f->c[FC_ROBOTS_UNAVAILABLE]++;
+	if (h->waiting == o) {
+		h->waiting = NULL;
+		hosts_set(&f->hosts, h, HOST_READY);
+	}
+}
+
+/* The name of a robots.txt redirect's target answered: its request
+ * starts, paced as the origin's host (whose robots.txt it is). */
+static void on_hop_dns(void *arg, enum dns_result res, const char *addr)
+{
+	static const char *const why[] = {
+		[DNS_NXDOMAIN] = "dns: nxdomain", [DNS_NODATA] = "dns: no address",
+		[DNS_FAIL] = "dns: failed",
+	};
+	struct origin *o = arg;
+	struct host *h = o->host;
+	struct fetcher *f = h->ctx;
+	char url[URL_MAX_LEN + 32], name[URL_HOST_MAX], a[DNS_ADDRS_MAX];
+	const char *blocked;
+
+	if (res != DNS_OK) {
+		f->c[FC_DNS_FAILED]++;
+		robots_unasked(f, o, why[res]);
+		return;
+	}
+	if ((blocked = hosts_address_verdict(NULL, addr, f->j->cfg.allow_private, &f->allow,
+					     f->rules)) != NULL) {
+		robots_unasked(f, o, !strcmp(blocked, "operator") ? "blocked: operator" :
+				     "blocked: non-public address");
+		return;
+	}
+	snprintf(a, sizeof(a), "%s", addr);
+	origin_robots_url(o, url, sizeof(url));
+	if (url_host(url, name, sizeof(name)) != CR_OK) {
+		robots_unasked(f, o, "bad redirect");
+		return;
+	}
+	if (fetch_start(f, h, name, a, url, o->ask_kind, o, NULL))
+		f->early_active += o->ask_kind == REQ_EARLY;
+}
+
+/*
+ * Asks o's robots.txt; h is waiting for it. A redirect to another host
+ * (http://example.com/robots.txt -> https://www.example.com/robots.txt)
+ * has that host's name resolved by the crawler's resolver first
+ * (dns.servers, dns.family), as every host's is - libcurl would use the
+ * system's - and its address checked like any host's.
+ */
+void fetch_robots_start(struct fetcher *f, struct host *h, struct origin *o, int kind)
+{
+	char url[URL_MAX_LEN + 32], name[URL_HOST_MAX];
+
+	origin_robots_url(o, url, sizeof(url));
+	if (url_host(url, name, sizeof(name)) == CR_OK && strcmp(name, h->name)) {
+		o->ask_kind = kind;
+		f->c[FC_DNS_QUERIES]++;
+		dns_resolve(f->dns, name, clock_mono_us(), on_hop_dns, o);
+		return;
+	}
+	if (fetch_start(f, h, h->name, h->addr, url, kind, o, NULL))
+		f->early_active += kind == REQ_EARLY;
+}
+
+void fetch_robots_done(struct fetcher *f, struct origin *o, const struct http_result *r)
+{
+	struct host *h = o->host;
+	struct outcome_in in;
+	struct outcome_robots ro;
+	const unsigned char *rb;
+	size_t rl;
+	struct buf dec;
+
+	f->c[FC_ROBOTS]++;
+	if (r->head_len) {
+		/* After redirects, the record is of the URL that answered. */
+		struct warc_exchange wx;
+		const char *name;
+		uint64_t off;
+
+		segout_exchange(r, r->url, r->transport == HTTP_CUT ? "length" : NULL, &wx);
+		fail(f, segout_archive(f->out, o->part, SEGOUT_ROBOTS, &wx, &name, &off));
+		segout_robots_done(f->out, o->part);
+	}
+	outcome_input(r, f->j->cfg.max_decoded_bytes, clock_now_us() / 1000000, &in);
+	outcome_robots(&in, &ro);
+	/* An early robots.txt holds its own host only: a group's hold would
+	 * reach its members' cache entries, which generate reads, and which
+	 * hosts are asked early depends on the rank count. */
+	if (ro.retry_after_s >= 0)
+		sched_hold(r->kind == REQ_EARLY ? &h->s : h->gate,
+			   r->end_mono_us + ro.retry_after_s * 1000000);
+	buf_init(&dec);
+	outcome_robots_body(&in, (size_t)f->j->cfg.robots_max_bytes + 1, &dec, &rb, &rl);
+	origin_on_answer(o, &f->origins.pol, r->start_wall_us, ro.status, rb, rl, ro.location);
+	buf_release(&dec);
+	o->refused = !ro.status && !strncmp(r->error, "tls:", 4) ? r->error : NULL;
+	o->failure = !ro.status && r->error[0] ? r->error : NULL;
+	if (o->state == ORIGIN_UNAVAILABLE)
+		f->c[FC_ROBOTS_UNAVAILABLE]++;
+	if (o->state == ORIGIN_READY)
+		sched_crawl_delay(&h->pol, robots_crawl_delay_ms(o->rules));
+	if (h->waiting == o) {
+		h->waiting = NULL;
+		hosts_set(&f->hosts, h, HOST_READY);
+	}
+}
