@@ -367,6 +367,44 @@ static void element_embeds(struct walk *w, const char *name, const xmlChar **att
 		css_urls(style, strlen(style), w->max_links, on_css_url, w);
 }
 
+/*
+ * <meta http-equiv="refresh" content="5; url=next.html">: where a browser
+ * goes next is a link of the page, as Heritrix and Nutch take it. The
+ * content is read as the HTML standard's shared declarative refresh steps
+ * do: a time, then ";" or "," (or blanks), an optional "url=", and the URL,
+ * quoted or to the end. No URL: the page reloads itself - no link.
+ */
+static void refresh_link(struct walk *w, const char *c)
+{
+	char q = 0, buf[URL_MAX_LEN + 1];
+	size_t n;
+
+	c += strspn(c, " \t\n\r\f");
+	if (!(n = strspn(c, "0123456789.")))
+		return;   /* no time: not a refresh */
+	c += n;
+	c += strspn(c, " \t\n\r\f");
+	if (*c == ';' || *c == ',')
+		c++;
+	c += strspn(c, " \t\n\r\f");
+	if (!strncasecmp(c, "url", 3)) {
+		const char *e = c + 3 + strspn(c + 3, " \t\n\r\f");
+
+		if (*e == '=')
+			c = e + 1 + strspn(e + 1, " \t\n\r\f");
+	}
+	if (*c == '\'' || *c == '"')
+		q = *c++;
+	n = q ? strcspn(c, (char[]){ q, 0 }) : strlen(c);
+	while (!q && n && strchr(" \t\n\r\f", c[n - 1]))
+		n--;
+	if (!n || n > URL_MAX_LEN)
+		return;
+	memcpy(buf, c, n);
+	buf[n] = '\0';
+	keep_raw(w, buf, 0);
+}
+
 static void on_start(void *ctx, const xmlChar *tag, const xmlChar **atts)
 {
 	struct walk *w = ctx;
@@ -423,6 +461,7 @@ static void on_start(void *ctx, const xmlChar *tag, const xmlChar **atts)
 	}
 	case TAG_META: {
 		const char *mn = attr(atts, "name"), *content = attr(atts, "content");
+		const char *he = attr(atts, "http-equiv");
 
 		if (mn && content && (!strcasecmp(mn, "robots") || !strcasecmp(mn, w->agent))) {
 			if (has_token(content, "nofollow") || has_token(content, "none"))
@@ -430,6 +469,8 @@ static void on_start(void *ctx, const xmlChar *tag, const xmlChar **atts)
 			if (has_token(content, "noindex") || has_token(content, "none"))
 				w->page->meta_noindex = 1;
 		}
+		if (he && content && !strcasecmp(he, "refresh"))
+			refresh_link(w, content);
 		break;
 	}
 	default:

@@ -2,8 +2,9 @@
  * html.h - what a page says, read with libxml2's lenient HTML parser.
  *
  * Links come from a/area href, link href with rel alternate or canonical,
- * frame and iframe src; each is resolved against <base href> (or the page
- * URL) and canonicalised (url.h); invalid and non-http(s) links are dropped,
+ * frame and iframe src, and the URL of a meta http-equiv=refresh; each is
+ * resolved against <base href> (or the page URL) and canonicalised (url.h);
+ * invalid and non-http(s) links are dropped,
  * duplicates within a page kept once, at most max_links. rel=nofollow links
  * and every link of a page whose meta robots says nofollow are not followed
  * (counted). The title and a digest of the visible text are taken too.

@@ -140,6 +140,39 @@ static void test_nul(void)
 	html_page_release(&p);
 }
 
+/* <meta http-equiv=refresh>: its URL is a link, read as the HTML
+ * standard's declarative refresh (time, separator, "url=", quotes). */
+static void test_refresh(void)
+{
+	static const struct { const char *content, *want; } cases[] = {
+		{ "0; url=next.html", "http://h.test/d/next.html" },
+		{ "5;URL='/q?a=1'", "http://h.test/q?a=1" },
+		{ " 3 , url = \"other.html\" x", "http://h.test/d/other.html" },
+		{ "1.5 http://o.test/", "http://o.test/" },
+		{ "0;url=sp.html  ", "http://h.test/d/sp.html" },
+		{ "30", NULL },          /* reloads itself */
+		{ "url=x.html", NULL },  /* no time: not a refresh */
+		{ "0; url=", NULL },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char d[256];
+		struct html_page p;
+
+		snprintf(d, sizeof(d), "<html><head><meta http-equiv=Refresh content=\"%s\">"
+			 "</head><body>x</body></html>", cases[i].content);
+		if (strchr(cases[i].content, '"'))
+			snprintf(d, sizeof(d), "<html><head><meta http-equiv=refresh content='%s'>"
+				 "</head><body>x</body></html>", cases[i].content);
+		CHECK(html_extract(d, strlen(d), NULL, "http://h.test/d/p", "x", 10, &p) == CR_OK &&
+		      (cases[i].want ? p.nlinks == 1 && has(&p, cases[i].want) : p.nlinks == 0),
+		      "refresh '%s': %u links, first '%s'", cases[i].content, p.nlinks,
+		      p.nlinks ? p.links[0] : "");
+		html_page_release(&p);
+	}
+}
+
 int main(void)
 {
 	static const char doc1[] =
@@ -348,6 +381,7 @@ int main(void)
 	}
 	html_page_release(&p);
 	test_embeds();
+	test_refresh();
 	test_lines();
 	test_nul();
 	TEST_DONE();
