@@ -187,8 +187,8 @@ static int floor_load(char **files, int n, struct floor_rec **out, size_t *count
 			buf_add(&f->raw, "\r\n\r\n", 4);
 			if (warc_record_payload(&rec, &pay, &plen) == CR_OK)
 				f->payload_at = f->block_at + (size_t)(pay - rec.block);
-			f->html = warc_http_split(rec.block, rec.block_len, &status, &hl) == CR_OK &&
-				  status == 200 && memmem(rec.block, hl, "text/html", 9);
+			f->html = warc_http_split(rec.block, rec.block_len, &status, &hl) ==
+					  CR_OK && status == 200 && memmem(rec.block, hl, "text/html", 9);
 		}
 		warc_reader_free(&r);
 		if (e != CR_EOF)
@@ -231,8 +231,9 @@ static double floor_time(struct floor_rec *v, size_t n, int what)
 						   &mdlen, EVP_sha1(), NULL);
 			} else if (v[i].html) {
 				htmlSAXHandler sax;
-				htmlParserCtxtPtr x = htmlCreateMemoryParserCtxt(
-					(const char *)p + v[i].payload_at, (int)(len - v[i].payload_at));
+				const char *b = (const char *)p + v[i].payload_at;
+				htmlParserCtxtPtr x =
+					htmlCreateMemoryParserCtxt(b, (int)(len - v[i].payload_at));
 
 				if (!x)
 					abort();
@@ -289,6 +290,7 @@ int main(int argc, char **argv)
 		return bench_bloom(strtol(argv[2], NULL, 10));
 	if (argc >= 3 && !strcmp(argv[1], "floor"))
 		return bench_floor(argv + 2, argc - 2);
-	fprintf(stderr, "usage: micro minhash PAGES WORDS | micro bloom KEYS | micro floor WARC...\n");
+	fprintf(stderr, "usage: micro minhash PAGES WORDS | micro bloom KEYS | "
+		"micro floor WARC...\n");
 	return 2;
 }

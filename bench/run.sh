@@ -430,10 +430,12 @@ a_library_work() {
 a_budget() {
 	local f=$1 k=$2.${3:-} w_wall=${A_BEST_WALL_wget2:-} w_cpp=${A_BEST_CPP_wget2:-}
 	local req=${A_REQ[$k]:-} scpu=${A_SCPU[$k]:-} what=$4 lib=$5
+	# the library work was measured on the first mpicrawl run's files
+	local lreq=${A_REQ[mpicrawl.1]:-$req}
 	[ -n "$w_wall" ] && [ -n "$req" ] && [ -n "$lib" ] || return 0
 	md "$(awk -v f="$f" -v w="$w_wall" -v n="$NCPU" -v s="$scpu" -v r="$req" -v l="$lib" \
-		-v z="$w_cpp" -v what="$what" 'BEGIN {
-		b = (n * f * w - s) * 1000 / r; lm = l * 1000 / r
+		-v lr="$lreq" -v z="$w_cpp" -v what="$what" 'BEGIN {
+		b = (n * f * w - s) * 1000 / r; lm = l * 1000 / lr
 		printf "  What %s leaves: %d CPUs x %s x wget2'"'"'s %s s, less the server'"'"'s %s CPU s, over %d requests: **%.3f CPU ms a request**. ", what, n, f, w, s, r, b
 		printf "The library work no such crawl can skip (below) takes %.3f ms a request", lm
 		if (lm >= b)

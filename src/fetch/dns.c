@@ -424,6 +424,17 @@ void dns_counters(const struct dns *d, uint64_t *queries, uint64_t *hits)
 	*hits = d->hits;
 }
 
+const char *dns_reason(enum dns_result r)
+{
+	switch (r) {
+	case DNS_OK: return "";
+	case DNS_NXDOMAIN: return "dns: nxdomain";
+	case DNS_NODATA: return "dns: no address";
+	case DNS_FAIL: return "dns: failure";
+	}
+	return "dns: failure";
+}
+
 const char *dns_result_name(enum dns_result r)
 {
 	switch (r) {

@@ -75,5 +75,8 @@ long dns_timeout_ms(struct dns *d);
 /* Counters: queries sent, cache hits. */
 void dns_counters(const struct dns *d, uint64_t *queries, uint64_t *hits);
 const char *dns_result_name(enum dns_result r);
+/* The reason a failed lookup gives its URLs ("dns: nxdomain"; "" for
+ * DNS_OK): a static string. */
+const char *dns_reason(enum dns_result r);
 
 #endif

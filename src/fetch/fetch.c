@@ -197,12 +197,10 @@ static void on_dns(void *arg, enum dns_result res, const char *addr)
 	struct host *h = arg;
 	struct fetcher *f = h->ctx;
 	const char *blocked;
-	char why[64];
 
 	if (res != DNS_OK) {
-		snprintf(why, sizeof(why), "dns: %s", dns_result_name(res));
 		f->c[FC_DNS_FAILED]++;
-		fail_all(f, h, ST_ERROR, why);
+		fail_all(f, h, ST_ERROR, dns_reason(res));
 	} else if ((blocked = hosts_address_verdict(h, addr, f->j->cfg.allow_private, &f->allow,
 						     f->rules)) != NULL) {
 		fail_all(f, h, ST_BLOCKED, blocked);

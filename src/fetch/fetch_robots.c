@@ -62,35 +62,46 @@ static void robots_unasked(struct fetcher *f, struct origin *o, const char *why)
  * starts, paced as the origin's host (whose robots.txt it is). */
 static void on_hop_dns(void *arg, enum dns_result res, const char *addr)
 {
-	static const char *const why[] = {
-		[DNS_NXDOMAIN] = "dns: nxdomain", [DNS_NODATA] = "dns: no address",
-		[DNS_FAIL] = "dns: failed",
-	};
 	struct origin *o = arg;
 	struct host *h = o->host;
 	struct fetcher *f = h->ctx;
 	char url[URL_MAX_LEN + 32], name[URL_HOST_MAX], a[DNS_ADDRS_MAX];
+	struct host_settings s;
 	const char *blocked;
 
+	if (f->stopping || f->drain_until || f->failed) {
+		/* a stop or the time limit came first: nothing new starts, and
+		 * the chain is left cut (nothing is cached of it) */
+		if (h->waiting == o) {
+			h->waiting = NULL;
+			hosts_set(&f->hosts, h, HOST_READY);
+		}
+		return;
+	}
 	if (res != DNS_OK) {
 		f->c[FC_DNS_FAILED]++;
-		robots_unasked(f, o, why[res]);
+		robots_unasked(f, o, dns_reason(res));
 		return;
 	}
-	if ((blocked = hosts_address_verdict(NULL, addr, f->j->cfg.allow_private, &f->allow,
-					     f->rules)) != NULL) {
-		robots_unasked(f, o, !strcmp(blocked, "operator") ? "blocked: operator" :
-				     "blocked: non-public address");
-		return;
-	}
-	snprintf(a, sizeof(a), "%s", addr);
 	origin_robots_url(o, url, sizeof(url));
 	if (url_host(url, name, sizeof(name)) != CR_OK) {
 		robots_unasked(f, o, "bad redirect");
 		return;
 	}
-	if (fetch_start(f, h, name, a, url, o->ask_kind, o, NULL))
-		f->early_active += o->ask_kind == REQ_EARLY;
+	/* the operator's rules by name, then the addresses, as for a host */
+	if (f->rules && host_rules_by_name(f->rules, name, &s) && s.block) {
+		robots_unasked(f, o, "blocked: operator");
+		return;
+	}
+	blocked = hosts_address_verdict(NULL, addr, f->j->cfg.allow_private, &f->allow, f->rules);
+	if (blocked) {
+		robots_unasked(f, o, !strcmp(blocked, "operator") ? "blocked: operator" :
+				     "blocked: non-public address");
+		return;
+	}
+	snprintf(a, sizeof(a), "%s", addr);
+	if (fetch_start(f, h, name, a, url, h->robots_kind, o, NULL))
+		f->early_active += h->robots_kind == REQ_EARLY;
 }
 
 /*
@@ -106,13 +117,29 @@ void fetch_robots_start(struct fetcher *f, struct host *h, struct origin *o, int
 
 	origin_robots_url(o, url, sizeof(url));
 	if (url_host(url, name, sizeof(name)) == CR_OK && strcmp(name, h->name)) {
-		o->ask_kind = kind;
+		h->robots_kind = kind;
 		f->c[FC_DNS_QUERIES]++;
 		dns_resolve(f->dns, name, clock_mono_us(), on_hop_dns, o);
 		return;
 	}
 	if (fetch_start(f, h, h->name, h->addr, url, kind, o, NULL))
 		f->early_active += kind == REQ_EARLY;
+}
+
+/* Why a robots.txt request got no answer, in the words a page's outcome
+ * uses (outcome.c): a static string, or NULL when there is none. */
+static const char *robots_failure(const struct http_result *r)
+{
+	switch (r->transport) {
+	case HTTP_ADDR_REFUSED:
+		return "blocked: non-public address";
+	case HTTP_TIMEOUT:
+		return "timeout";
+	case HTTP_HEAD_TOO_LARGE:
+		return "header too large";
+	default:
+		return r->error[0] ? r->error : NULL;
+	}
 }
 
 void fetch_robots_done(struct fetcher *f, struct origin *o, const struct http_result *r)
@@ -148,7 +175,7 @@ void fetch_robots_done(struct fetcher *f, struct origin *o, const struct http_re
 	origin_on_answer(o, &f->origins.pol, r->start_wall_us, ro.status, rb, rl, ro.location);
 	buf_release(&dec);
 	o->refused = !ro.status && !strncmp(r->error, "tls:", 4) ? r->error : NULL;
-	o->failure = !ro.status && r->error[0] ? r->error : NULL;
+	o->failure = ro.status ? NULL : robots_failure(r);
 	if (o->state == ORIGIN_UNAVAILABLE)
 		f->c[FC_ROBOTS_UNAVAILABLE]++;
 	if (o->state == ORIGIN_READY)

@@ -73,6 +73,8 @@ struct host {
 	size_t n, next;           /* items, and the next one to start */
 	size_t cap;
 	struct origin *waiting;   /* ROBOTS: the origin whose robots.txt it waits for */
+	int robots_kind;          /* ... and the request kind it is asked by (fetcher.h's
+				     REQ_*), kept while a redirect's other host resolves */
 	int failures;             /* failed requests in a row (sched_on_outcome) */
 	int blocked;              /* an operator rule blocks it: no request at all */
 	unsigned rule;            /* the line of the operator rule its name matched, or 0 */

@@ -335,15 +335,17 @@ static struct curl_slist *request_headers(const struct http_client *c,
 enum cr_err http_start(struct http_client *c, const struct http_request *rq)
 {
 	struct xfer *x = xfer_get(c);
+	int literal;
 
 	if (!x)
 		return CR_ERR_NOMEM;
 	x->url = strdup(rq->url);
-	/* An IP literal needs no name resolved (and libcurl 7.88 cannot parse
-	 * a "[::1]:port:addr" entry: it would fail the request). */
-	x->resolve = rq->host[0] == '[' ? NULL : resolve_list(rq->url, rq->host, rq->addr);
+	/* An IPv6 literal needs no name resolved (and libcurl 7.88 cannot
+	 * parse a "[::1]:port:addr" entry: it would fail the request). */
+	literal = rq->host[0] == '[';
+	x->resolve = literal ? NULL : resolve_list(rq->url, rq->host, rq->addr);
 	x->hdrs = request_headers(c, rq);
-	if (!x->url || (!x->resolve && rq->host[0] != '[')) {
+	if (!x->url || (!x->resolve && !literal)) {
 		xfer_put(c, x);
 		return CR_ERR_NOMEM;
 	}

@@ -383,6 +383,8 @@ static void refresh_link(struct walk *w, const char *c)
 	if (!(n = strspn(c, "0123456789.")))
 		return;   /* no time: not a refresh */
 	c += n;
+	if (*c && !strchr(";, \t\n\r\f", *c))
+		return;   /* "5abc": not a refresh either */
 	c += strspn(c, " \t\n\r\f");
 	if (*c == ';' || *c == ',')
 		c++;
@@ -739,17 +741,20 @@ static int is_latin1_label(const char *l)
 	return 0;
 }
 
-/* The charset a <meta> of the first 1024 bytes names ("" if none): the
+/* The charset a <meta> of the first limit bytes names ("" if none): the
  * label after "charset", of <meta charset=X> and of http-equiv's content. */
-static void meta_charset(const char *b, size_t len, char *out, size_t cap)
+static void meta_charset(const char *b, size_t len, size_t limit, char *out, size_t cap)
 {
-	size_t i, n = len < 1024 ? len : 1024, k;
+	size_t n = len < limit ? len : limit, k, end;
+	const char *lt = b;
 
 	out[0] = '\0';
-	for (i = 0; i + 5 < n; i++) {
-		size_t end;
+	for (; (lt = memchr(lt, '<', n - (size_t)(lt - b))) != NULL; lt++) {
+		size_t i = (size_t)(lt - b);
 
-		if (strncasecmp(b + i, "<meta", 5))
+		if (i + 5 >= n)
+			return;
+		if (strncasecmp(lt, "<meta", 5))
 			continue;
 		for (end = i; end < n && b[end] != '>'; end++)
 			;
@@ -772,20 +777,41 @@ static void meta_charset(const char *b, size_t len, char *out, size_t cap)
 
 /*
  * The encoding of a page that declares none - no charset from HTTP, no
- * <meta> in its first 1024 bytes, no byte order mark: UTF-8 when the body
- * is well-formed UTF-8 (pure ASCII is too), else windows-1252, the HTML
- * standard's default for most locales (encoding sniffing, 13.2.3.2). NULL
- * for a BOM, which libxml2 reads itself. Left to libxml2, such a page was
- * read as ISO-8859-1 whatever it held: UTF-8 text came out as mojibake and
- * windows-1252's quotes and euro sign as C1 control characters.
+ * <meta> anywhere (a late one libxml2 still obeys, as the HTML standard
+ * does), no byte order mark: UTF-8 when the body is well-formed UTF-8
+ * (pure ASCII is too; a character cut at the end, by fetch.max_body_bytes,
+ * is left out of *len), else windows-1252, the HTML standard's default for
+ * most locales (encoding sniffing, 13.2.3.2). NULL for a BOM, which libxml2
+ * reads itself. Left to libxml2, such a page was read as ISO-8859-1
+ * whatever it held: UTF-8 text came out as mojibake and windows-1252's
+ * quotes and euro sign as C1 control characters.
  */
-static const char *undeclared_charset(const unsigned char *b, size_t len)
+static const char *undeclared_charset(const unsigned char *b, size_t *len)
 {
-	if (len >= 2 && ((b[0] == 0xfe && b[1] == 0xff) || (b[0] == 0xff && b[1] == 0xfe)))
+	if (*len >= 2 && ((b[0] == 0xfe && b[1] == 0xff) || (b[0] == 0xff && b[1] == 0xfe)))
 		return NULL;
-	if (len >= 3 && b[0] == 0xef && b[1] == 0xbb && b[2] == 0xbf)
+	if (*len >= 3 && b[0] == 0xef && b[1] == 0xbb && b[2] == 0xbf)
 		return NULL;
-	return utf8_valid(b, len, 0) ? "UTF-8" : "WINDOWS-1252";
+	if (!utf8_valid(b, *len, 1))
+		return "WINDOWS-1252";
+	*len = utf8_whole(b, *len);
+	return "UTF-8";
+}
+
+/* The charset the page is handed to libxml2 in: HTTP's, else a latin1
+ * <meta>'s (into label), else NULL for another <meta> (libxml2 obeys it),
+ * else undeclared_charset's; *len may lose a character cut at the end. */
+static const char *page_charset(const char *charset, const void *body, size_t *len,
+				char *label, size_t cap)
+{
+	if (charset && charset[0])
+		return charset;
+	meta_charset(body, *len, 1024, label, cap);
+	if (!label[0])
+		meta_charset(body, *len, *len, label, cap);
+	if (is_latin1_label(label))
+		return label;
+	return label[0] ? NULL : undeclared_charset(body, len);
 }
 
 enum cr_err html_extract(const void *body, size_t len, const char *charset,
@@ -874,6 +900,7 @@ enum cr_err html_extract_meta(const void *body, size_t len, const char *charset,
 	 * browser reads on (docs/REAL_PAGES.md). len fits an int: at most
 	 * HTML_MAX_BYTES. */
 	if (len > 0) {
+		charset = page_charset(charset, body, &len, label, sizeof(label));
 		ctxt = htmlCreateMemoryParserCtxt(body, (int)len);
 		if (!ctxt) {
 			buf_release(&clean);
@@ -882,11 +909,6 @@ enum cr_err html_extract_meta(const void *body, size_t len, const char *charset,
 		memcpy(ctxt->sax, &sax, sizeof(sax));
 		ctxt->userData = &w;
 		htmlCtxtUseOptions(ctxt, opts);
-		if (!charset || !charset[0]) {
-			meta_charset(body, len, label, sizeof(label));
-			charset = is_latin1_label(label) ? label :
-				  !label[0] ? undeclared_charset(body, len) : NULL;
-		}
 		if (charset && charset[0]) {
 			/* An encoding libxml2 does not know: let it detect one. */
 			xmlCharEncodingHandlerPtr h = xmlFindCharEncodingHandler(

@@ -69,8 +69,6 @@ struct origin {
 			       * handshake failed: the reason (a literal, tls.h), its
 			       * URLs' outcome; NULL otherwise */
 	void *host;           /* the fetcher's queue of its URLs (not owned) */
-	int ask_kind;         /* the fetcher's request kind of the robots.txt being
-			       * asked, while its redirect target's name resolves */
 };
 
 /* key is copied. */

@@ -635,6 +635,8 @@ static const char *hint(const char *status, const char *reason)
 	if (!strcmp(reason, "tls:untrusted"))
 		return " (the server's certificate is not from a CA this machine trusts: name "
 		       "the CA with tls.ca_file)";
+	if (!strcmp(reason, "tls:ca-file"))
+		return " (tls.ca_file could not be read as a CA bundle: check its path and format)";
 	if (!strncmp(reason, "tls:", 4))
 		return " (the server's certificate or TLS handshake failed verification; "
 		       "nothing of such a server is archived)";

@@ -64,3 +64,16 @@ int utf8_valid(const void *p, size_t n, int cut_ok)
 	}
 	return 1;
 }
+
+size_t utf8_whole(const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	size_t i = n;
+
+	/* the last lead byte within 3 of the end, if a sequence starts there */
+	while (i > 0 && n - i < 3 && (s[i - 1] & 0xc0) == 0x80)
+		i--;
+	if (i > 0 && (s[i - 1] & 0xc0) == 0xc0 && cut_sequence(s + i - 1, n - i + 1))
+		return i - 1;
+	return n;
+}

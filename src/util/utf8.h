@@ -15,4 +15,7 @@ size_t utf8_seq_len(const unsigned char *s, size_t n);
  * the end (a body truncated mid-character) still counts as well-formed. */
 int utf8_valid(const void *p, size_t n, int cut_ok);
 
+/* n, less the bytes of a sequence the end cut short (0 to 3 bytes). */
+size_t utf8_whole(const void *p, size_t n);
+
 #endif

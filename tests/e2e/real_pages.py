@@ -14,8 +14,8 @@ links: the links of every HTML page mpicrawl fetched, extracted again from
 the files nginx served (read from disk) with Python's html.parser - not
 libxml2 - by the rules docs/OUTPUTS.md and src/parse/html.h give: <a> and
 <area> href unless rel has nofollow, <link> href with rel alternate or
-canonical, <frame>/<iframe> src, <meta http-equiv=refresh>'s URL; none for a page whose <meta name=robots>
-(or name=mpicrawl) says nofollow or none; resolved against the first <base
+canonical, <frame>/<iframe> src, <meta http-equiv=refresh>'s URL; none
+for a page whose <meta name=robots> (or name=mpicrawl) says nofollow or none; resolved against the first <base
 href> (itself resolved against the page's URL) or the page's URL. The
 resolution and the canonical form are mpicrawl's own (`mpicrawl url --stdin
 --hex`), so that what is compared is the extraction. Agreement is
@@ -210,9 +210,9 @@ class Links(html.parser.HTMLParser):
                 self.nofollow = True
         elif tag == 'meta' and a.get('http-equiv', '').lower() == 'refresh':
             # the HTML standard's declarative refresh: time, [;,] [url=] URL
-            m = re.match(r'[ \t\n\r\f]*[0-9.]+[ \t\n\r\f]*[;,]?[ \t\n\r\f]*'
-                         r'(?:url[ \t\n\r\f]*=[ \t\n\r\f]*)?(.*)', a.get('content', ''),
-                         re.I | re.S)
+            m = re.match(r'[ \t\n\r\f]*[0-9.]+(?=[;, \t\n\r\f]|$)[ \t\n\r\f]*[;,]?'
+                         r'[ \t\n\r\f]*(?:url[ \t\n\r\f]*=[ \t\n\r\f]*)?(.*)',
+                         a.get('content', ''), re.I | re.S)
             u = m.group(1) if m else ''
             if u[:1] in ('"', "'"):
                 u = u[1:].split(u[0], 1)[0]

@@ -3,7 +3,9 @@
  *
  * Input: BODY [NUL AGENT [NUL PATH]...]. Without a NUL the whole input is a
  * robots.txt body, parsed for "mpicrawl" and asked about a few fixed paths;
- * otherwise for AGENT (any bytes) and the PATHs given. Each PATH is also
+ * otherwise for AGENT (any bytes) and the PATHs given. The escapes are
+ * compared as the crawler does (decoded) when the body's length is even,
+ * as written when it is odd. Each PATH is also
  * taken as a URL (robots_url_path) and as a rule (robots_escape_pattern),
  * with a roomy and a tight output buffer.
  */
@@ -45,10 +47,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *agent = NULL;
 	const uint8_t *rest = NULL;
 	size_t rn = 0, i;
+	enum robots_escapes esc = blen % 2 ? ROBOTS_ESCAPES_KEPT : ROBOTS_ESCAPES_DECODED;
 
 	if (nul)
 		fuzz_cut(nul + 1, size - blen - 1, 0, &agent, &rest, &rn);
-	if (robots_parse(data, blen, agent ? agent : "mpicrawl", &r) != CR_OK) {
+	if (robots_parse_with(data, blen, agent ? agent : "mpicrawl", esc, &r) != CR_OK) {
 		free(agent);
 		return 0;
 	}

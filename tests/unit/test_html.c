@@ -152,6 +152,8 @@ static void test_refresh(void)
 		{ "0;url=sp.html  ", "http://h.test/d/sp.html" },
 		{ "30", NULL },          /* reloads itself */
 		{ "url=x.html", NULL },  /* no time: not a refresh */
+		{ "0url=/x", NULL },     /* the time runs into the URL: neither */
+		{ "5abc", NULL },
 		{ "0; url=", NULL },
 	};
 	size_t i;
@@ -310,12 +312,15 @@ int main(void)
 	/* No charset anywhere (nginx's default Content-Type): well-formed UTF-8
 	 * is UTF-8, anything else windows-1252 - never ISO-8859-1's C1 controls. */
 	{
-		static const char w1252[] = "<html><head><title>t</title></head>"
-					    "<body><p>\x93quoted\x94 \x80 caf\xe9</p></body></html>";
-		static const char utf8[] = "<html><head><title>t</title></head><body><p>Gr\xc3\xbc"
-					   "\xc3\x9f" "e \xe2\x80\x9cq\xe2\x80\x9d</p></body></html>";
-		/* a lone lead byte at the end: not UTF-8 */
+		static const char w1252[] = "<html><head><title>t</title></head><body>"
+					    "<p>\x93quoted\x94 \x80 caf\xe9</p></body></html>";
+		static const char utf8[] = "<html><head><title>t</title></head><body><p>"
+					   "Gr\xc3\xbc\xc3\x9f" "e \xe2\x80\x9cq\xe2\x80\x9d"
+					   "</p></body></html>";
+		/* a lone lead byte before the end: not UTF-8 */
 		static const char tail[] = "<html><body><p>Gr\xc3\xbc\xc3</p></body></html>";
+		/* a body cut inside its last character (fetch.max_body_bytes) */
+		static const char cut[] = "<p>\xe6\x97\xa5\xe6\x9c\xac \xe6\x97";
 
 		CHECK(html_extract(w1252, sizeof(w1252) - 1, NULL, "http://h.test/", "x", 10,
 				   &p) == CR_OK &&
@@ -332,11 +337,32 @@ int main(void)
 			      CR_OK && !strcmp(buf_cstr(&p.text), "Gr\xc3\x83\xc2\xbc\xc3\x83"),
 		      "undeclared, not UTF-8 to its end: windows-1252: '%s'", buf_cstr(&p.text));
 		html_page_release(&p);
+		CHECK(html_extract(cut, sizeof(cut) - 1, NULL, "http://h.test/", "x", 10, &p) ==
+			      CR_OK && !strcmp(buf_cstr(&p.text), "\xe6\x97\xa5\xe6\x9c\xac"),
+		      "undeclared UTF-8 cut in a character: '%s'", buf_cstr(&p.text));
+		html_page_release(&p);
+		CHECK(utf8_whole("a\xe6\x97", 3) == 1 && utf8_whole("a\xe6\x97\xa5", 4) == 4 &&
+		      utf8_whole("a\xc3", 2) == 1 && utf8_whole("ab", 2) == 2 &&
+		      utf8_whole("\xf0\x9f\x98", 3) == 0, "utf8_whole");
 		CHECK(utf8_valid("a\xc3\xa9", 3, 0) && !utf8_valid("a\xc3", 2, 0) &&
 		      utf8_valid("a\xc3", 2, 1) && utf8_valid("a\xe2\x80", 3, 1) &&
 		      !utf8_valid("a\xe2\x41", 3, 1) && !utf8_valid("\xc0\xaf", 2, 0) &&
 		      !utf8_valid("\xed\xa0\x80", 3, 0) && !utf8_valid("\xf4\x90\x80\x80", 4, 0) &&
 		      utf8_valid("", 0, 0), "utf8_valid");
+	}
+	/* A <meta charset> past the first 1024 bytes (after a long script) still
+	 * names the page's encoding: no UTF-8 / windows-1252 guess over it. */
+	{
+		char d[2048];
+		int n = snprintf(d, sizeof(d), "<html><head><script>%0*d</script>"
+				 "<meta charset=windows-1251></head><body><p>\xcf\xf0\xe8"
+				 "\xe2\xe5\xf2</p></body></html>", 1200, 0);
+
+		CHECK(html_extract(d, (size_t)n, NULL, "http://h.test/", "x", 10, &p) == CR_OK &&
+		      !strcmp(buf_cstr(&p.text), "\xd0\x9f\xd1\x80\xd0\xb8\xd0\xb2\xd0\xb5"
+						 "\xd1\x82"),
+		      "a late <meta charset>: '%s'", buf_cstr(&p.text));
+		html_page_release(&p);
 	}
 	/* A <base> after the links still applies to them (the whole document). */
 	{

@@ -1482,8 +1482,8 @@ static void test_revisit_digests(void)
 		{ .target_uri = "http://a.example/204", .date_us = 1700000000000000LL,
 		  .request = req_get, .request_len = sizeof(req_get) - 1, .resp_head = h204,
 		  .resp_head_len = sizeof(h204) - 1, .body = "", .body_len = 0,
-		  .revisit_profile = WARC_PROFILE_IDENTICAL, .refers_to_uri = "http://a.example/204",
-		  .refers_to_date_us = 1600000000000000LL },
+		  .revisit_profile = WARC_PROFILE_IDENTICAL,
+		  .refers_to_uri = "http://a.example/204", .refers_to_date_us = 1600000000000000LL },
 		{ .target_uri = "http://a.example/p", .date_us = 1700000000000001LL,
 		  .request = req_get, .request_len = sizeof(req_get) - 1, .resp_head = head_ok,
 		  .resp_head_len = sizeof(head_ok) - 1, .body = body_ok,
@@ -1492,8 +1492,8 @@ static void test_revisit_digests(void)
 		{ .target_uri = "http://a.example/q", .date_us = 1700000000000002LL,
 		  .request = req_get, .request_len = sizeof(req_get) - 1, .resp_head = h304,
 		  .resp_head_len = sizeof(h304) - 1, .body = "", .body_len = 0,
-		  .revisit_profile = WARC_PROFILE_NOT_MODIFIED, .refers_to_uri = "http://a.example/q",
-		  .refers_to_date_us = 1600000000000000LL },
+		  .revisit_profile = WARC_PROFILE_NOT_MODIFIED,
+		  .refers_to_uri = "http://a.example/q", .refers_to_date_us = 1600000000000000LL },
 	};
 	static const char *const want[3] = { "sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ", "sha1:", "" };
 	struct warc_writer *w = NULL;
