@@ -109,7 +109,7 @@ static void on_hop_dns(void *arg, enum dns_result res, const char *addr)
  * (http://example.com/robots.txt -> https://www.example.com/robots.txt)
  * has that host's name resolved by the crawler's resolver first
  * (dns.servers, dns.family), as every host's is - libcurl would use the
- * system's - and its address checked like any host's.
+ * system's - and its name and address checked like any host's.
  */
 void fetch_robots_start(struct fetcher *f, struct host *h, struct origin *o, int kind)
 {
