@@ -96,6 +96,29 @@ static int has_token(const char *list, const char *tok)
 	return 0;
 }
 
+/*
+ * A <link> whose rel names another page of the site to read: an alternate
+ * or canonical version, or a place in a sequence of pages (HTML 4's
+ * navigation link types, which documentation generators write: next,
+ * prev, up, contents, index...). Heritrix and Nutch take every <link
+ * href>; stylesheets, icons and preloads are requisites here (embeds), and
+ * search, edit or pingback pages are no page of the site's text.
+ */
+static int page_rel(const char *rel)
+{
+	static const char *const kinds[] = {
+		"alternate", "canonical", "next", "prev", "previous", "first", "last", "start",
+		"up", "contents", "toc", "index", "chapter", "section", "subsection",
+		"appendix", "glossary",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (has_token(rel, kinds[i]))
+			return 1;
+	return 0;
+}
+
 static const char *attr(const xmlChar **atts, const char *name)
 {
 	size_t i;
@@ -447,7 +470,7 @@ static void on_start(void *ctx, const xmlChar *tag, const xmlChar **atts)
 	case TAG_LINK: {
 		const char *rel = attr(atts, "rel");
 
-		if (rel && (has_token(rel, "alternate") || has_token(rel, "canonical")))
+		if (rel && page_rel(rel))
 			v = attr(atts, "href");
 		break;
 	}

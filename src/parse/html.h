@@ -1,7 +1,8 @@
 /*
  * html.h - what a page says, read with libxml2's lenient HTML parser.
  *
- * Links come from a/area href, link href with rel alternate or canonical,
+ * Links come from a/area href, link href with rel alternate, canonical or a
+ * navigation kind (next, prev, up, index: html.c's page_rel),
  * frame and iframe src, and the URL of a meta http-equiv=refresh; each is
  * resolved against <base href> (or the page URL) and canonicalised (url.h);
  * invalid and non-http(s) links are dropped,

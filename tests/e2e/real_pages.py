@@ -13,8 +13,8 @@ segments/*/links/*.tsv.zst), NGINX_LOG tlsweb's access log.
 links: the links of every HTML page mpicrawl fetched, extracted again from
 the files nginx served (read from disk) with Python's html.parser - not
 libxml2 - by the rules docs/OUTPUTS.md and src/parse/html.h give: <a> and
-<area> href unless rel has nofollow, <link> href with rel alternate or
-canonical, <frame>/<iframe> src, <meta http-equiv=refresh>'s URL; none
+<area> href unless rel has nofollow, <link> href with rel alternate,
+canonical or a navigation kind (next, prev, up, index...), <frame>/<iframe> src, <meta http-equiv=refresh>'s URL; none
 for a page whose <meta name=robots> (or name=mpicrawl) says nofollow or none; resolved against the first <base
 href> (itself resolved against the page's URL) or the page's URL. The
 resolution and the canonical form are mpicrawl's own (`mpicrawl url --stdin
@@ -143,6 +143,10 @@ def attr_unescape(v):
 
 
 LINK_TAGS = frozenset(('a', 'area', 'link', 'frame', 'iframe', 'base', 'meta'))
+# <link rel> kinds that name another page: alternate, canonical and HTML 4's
+# navigation types
+PAGE_RELS = frozenset('alternate canonical next prev previous first last start up contents '
+                      'toc index chapter section subsection appendix glossary'.split())
 
 
 class Links(html.parser.HTMLParser):
@@ -198,7 +202,7 @@ class Links(html.parser.HTMLParser):
                 self.nofollowed += 1
             else:
                 self.raw.append((tag, a['href'], ctx, w['href']))
-        elif tag == 'link' and 'href' in a and tokens(a.get('rel')) & {'alternate', 'canonical'}:
+        elif tag == 'link' and 'href' in a and tokens(a.get('rel')) & PAGE_RELS:
             self.raw.append((tag, a['href'], ctx, w['href']))
         elif tag in ('frame', 'iframe') and 'src' in a:
             self.raw.append((tag, a['src'], ctx, w['src']))

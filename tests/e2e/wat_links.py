@@ -6,19 +6,35 @@ WAT_LINES: what `node check.mjs --wat` printed (URI, base, links as JSON);
 LINK_TSV: the segment's link graph, source TAB target TAB anchor. For every
 page of the link graph, the links a crawler follows are taken from its WAT
 record as written (a/area href, frame/iframe src, link href with rel
-alternate or canonical; not rel=nofollow), resolved against the page's base
+alternate, canonical or a navigation kind, a refresh meta's URL; not
+rel=nofollow), resolved against the page's base
 and made canonical by `mpicrawl url --stdin`, and compared as sets with the
 page's targets in the link graph. Prints the count; exits 1 on any difference.
 """
 import json
+import re
 import subprocess
 import sys
 
 FOLLOWED = {"A@/href", "AREA@/href", "FRAME@/src", "IFRAME@/src"}
+# <link rel> kinds that name another page (html.c's page_rel)
+PAGE_RELS = set("alternate canonical next prev previous first last start up contents toc "
+                "index chapter section subsection appendix glossary".split())
 
 
 def tokens(rel):
     return set(rel.lower().replace(",", " ").split())
+
+
+def refresh_url(content):
+    """The URL of a refresh meta's content (the HTML standard's
+    declarative refresh: time, [;,] [url=] URL), or None."""
+    m = re.match(r'[ \t\n\r\f]*[0-9.]+(?=[;, \t\n\r\f]|$)[ \t\n\r\f]*[;,]?'
+                 r'[ \t\n\r\f]*(?:url[ \t\n\r\f]*=[ \t\n\r\f]*)?(.*)', content,
+                 re.I | re.S)
+    u = m.group(1) if m else ""
+    u = u[1:].split(u[0], 1)[0] if u[:1] in ("'", '"') else u.rstrip(" \t\n\r\f")
+    return u or None
 
 
 def followed(links):
@@ -27,8 +43,10 @@ def followed(links):
         t = tokens(rel)
         if path in FOLLOWED and "nofollow" not in t:
             out.append(url)
-        elif path == "LINK@/href" and t & {"alternate", "canonical"}:
+        elif path == "LINK@/href" and t & PAGE_RELS:
             out.append(url)
+        elif path == "META@/content" and refresh_url(url):
+            out.append(refresh_url(url))
     return out
 
 

@@ -140,6 +140,26 @@ static void test_nul(void)
 	html_page_release(&p);
 }
 
+/* <link rel> kinds that name another page are links; requisites, search
+ * and other kinds are not. */
+static void test_link_rels(void)
+{
+	static const char d[] =
+		"<html><head><link rel=next href=p3.html><link rel=\"prev\" href=p1.html>"
+		"<link rel=Up href=../index.html><link rel=\"index nofollow\" href=genindex.html>"
+		"<link rel=search href=search.html><link rel=stylesheet href=s.css>"
+		"<link rel=edit href=edit.html><link rel=preload href=f.woff2 as=font>"
+		"</head><body>x</body></html>";
+	struct html_page p;
+
+	CHECK(html_extract(d, sizeof(d) - 1, NULL, "http://h.test/doc/p2.html", "x", 20, &p) ==
+		      CR_OK && p.nlinks == 4 && has(&p, "http://h.test/doc/p3.html") &&
+		      has(&p, "http://h.test/doc/p1.html") && has(&p, "http://h.test/index.html") &&
+		      has(&p, "http://h.test/doc/genindex.html"),
+	      "link rels: next, prev, up, index are links, %u found", p.nlinks);
+	html_page_release(&p);
+}
+
 /* <meta http-equiv=refresh>: its URL is a link, read as the HTML
  * standard's declarative refresh (time, separator, "url=", quotes). */
 static void test_refresh(void)
@@ -408,6 +428,7 @@ int main(void)
 	html_page_release(&p);
 	test_embeds();
 	test_refresh();
+	test_link_rels();
 	test_lines();
 	test_nul();
 	TEST_DONE();

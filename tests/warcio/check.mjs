@@ -11,6 +11,8 @@
 //                                    metadata record's JSON parsed; per HTML
 //                                    page one line: URI, base (or "-"), then
 //                                    its links as JSON [[path, url, rel], ...]
+//                                    (a refresh meta as ["META@/content",
+//                                    its content, "refresh"])
 //
 // .warc.zst files are read through `zstd -dc` (warcio.js has no zstd), so
 // their offsets are those of the decompressed stream: the caller compares
@@ -139,7 +141,10 @@ async function wat(path) {
     const html = r && r["HTML-Metadata"];
     if (!html) continue;
     const links = (html.Links || []).concat(html.Head.Link || [])
-      .map((l) => [l.path, l.url, l.rel || ""]);
+      .map((l) => [l.path, l.url, l.rel || ""])
+      .concat((html.Head.Metas || [])
+        .filter((m) => (m["http-equiv"] || "").toLowerCase() === "refresh" && m.content)
+        .map((m) => ["META@/content", m.content, "refresh"]));
     process.stdout.write(`${rec.warcTargetURI}\t${html.Head.Base || "-"}\t${JSON.stringify(links)}\n`);
   }
   return n;
