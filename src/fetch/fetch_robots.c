@@ -42,20 +42,26 @@ void fetch_robots_hold(struct fetcher *f, struct host_item *it)
 	fetch_emit_status_at(f, it, ST_DEFERRED, why, it->origin->fetched_at);
 }
 
-/* Its robots.txt request ended without one: as an answer that never came
- * (RFC 9309 2.3.1.4, unreachable), why a static string. */
-static void robots_unasked(struct fetcher *f, struct origin *o, const char *why)
+/* o's host, if it waits for o's robots.txt, waits no more. */
+static void release_host(struct fetcher *f, struct origin *o)
 {
 	struct host *h = o->host;
 
-	origin_on_answer(o, &f->origins.pol, clock_now_us(), 0, NULL, 0, NULL);
-	o->refused = NULL;
-	o->failure = why;
-	f->c[FC_ROBOTS_UNAVAILABLE]++;
 	if (h->waiting == o) {
 		h->waiting = NULL;
 		hosts_set(&f->hosts, h, HOST_READY);
 	}
+}
+
+/* Its robots.txt request ended without one: as an answer that never came
+ * (RFC 9309 2.3.1.4, unreachable), why a static string. */
+static void robots_unasked(struct fetcher *f, struct origin *o, const char *why)
+{
+	origin_on_answer(o, &f->origins.pol, clock_now_us(), 0, NULL, 0, NULL);
+	o->refused = NULL;
+	o->failure = why;
+	f->c[FC_ROBOTS_UNAVAILABLE]++;
+	release_host(f, o);
 }
 
 /* The name of a robots.txt redirect's target answered: its request
@@ -72,10 +78,7 @@ static void on_hop_dns(void *arg, enum dns_result res, const char *addr)
 	if (f->stopping || f->drain_until || f->failed) {
 		/* a stop or the time limit came first: nothing new starts, and
 		 * the chain is left cut (nothing is cached of it) */
-		if (h->waiting == o) {
-			h->waiting = NULL;
-			hosts_set(&f->hosts, h, HOST_READY);
-		}
+		release_host(f, o);
 		return;
 	}
 	if (res != DNS_OK) {
@@ -180,8 +183,5 @@ void fetch_robots_done(struct fetcher *f, struct origin *o, const struct http_re
 		f->c[FC_ROBOTS_UNAVAILABLE]++;
 	if (o->state == ORIGIN_READY)
 		sched_crawl_delay(&h->pol, robots_crawl_delay_ms(o->rules));
-	if (h->waiting == o) {
-		h->waiting = NULL;
-		hosts_set(&f->hosts, h, HOST_READY);
-	}
+	release_host(f, o);
 }

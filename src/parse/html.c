@@ -764,11 +764,13 @@ static int is_latin1_label(const char *l)
 	return 0;
 }
 
-/* The charset a <meta> of the first limit bytes names ("" if none): the
- * label after "charset", of <meta charset=X> and of http-equiv's content. */
-static void meta_charset(const char *b, size_t len, size_t limit, char *out, size_t cap)
+/* The charset the first <meta> that names one names ("" if none): the
+ * label after "charset", of <meta charset=X> and of http-equiv's content.
+ * The whole body is read: a late <meta> libxml2 still obeys, as the HTML
+ * standard does. */
+static void meta_charset(const char *b, size_t n, char *out, size_t cap)
 {
-	size_t n = len < limit ? len : limit, k, end;
+	size_t k, end;
 	const char *lt = b;
 
 	out[0] = '\0';
@@ -798,6 +800,12 @@ static void meta_charset(const char *b, size_t len, size_t limit, char *out, siz
 	}
 }
 
+/* 1 if b starts with a UTF-16 byte order mark (either order). */
+static int utf16_bom(const unsigned char *b, size_t len)
+{
+	return len >= 2 && ((b[0] == 0xfe && b[1] == 0xff) || (b[0] == 0xff && b[1] == 0xfe));
+}
+
 /*
  * The encoding of a page that declares none - no charset from HTTP, no
  * <meta> anywhere (a late one libxml2 still obeys, as the HTML standard
@@ -811,7 +819,7 @@ static void meta_charset(const char *b, size_t len, size_t limit, char *out, siz
  */
 static const char *undeclared_charset(const unsigned char *b, size_t *len)
 {
-	if (*len >= 2 && ((b[0] == 0xfe && b[1] == 0xff) || (b[0] == 0xff && b[1] == 0xfe)))
+	if (utf16_bom(b, *len))
 		return NULL;
 	if (*len >= 3 && b[0] == 0xef && b[1] == 0xbb && b[2] == 0xbf)
 		return NULL;
@@ -829,9 +837,7 @@ static const char *page_charset(const char *charset, const void *body, size_t *l
 {
 	if (charset && charset[0])
 		return charset;
-	meta_charset(body, *len, 1024, label, cap);
-	if (!label[0])
-		meta_charset(body, *len, *len, label, cap);
+	meta_charset(body, *len, label, cap);
 	if (is_latin1_label(label))
 		return label;
 	return label[0] ? NULL : undeclared_charset(body, len);
@@ -852,7 +858,7 @@ static int maybe_wide(const unsigned char *b, size_t len, const char *charset)
 			strcasestr(charset, "utf16") || strcasestr(charset, "utf32") ||
 			strcasestr(charset, "ucs")))
 		return 1;
-	return len >= 2 && ((b[0] == 0xfe && b[1] == 0xff) || (b[0] == 0xff && b[1] == 0xfe));
+	return utf16_bom(b, len);
 }
 
 /*

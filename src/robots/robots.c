@@ -113,6 +113,22 @@ static unsigned char unreserved_escape(unsigned char h1, unsigned char h2)
 	return 0;
 }
 
+/* Appends the normal form of the escape "%" h[0] h[1], on either side:
+ * its hex digits upper-cased, or for DECODED an unreserved character's
+ * escape decoded. */
+static void put_escape(struct buf *out, const unsigned char *h, enum robots_escapes esc)
+{
+	unsigned char u = esc == ROBOTS_ESCAPES_DECODED ? unreserved_escape(h[0], h[1]) : 0;
+
+	if (u) {
+		buf_addc(out, (char)u);
+		return;
+	}
+	buf_addc(out, '%');
+	buf_addc(out, (char)to_upper(h[0]));
+	buf_addc(out, (char)to_upper(h[1]));
+}
+
 /* Appends the normal form of p[0..n) to out (see robots_escape_pattern),
  * with the escapes of unreserved characters decoded for DECODED. */
 static void escape_pattern(struct buf *out, const unsigned char *p, size_t n,
@@ -121,18 +137,10 @@ static void escape_pattern(struct buf *out, const unsigned char *p, size_t n,
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		unsigned char c = p[i], u;
+		unsigned char c = p[i];
 
 		if (c == '%' && i + 2 < n && is_hex(p[i + 1]) && is_hex(p[i + 2])) {
-			if (esc == ROBOTS_ESCAPES_DECODED &&
-			    (u = unreserved_escape(p[i + 1], p[i + 2])) != 0) {
-				buf_addc(out, (char)u);
-				i += 2;
-				continue;
-			}
-			buf_addc(out, '%');
-			buf_addc(out, (char)to_upper(p[i + 1]));
-			buf_addc(out, (char)to_upper(p[i + 2]));
+			put_escape(out, p + i + 1, esc);
 			i += 2;
 		} else if (c >= 0x80 || (c == '$' && i + 1 < n)) {
 			buf_addc(out, '%');
@@ -497,18 +505,10 @@ static void normalise_path(struct buf *out, const unsigned char *p, size_t n,
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		unsigned char c = p[i], u;
+		unsigned char c = p[i];
 
 		if (c == '%' && i + 2 < n && is_hex(p[i + 1]) && is_hex(p[i + 2])) {
-			if (esc == ROBOTS_ESCAPES_DECODED &&
-			    (u = unreserved_escape(p[i + 1], p[i + 2])) != 0) {
-				buf_addc(out, (char)u);
-				i += 2;
-				continue;
-			}
-			buf_addc(out, '%');
-			buf_addc(out, (char)to_upper(p[i + 1]));
-			buf_addc(out, (char)to_upper(p[i + 2]));
+			put_escape(out, p + i + 1, esc);
 			i += 2;
 		} else if (c == '*' || c == '$') {
 			buf_addc(out, '%');
