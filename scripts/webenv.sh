@@ -12,8 +12,12 @@
 #   scripts/webenv.sh start DIR [simweb args...]   e.g. --hosts 8 --pages 20
 #   scripts/webenv.sh stop DIR
 #
+# WEB_ADDR (default 127.0.0.1) is the IPv4 address both listen on and the
+# one dnsmasq answers with: the node tests (tests/nodes/) serve their
+# cluster from an address of its own.
+#
 # start writes DIR/env (SIMWEB_PORT, DNS_PORT, SIMWEB_PID, DNSMASQ_PID,
-# SIMWEB_LOG, SIMWEB_DOMAIN) for `source`, and logs to DIR/simweb.log (the
+# SIMWEB_LOG, SIMWEB_DOMAIN, SIMWEB_ADDR) for `source`, and logs to DIR/simweb.log (the
 # request log), DIR/simweb.err and DIR/dnsmasq.err. stop kills exactly the
 # PIDs in DIR/env, never by name, and waits for them to go.
 set -euo pipefail
@@ -21,6 +25,7 @@ set -euo pipefail
 DNSMASQ=${DNSMASQ:-/usr/sbin/dnsmasq}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SIMWEB=${SIMWEB:-$ROOT/bin/simweb}
+ADDR=${WEB_ADDR:-127.0.0.1}
 
 die() {
 	echo "webenv: $*" >&2
@@ -31,24 +36,24 @@ die() {
 # shellcheck source=scripts/procs.sh
 . "$(dirname "${BASH_SOURCE[0]}")/procs.sh"
 
-# Asks dnsmasq for h0000.DOMAIN; true when it answers 127.0.0.1.
+# Asks dnsmasq for h0000.DOMAIN; true when it answers ADDR.
 dns_answers() {
 	local port=$1 domain=$2
 	if command -v python3 >/dev/null; then
-		python3 - "$port" "h0000.$domain" <<'EOF' 2>/dev/null
+		python3 - "$port" "h0000.$domain" "$ADDR" <<'EOF' 2>/dev/null
 import socket, struct, sys
-port, name = int(sys.argv[1]), sys.argv[2]
+port, name, addr = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 q = struct.pack('>HHHHHH', 0x5eb1, 0x0100, 1, 0, 0, 0)
 q += b''.join(bytes([len(p)]) + p.encode() for p in name.split('.')) + b'\0'
 q += struct.pack('>HH', 1, 1)
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.settimeout(0.5)
-s.sendto(q, ('127.0.0.1', port))
+s.sendto(q, (addr, port))
 r = s.recv(512)
-sys.exit(0 if r[:2] == q[:2] and r[3] & 15 == 0 and bytes([127, 0, 0, 1]) in r[len(q):] else 1)
+sys.exit(0 if r[:2] == q[:2] and r[3] & 15 == 0 and socket.inet_aton(addr) in r[len(q):] else 1)
 EOF
 	else
-		ss -uln 2>/dev/null | grep -q "127.0.0.1:$port "
+		ss -uln 2>/dev/null | grep -q "$ADDR:$port "
 	fi
 }
 
@@ -82,8 +87,8 @@ start() {
 	for _ in $(seq 20); do
 		local port=$(( ((RANDOM << 15) | RANDOM) % 40001 + 20000 ))
 		"$DNSMASQ" --keep-in-foreground --no-resolv --no-hosts --conf-file=/dev/null \
-			--pid-file="$dir/dnsmasq.pid" --port="$port" --listen-address=127.0.0.1 \
-			--bind-interfaces --address="/$domain/127.0.0.1" --address="/nx.$domain/" \
+			--pid-file="$dir/dnsmasq.pid" --port="$port" --listen-address="$ADDR" \
+			--bind-interfaces --address="/$domain/$ADDR" --address="/nx.$domain/" \
 			--address="/rebind.$domain/10.0.0.1" --server="/sf.$domain/#" \
 			--server="/nr.$domain/127.0.0.1#9" --local="/nodata.$domain/" \
 			--txt-record="empty.nodata.$domain,hostile" \
@@ -103,7 +108,7 @@ start() {
 	done
 	[ -n "$dns_port" ] || die "dnsmasq did not start (see $dir/dnsmasq.err)"
 
-	"$SIMWEB" "$@" --port 0 --port-file "$dir/simweb.port" --log "$dir/simweb.log" \
+	"$SIMWEB" "$@" --bind "$ADDR" --port 0 --port-file "$dir/simweb.port" --log "$dir/simweb.log" \
 		</dev/null >"$dir/simweb.err" 2>&1 &
 	local web_pid=$! web_port=
 	for _ in $(seq 100); do
@@ -114,7 +119,7 @@ start() {
 		kill -0 "$web_pid" 2>/dev/null || break
 		sleep 0.1
 	done
-	if [ -z "$web_port" ] || ! (exec 3<>"/dev/tcp/127.0.0.1/$web_port") 2>/dev/null; then
+	if [ -z "$web_port" ] || ! (exec 3<>"/dev/tcp/$ADDR/$web_port") 2>/dev/null; then
 		stop_pid "$web_pid" simweb
 		stop_pid "$dns_pid" dnsmasq
 		die "simweb did not start: $(head -n 1 "$dir/simweb.err" 2>/dev/null)"
@@ -127,6 +132,7 @@ SIMWEB_PID=$web_pid
 DNSMASQ_PID=$dns_pid
 SIMWEB_LOG=$dir/simweb.log
 SIMWEB_DOMAIN=$domain
+SIMWEB_ADDR=$ADDR
 EOF
 	mv "$dir/env.tmp" "$dir/env"
 }
