@@ -77,7 +77,9 @@ static void help(const char *usage, const char *allowed)
 	printf("  --help           this text\n\n"
 	       "exit codes: 0 done; 1 failed (the reason is logged); 2 bad usage, bad\n"
 	       "configuration or bad seeds (nothing was changed); 75 stopped on a signal\n"
-	       "(SIGTERM, SIGUSR1): what was done is kept, run the same command again\n\n"
+	       "(SIGTERM, SIGUSR1): what was done is kept, run the same command again;\n"
+	       "69 a node or its network was lost: what was done is kept, run again on\n"
+	       "nodes that work\n\n"
 	       "keys most often needed (docs/CONFIG.md lists them all):\n"
 	       "  politeness.delay_ms=1000     ms between requests to one host\n"
 	       "  dns.servers=IP[:PORT],...    DNS servers (default: /etc/resolv.conf)\n"
@@ -236,6 +238,10 @@ int cli_job_start(struct job *j, const struct cli_opts *o, int create)
 	}
 	j->rank = comm_rank();
 	j->nranks = comm_size();
+	if (!comm_agree(comm_watch_start((double)j->cfg.comm_timeout_s) == CR_OK)) {
+		log_user("cannot start the liveness watch (comm.timeout_s)");
+		return 1;
+	}
 	stop_install();
 	if (o->seeds && (i = check_seeds(j, o->seeds)) != 0)
 		return i;

@@ -3,32 +3,88 @@
 
 #include <limits.h>
 #include <mpi.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
-static int comm_r, comm_n = 1, comm_up;
+static int comm_r, comm_n = 1, comm_up, comm_threads;
+static uint64_t comm_sent;
+
+/* Each rank's node name, COMM_NODE_MAX bytes a rank. */
+#define COMM_NODE_MAX 64
+static char *comm_node_names;
+
+/* Collective: every rank's processor name (its host name), gathered. */
+static void learn_nodes(void)
+{
+	char me[MPI_MAX_PROCESSOR_NAME + 1] = "";
+	char mine[COMM_NODE_MAX] = "";
+	int len = 0;
+
+	MPI_Get_processor_name(me, &len);
+	snprintf(mine, sizeof(mine), "%s", me);
+	comm_node_names = calloc((size_t)comm_n, COMM_NODE_MAX);
+	if (!comm_node_names)
+		abort();
+	MPI_Allgather(mine, COMM_NODE_MAX, MPI_CHAR, comm_node_names, COMM_NODE_MAX, MPI_CHAR,
+		      MPI_COMM_WORLD);
+}
 
 enum cr_err comm_init(int *argc, char ***argv)
 {
 	int provided;
 
-	/* Funneled: the fetch has a thread of its own for fsyncs
-	 * (fetch/syncer.h), which never calls MPI. */
-	if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+	/* Multiple: the liveness watch has a thread of its own. (The fetch's
+	 * fsync thread, fetch/syncer.h, never calls MPI.) */
+	if (MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS)
 		return CR_ERR_COMM;
+	comm_threads = provided >= MPI_THREAD_MULTIPLE;
 	MPI_Comm_rank(MPI_COMM_WORLD, &comm_r);
 	MPI_Comm_size(MPI_COMM_WORLD, &comm_n);
 	comm_up = 1;
 	log_set_rank(comm_r);
+	learn_nodes();
 	return CR_OK;
 }
 
 void comm_finalize(void)
 {
+	comm_watch_stop();
 	if (comm_up)
 		MPI_Finalize();
 	comm_up = 0;
+	free(comm_node_names);
+	comm_node_names = NULL;
+}
+
+const char *comm_node(int rank)
+{
+	if (!comm_node_names || rank < 0 || rank >= comm_n ||
+	    !comm_node_names[(size_t)rank * COMM_NODE_MAX])
+		return "?";
+	return comm_node_names + (size_t)rank * COMM_NODE_MAX;
+}
+
+int comm_nodes(void)
+{
+	int r, q, n = 0;
+
+	for (r = 0; r < comm_n; r++) {
+		for (q = 0; q < r && strcmp(comm_node(q), comm_node(r)); q++)
+			;
+		n += q == r;
+	}
+	return n;
+}
+
+uint64_t comm_bytes_sent(void)
+{
+	return comm_sent;
 }
 
 int comm_rank(void)
@@ -96,6 +152,15 @@ void comm_bcast(void *p, size_t n, int root)
 		MPI_Bcast(p, (int)n, MPI_BYTE, root, MPI_COMM_WORLD);
 }
 
+void comm_allgather(const void *mine, size_t n, void *all)
+{
+	if (!comm_up) {
+		memcpy(all, mine, n);
+		return;
+	}
+	MPI_Allgather(mine, (int)n, MPI_BYTE, all, (int)n, MPI_BYTE, MPI_COMM_WORLD);
+}
+
 enum cr_err comm_exchange(struct buf *send, struct buf *recv)
 {
 	int n = comm_n, i;
@@ -149,6 +214,7 @@ enum cr_err comm_exchange(struct buf *send, struct buf *recv)
 		return e ? e : CR_ERR_COMM;
 	}
 	buf_reserve(recv, rtotal);
+	comm_sent += stotal - send[comm_r].len;
 	MPI_Alltoallv(sbuf, scount, sdispl, MPI_BYTE, recv->p + recv->len, rcount,
 		      rdispl, MPI_BYTE, MPI_COMM_WORLD);
 	recv->len += rtotal;
@@ -396,6 +462,219 @@ int comm_notice_close(int (*stopping)(void))
 	notice_comm = MPI_COMM_NULL;
 	notice_sent = notice_got = 0;
 	return senders > 0;
+}
+
+/* ---- liveness ---- */
+
+#define WATCH_TAG 9
+/* How often the watch beats and looks, at most. */
+#define WATCH_PERIOD_NS 1000000000L
+
+static MPI_Comm watch_comm = MPI_COMM_NULL;
+static pthread_t watch_thread;
+static atomic_int watch_on;
+static double watch_timeout_s;
+
+struct watch {
+	double *heard;          /* per rank: when it was last heard (monotonic s) */
+	char *warned;           /* per rank: its silence was said */
+	MPI_Request *sent;      /* per rank: the beat on its way there */
+	MPI_Request in;
+	int beat, got;
+};
+
+static double mono_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Rank 0 watches every rank; every other rank watches rank 0. */
+static int watches(int r)
+{
+	return r != comm_r && (comm_r == 0 || r == 0);
+}
+
+/* A watched rank silent for timeout_s: the job ends (rank 0), or this rank
+ * does (any other), naming whom it lost. */
+static void watch_lost(const struct watch *w, int r, double silent)
+{
+	int q, others = 0;
+
+	if (comm_r != 0) {
+		log_err("comm", "rank 0 on %s has not answered for %.0f s (comm.timeout_s): "
+			"this rank (on %s) ends; the next job continues the crawl",
+			comm_node(0), silent, comm_node(comm_r));
+		_exit(COMM_EXIT_LOST);
+	}
+	for (q = 1; q < comm_n; q++)
+		others += mono_s() - w->heard[q] >= watch_timeout_s;
+	if (comm_n > 2 && others == comm_n - 1)
+		log_err("comm", "no other rank has answered for %.0f s (comm.timeout_s): this "
+			"node (%s) may have lost its network; ending the job, the next one "
+			"continues the crawl", silent, comm_node(0));
+	else
+		log_err("comm", "rank %d on %s has not answered for %.0f s (comm.timeout_s): "
+			"ending the job; what was done is kept, and the next job continues the "
+			"crawl (on nodes that work)", r, comm_node(r), silent);
+	MPI_Abort(MPI_COMM_WORLD, COMM_EXIT_LOST);
+	_exit(COMM_EXIT_LOST);
+}
+
+/* One beat: sends where the last one has left, takes in what came, judges. */
+static void watch_step(struct watch *w)
+{
+	double now = mono_s(), warn = watch_timeout_s / 6 > 3 ? watch_timeout_s / 6 : 3;
+	MPI_Status st;
+	int r, done;
+
+	for (r = 0; r < comm_n; r++) {
+		done = 1;
+		if (!watches(r))
+			continue;
+		if (w->sent[r] != MPI_REQUEST_NULL)
+			MPI_Test(&w->sent[r], &done, MPI_STATUS_IGNORE);
+		if (done)
+			MPI_Isend(&w->beat, 1, MPI_INT, r, WATCH_TAG, watch_comm, &w->sent[r]);
+	}
+	for (done = 1; done;) {
+		MPI_Test(&w->in, &done, &st);
+		if (done) {
+			w->heard[st.MPI_SOURCE] = now;
+			MPI_Irecv(&w->got, 1, MPI_INT, MPI_ANY_SOURCE, WATCH_TAG, watch_comm,
+				  &w->in);
+		}
+	}
+	for (r = 0; r < comm_n; r++) {
+		double silent = now - w->heard[r];
+
+		if (!watches(r))
+			continue;
+		if (silent >= watch_timeout_s)
+			watch_lost(w, r, silent);
+		if (silent >= warn && !w->warned[r])
+			log_warn("comm", "rank %d on %s has not answered for %.0f s; the job ends "
+				 "if it stays silent for %.0f s (comm.timeout_s)", r, comm_node(r),
+				 silent, watch_timeout_s);
+		else if (silent < warn && w->warned[r])
+			log_info("comm", "rank %d on %s answers again", r, comm_node(r));
+		w->warned[r] = silent >= warn;
+	}
+}
+
+static void *watch_main(void *arg)
+{
+	struct watch w;
+	int r;
+
+	sigset_t all;
+
+	/* Signals are the main thread's business (util/stop.h). */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	(void)arg;
+	memset(&w, 0, sizeof(w));
+	w.heard = calloc((size_t)comm_n, sizeof(*w.heard));
+	w.warned = calloc((size_t)comm_n, 1);
+	w.sent = malloc((size_t)comm_n * sizeof(*w.sent));
+	if (!w.heard || !w.warned || !w.sent)
+		abort();
+	w.beat = 1;
+	for (r = 0; r < comm_n; r++) {
+		w.heard[r] = mono_s();
+		w.sent[r] = MPI_REQUEST_NULL;
+	}
+	MPI_Irecv(&w.got, 1, MPI_INT, MPI_ANY_SOURCE, WATCH_TAG, watch_comm, &w.in);
+	while (atomic_load(&watch_on)) {
+		long slept;
+
+		watch_step(&w);
+		/* In tenths, so that a stop does not wait a whole period. */
+		for (slept = 0; slept < WATCH_PERIOD_NS && atomic_load(&watch_on);
+		     slept += WATCH_PERIOD_NS / 10) {
+			struct timespec ts = { 0, WATCH_PERIOD_NS / 10 };
+
+			nanosleep(&ts, NULL);
+		}
+	}
+	/* Every rank is here (the stop is collective): what is still on its
+	 * way arrives, and the receive posted last is taken back. */
+	for (r = 0; r < comm_n; r++)
+		if (w.sent[r] != MPI_REQUEST_NULL)
+			MPI_Wait(&w.sent[r], MPI_STATUS_IGNORE);
+	MPI_Cancel(&w.in);
+	MPI_Wait(&w.in, MPI_STATUS_IGNORE);
+	free(w.heard);
+	free(w.warned);
+	free(w.sent);
+	return NULL;
+}
+
+/* OpenMPI's mpirun gives up on a node whose network is lost after its TCP
+ * keepalive (oob_tcp_keepalive_*: 300 s, then 9 probes 20 s apart); if it
+ * has anything to send there first - an abort - it waits for TCP's
+ * retransmissions instead, about 15 minutes. So a job across nodes under
+ * mpirun wants a keepalive shorter than the watch's timeout: said once. */
+static void watch_hint(double timeout_s)
+{
+	const char *t = getenv("OMPI_MCA_oob_tcp_keepalive_time");
+	const char *i = getenv("OMPI_MCA_oob_tcp_keepalive_intvl");
+	const char *p = getenv("OMPI_MCA_oob_tcp_keepalive_probes");
+	double gives_up = (t ? atof(t) : 300) + (i ? atof(i) : 20) * (p ? atof(p) : 9);
+
+	if (comm_r != 0 || !getenv("OMPI_MCA_orte_hnp_uri") || comm_nodes() < 2 ||
+	    gives_up < timeout_s)
+		return;
+	log_warn("comm", "this job spans %d nodes under mpirun, which gives up on a node that "
+		 "lost its network only after %.0f s (its TCP keepalive): run it with "
+		 "OMPI_MCA_oob_tcp_keepalive_time=10 OMPI_MCA_oob_tcp_keepalive_intvl=5 "
+		 "OMPI_MCA_oob_tcp_keepalive_probes=3 (scripts/mpicrawl-run and slurm/crawl.sbatch "
+		 "set them), or a lost node may hold it for minutes", comm_nodes(), gives_up);
+}
+
+enum cr_err comm_watch_start(double timeout_s)
+{
+	int ok;
+
+	if (!comm_up || comm_n < 2 || timeout_s <= 0 || watch_comm != MPI_COMM_NULL)
+		return CR_OK;
+	if (!comm_agree(comm_threads)) {
+		if (comm_r == 0)
+			log_warn("comm", "this MPI gives no MPI_THREAD_MULTIPLE: no rank is "
+				 "watched (comm.timeout_s); a lost node may hold the job until "
+				 "the launcher gives up on it");
+		return CR_OK;
+	}
+	watch_hint(timeout_s);
+	MPI_Comm_dup(MPI_COMM_WORLD, &watch_comm);
+	watch_timeout_s = timeout_s;
+	atomic_store(&watch_on, 1);
+	ok = pthread_create(&watch_thread, NULL, watch_main, NULL) == 0;
+	if (comm_agree(ok))
+		return CR_OK;
+	/* Every rank watches, or none does. */
+	atomic_store(&watch_on, 0);
+	if (ok)
+		pthread_join(watch_thread, NULL);
+	MPI_Comm_free(&watch_comm);
+	watch_comm = MPI_COMM_NULL;
+	return CR_ERR_NOMEM;
+}
+
+void comm_watch_stop(void)
+{
+	if (watch_comm == MPI_COMM_NULL)
+		return;
+	/* Every rank stops beating at about the same time: none may take
+	 * another's end for a silence. */
+	comm_barrier();
+	atomic_store(&watch_on, 0);
+	pthread_join(watch_thread, NULL);
+	comm_barrier();
+	MPI_Comm_free(&watch_comm);
+	watch_comm = MPI_COMM_NULL;
 }
 
 void comm_abort(int code)

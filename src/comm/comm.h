@@ -17,8 +17,10 @@
 #include "util/buf.h"
 #include "util/error.h"
 
-/* Starts MPI (a plain run is a singleton of one rank), threads funneled:
- * only the calling thread calls MPI. */
+/* Starts MPI (a plain run is a singleton of one rank) with threads: the
+ * calling thread makes every call of this header but the liveness watch,
+ * which makes its own from a thread of its own (comm_watch_start).
+ * Collective: learns every rank's node. */
 CR_WUR enum cr_err comm_init(int *argc, char ***argv);
 void comm_finalize(void);
 int comm_rank(void);
@@ -32,6 +34,9 @@ void comm_max_i64(int64_t *v, size_t n);
 void comm_barrier(void);
 /* Collective: root's n bytes at p are copied to every rank. */
 void comm_bcast(void *p, size_t n, int root);
+/* Collective: every rank's n bytes at mine, in rank order, into all
+ * (comm_size() * n bytes). */
+void comm_allgather(const void *mine, size_t n, void *all);
 /*
  * Collective: send[r] (an array of comm_size() buffers) goes to rank r; what
  * every rank sent to this one is appended to recv, in rank order. Each
@@ -104,6 +109,38 @@ void comm_notice_wait(int (*stopping)(void));
  */
 void comm_hint_send(int to, const void *p, size_t n);
 void comm_hint_poll(void (*fn)(void *arg, const void *p, size_t n), void *arg);
+
+/*
+ * Liveness: whether every rank is still there, for a job whose ranks sit on
+ * nodes that can fail. Without it a rank whose node lost its network (or
+ * froze) leaves the others blocked in MPI until the launcher gives up on the
+ * node (OpenMPI's mpirun: its TCP keepalive, 8 minutes by default), and a
+ * rank cut off from the others goes on writing to the shared crawl directory.
+ *
+ * comm_watch_start (collective) starts a thread of its own, on a
+ * communicator of its own: each second every rank tells rank 0 it is alive
+ * and rank 0 tells every rank. A rank silent for a sixth of timeout_s gets a
+ * warning line naming it and its node; for timeout_s, rank 0 ends the job
+ * (MPI_Abort, COMM_EXIT_LOST) with a line naming it and its node. A rank
+ * that has not heard rank 0 for timeout_s ends itself with the same code
+ * and a line, as if killed: what it committed stays, the rest is for the
+ * next job. The thread never touches the crawl's data. timeout_s 0, one
+ * rank, or an MPI without MPI_THREAD_MULTIPLE: no watch (said once).
+ * comm_watch_stop (collective; every rank calls it before comm_finalize)
+ * ends the thread. A launcher that must itself notice a lost node (mpirun)
+ * is told how in docs/OPERATIONS.md.
+ */
+#define COMM_EXIT_LOST 69
+CR_WUR enum cr_err comm_watch_start(double timeout_s);
+void comm_watch_stop(void);
+/* The node (host name) rank runs on, as MPI names it; "?" if unknown.
+ * Borrowed until comm_finalize. Not collective. */
+const char *comm_node(int rank);
+/* How many distinct nodes the job's ranks run on. Not collective. */
+int comm_nodes(void);
+/* Bytes this rank has sent to other ranks so far by comm_exchange and
+ * comm_stream (the records a round moves). Not collective. */
+uint64_t comm_bytes_sent(void);
 
 /* Ends every rank of the job with code (only the driver calls this). */
 void comm_abort(int code) __attribute__((noreturn));

@@ -313,6 +313,8 @@ static const struct key keys[] = {
 	  "at most, per host (0: links wait for the next round)"),
 	L("fetch.time_limit_s", time_limit_s, 0, 1L << 31, "0",
 	  "end a fetch phase after this many seconds, leaving the rest due (0: no limit)"),
+	L("comm.timeout_s", comm_timeout_s, 0, 86400, "60",
+	  "a rank not heard from this long (a lost node or network) ends the job (s; 0: off)"),
 	L("fetch.stop_grace_s", stop_grace_s, 0, 3600, "10",
 	  "on SIGTERM/SIGUSR1, time open requests get to finish before they are abandoned (s)"),
 	L("fetch.max_hold_s", max_hold_s, 0, 86400, "30",

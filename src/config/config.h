@@ -40,6 +40,7 @@ struct config {
 	int fetch_embeds;           /* fetch.embeds: page requisites */
 	long max_embeds;            /* fetch.max_embeds, per page */
 	long stop_grace_s;          /* fetch.stop_grace_s: SIGTERM/SIGUSR1 */
+	long comm_timeout_s;        /* comm.timeout_s: a rank silent this long ends the job */
 	long sync_interval_ms;      /* fetch.sync_interval_ms: journal batches */
 	long max_hold_s;            /* fetch.max_hold_s: longer holds leave the round */
 	char dns_servers[512];
