@@ -30,6 +30,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <xxhash.h>
 
 #define EXTRA_FDS 16
 /* The loop looks at the clock, the stop flag and the progress file at
@@ -49,7 +50,7 @@ const char *const fetch_counter_names[FC_COUNT_] = {
 	"not_reached", "robots_unavailable", "robots_wait", "backoffs", "parked",
 	"bytes", "dns_queries", "dns_failed", "hosts", "latency_us_sum", "too_large", "timeout",
 	"revisits", "held", "followed", "tls_failed", "embeds", "robots_early",
-	"early_hints",
+	"early_hints", "netdown", "net_probes",
 };
 
 
@@ -61,9 +62,102 @@ static void set_str(const char **s, size_t *n, const char *v)
 	*n = strlen(v);
 }
 
+/* ---- outcomes of requests that got nothing back (netwatch.h) ---- */
+
+/* Kept until netwatch tells whose failure it is. */
+static void hold(struct fetcher *f, uint32_t part, const struct fetch_record *fr)
+{
+	uint32_t head[2] = { part, 0 };
+	size_t at = f->held.len;
+
+	buf_add(&f->held, head, sizeof(head));
+	fetch_record_pack(fr, &f->held);
+	head[1] = (uint32_t)(f->held.len - at - sizeof(head));
+	memcpy(f->held.p + at, head, sizeof(head));
+	f->nheld++;
+}
+
+/* The held outcomes are the sites': written now; a new epoch begins. */
+static void release_held(struct fetcher *f)
+{
+	size_t at = 0;
+
+	while (at + 8 <= f->held.len) {
+		uint32_t head[2];
+		struct fetch_record fr;
+
+		memcpy(head, f->held.p + at, sizeof(head));
+		at += sizeof(head);
+		if (fetch_record_unpack(f->held.p + at, head[1], &fr) != CR_OK) {
+			fail(f, CR_ERR_FORMAT);
+			break;
+		}
+		fail(f, segout_outcome(f->out, head[0], &fr, NULL, 0, SEGOUT_NONE));
+		outcome_count(f->c, &fr);
+		at += head[1];
+	}
+	f->held.len = 0;
+	f->nheld = 0;
+	f->net_epoch++;
+}
+
+void fetch_silent(struct fetcher *f, const struct host *h)
+{
+	netwatch_silent(&f->net, XXH3_64bits(h->name, strlen(h->name)), clock_mono_us());
+}
+
+/* This node's network is down: the held outcomes are dropped - their URLs
+ * stay due - and the fetch stops as on a signal, every rank's. */
+static void net_down(struct fetcher *f, int64_t now)
+{
+	char w[3 * 64];
+
+	netwatch_witnesses(&f->net, w, sizeof(w));
+	log_warn("fetch", "the network of this node (%s) looks down: %u hosts in a row got "
+		 "nothing back, and the servers that answered last (%s) do not answer either; "
+		 "stopping the crawl: the %llu URLs those requests were for stay due",
+		 comm_node(f->j->rank), f->net.nsilent, w, (unsigned long long)f->nheld);
+	f->c[FC_NOT_REACHED] += f->nheld;
+	f->held.len = 0;
+	f->nheld = 0;
+	f->c[FC_NETDOWN] = 1;
+	comm_notice_send();
+	if (!f->drain_until)
+		f->drain_until = now + 1;
+	f->stopping = 1;
+}
+
+/* Asks the witnesses whether the network works: held outcomes are written,
+ * or dropped. */
+static void net_judge(struct fetcher *f)
+{
+	int64_t now;
+	int reached;
+
+	f->c[FC_NET_PROBES]++;
+	reached = netwatch_probe(&f->net, NETWATCH_PROBE_MS);
+	now = clock_mono_us();
+	if (netwatch_probed(&f->net, reached, now))
+		release_held(f);
+	else
+		net_down(f, now);
+}
+
+/* A server answered (r is not silent): held outcomes are the sites'. */
+static void net_heard(struct fetcher *f, const struct http_result *r)
+{
+	netwatch_answer(&f->net, r->ip, r->port);
+	if (f->nheld)
+		release_held(f);
+	else
+		f->net_epoch++;
+}
+
+/* ---- outcomes ---- */
+
 /* An outcome without a request: denied, deferred, blocked, DNS failure. */
 void fetch_emit_status_at(struct fetcher *f, struct host_item *it, int status,
-			  const char *why, int64_t at)
+			  const char *why, int64_t at, int held)
 {
 	struct fetch_record fr;
 
@@ -72,20 +166,25 @@ void fetch_emit_status_at(struct fetcher *f, struct host_item *it, int status,
 	fr.rec.status = (uint8_t)status;
 	fr.rec.fetched_at = at > 0 ? at : clock_now_us();
 	set_str(&fr.reason, &fr.reason_len, why);
+	if (held) {
+		hold(f, it->part, &fr);
+		return;
+	}
 	fail(f, segout_outcome(f->out, it->part, &fr, NULL, 0, SEGOUT_NONE));
 	outcome_count(f->c, &fr);
 }
 
 static void emit_status(struct fetcher *f, struct host_item *it, int status, const char *why)
 {
-	fetch_emit_status_at(f, it, status, why, 0);
+	fetch_emit_status_at(f, it, status, why, 0, 0);
 }
 
-static void fail_all(struct fetcher *f, struct host *h, int status, const char *why)
+/* Every URL of h left gets status; held: they came of a silence. */
+static void fail_all(struct fetcher *f, struct host *h, int status, const char *why, int held)
 {
 	for (; h->next < h->n; h->next++)
 		if (!h->items[h->next]->early)
-			emit_status(f, h->items[h->next], status, why);
+			fetch_emit_status_at(f, h->items[h->next], status, why, 0, held);
 }
 
 /* ---- starting requests ---- */
@@ -199,11 +298,14 @@ static void on_dns(void *arg, enum dns_result res, const char *addr)
 	const char *blocked;
 
 	if (res != DNS_OK) {
+		/* No answer may be the network's: its outcomes wait (netwatch.h). */
 		f->c[FC_DNS_FAILED]++;
-		fail_all(f, h, ST_ERROR, dns_reason(res));
+		fail_all(f, h, ST_ERROR, dns_reason(res), res == DNS_FAIL);
+		if (res == DNS_FAIL)
+			fetch_silent(f, h);
 	} else if ((blocked = hosts_address_verdict(h, addr, f->j->cfg.allow_private, &f->allow,
 						     f->rules)) != NULL) {
-		fail_all(f, h, ST_BLOCKED, blocked);
+		fail_all(f, h, ST_BLOCKED, blocked, 0);
 	} else {
 		snprintf(h->addr, sizeof(h->addr), "%s", addr);
 		/* Before its first request, so no timing is lost by the move. */
@@ -219,7 +321,7 @@ static void first_turn(struct fetcher *f, struct host *h, int64_t now)
 {
 	if (h->blocked) {
 		/* The operator's block: no request at all, robots.txt included. */
-		fail_all(f, h, ST_BLOCKED, "operator");
+		fail_all(f, h, ST_BLOCKED, "operator", 0);
 		hosts_set(&f->hosts, h, HOST_READY);
 		return;
 	}
@@ -352,6 +454,10 @@ static void page_done(struct fetcher *f, struct host_item *it, const struct http
 	fr.rec.last_modified = oc.last_modified_s * 1000000;
 	k = archive_page(f, it, r, &oc, &fr);
 	host_outcome(f, h, &oc, r->end_mono_us);
+	if (r->silent) {   /* the site's failure, or the network's: netwatch.h */
+		hold(f, it->part, &fr);
+		return;
+	}
 	f->parsed.len = 0;
 	memset(&kept, 0, sizeof(kept));
 	if (f->parse || f->frontier.on)
@@ -415,6 +521,10 @@ static void complete(struct fetcher *f, const struct http_result *r)
 	f->c[FC_BYTES] += r->body_len;
 	f->c[FC_LATENCY_US] += (uint64_t)(r->end_mono_us - r->start_mono_us);
 	host_on_end(h, r->end_mono_us);
+	if (r->silent)
+		fetch_silent(f, h);
+	else
+		net_heard(f, r);
 	if (r->kind == REQ_PAGE)
 		page_done(f, r->user, r);
 	else
@@ -567,14 +677,20 @@ void fetch_loop(struct fetcher *f)
 		http_run(f->http);
 		while ((r = http_next_done(f->http)) != NULL)
 			complete(f, r);
+		if (netwatch_due(&f->net, clock_mono_us()))
+			net_judge(f);
 		comm_hint_poll(on_hint_in, f);
 		f->c[FC_EMBEDS] = f->frontier.embeds;   /* also those another rank handed in */
 		progress_tick(&prog, f->c, (uint64_t)f->hosts.left, 0);
 		now = clock_mono_us();
 	}
 	/* Time limit, stop or failure: what is still open is abandoned and
-	 * stays due. */
+	 * stays due. Outcomes still held are judged. */
 	http_abandon_all(f->http, on_abandon, f);
+	if (netwatch_at_end(&f->net) == NETWATCH_ASK)
+		net_judge(f);
+	else if (f->nheld)
+		release_held(f);
 	progress_tick(&prog, f->c, 0, 1);
 	progress_release(&prog);
 }

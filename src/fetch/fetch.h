@@ -49,6 +49,8 @@ enum fetch_counter {
 	FC_EMBEDS,        /* requisites that joined their host's queue in the round */
 	FC_ROBOTS_EARLY,  /* robots.txt of hosts new to the crawl asked early (origins.h) */
 	FC_EARLY_HINTS,   /* links to other ranks' hosts passed on for that (comm_hint_send) */
+	FC_NETDOWN,       /* ranks that found their node's network down (fetch/netwatch.h) */
+	FC_NET_PROBES,    /* probes of the servers that answered last */
 	FC_COUNT_
 };
 

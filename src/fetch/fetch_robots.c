@@ -28,7 +28,7 @@ void fetch_robots_hold(struct fetcher *f, struct host_item *it)
 	char why[96];
 
 	if (it->origin->refused) {
-		fetch_emit_status_at(f, it, ST_ERROR, it->origin->refused, 0);
+		fetch_emit_status_at(f, it, ST_ERROR, it->origin->refused, 0, 0);
 		return;
 	}
 	if (it->origin->http_status > 0)
@@ -39,7 +39,9 @@ void fetch_robots_hold(struct fetcher *f, struct host_item *it)
 	else
 		snprintf(why, sizeof(why), "robots.txt unreachable: no answer");
 	f->c[FC_ROBOTS_WAIT]++;
-	fetch_emit_status_at(f, it, ST_DEFERRED, why, it->origin->fetched_at);
+	/* Nothing came back since the network last answered: held (netwatch.h). */
+	fetch_emit_status_at(f, it, ST_DEFERRED, why, it->origin->fetched_at,
+			     it->origin->silent && it->origin->silent == f->net_epoch);
 }
 
 /* o's host, if it waits for o's robots.txt, waits no more. */
@@ -54,12 +56,16 @@ static void release_host(struct fetcher *f, struct origin *o)
 }
 
 /* Its robots.txt request ended without one: as an answer that never came
- * (RFC 9309 2.3.1.4, unreachable), why a static string. */
-static void robots_unasked(struct fetcher *f, struct origin *o, const char *why)
+ * (RFC 9309 2.3.1.4, unreachable), why a static string; silent: nothing
+ * came back at all (netwatch.h). */
+static void robots_unasked(struct fetcher *f, struct origin *o, const char *why, int silent)
 {
 	origin_on_answer(o, &f->origins.pol, clock_now_us(), 0, NULL, 0, NULL);
 	o->refused = NULL;
 	o->failure = why;
+	o->silent = silent ? f->net_epoch : 0;
+	if (silent)
+		fetch_silent(f, o->host);
 	f->c[FC_ROBOTS_UNAVAILABLE]++;
 	release_host(f, o);
 }
@@ -83,23 +89,23 @@ static void on_hop_dns(void *arg, enum dns_result res, const char *addr)
 	}
 	if (res != DNS_OK) {
 		f->c[FC_DNS_FAILED]++;
-		robots_unasked(f, o, dns_reason(res));
+		robots_unasked(f, o, dns_reason(res), res == DNS_FAIL);
 		return;
 	}
 	origin_robots_url(o, url, sizeof(url));
 	if (url_host(url, name, sizeof(name)) != CR_OK) {
-		robots_unasked(f, o, "bad redirect");
+		robots_unasked(f, o, "bad redirect", 0);
 		return;
 	}
 	/* the operator's rules by name, then the addresses, as for a host */
 	if (f->rules && host_rules_by_name(f->rules, name, &s) && s.block) {
-		robots_unasked(f, o, "blocked: operator");
+		robots_unasked(f, o, "blocked: operator", 0);
 		return;
 	}
 	blocked = hosts_address_verdict(NULL, addr, f->j->cfg.allow_private, &f->allow, f->rules);
 	if (blocked) {
 		robots_unasked(f, o, !strcmp(blocked, "operator") ? "blocked: operator" :
-				     "blocked: non-public address");
+				     "blocked: non-public address", 0);
 		return;
 	}
 	snprintf(a, sizeof(a), "%s", addr);
@@ -179,6 +185,7 @@ void fetch_robots_done(struct fetcher *f, struct origin *o, const struct http_re
 	buf_release(&dec);
 	o->refused = !ro.status && !strncmp(r->error, "tls:", 4) ? r->error : NULL;
 	o->failure = ro.status ? NULL : robots_failure(r);
+	o->silent = r->silent ? f->net_epoch : 0;   /* complete() told netwatch */
 	if (o->state == ORIGIN_UNAVAILABLE)
 		f->c[FC_ROBOTS_UNAVAILABLE]++;
 	if (o->state == ORIGIN_READY)

@@ -16,6 +16,7 @@
 #include "fetch/frontier.h"
 #include "fetch/hosts.h"
 #include "fetch/http.h"
+#include "fetch/netwatch.h"
 #include "fetch/origins.h"
 #include "fetch/segout.h"
 #include "parse/parse.h"
@@ -54,6 +55,12 @@ struct fetcher {
 	int stopping;               /* start nothing; end the loop */
 	int64_t drain_until;        /* asked to stop: open requests may end until then */
 	int64_t next_sync;          /* next journal batch */
+	struct netwatch net;        /* the sites' failures, or this node's network's */
+	uint64_t net_epoch;         /* counts the answers that released held outcomes */
+	struct buf held;            /* outcomes of requests that got nothing back, until
+				       netwatch tells whose failure they are: per outcome
+				       u32 partition, u32 length, the packed fetch record */
+	uint64_t nheld;
 	enum cr_err failed;
 };
 
@@ -65,9 +72,14 @@ static inline void fail(struct fetcher *f, enum cr_err e)
 }
 
 /* The outcome of a URL that made no request: status and why (a string that
- * outlives the call), as of wall time at (0: now) (fetch.c). */
+ * outlives the call), as of wall time at (0: now); held (fetch_hold) when
+ * it comes of a request that got nothing back in this netwatch epoch
+ * (fetch.c). */
 void fetch_emit_status_at(struct fetcher *f, struct host_item *it, int status,
-			  const char *why, int64_t at);
+			  const char *why, int64_t at, int held);
+/* A request of h got nothing back (http.h's silent, a DNS query with no
+ * answer): netwatch counts h (fetch.c). */
+void fetch_silent(struct fetcher *f, const struct host *h);
 /* Starts a request of h to the server name at addr (h's own, but for a
  * robots.txt redirected to another host), paced as h's; 0 if libcurl
  * refused it (the phase fails) (fetch.c). */

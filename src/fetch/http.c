@@ -10,6 +10,7 @@
 #include "util/clock.h"
 #include "util/log.h"
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -413,18 +414,38 @@ static const char *tls_reason(CURL *e, CURLcode rc)
 	}
 }
 
+/* The server went silent: no connection (a refused one is an answer), or
+ * a timeout - before its first byte or after some, when a network fails
+ * mid-transfer. */
+static int silent(struct xfer *x, CURLcode rc)
+{
+	long err = 0;
+
+	if (rc == CURLE_OPERATION_TIMEDOUT)
+		return 1;
+	if (rc != CURLE_COULDNT_CONNECT || x->head.len)
+		return 0;
+	return curl_easy_getinfo(x->easy, CURLINFO_OS_ERRNO, &err) != CURLE_OK ||
+	       err != ECONNREFUSED;
+}
+
 /* libcurl's result of a finished transfer, in our words. */
 static void fill_result(struct xfer *x, CURLcode rc)
 {
 	struct http_result *r = &x->res;
 	char *ip = NULL;
 	const char *why;
+	long port = 0;
 
 	r->end_mono_us = clock_mono_us();
 	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &r->status);
 	if (curl_easy_getinfo(x->easy, CURLINFO_PRIMARY_IP, &ip) != CURLE_OK || !ip)
 		ip = "";
 	r->ip = ip;
+	if (curl_easy_getinfo(x->easy, CURLINFO_PRIMARY_PORT, &port) != CURLE_OK)
+		port = 0;
+	r->port = (int)port;
+	r->silent = silent(x, rc);
 	r->url = x->url;
 	r->error = "";
 	r->tls = x->tls;

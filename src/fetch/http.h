@@ -113,6 +113,10 @@ struct http_result {
 	const char *error;         /* why it failed, or "": the same on every run */
 	const char *detail;        /* the same with its particulars (times, ports), or "" */
 	const char *ip;            /* the address that answered, or "" */
+	int port;                  /* ... and its port, or 0 */
+	int silent;                /* the server went silent: no connection (but a
+				      refused one), or a timeout - the site's failure
+				      or the network's (fetch/netwatch.h) */
 	const char *protocol;      /* "http/1.1", "http/1.0", "h2", "h2c", or "" (none) */
 	const char *tls;           /* "tls/1.3", ... (tls.h), or "" (plain http) */
 	const char *cipher;        /* the TLS cipher suite's IANA name, or "" */

@@ -19,6 +19,7 @@
 #include "util/log.h"
 #include "util/stop.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- loading ---- */
@@ -126,6 +127,31 @@ static enum cr_err load(struct fetcher *f, int64_t now)
 
 /* ---- the phase ---- */
 
+/* The servers that answered last in the job's earlier fetch phases
+ * (netwatch.h's witnesses). */
+static struct netwatch witnesses;
+
+/* Collective: each rank's newest witness goes to every rank, which keeps
+ * those of the ranks after it where it has room - a rank whose hosts have
+ * not answered yet (its first of them failing as its network does) is
+ * still told from a site that fails by servers that answered the others. */
+static void share_witnesses(struct fetcher *f)
+{
+	struct netwatch_witness mine, *all;
+	int r, n = f->j->nranks;
+
+	memset(&mine, 0, sizeof(mine));
+	if (f->net.nw)
+		mine = f->net.w[0];
+	all = calloc((size_t)n, sizeof(*all));
+	if (!all)
+		abort();   /* a few bytes a rank: the collective cannot be left */
+	comm_allgather(&mine, sizeof(mine), all);
+	for (r = 1; r < n; r++)
+		netwatch_add_witness(&f->net, &all[(f->j->rank + r) % n]);
+	free(all);
+}
+
 static enum cr_err fetcher_init(struct fetcher *f, struct job *j, int seg)
 {
 	const struct config *cfg = &j->cfg;
@@ -160,6 +186,9 @@ static enum cr_err fetcher_init(struct fetcher *f, struct job *j, int seg)
 	hmap_init(&f->done);
 	hmap_init(&f->hinted);
 	buf_init(&f->parsed);
+	buf_init(&f->held);
+	netwatch_init(&f->net, &witnesses);
+	f->net_epoch = 1;
 	if (addr_list_parse(cfg->allow_addresses, &f->allow, bad) != 0) {
 		log_err("fetch", "fetch.allow_addresses: bad address or range '%s'", bad);
 		return CR_ERR_ARG;
@@ -183,6 +212,7 @@ static enum cr_err fetcher_init(struct fetcher *f, struct job *j, int seg)
 
 static void fetcher_release(struct fetcher *f)
 {
+	netwatch_init(&witnesses, &f->net);
 	http_client_free(&f->http);
 	dns_free(&f->dns);
 	segout_free(&f->out);
@@ -193,6 +223,7 @@ static void fetcher_release(struct fetcher *f)
 	hmap_release(&f->done);
 	hmap_release(&f->hinted);
 	buf_release(&f->parsed);
+	buf_release(&f->held);
 	host_rules_free(&f->rules);
 }
 
@@ -273,6 +304,7 @@ enum cr_err fetch_run(struct job *j, int seg, int version, uint64_t *counters,
 	struct fetcher f;
 	enum cr_err e = fetcher_init(&f, j, seg);
 
+	share_witnesses(&f);   /* collective, whatever e */
 	if (!e)
 		e = frontier_init(&f.frontier, j, version, &f.done);
 	if (!e && j->cfg.robots_early_max > 0) {

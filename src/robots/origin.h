@@ -69,6 +69,8 @@ struct origin {
 			       * handshake failed: the reason (a literal, tls.h), its
 			       * URLs' outcome; NULL otherwise */
 	void *host;           /* the fetcher's queue of its URLs (not owned) */
+	uint64_t silent;      /* its robots.txt got nothing back in the fetcher's netwatch
+			       * epoch this is (fetch/netwatch.h); 0: it answered */
 };
 
 /* key is copied. */

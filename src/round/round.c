@@ -57,19 +57,29 @@ static void clean(struct job *j, const struct round_plan *p)
 	comm_barrier();
 }
 
-/* Sums counters over ranks and builds the phase's JSON on rank 0. */
+/* Sums counters over ranks and builds the phase's JSON on rank 0, with
+ * the bytes the ranks sent each other since the last phase's (all ranks,
+ * and the most of one rank). */
 static void phase_json(struct job *j, const char *const *names, uint64_t *v, size_t n,
 		       double secs, const char *extra, struct buf *out)
 {
+	static uint64_t sent_before;
 	struct json_counter cs[COUNTERS_MAX];
+	uint64_t sent = comm_bytes_sent() - sent_before;
+	int64_t most = (int64_t)sent;
 	size_t i;
 
+	sent_before += sent;
 	comm_sum_u64(v, n);
+	comm_sum_u64(&sent, 1);
+	comm_max_i64(&most, 1);
 	for (i = 0; i < n && i < COUNTERS_MAX; i++) {
 		cs[i].name = names[i];
 		cs[i].value = v[i];
 	}
-	buf_addf(out, "{\"seconds\":%.3f,\"ranks\":%d%s", secs, j->nranks, extra ? extra : "");
+	buf_addf(out, "{\"seconds\":%.3f,\"ranks\":%d,\"sent_bytes\":%llu,"
+		 "\"sent_bytes_rank_max\":%lld%s", secs, j->nranks, (unsigned long long)sent,
+		 (long long)most, extra ? extra : "");
 	buf_adds(out, ",\"counters\":");
 	json_counters(cs, n < COUNTERS_MAX ? n : COUNTERS_MAX, out);
 	buf_adds(out, "}\n");
@@ -409,6 +419,7 @@ int round_fetch(struct job *j, int seg, uint64_t *outcomes)
 	int64_t t0 = clock_mono_us();
 	enum cr_err e;
 	int stopped;
+	int64_t lost;
 
 	if (ready_segment(j, &seg, "generate", ROUND_GENERATED, &s))
 		return 1;
@@ -439,6 +450,16 @@ int round_fetch(struct job *j, int seg, uint64_t *outcomes)
 	if (!comm_agree(e == CR_OK || e == CR_AGAIN)) {
 		log_user("fetch of segment %d failed", seg);
 		return 1;
+	}
+	lost = c[FC_NETDOWN] ? j->rank : -1;
+	comm_max_i64(&lost, 1);
+	if (stopped && lost >= 0) {
+		if (j->rank == 0)
+			log_err("fetch", "segment %d: stopped: the network of rank %lld's node "
+				"(%s) was down; what was fetched is kept and the rest stays due: "
+				"run the job again, on nodes whose network works", seg,
+				(long long)lost, comm_node((int)lost));
+		return ROUND_EXIT_LOST;
 	}
 	if (stopped) {
 		if (j->rank == 0)

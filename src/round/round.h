@@ -12,7 +12,8 @@
  *
  * Every function returns a process exit code: 0 done, 1 the phase failed
  * (logged), 2 bad input, ROUND_EXIT_STOPPED when a signal asked the job to
- * stop (what it did is committed or journaled; the same command continues).
+ * stop (what it did is committed or journaled; the same command continues),
+ * ROUND_EXIT_LOST when a rank found its node's network down.
  */
 #ifndef CR_ROUND_ROUND_H
 #define CR_ROUND_ROUND_H
@@ -23,6 +24,9 @@
 
 /* EX_TEMPFAIL of sysexits.h. */
 #define ROUND_EXIT_STOPPED 75
+/* EX_UNAVAILABLE: a node or its network was lost (comm.h's COMM_EXIT_LOST);
+ * what was done is committed or journaled, and the next job continues. */
+#define ROUND_EXIT_LOST 69
 
 int round_inject(struct job *j, const char *seeds);
 /* *seg receives the new segment; *selected the URLs selected, *held (may
