@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # A small cluster on one machine, for the tests that must cross nodes: each
-# node is a network namespace of its own on one bridge, with its own hostname
-# (a UTS namespace) and a mount namespace in which /tmp and /dev/shm are
-# private tmpfs and /etc/hosts is the cluster's; the rest of / is shared, as
-# a cluster filesystem is. Needs root and iproute2's `ip netns`.
+# node is a network namespace of its own, with its own hostname (a UTS
+# namespace) and a mount namespace in which /tmp and /dev/shm are private
+# tmpfs and /etc/hosts is the cluster's; the rest of / is shared, as a
+# cluster filesystem is. Two networks, as many clusters have: the cluster
+# network (MPI, Slurm) joins head and the compute nodes; the uplink (the
+# way out to the web) joins the compute nodes and the web. Needs root and
+# iproute2's `ip netns`.
 #
 #   tests/nodes/nodes.sh up DIR N [--keep PATH]...   make head, web, node1..nodeN
 #   tests/nodes/nodes.sh down DIR                     remove all of it (idempotent)
 #   tests/nodes/nodes.sh exec DIR NODE CMD...         run CMD on NODE (env and cwd kept)
-#   tests/nodes/nodes.sh cut DIR NODE                 cut NODE's link (its bridge port down)
+#   tests/nodes/nodes.sh cut DIR NODE [uplink]        cut NODE's links (its bridge ports
+#                                                     down), or its uplink alone
 #   tests/nodes/nodes.sh mend DIR NODE                ... and back up
 #   tests/nodes/nodes.sh kill DIR NODE                KILL every process running on NODE
 #   tests/nodes/nodes.sh can                          exit 0 if this machine can, else
@@ -16,18 +20,21 @@
 #
 # Nodes: `head` (the login node: mpirun and slurmctld run there), `web` (the
 # local web and its DNS serve every node from it), node1..nodeN (the compute
-# nodes). Addresses are 198.18.S.x/24 on the bridge (198.18.0.0/15, the
-# range set aside for benchmarks; no default route): head .1, web .2, nodeK
-# .(10+K). DIR (created) holds the run's state: env (for `source`: NODES_ID,
-# NODES_NET, NODES_WEB_ADDR, NODES_HEAD_ADDR, NODES_N), the cluster's hosts
+# nodes). Addresses are in 198.18.0.0/15, the range set aside for
+# benchmarks, with no default route: the cluster network 198.18.S.0/24
+# (head .1, nodeK .(10+K)), the uplink 198.19.S.0/24 (web .2, nodeK
+# .(10+K)). DIR (created) holds the run's state: env (for `source`:
+# NODES_ID, NODES_NET and NODES_UPLINK (the networks' first three numbers),
+# NODES_WEB_ADDR, NODES_HEAD_ADDR, NODES_N), the cluster's hosts
 # file (DIR/etc/NODE.hosts, one per node, so that a test can make one node's
 # differ), the namespaces' holder PIDs, and tests/nodes/rsh's map. Paths
 # under /tmp that the nodes must still see (the checkout, DIR itself, a
 # test's scratch) are kept: the checkout and DIR always, others by --keep.
 #
-# Names carry a random run id (netns mpcIDn1, bridge mpcbrID, ports
-# mpcIDvK), so two runs at once do not collide; down removes exactly what up
-# made, by the names and PIDs DIR records - also after a failed up.
+# Names carry a random run id (netns mpcIDnNODE, bridges mpcbrID and
+# mpcupID, ports mpcIDvK and mpcIDuK), so two runs at once do not collide;
+# down removes exactly what up made, by the names and PIDs DIR records -
+# also after a failed up.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
@@ -62,10 +69,11 @@ node_names() {
 	for ((k = 1; k <= $1; k++)); do echo "node$k"; done
 }
 
+# node_addr NODE: its address on the cluster network (the web: on the uplink).
 node_addr() {
 	case $1 in
 	head) echo "$NODES_NET.1" ;;
-	web) echo "$NODES_NET.2" ;;
+	web) echo "$NODES_UPLINK.2" ;;
 	node*) echo "$NODES_NET.$((10 + ${1#node}))" ;;
 	esac
 }
@@ -117,6 +125,14 @@ start_holder() {
 	die "node $node did not come up: $(tail -n 2 "$dir/log/$node.holder" 2>/dev/null)"
 }
 
+# link NS PORT DEV BRIDGE ADDR: a veth from BRIDGE (PORT) into NS (DEV).
+link() {
+	ip link add "$2" type veth peer name "$3" netns "$1" || die "cannot make $2"
+	ip link set "$2" master "$4" up
+	ip -n "$1" addr add "$5/24" dev "$3"
+	ip -n "$1" link set "$3" up
+}
+
 up() {
 	local dir=$1 n=$2
 	shift 2
@@ -138,43 +154,51 @@ up() {
 		p=$(cd "$p" 2>/dev/null && pwd) || die "up: no such directory '$p'"
 		case $p in /tmp/*) keep="$keep $p" ;; esac
 	done
-	# A run id no other run uses; a /24 of 198.18.0.0/15 picked from it
-	# (two runs may share one: their bridges are not connected).
+	# A run id no other run uses; the /24s picked from it (two runs may
+	# share them: their bridges are not connected).
 	local id i
 	for i in $(seq 50); do
 		id=$(printf '%04x' $((RANDOM % 65536)))
 		ip netns list | grep -q "^mpc${id}" || ip link show "mpcbr$id" >/dev/null 2>&1 || break
 	done
-	local s=$((0x$id % 512))
+	local s=$((0x$id % 256))
 	NODES_ID=$id
-	NODES_NET=198.$((18 + s / 256)).$((s % 256))
+	NODES_NET=198.18.$s
+	NODES_UPLINK=198.19.$s
 	NODES_N=$n
 	mkdir -p "$dir/pid" "$dir/log" "$dir/etc" "/run/mpicrawl-nodes/$id"
 	cat >"$dir/env" <<EOF
 NODES_DIR=$dir
 NODES_ID=$id
 NODES_NET=$NODES_NET
+NODES_UPLINK=$NODES_UPLINK
 NODES_N=$n
 NODES_HEAD_ADDR=$NODES_NET.1
-NODES_WEB_ADDR=$NODES_NET.2
+NODES_WEB_ADDR=$NODES_UPLINK.2
 EOF
 	local hosts="127.0.0.1 localhost"$'\n'
 	for p in $(node_names "$n"); do hosts+="$(node_addr "$p") $p"$'\n'; done
-	ip link add "mpcbr$id" type bridge || die "cannot make bridge mpcbr$id"
-	ip link set "mpcbr$id" up
-	# The bridge forwards between its ports only, not through the host's
-	# firewall.
+	local br
+	for br in "mpcbr$id" "mpcup$id"; do
+		ip link add "$br" type bridge || die "cannot make bridge $br"
+		ip link set "$br" up
+	done
 	local k=0
 	for p in $(node_names "$n"); do
-		local ns="mpc${id}n$p" port="mpc${id}v$k"
+		local ns="mpc${id}n$p" port="mpc${id}v$k" up="mpc${id}u$k"
 		k=$((k + 1))
 		ip netns add "$ns" || die "cannot make namespace $ns"
-		ip link add "$port" type veth peer name eth0 netns "$ns" || die "cannot make $port"
-		ip link set "$port" master "mpcbr$id" up
-		ip -n "$ns" addr add "$(node_addr "$p")/24" dev eth0
-		ip -n "$ns" link set eth0 up
 		ip -n "$ns" link set lo up
-		echo "$p $ns $port" >>"$dir/nodes"
+		echo "$p $ns $port $up" >>"$dir/nodes"
+		# head and the nodes on the cluster network ...
+		if [ "$p" != web ]; then
+			link "$ns" "$port" eth0 "mpcbr$id" "$(node_addr "$p")"
+		fi
+		# ... the nodes and the web on the uplink.
+		case $p in
+		web) link "$ns" "$up" eth1 "mpcup$id" "$NODES_UPLINK.2" ;;
+		node*) link "$ns" "$up" eth1 "mpcup$id" "$NODES_UPLINK.$((10 + ${p#node}))" ;;
+		esac
 		printf '%s' "$hosts" >"$dir/etc/$p.hosts"
 		start_holder "$dir" "$p" "$ns" "$keep"
 	done
@@ -186,18 +210,20 @@ down() {
 	[ -f "$dir/env" ] || return 0
 	load "$dir"
 	if [ -f "$dir/nodes" ]; then
-		while read -r node ns port; do
+		while read -r node ns port up; do
 			pid=$(cat "$dir/pid/$node" 2>/dev/null)
 			# Whatever still runs on the node goes first, then its holder.
 			kill_node_procs "$ns" "$pid"
 			[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
 		done <"$dir/nodes"
-		while read -r node ns port; do
+		while read -r node ns port up; do
 			ip link del "$port" 2>/dev/null
+			ip link del "$up" 2>/dev/null
 			ip netns del "$ns" 2>/dev/null
 		done <"$dir/nodes"
 	fi
 	ip link del "mpcbr$NODES_ID" 2>/dev/null
+	ip link del "mpcup$NODES_ID" 2>/dev/null
 	rm -rf "/run/mpicrawl-nodes/$NODES_ID"
 	rmdir /run/mpicrawl-nodes 2>/dev/null
 	rm -f "$dir/env" "$dir/nodes"
@@ -244,10 +270,14 @@ exec)
 	exec nsenter -t "$pid" -n -u -m --wd="$cwd" -- "$@"
 	;;
 cut|mend)
-	[ $# -eq 3 ] || die "usage: nodes.sh $1 DIR NODE"
+	[ $# -eq 3 ] || [ $# -eq 4 ] && [ "${4:-uplink}" = uplink ] ||
+		die "usage: nodes.sh $1 DIR NODE [uplink]"
 	load "$2"
-	read -r _ _ port < <(node_line "$2" "$3")
-	ip link set "$port" "$([ "$1" = cut ] && echo down || echo up)"
+	read -r _ _ port up < <(node_line "$2" "$3")
+	state=$([ "$1" = cut ] && echo down || echo up)
+	ip link set "$up" "$state" 2>/dev/null
+	[ $# -eq 3 ] && ip link set "$port" "$state" 2>/dev/null
+	true
 	;;
 kill)
 	[ $# -eq 3 ] || die "usage: nodes.sh kill DIR NODE"
@@ -257,6 +287,6 @@ kill)
 	;;
 *)
 	die "usage: nodes.sh up DIR N [--keep PATH]... | down DIR | exec DIR NODE CMD... |" \
-		"cut|mend|kill DIR NODE | can"
+		"cut|mend DIR NODE [uplink] | kill DIR NODE | can"
 	;;
 esac
