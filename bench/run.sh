@@ -26,6 +26,10 @@
 #      day for 90 days under a budget of 100 fetches a day, once per
 #      recrawl.policy; the time-averaged freshness simweb measures, against
 #      the optimum computed from the true rates.
+#   G. Across nodes (bench/nodes.sh): one crawl on 1 node x 4 ranks and on
+#      4 nodes x 1 rank of a cluster of network namespaces (tests/nodes/):
+#      wall time and the bytes the ranks sent each other per round. Needs
+#      root; skipped otherwise.
 #
 # Prints progress on stderr and, at the end, the results as markdown on
 # stdout (also written to BENCH_RESULTS if set). The local web, every
@@ -34,7 +38,7 @@
 # floor met; 3 measured but a floor not met; 1 a step failed or the machine
 # lacks something.
 #
-# Knobs (environment): BENCH_ONLY=A|B|C|D|E|F, BENCH_A_RUNS=2, BENCH_A_HOSTS=200,
+# Knobs (environment): BENCH_ONLY=A|B|C|D|E|F|G, BENCH_A_RUNS=2, BENCH_A_HOSTS=200,
 # BENCH_A_PAGES=250, BENCH_A_IN_FLIGHT=4, BENCH_A_THREADS=16,
 # BENCH_A_BASELINE=PATH (A also runs this mpicrawl binary - an earlier
 # commit's build - interleaved with the others, for a before/after),
@@ -45,6 +49,7 @@
 # BENCH_E_HOSTS=100, BENCH_E_PAGES=200, BENCH_E_SHARE=5, BENCH_E_ROUNDS=9, BENCH_E_FLOOR=1.3,
 # BENCH_F_HOSTS=20, BENCH_F_PAGES=50, BENCH_F_BUDGET=100, BENCH_F_DAYS=90, BENCH_F_FROM=30,
 # BENCH_F_FLOOR=0.95, BENCH_F_POLICIES="fixed adaptive nutch freshness",
+# BENCH_G_HOSTS=60, BENCH_G_PAGES=60, BENCH_G_DELAY_MS=100,
 # BENCH_DEADLINE_S=1500, BENCH_RESULTS=FILE, KEEP_SCRATCH=1.
 set -u
 set -o pipefail
@@ -129,6 +134,7 @@ cleanup() {
 		wait "$DU_PID" 2>/dev/null
 	fi
 	https_stop
+	[ -n "${G_C:-}" ] && g_down
 	if [ -n "$WEB" ] && [ -f "$WEB/env" ]; then
 		"$WEBENV" stop "$WEB" >/dev/null 2>&1 || say "could not stop the web in $WEB"
 	fi
@@ -148,7 +154,7 @@ for v in A_HOSTS A_PAGES A_IN_FLIGHT A_THREADS A_RUNS B_HOSTS B_PATHS B_LINKS B_
 	B_MAX_PER_HOST DEADLINE_S; do
 	is_uint "${!v}" || die "$v='${!v}' is not a number"
 done
-case $ONLY in "" | A | B | C | D | E | F) ;; *) die "BENCH_ONLY must be A, B, C, D, E or F" ;; esac
+case $ONLY in "" | A | B | C | D | E | F | G) ;; *) die "BENCH_ONLY must be A, B, C, D, E, F or G" ;; esac
 [ "$A_HOSTS" -le 10000 ] || die "simweb serves at most 10000 hosts"
 
 # ---- what the machine must have ----
@@ -913,6 +919,8 @@ bench_d() {
 . "$ROOT/bench/harvest.sh"
 # shellcheck source=bench/freshness.sh
 . "$ROOT/bench/freshness.sh"
+# shellcheck source=bench/nodes.sh
+. "$ROOT/bench/nodes.sh"
 
 say "scratch directory $WORK; time budget ${DEADLINE_S} s"
 if [ -z "$ONLY" ] || [ "$ONLY" = A ]; then
@@ -945,6 +953,15 @@ if [ -z "$ONLY" ] || [ "$ONLY" = F ]; then
 	else
 		say "F: skipped: less than 300 s of the time budget left"
 		md "## F. Freshness: skipped, the time budget (BENCH_DEADLINE_S=$DEADLINE_S) was spent"
+		FAILED=1
+	fi
+fi
+if [ -z "$ONLY" ] || [ "$ONLY" = G ]; then
+	if [ "$(left_s)" -gt 120 ]; then
+		bench_g
+	else
+		say "G: skipped: less than 120 s of the time budget left"
+		md "## G. One node and across nodes: skipped, the time budget (BENCH_DEADLINE_S=$DEADLINE_S) was spent"
 		FAILED=1
 	fi
 fi
