@@ -32,6 +32,10 @@ void comm_max_i64(int64_t *v, size_t n);
 void comm_barrier(void);
 /* Collective: root's n bytes at p are copied to every rank. */
 void comm_bcast(void *p, size_t n, int root);
+/* Collective: root's b, of a length only root knows, is copied into every
+ * other rank's b (what it held is replaced); any length, sent in pieces
+ * MPI's int counts can say. */
+void comm_bcast_buf(struct buf *b, int root);
 /*
  * Collective: send[r] (an array of comm_size() buffers) goes to rank r; what
  * every rank sent to this one is appended to recv, in rank order. Each
