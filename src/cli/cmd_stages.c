@@ -10,38 +10,9 @@
 #include "round/round.h"
 #include "util/log.h"
 
-#include <errno.h>
 #include <stdio.h>
-#include <string.h>
-#include <sys/stat.h>
 
 #define COMMON "[--config FILE] [--set KEY=VALUE]..."
-
-/* A seed file that cannot be read is bad input: say so before anything is
- * created in the crawl directory. So is a pipe (`--seeds <(...)`): the
- * seeds are read more than once - copied into provenance/, then injected,
- * on several ranks - and a pipe gives its lines to the first reader only. */
-static int seeds_readable(const char *path)
-{
-	struct stat st;
-	FILE *fp;
-
-	if (!path)
-		return 1;
-	fp = fopen(path, "r");
-	if (!fp) {
-		log_user("cannot read seed file '%s': %s", path, strerror(errno));
-		return 0;
-	}
-	if (fstat(fileno(fp), &st) == 0 && !S_ISREG(st.st_mode)) {
-		log_user("seed file '%s' is not a regular file (the seeds are read more than "
-			 "once, a pipe only once): save them to a file first", path);
-		fclose(fp);
-		return 0;
-	}
-	fclose(fp);
-	return 1;
-}
 
 /* Rank 0 records the run's configuration and seed file (provenance.h);
  * every rank learns whether it could. */
@@ -61,8 +32,6 @@ int cmd_crawl(int argc, char **argv)
 	int rc;
 
 	cli_parse(argc, argv, "crawl", "dscSr", usage, &o);
-	if (!seeds_readable(o.seeds))
-		return 2;
 	rc = cli_job_start(&j, &o, 1);
 	if (!rc)
 		rc = record_provenance(&j, o.seeds);
@@ -83,8 +52,6 @@ int cmd_inject(int argc, char **argv)
 		log_user("--seeds is required\nusage: %s", usage);
 		return 2;
 	}
-	if (!seeds_readable(o.seeds))
-		return 2;
 	rc = cli_job_start(&j, &o, 1);
 	if (!rc)
 		rc = record_provenance(&j, o.seeds);

@@ -11,6 +11,7 @@
 #include "generate/seedcap.h"
 #include "index/index.h"
 #include "inject/inject.h"
+#include "inputs/inputs.h"
 #include "parse/parse.h"
 #include "round/length.h"
 #include "round/state.h"
@@ -217,6 +218,14 @@ static int64_t round_plan(struct job *j, int seg, int *steps)
 
 /* ---- the phases ---- */
 
+/* hosts.rules as it is now, read by rank 0 and handed to every rank, for
+ * the generate or fetch that starts: an operator edits it between rounds.
+ * Collective. */
+static enum cr_err reread_host_rules(struct job *j)
+{
+	return j->cfg.hosts_rules[0] ? inputs_refresh(j->cfg.hosts_rules) : CR_OK;
+}
+
 int round_inject(struct job *j, const char *seeds)
 {
 	uint64_t c[IC_COUNT_] = { 0 };
@@ -322,6 +331,10 @@ int round_generate(struct job *j, int *segp, uint64_t *selected, uint64_t *held,
 	clean(j, &p);
 	comm_bcast(&now, sizeof(now), 0);
 	j->round_ms = round_plan(j, p.seg, &steps);
+	if (reread_host_rules(j) != CR_OK) {
+		log_user("generate failed");
+		return 1;
+	}
 	e = seedcap_prepare(&cap, j, s.version, now, &mpi);   /* collective */
 	if (!e)
 		e = generate_run(j, p.seg, s.version, now, &cap, &mpi, c);
@@ -431,6 +444,10 @@ int round_fetch(struct job *j, int seg, uint64_t *outcomes)
 	p.clean_robots = 1;
 	clean(j, &p);
 	j->round_ms = round_plan(j, seg, NULL);
+	if (reread_host_rules(j) != CR_OK) {
+		log_user("fetch of segment %d failed", seg);
+		return 1;
+	}
 	comm_notice_open();
 	e = fetch_run(j, seg, s.version, c, pc);
 	/* Ranks that finished pass a late signal on while they wait. */
