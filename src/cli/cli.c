@@ -172,9 +172,9 @@ static int take_lock(struct job *j, const char *dir)
 }
 
 /* A seed file that cannot be read is bad input: said before anything is
- * created in the crawl directory. So is a pipe (`--seeds <(...)`): the
- * seeds are read more than once - copied into provenance/, then injected,
- * on several ranks - and a pipe gives its lines to the first reader only. */
+ * created in the crawl directory. So is a pipe (`--seeds <(...)`): rank 0
+ * reads the seeds twice - here, then its copy into provenance/ - and a pipe
+ * gives its lines to the first reader only. */
 static int seeds_readable(const char *path)
 {
 	struct stat st;

@@ -226,7 +226,7 @@ static enum cr_err reread_host_rules(struct job *j)
 	return j->cfg.hosts_rules[0] ? inputs_refresh(j->cfg.hosts_rules) : CR_OK;
 }
 
-int round_inject(struct job *j, const char *seeds)
+int round_inject(struct job *j, const struct inject_seeds *seeds)
 {
 	uint64_t c[IC_COUNT_] = { 0 };
 	struct round_snapshot s;
@@ -255,7 +255,7 @@ int round_inject(struct job *j, const char *seeds)
 	if (!rc && j->rank == 0 && !c[IC_VALID] && c[IC_REFUSED])
 		log_warn("inject", "scope.rules refused every seed of '%s': nothing of them "
 			 "will be crawled (the rules' file and its lines are in docs/SCOPE.md)",
-			 seeds);
+			 seeds->name);
 	return rc;
 }
 
@@ -812,7 +812,7 @@ static int step(struct job *j, const struct round_plan *p, int *round_done, int 
 /* The crawl starts: inject into an empty CrawlDb, clean what a killed job
  * left under temporary names. *pending is set when seeds are to be added
  * to a crawl that goes on: at its next round boundary. */
-static int begin(struct job *j, const char *seeds, int *pending)
+static int begin(struct job *j, const struct inject_seeds *seeds, int *pending)
 {
 	struct round_snapshot s;
 
@@ -836,7 +836,7 @@ static int begin(struct job *j, const char *seeds, int *pending)
 	return 0;
 }
 
-int round_crawl(struct job *j, const char *seeds, long rounds)
+int round_crawl(struct job *j, const struct inject_seeds *seeds, long rounds)
 {
 	long max = rounds > 0 ? rounds : j->cfg.max_rounds, round = 1;
 	int64_t t0 = clock_mono_us();
