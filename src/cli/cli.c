@@ -7,6 +7,7 @@
 #include "cli/cli.h"
 #include "comm/comm.h"
 #include "inject/inject.h"
+#include "inputs/inputs.h"
 #include "url/url.h"
 #include "util/fs.h"
 #include "util/lock.h"
@@ -172,26 +173,49 @@ static int take_lock(struct job *j, const char *dir)
 	return comm_agree(e == CR_OK);
 }
 
-/* A seed file without one valid seed is bad input: said before anything
- * is created or changed (rank 0 reads, every rank learns). Returns an exit
- * code. */
-static int check_seeds(const struct job *j, const char *path)
+/* A seed file that cannot be read is bad input: said before anything is
+ * created in the crawl directory. So is a pipe (`--seeds <(...)`): rank 0
+ * reads the seeds twice - here, then its copy into provenance/ - and a pipe
+ * gives its lines to the first reader only. */
+static int seeds_readable(const char *path)
 {
-	uint64_t v[3] = { 0, 0, 0 };
-	char first[200] = "";
+	struct stat st;
+	FILE *fp = fopen(path, "r");
 
-	if (j->rank == 0)
-		v[0] = (uint64_t)inject_check(path, &v[1], &v[2], first, sizeof(first));
-	comm_bcast(v, sizeof(v), 0);
-	comm_bcast(first, sizeof(first), 0);
-	if (v[0] == CR_OK)
+	if (!fp) {
+		log_user("cannot read seed file '%s' on %s: %s", path, inputs_node(),
+			 strerror(errno));
 		return 0;
-	if (v[0] == CR_EOF)
+	}
+	if (fstat(fileno(fp), &st) == 0 && !S_ISREG(st.st_mode)) {
+		log_user("seed file '%s' is not a regular file (the seeds are read more than "
+			 "once, a pipe only once): save them to a file first", path);
+		fclose(fp);
+		return 0;
+	}
+	fclose(fp);
+	return 1;
+}
+
+/* A seed file without one valid seed is bad input too (rank 0). Returns an
+ * exit code. */
+static int check_seeds(const char *path)
+{
+	uint64_t lines, invalid;
+	char first[200];
+	enum cr_err e;
+
+	if (!seeds_readable(path))
+		return 2;
+	e = inject_check(path, &lines, &invalid, first, sizeof(first));
+	if (e == CR_OK)
+		return 0;
+	if (e == CR_EOF)
 		log_user("no valid seed in '%s' (%llu lines, %llu invalid%s%s): nothing was done",
-			 path, (unsigned long long)v[1], (unsigned long long)v[2],
+			 path, (unsigned long long)lines, (unsigned long long)invalid,
 			 first[0] ? "; " : "", first);
 	else
-		log_user("cannot read seed file '%s'", path);
+		log_user("cannot read seed file '%s' on %s", path, inputs_node());
 	return 2;
 }
 
@@ -213,16 +237,13 @@ static int seeds_given_for_new(const struct cli_opts *o)
 	return 0;
 }
 
-int cli_job_start(struct job *j, const struct cli_opts *o, int create)
+/* Rank 0's part of the start: the configuration (defaults, file, --set and
+ * their checks, which read each file a key names into the job's inputs)
+ * and the seeds. Returns an exit code. */
+static int read_inputs(struct job *j, const struct cli_opts *o, int create)
 {
-	int i, ok;
-	enum cr_err e = CR_OK;
+	int i;
 
-	memset(j, 0, sizeof(*j));
-	config_defaults(&j->cfg);
-	/* Configuration errors are found before MPI starts: one line (from the
-	 * first rank; every rank reads the same), exit 2. */
-	log_set_quiet(log_launcher_rank() != 0);
 	if (o->config && config_load(&j->cfg, o->config) != CR_OK)
 		return 2;
 	for (i = 0; i < o->nsets; i++)
@@ -230,24 +251,59 @@ int cli_job_start(struct job *j, const struct cli_opts *o, int create)
 			return 2;
 	if (config_check(&j->cfg) != CR_OK || (create && !seeds_given_for_new(o)))
 		return 2;
-	log_set_quiet(0);
-	url_configure(&j->cfg);
+	url_configure(&j->cfg);   /* which seeds are valid depends on it */
+	return o->seeds ? check_seeds(o->seeds) : 0;
+}
+
+/*
+ * The user's files may exist on rank 0's node alone: rank 0 reads them,
+ * and every rank learns the outcome, then gets the configuration as rank 0
+ * parsed it and the files' bytes (inputs/inputs.h). A bad input ends every
+ * rank alike (one line from rank 0, exit 2), so none waits for another.
+ */
+static int take_inputs(struct job *j, const struct cli_opts *o, int create)
+{
+	int code = j->rank == 0 ? read_inputs(j, o, create) : 0;
+
+	comm_bcast(&code, sizeof(code), 0);
+	if (code)
+		return code;
+	/* Plain data, and every rank runs the same program: each holds the
+	 * very configuration rank 0 parsed (relative names made absolute in
+	 * rank 0's directory), so what is made of it - the warcinfo's
+	 * config-digest - is the same on every rank. */
+	comm_bcast(&j->cfg, sizeof(j->cfg), 0);
+	if (inputs_share() != CR_OK) {
+		log_user("cannot hand the input files to every rank");
+		return 1;
+	}
+	return 0;
+}
+
+int cli_job_start(struct job *j, const struct cli_opts *o, int create)
+{
+	int rc;
+	enum cr_err e = CR_OK;
+
+	memset(j, 0, sizeof(*j));
+	config_defaults(&j->cfg);
 	if (comm_init(NULL, NULL) != CR_OK) {
 		log_user("cannot start MPI");
 		return 1;
 	}
 	j->rank = comm_rank();
 	j->nranks = comm_size();
+	rc = take_inputs(j, o, create);
+	if (rc)
+		return rc;
+	url_configure(&j->cfg);
 	if (!comm_agree(comm_watch_start((double)j->cfg.comm_timeout_s) == CR_OK)) {
 		log_user("cannot start the liveness watch (comm.timeout_s)");
 		return 1;
 	}
 	stop_install();
-	if (o->seeds && (i = check_seeds(j, o->seeds)) != 0)
-		return i;
 	e = layout_open(o->dir, &j->cfg, create, &j->dir);
-	ok = comm_agree(e == CR_OK);
-	if (!ok)
+	if (!comm_agree(e == CR_OK))
 		return e == CR_ERR_ARG ? 2 : 1;
 	if (!take_lock(j, o->dir))
 		return 1;

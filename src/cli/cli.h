@@ -26,7 +26,11 @@ void cli_parse(int argc, char **argv, const char *cmd, const char *allowed,
 	       const char *usage, struct cli_opts *o);
 
 /* Starts MPI and fills j: config (defaults, file, --set), crawl directory
- * (created when create is set). Returns an exit code (0 ok). */
+ * (created when create is set). Rank 0 alone reads the configuration, the
+ * files it names and the seed file (checked: one valid seed), and hands
+ * them to every rank (inputs/inputs.h); a bad one is an exit code of 2 on
+ * every rank, said in one line by rank 0. Collective. Returns an exit code
+ * (0 ok). */
 int cli_job_start(struct job *j, const struct cli_opts *o, int create);
 /* Finishes MPI; returns code. */
 int cli_job_end(int code);

@@ -10,46 +10,28 @@
 #include "round/round.h"
 #include "util/log.h"
 
-#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
-#include <string.h>
-#include <sys/stat.h>
 
 #define COMMON "[--config FILE] [--set KEY=VALUE]..."
 
-/* A seed file that cannot be read is bad input: say so before anything is
- * created in the crawl directory. So is a pipe (`--seeds <(...)`): the
- * seeds are read more than once - copied into provenance/, then injected,
- * on several ranks - and a pipe gives its lines to the first reader only. */
-static int seeds_readable(const char *path)
-{
-	struct stat st;
-	FILE *fp;
-
-	if (!path)
-		return 1;
-	fp = fopen(path, "r");
-	if (!fp) {
-		log_user("cannot read seed file '%s': %s", path, strerror(errno));
-		return 0;
-	}
-	if (fstat(fileno(fp), &st) == 0 && !S_ISREG(st.st_mode)) {
-		log_user("seed file '%s' is not a regular file (the seeds are read more than "
-			 "once, a pipe only once): save them to a file first", path);
-		fclose(fp);
-		return 0;
-	}
-	fclose(fp);
-	return 1;
-}
-
 /* Rank 0 records the run's configuration and seed file (provenance.h);
- * every rank learns whether it could. */
-static int record_provenance(const struct job *j, const char *seeds)
+ * every rank learns whether it could, and where the copy of the seeds is
+ * that the job reads (inject.h): copy (PATH_MAX bytes) and *seeds. */
+static int record_provenance(const struct job *j, const char *given, char *copy,
+			     struct inject_seeds *seeds)
 {
-	enum cr_err e = j->rank == 0 ? provenance_record(j, seeds) : CR_OK;
+	enum cr_err e = CR_OK;
 
-	return comm_agree(e == CR_OK) ? 0 : 1;
+	copy[0] = '\0';
+	if (j->rank == 0)
+		e = provenance_record(j, given, copy, PATH_MAX);
+	if (!comm_agree(e == CR_OK))
+		return 1;
+	comm_bcast(copy, PATH_MAX, 0);
+	seeds->path = copy;
+	seeds->name = given;
+	return 0;
 }
 
 int cmd_crawl(int argc, char **argv)
@@ -58,16 +40,16 @@ int cmd_crawl(int argc, char **argv)
 		"mpicrawl crawl --dir DIR [--seeds FILE] [--rounds N] " COMMON;
 	struct cli_opts o;
 	struct job j;
+	struct inject_seeds seeds;
+	char copy[PATH_MAX];
 	int rc;
 
 	cli_parse(argc, argv, "crawl", "dscSr", usage, &o);
-	if (!seeds_readable(o.seeds))
-		return 2;
 	rc = cli_job_start(&j, &o, 1);
 	if (!rc)
-		rc = record_provenance(&j, o.seeds);
+		rc = record_provenance(&j, o.seeds, copy, &seeds);
 	if (!rc)
-		rc = round_crawl(&j, o.seeds, o.rounds);
+		rc = round_crawl(&j, o.seeds ? &seeds : NULL, o.rounds);
 	return cli_job_end(rc);
 }
 
@@ -76,6 +58,8 @@ int cmd_inject(int argc, char **argv)
 	static const char usage[] = "mpicrawl inject --dir DIR --seeds FILE " COMMON;
 	struct cli_opts o;
 	struct job j;
+	struct inject_seeds seeds;
+	char copy[PATH_MAX];
 	int rc;
 
 	cli_parse(argc, argv, "inject", "dscS", usage, &o);
@@ -83,13 +67,11 @@ int cmd_inject(int argc, char **argv)
 		log_user("--seeds is required\nusage: %s", usage);
 		return 2;
 	}
-	if (!seeds_readable(o.seeds))
-		return 2;
 	rc = cli_job_start(&j, &o, 1);
 	if (!rc)
-		rc = record_provenance(&j, o.seeds);
+		rc = record_provenance(&j, o.seeds, copy, &seeds);
 	if (!rc)
-		rc = round_inject(&j, o.seeds);
+		rc = round_inject(&j, &seeds);
 	return cli_job_end(rc);
 }
 

@@ -161,6 +161,28 @@ void comm_allgather(const void *mine, size_t n, void *all)
 	MPI_Allgather(mine, (int)n, MPI_BYTE, all, (int)n, MPI_BYTE, MPI_COMM_WORLD);
 }
 
+void comm_bcast_buf(struct buf *b, int root)
+{
+	/* 1 GiB pieces: a count MPI takes as an int. */
+	const size_t piece = (size_t)1 << 30;
+	uint64_t n = b->len;
+	size_t off;
+
+	if (!comm_up)
+		return;
+	MPI_Bcast(&n, 1, MPI_UINT64_T, root, MPI_COMM_WORLD);
+	if (comm_r != root) {
+		buf_reset(b);
+		buf_reserve(b, (size_t)n);
+		b->len = (size_t)n;
+	}
+	for (off = 0; off < (size_t)n; off += piece) {
+		size_t k = (size_t)n - off < piece ? (size_t)n - off : piece;
+
+		MPI_Bcast(b->p + off, (int)k, MPI_BYTE, root, MPI_COMM_WORLD);
+	}
+}
+
 enum cr_err comm_exchange(struct buf *send, struct buf *recv)
 {
 	int n = comm_n, i;

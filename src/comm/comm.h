@@ -37,6 +37,10 @@ void comm_bcast(void *p, size_t n, int root);
 /* Collective: every rank's n bytes at mine, in rank order, into all
  * (comm_size() * n bytes). */
 void comm_allgather(const void *mine, size_t n, void *all);
+/* Collective: root's b, of a length only root knows, is copied into every
+ * other rank's b (what it held is replaced); any length, sent in pieces
+ * MPI's int counts can say. */
+void comm_bcast_buf(struct buf *b, int root);
 /*
  * Collective: send[r] (an array of comm_size() buffers) goes to rank r; what
  * every rank sent to this one is appended to recv, in rank order. Each

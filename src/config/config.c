@@ -1,6 +1,7 @@
 #include "config/config.h"
 #include "dedup/minhash.h"
 #include "fetch/addr.h"
+#include "inputs/inputs.h"
 #include "scope/host_rules.h"
 #include "scope/rules.h"
 #include "scope/scope.h"
@@ -196,39 +197,58 @@ static const char *check_codings(const char *v)
 	return NULL;
 }
 
+/* Why the file at v cannot be read, naming it and the node it was read on
+ * (a static buffer), into *why; or its bytes into b. */
+static int read_named(const char *v, struct buf *b, const char **why)
+{
+	static char text[600];
+	enum cr_err e = inputs_read(v, INPUTS_FILE_MAX, b);
+
+	if (!e)
+		return 0;
+	snprintf(text, sizeof(text), "cannot be read on %s: %s", inputs_node(),
+		 e == CR_ERR_LIMIT ? "too large" : strerror(errno));
+	*why = text;
+	return -1;
+}
+
 /* warc.zstd_dictionary: "" or a readable zstd dictionary (zstd --train). */
 static const char *check_dictionary(const char *v)
 {
 	static const unsigned char magic[4] = { 0x37, 0xa4, 0x30, 0xec };
-	unsigned char head[4];
-	FILE *fp;
-	size_t n;
+	const char *why = NULL;
+	struct buf b;
 
 	if (!*v)
 		return NULL;
-	fp = fopen(v, "rb");
-	if (!fp)
-		return "cannot be read";
-	n = fread(head, 1, 4, fp);
-	fclose(fp);
-	return n == 4 && !memcmp(head, magic, 4) ? NULL : "not a zstd dictionary";
+	buf_init(&b);
+	if (!read_named(v, &b, &why) && (b.len < 4 || memcmp(b.p, magic, 4)))
+		why = "not a zstd dictionary";
+	buf_release(&b);
+	return why;
 }
-/* tls.ca_file: "" or a readable PEM file. */
+/* tls.ca_file: "" or a readable PEM file: a line that begins a certificate. */
 static const char *check_ca_file(const char *v)
 {
-	char line[128];
-	FILE *fp;
-	int pem = 0;
+	static const char begin[] = "-----BEGIN CERTIFICATE-----";
+	const char *why = NULL, *p;
+	struct buf b;
 
 	if (!*v)
 		return NULL;
-	fp = fopen(v, "r");
-	if (!fp)
-		return "cannot be read";
-	while (!pem && fgets(line, sizeof(line), fp))
-		pem = !strncmp(line, "-----BEGIN CERTIFICATE-----", 27);
-	fclose(fp);
-	return pem ? NULL : "holds no PEM certificate";
+	buf_init(&b);
+	if (!read_named(v, &b, &why)) {
+		why = "holds no PEM certificate";
+		for (p = buf_cstr(&b); p; p = strchr(p, '\n')) {
+			p += *p == '\n';
+			if (!strncmp(p, begin, sizeof(begin) - 1)) {
+				why = NULL;
+				break;
+			}
+		}
+	}
+	buf_release(&b);
+	return why;
 }
 /* scope.rules: "" or a rules file that parses (scope/rules.h). */
 static const char *check_rules(const char *v)
@@ -796,7 +816,8 @@ enum cr_err config_load(struct config *c, const char *path)
 	enum cr_err e = CR_OK;
 
 	if (!fp) {
-		log_err("config", "cannot read config file '%s': %s", path, strerror(errno));
+		log_err("config", "cannot read config file '%s' on %s: %s", path, inputs_node(),
+			strerror(errno));
 		return CR_ERR_ARG;
 	}
 	while (!e && (n = fs_getline_max(&line, &cap, CONFIG_LINE_MAX, fp)) != -1) {
@@ -830,7 +851,7 @@ enum cr_err config_load(struct config *c, const char *path)
 			e = load_line(c, path, lineno, t, first_line);
 	}
 	if (!e && ferror(fp)) {
-		log_err("config", "cannot read config file '%s'", path);
+		log_err("config", "cannot read config file '%s' on %s", path, inputs_node());
 		e = CR_ERR_ARG;
 	}
 	free(line);

@@ -32,7 +32,7 @@ static void provenance_dir(const struct job *j, char *out, size_t cap)
 	snprintf(out, cap, "%s/provenance", j->dir.root);
 }
 
-enum cr_err provenance_record(const struct job *j, const char *seeds)
+enum cr_err provenance_record(const struct job *j, const char *seeds, char *copy, size_t cap)
 {
 	char dir[PATH_MAX], path[PATH_MAX + 64], stamp[32], *text = malloc(CONFIG_TEXT_MAX);
 	time_t now = time(NULL);
@@ -57,6 +57,8 @@ enum cr_err provenance_record(const struct job *j, const char *seeds)
 	}
 	if (e)
 		log_err("provenance", "cannot write '%s'", path);
+	else if ((size_t)snprintf(copy, cap, "%s", seeds && seeds[0] ? path : "") >= cap)
+		e = CR_ERR_LIMIT;
 	return e;
 }
 

@@ -28,9 +28,12 @@
 /* The software and revision, as warcinfo names it: "mpicrawl/0.1 (git REV)". */
 const char *provenance_software(void);
 
-/* Rank 0 at the start of a run: writes the run's configuration (and its
- * seed file, when seeds is not NULL) into DIR/provenance/. */
-CR_WUR enum cr_err provenance_record(const struct job *j, const char *seeds);
+/* Rank 0 at the start of a run: writes the run's configuration (and a copy
+ * of its seed file, when seeds is not NULL) into DIR/provenance/. copy
+ * (cap bytes) gets the copy's path, "" without seeds: the job reads its
+ * seeds from there, on every rank (inject/inject.h). */
+CR_WUR enum cr_err provenance_record(const struct job *j, const char *seeds, char *copy,
+				     size_t cap);
 
 /* Appends the warcinfo fields of j ("name: value\r\n" lines) to out. */
 void provenance_fields(const struct job *j, struct buf *out);

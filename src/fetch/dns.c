@@ -69,7 +69,12 @@ enum cr_err dns_new(const char *servers, enum dns_family family, long timeout_ms
 	memset(&opt, 0, sizeof(opt));
 	opt.timeout = (int)timeout_ms;
 	opt.tries = 3;
-	rc = ares_init_options(&d->ch, &opt, ARES_OPT_TIMEOUTMS | ARES_OPT_TRIES);
+	/* With servers of its own, the job asks them alone: c-ares would read
+	 * each node's /etc/hosts first ("fb"), and nodes whose hosts files
+	 * differ would resolve a host differently. */
+	opt.lookups = (char *)"b";
+	rc = ares_init_options(&d->ch, &opt, ARES_OPT_TIMEOUTMS | ARES_OPT_TRIES |
+			       (servers && servers[0] ? ARES_OPT_LOOKUPS : 0));
 	if (rc != ARES_SUCCESS) {
 		log_err("dns", "c-ares init: %s", ares_strerror(rc));
 		free(d);

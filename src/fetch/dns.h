@@ -43,7 +43,8 @@ enum dns_family { DNS_FAMILY_AUTO = 0, DNS_FAMILY_IPV4 = 1, DNS_FAMILY_IPV6 = 2 
  * duration of the call; NULL unless result is DNS_OK. */
 typedef void (*dns_done_fn)(void *arg, enum dns_result result, const char *addr);
 
-/* servers: comma-separated "ip" or "ip:port"; "" for the system's resolver
+/* servers: comma-separated "ip" or "ip:port", asked alone (/etc/hosts is
+ * not read: every node resolves alike); "" for the system's resolver
  * configuration (resolv.conf, /etc/hosts). */
 CR_WUR enum cr_err dns_new(const char *servers, enum dns_family family, long timeout_ms,
 			   long ttl_s, long negative_ttl_s, struct dns **out);

@@ -47,6 +47,7 @@ struct http_client {
 	struct curl_slist *plain_headers;   /* of robots.txt requests: From, or NULL */
 	CURLM *multi;
 	CURLSH *share;              /* TLS sessions (sessions(), not owned) */
+	struct buf ca;              /* the trusted CAs, PEM (o.ca_pem); empty: the system's */
 	struct xfer *open;          /* started, not finished */
 	struct xfer *spare;         /* released, kept for reuse */
 	int active;                 /* started and not handed back */
@@ -274,8 +275,13 @@ static void set_options(struct xfer *x, const struct http_request *rq)
 	curl_easy_setopt(e, CURLOPT_SHARE, x->c->share);
 	curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, o->tls_verify ? 1L : 0L);
 	curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, o->tls_verify ? 2L : 0L);
-	if (o->ca_file && o->ca_file[0])
-		curl_easy_setopt(e, CURLOPT_CAINFO, o->ca_file);
+	/* The bytes, not the file's name: in a job only rank 0's node may have
+	 * the file (inputs/inputs.h). */
+	if (x->c->ca.len) {
+		struct curl_blob ca = { x->c->ca.p, x->c->ca.len, CURL_BLOB_NOCOPY };
+
+		curl_easy_setopt(e, CURLOPT_CAINFO_BLOB, &ca);
+	}
 	curl_easy_setopt(e, CURLOPT_HTTPHEADER, x->hdrs ? x->hdrs
 				     : rq->plain ? x->c->plain_headers : x->c->headers);
 }
@@ -602,11 +608,15 @@ enum cr_err http_client_new(const struct http_opts *o, struct http_client **out)
 	if (!c)
 		return CR_ERR_NOMEM;
 	c->o = *o;
+	buf_init(&c->ca);
+	if (o->ca_pem)
+		buf_add(&c->ca, o->ca_pem, o->ca_pem_len);
 	c->multi = curl_multi_init();
 	c->share = sessions();
 	if (!c->multi || !c->share) {
 		if (c->multi)
 			curl_multi_cleanup(c->multi);
+		buf_release(&c->ca);
 		free(c);
 		return CR_ERR_LIB;
 	}
@@ -617,6 +627,7 @@ enum cr_err http_client_new(const struct http_opts *o, struct http_client **out)
 		curl_slist_free_all(c->headers);
 		curl_slist_free_all(c->plain_headers);
 		curl_multi_cleanup(c->multi);
+		buf_release(&c->ca);
 		free(c);
 		return CR_ERR_NOMEM;
 	}
@@ -646,6 +657,7 @@ void http_client_free(struct http_client **cp)
 	curl_multi_cleanup(c->multi);
 	curl_slist_free_all(c->headers);
 	curl_slist_free_all(c->plain_headers);
+	buf_release(&c->ca);
 	free(c);
 	*cp = NULL;
 }

@@ -56,7 +56,8 @@ struct http_opts {
 	const struct addr_list *allow;   /* fetch.allow_addresses; borrowed */
 	enum http_version version;       /* http.version */
 	int tls_verify;                  /* tls.verify */
-	const char *ca_file;             /* tls.ca_file; "" or NULL: the system's */
+	const void *ca_pem;              /* tls.ca_file's bytes (PEM), copied; NULL: */
+	size_t ca_pem_len;               /* the system's store */
 };
 
 struct http_request {

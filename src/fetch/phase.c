@@ -14,11 +14,13 @@
 #include "fetch/fetchlist.h"
 #include "fetch/handoff.h"
 #include "fetch/outcome.h"
+#include "inputs/inputs.h"
 #include "url/url.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/stop.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -152,6 +154,17 @@ static void share_witnesses(struct fetcher *f)
 	free(all);
 }
 
+/* tls.ca_file's bytes into out: in a job, those rank 0 read (inputs/inputs.h). */
+static enum cr_err ca_bytes(const char *path, struct buf *out)
+{
+	enum cr_err e = inputs_read(path, INPUTS_FILE_MAX, out);
+
+	if (e)
+		log_err("fetch", "tls.ca_file: cannot read '%s' on %s: %s", path, inputs_node(),
+			e == CR_ERR_LIMIT ? "too large" : strerror(errno));
+	return e ? CR_ERR_ARG : CR_OK;
+}
+
 static enum cr_err fetcher_init(struct fetcher *f, struct job *j, int seg)
 {
 	const struct config *cfg = &j->cfg;
@@ -166,12 +179,14 @@ static enum cr_err fetcher_init(struct fetcher *f, struct job *j, int seg)
 		cfg->low_speed_bytes, cfg->low_speed_time_s, cfg->max_body_bytes,
 		cfg->max_header_bytes,
 		cfg->max_in_flight, cfg->max_connections, cfg->allow_private, &f->allow,
-		(enum http_version)cfg->http_version, cfg->tls_verify, cfg->tls_ca_file,
+		(enum http_version)cfg->http_version, cfg->tls_verify, NULL, 0,
 	};
 	char bad[64];
+	struct buf ca;
 	enum cr_err e;
 
 	memset(f, 0, sizeof(*f));
+	buf_init(&ca);
 	f->j = j;
 	f->seg = seg;
 	f->parse = cfg->fetch_parse;
@@ -193,7 +208,8 @@ static enum cr_err fetcher_init(struct fetcher *f, struct job *j, int seg)
 		log_err("fetch", "fetch.allow_addresses: bad address or range '%s'", bad);
 		return CR_ERR_ARG;
 	}
-	/* Read by every fetch: the operator steers between rounds. libcurl's
+	/* Read by every fetch (rank 0 read it anew, round.c): the operator
+	 * steers between rounds. libcurl's
 	 * per-host cap lets a rule's max_in_flight through (sched.h keeps the
 	 * other hosts to the phase's). */
 	if (cfg->hosts_rules[0] && host_rules_load(cfg->hosts_rules, &f->rules) != CR_OK)
@@ -201,12 +217,17 @@ static enum cr_err fetcher_init(struct fetcher *f, struct job *j, int seg)
 	if (host_rules_max_in_flight(f->rules) > ho.max_host_connections)
 		ho.max_host_connections = host_rules_max_in_flight(f->rules);
 	e = segout_open(j, seg, f->parse, &f->out);
+	if (!e && cfg->tls_ca_file[0])
+		e = ca_bytes(cfg->tls_ca_file, &ca);
+	ho.ca_pem = ca.len ? ca.p : NULL;
+	ho.ca_pem_len = ca.len;
 	if (!e)
 		e = dns_new(cfg->dns_servers, (enum dns_family)cfg->dns_family,
 			    cfg->dns_timeout_ms, cfg->dns_cache_ttl_s, cfg->dns_negative_ttl_s,
 			    &f->dns);
 	if (!e)
 		e = http_client_new(&ho, &f->http);
+	buf_release(&ca);
 	return e;
 }
 

@@ -492,7 +492,8 @@ enum cr_err generate_run(struct job *j, int seg, int ver, int64_t now,
 	uint32_t p;
 	enum cr_err e = CR_OK;
 
-	/* Read again by every round: an operator steers a campaign between jobs. */
+	/* Read again by every round (rank 0 read it anew, round.c): an operator
+	 * steers a campaign between rounds and jobs. */
 	if (j->cfg.hosts_rules[0])
 		e = host_rules_load(j->cfg.hosts_rules, &hr);
 	layout_segment_sub(&j->dir, seg, "fetchlist", sub, sizeof(sub));

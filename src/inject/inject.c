@@ -142,15 +142,16 @@ static enum cr_err merge_seeds(struct job *j, int ver, struct route *rt, uint64_
 	return e;
 }
 
-/* Opens the seed file and the scope's rules; collective. */
-static enum cr_err open_seeds(struct job *j, const char *seeds, int ver, struct seed_reader *s,
-			      struct scope *scope)
+/* Opens the seed file's copy and the scope's rules; collective. */
+static enum cr_err open_seeds(struct job *j, const struct inject_seeds *seeds, int ver,
+			      struct seed_reader *s, struct scope *scope)
 {
 	enum cr_err e = CR_OK;
 
-	s->fp = fopen(seeds, "r");
+	s->fp = fopen(seeds->path, "r");
 	if (!s->fp) {
-		log_err("inject", "cannot read seed file '%s': %s", seeds, strerror(errno));
+		log_err("inject", "cannot read the copy '%s' of seed file '%s': %s", seeds->path,
+			seeds->name, strerror(errno));
 		e = CR_ERR_ARG;
 	}
 	if (!e)
@@ -164,7 +165,7 @@ static enum cr_err open_seeds(struct job *j, const char *seeds, int ver, struct 
 	return e ? e : CR_ERR_COMM;
 }
 
-enum cr_err inject_run(struct job *j, const char *seeds, int ver, uint64_t *c)
+enum cr_err inject_run(struct job *j, const struct inject_seeds *seeds, int ver, uint64_t *c)
 {
 	struct seed_reader s;
 	struct scope scope;
@@ -173,7 +174,7 @@ enum cr_err inject_run(struct job *j, const char *seeds, int ver, uint64_t *c)
 	enum cr_err e;
 
 	memset(&s, 0, sizeof(s));
-	s.path = seeds;
+	s.path = seeds->name;
 	s.rank = j->rank;
 	s.seed_cash = j->cfg.score_seed_cash;
 	s.nranks = j->nranks;
@@ -195,7 +196,7 @@ enum cr_err inject_run(struct job *j, const char *seeds, int ver, uint64_t *c)
 	free(s.line);
 	/* The scope of every later round is built from the recorded seeds. */
 	if (!e && j->rank == 0)
-		e = seeds_write(&j->dir, ver + 1, seeds, &scope, (int)j->cfg.zstd_level);
+		e = seeds_write(&j->dir, ver + 1, seeds->path, &scope, (int)j->cfg.zstd_level);
 	layout_crawldb_dir(&j->dir, ver + 1, dir, sizeof(dir));
 	if (!e)
 		e = fs_mkdirs(dir);

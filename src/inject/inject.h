@@ -8,6 +8,12 @@
  * version. Invalid lines are counted, and the first few are logged with
  * their line number; they never stop the inject.
  *
+ * The ranks do not read the user's seed file: it may exist only on the node
+ * the job was started from. Rank 0 copies it into the crawl directory
+ * (provenance/seeds-*.txt, provenance.h), which every node shares, and the
+ * ranks read that copy, a line at a time: memory does not grow with the
+ * file, however large, and no rank holds another's lines.
+ *
  * inject_run is collective. The caller commits the new version (CURRENT)
  * once all ranks agree.
  */
@@ -41,7 +47,15 @@ extern const char *const inject_counter_names[IC_COUNT_];
 CR_WUR enum cr_err inject_check(const char *path, uint64_t *lines, uint64_t *invalid,
 				 char *first, size_t cap);
 
+/* The seed file of an inject: path, the copy every rank reads (in the crawl
+ * directory); name, the file the user gave, which messages name. */
+struct inject_seeds {
+	const char *path;
+	const char *name;
+};
+
 /* Writes CrawlDb version ver + 1 of this rank's partitions. */
-CR_WUR enum cr_err inject_run(struct job *j, const char *seeds, int ver, uint64_t *counters);
+CR_WUR enum cr_err inject_run(struct job *j, const struct inject_seeds *seeds, int ver,
+			      uint64_t *counters);
 
 #endif

@@ -11,6 +11,7 @@
 #include "generate/seedcap.h"
 #include "index/index.h"
 #include "inject/inject.h"
+#include "inputs/inputs.h"
 #include "parse/parse.h"
 #include "round/length.h"
 #include "round/state.h"
@@ -227,7 +228,15 @@ static int64_t round_plan(struct job *j, int seg, int *steps)
 
 /* ---- the phases ---- */
 
-int round_inject(struct job *j, const char *seeds)
+/* hosts.rules as it is now, read by rank 0 and handed to every rank, for
+ * the generate or fetch that starts: an operator edits it between rounds.
+ * Collective. */
+static enum cr_err reread_host_rules(struct job *j)
+{
+	return j->cfg.hosts_rules[0] ? inputs_refresh(j->cfg.hosts_rules) : CR_OK;
+}
+
+int round_inject(struct job *j, const struct inject_seeds *seeds)
 {
 	uint64_t c[IC_COUNT_] = { 0 };
 	struct round_snapshot s;
@@ -256,7 +265,7 @@ int round_inject(struct job *j, const char *seeds)
 	if (!rc && j->rank == 0 && !c[IC_VALID] && c[IC_REFUSED])
 		log_warn("inject", "scope.rules refused every seed of '%s': nothing of them "
 			 "will be crawled (the rules' file and its lines are in docs/SCOPE.md)",
-			 seeds);
+			 seeds->name);
 	return rc;
 }
 
@@ -332,6 +341,10 @@ int round_generate(struct job *j, int *segp, uint64_t *selected, uint64_t *held,
 	clean(j, &p);
 	comm_bcast(&now, sizeof(now), 0);
 	j->round_ms = round_plan(j, p.seg, &steps);
+	if (reread_host_rules(j) != CR_OK) {
+		log_user("generate failed");
+		return 1;
+	}
 	e = seedcap_prepare(&cap, j, s.version, now, &mpi);   /* collective */
 	if (!e)
 		e = generate_run(j, p.seg, s.version, now, &cap, &mpi, c);
@@ -442,6 +455,10 @@ int round_fetch(struct job *j, int seg, uint64_t *outcomes)
 	p.clean_robots = 1;
 	clean(j, &p);
 	j->round_ms = round_plan(j, seg, NULL);
+	if (reread_host_rules(j) != CR_OK) {
+		log_user("fetch of segment %d failed", seg);
+		return 1;
+	}
 	comm_notice_open();
 	e = fetch_run(j, seg, s.version, c, pc);
 	/* Ranks that finished pass a late signal on while they wait. */
@@ -816,7 +833,7 @@ static int step(struct job *j, const struct round_plan *p, int *round_done, int 
 /* The crawl starts: inject into an empty CrawlDb, clean what a killed job
  * left under temporary names. *pending is set when seeds are to be added
  * to a crawl that goes on: at its next round boundary. */
-static int begin(struct job *j, const char *seeds, int *pending)
+static int begin(struct job *j, const struct inject_seeds *seeds, int *pending)
 {
 	struct round_snapshot s;
 
@@ -840,7 +857,7 @@ static int begin(struct job *j, const char *seeds, int *pending)
 	return 0;
 }
 
-int round_crawl(struct job *j, const char *seeds, long rounds)
+int round_crawl(struct job *j, const struct inject_seeds *seeds, long rounds)
 {
 	long max = rounds > 0 ? rounds : j->cfg.max_rounds, round = 1;
 	int64_t t0 = clock_mono_us();

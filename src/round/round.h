@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "crawldb/job.h"
+#include "inject/inject.h"
 
 /* EX_TEMPFAIL of sysexits.h. */
 #define ROUND_EXIT_STOPPED 75
@@ -28,7 +29,7 @@
  * what was done is committed or journaled, and the next job continues. */
 #define ROUND_EXIT_LOST 69
 
-int round_inject(struct job *j, const char *seeds);
+int round_inject(struct job *j, const struct inject_seeds *seeds);
 /* *seg receives the new segment; *selected the URLs selected, *held (may
  * be NULL) the due URLs of hosts that asked for a pause and *retry (may be
  * NULL) the URLs not due that wait to be tried again (all ranks). */
@@ -46,8 +47,8 @@ int round_update(struct job *j, int seg);
  * files (mpicrawl index). */
 int round_index(struct job *j, int seg, int crawldb_version, int use_staged);
 /* Inject when the CrawlDb is empty, then rounds until nothing is due, or
- * rounds (0: crawl.max_rounds). */
-int round_crawl(struct job *j, const char *seeds, long rounds);
+ * rounds (0: crawl.max_rounds). seeds: NULL, none given. */
+int round_crawl(struct job *j, const struct inject_seeds *seeds, long rounds);
 
 /* Rewrites segments/N/stats.json from its _SUCCESS files (rank 0 only). */
 void round_write_stats(struct job *j, int seg);

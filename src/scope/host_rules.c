@@ -1,7 +1,7 @@
 #include "scope/host_rules.h"
 #include "fetch/addr.h"
+#include "inputs/inputs.h"
 #include "util/buf.h"
-#include "util/fs.h"
 #include "util/hmap.h"
 #include "util/log.h"
 
@@ -221,9 +221,9 @@ enum cr_err host_rules_read(const char *path, struct host_rules **out, char *err
 
 	*out = NULL;
 	buf_init(&text);
-	e = fs_read_all(path, HOST_RULES_FILE_MAX, &text);
+	e = inputs_read(path, HOST_RULES_FILE_MAX, &text);
 	if (e)
-		snprintf(err, errcap, "cannot read host rules '%s': %s", path,
+		snprintf(err, errcap, "cannot read host rules '%s' on %s: %s", path, inputs_node(),
 			 e == CR_ERR_LIMIT ? "larger than 16 MiB" : strerror(errno));
 	else
 		e = host_rules_parse(buf_cstr(&text), text.len, path, out, err, errcap);

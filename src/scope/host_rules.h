@@ -21,8 +21,9 @@
  * from the address rule. A robots.txt Crawl-delay still raises a host's
  * delay: an operator speeds up a host only as far as the host allows.
  *
- * Generate and fetch read the file when they start, so an edit takes
- * effect at the next round. Pure once parsed; lookups are hash probes (the
+ * Generate and fetch read the file when they start (rank 0 reads it again
+ * and hands it to every rank: inputs_refresh), so an edit takes effect at
+ * the next round. Pure once parsed; lookups are hash probes (the
  * name and its parent suffixes) plus a scan of the address rules.
  */
 #ifndef CR_SCOPE_HOST_RULES_H
@@ -50,7 +51,9 @@ struct host_settings {
  * CR_ERR_ARG with "NAME:LINE: why" in err. */
 CR_WUR enum cr_err host_rules_parse(const char *text, size_t n, const char *name,
 				    struct host_rules **out, char *err, size_t errcap);
-/* Reads and parses a file; errors as host_rules_parse, or the file's. */
+/* Reads (through the job's inputs, inputs/inputs.h: in a job, the bytes
+ * rank 0 read) and parses a file; errors as host_rules_parse, or the
+ * file's. */
 CR_WUR enum cr_err host_rules_read(const char *path, struct host_rules **out, char *err,
 				   size_t errcap);
 /* The same, the error logged as one line (what a phase calls). */

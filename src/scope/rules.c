@@ -1,9 +1,9 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "scope/rules.h"
+#include "inputs/inputs.h"
 #include "scope/surt.h"
 #include "url/url.h"
 #include "util/buf.h"
-#include "util/fs.h"
 #include "util/log.h"
 
 #include <errno.h>
@@ -200,9 +200,9 @@ enum cr_err scope_rules_read(const char *path, struct scope_rules **out, char *e
 
 	*out = NULL;
 	buf_init(&text);
-	e = fs_read_all(path, SCOPE_RULES_FILE_MAX, &text);
+	e = inputs_read(path, SCOPE_RULES_FILE_MAX, &text);
 	if (e)
-		snprintf(err, errcap, "cannot read rules file '%s': %s", path,
+		snprintf(err, errcap, "cannot read rules file '%s' on %s: %s", path, inputs_node(),
 			 e == CR_ERR_LIMIT ? "larger than 16 MiB" : strerror(errno));
 	else
 		e = scope_rules_parse(buf_cstr(&text), text.len, path, out, err, errcap);

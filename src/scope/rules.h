@@ -49,8 +49,9 @@ enum rule_verdict {
  * CR_ERR_ARG with "NAME:LINE: why" in err. */
 CR_WUR enum cr_err scope_rules_parse(const char *text, size_t n, const char *name,
 				     struct scope_rules **out, char *err, size_t errcap);
-/* Reads and parses a rules file; a bad file is CR_ERR_ARG with why in err
- * (the file, and the line when a line is bad). */
+/* Reads (through the job's inputs, inputs/inputs.h: in a job, the bytes
+ * rank 0 read) and parses a rules file; a bad file is CR_ERR_ARG with why
+ * in err (the file, and the line when a line is bad). */
 CR_WUR enum cr_err scope_rules_read(const char *path, struct scope_rules **out, char *err,
 				    size_t errcap);
 /* The same, the error logged as one line. */

@@ -10,12 +10,6 @@
 
 static int log_rank;
 static int log_debug_on = -1;
-static int log_quiet;
-
-void log_set_quiet(int quiet)
-{
-	log_quiet = quiet;
-}
 
 /*
  * Text from outside (a seed, a URL, a header) may hold terminal control
@@ -68,8 +62,6 @@ void log_msg(char level, const char *stage, const char *fmt, ...)
 		     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
 		     tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000, log_rank, stage,
 		     level);
-	if (log_quiet && level != 'D')
-		return;
 	va_start(ap, fmt);
 	m = vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
 	va_end(ap);

@@ -11,9 +11,6 @@
 #define CR_UTIL_LOG_H
 
 void log_set_rank(int rank);
-/* Quiet: nothing but debug lines is written (a rank that is not the first
- * reading a configuration every rank reads). */
-void log_set_quiet(int quiet);
 void log_msg(char level, const char *stage, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

@@ -5,9 +5,9 @@
  */
 #define ZLIB_CONST
 #include "warc/warc.h"
+#include "inputs/inputs.h"
 #include "util/buf.h"
 #include "util/clock.h"
-#include "util/fs.h"
 #include "util/log.h"
 
 #include <errno.h>
@@ -938,9 +938,11 @@ static enum cr_err w_new(const struct warc_writer_opts *opts, const char *softwa
 
 	buf_init(&dict);
 	if (o->comp == WARC_COMP_ZSTD && !o->zstd_dict && o->zstd_dict_path) {
-		e = fs_read_all(o->zstd_dict_path, WARC_DICT_MAX + 1, &dict);
+		/* In a job, the bytes rank 0 read (inputs/inputs.h). */
+		e = inputs_read(o->zstd_dict_path, WARC_DICT_MAX + 1, &dict);
 		if (e != CR_OK) {
-			log_err("warc", "cannot read the zstd dictionary '%s'", o->zstd_dict_path);
+			log_err("warc", "cannot read the zstd dictionary '%s' on %s",
+				o->zstd_dict_path, inputs_node());
 			buf_release(&dict);
 			return e;
 		}

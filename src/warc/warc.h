@@ -76,7 +76,8 @@ struct warc_writer_opts {
 	uint64_t max_bytes;   /* series only: rotate once a file holds this (0: never) */
 	const void *zstd_dict;   /* zstd only: a zstd-format dictionary (zstd --train) */
 	size_t zstd_dict_len;    /* or NULL; copied; at most 8 MiB */
-	const char *zstd_dict_path;  /* or the file holding one (read at open), or NULL */
+	const char *zstd_dict_path;  /* or the file holding one (read at open through
+					the job's inputs, inputs/inputs.h), or NULL */
 	const char *info;     /* more warcinfo fields, "name: value\r\n" lines, or NULL
 				 (copied at open) */
 	const char *filename; /* single file: its WARC-Filename when written under
