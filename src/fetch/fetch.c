@@ -687,7 +687,9 @@ void fetch_loop(struct fetcher *f)
 	/* Time limit, stop or failure: what is still open is abandoned and
 	 * stays due. Outcomes still held are judged. */
 	http_abandon_all(f->http, on_abandon, f);
-	if (netwatch_at_end(&f->net) == NETWATCH_ASK)
+	if (f->c[FC_NETDOWN])
+		f->held.len = f->nheld = 0;   /* found down already: dropped */
+	else if (netwatch_at_end(&f->net) == NETWATCH_ASK)
 		net_judge(f);
 	else if (f->nheld)
 		release_held(f);

@@ -79,7 +79,9 @@ void netwatch_add_witness(struct netwatch *nw, const struct netwatch_witness *w)
 
 int netwatch_due(const struct netwatch *nw, int64_t now)
 {
-	return nw->nsilent >= NETWATCH_HOSTS && nw->nw > 0 &&
+	int quiet = nw->nsilent && now - nw->first_silent >= NETWATCH_QUIET_US;
+
+	return (nw->nsilent >= NETWATCH_HOSTS || quiet) && nw->nw > 0 &&
 	       (!nw->last_probe || now - nw->last_probe >= NETWATCH_PROBE_GAP_US);
 }
 

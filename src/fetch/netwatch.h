@@ -14,8 +14,9 @@
  *     a TLS handshake) says the network works: the held outcomes are the
  *     sites' (netwatch_answer: write them);
  *   - once NETWATCH_HOSTS hosts have failed silently with no answer
- *     between, or when the loop ends after a silent failure (its outcomes
- *     held, or a robots.txt the phase would cache), the servers that
+ *     between, or NETWATCH_QUIET_US has passed since a silent failure with
+ *     no answer, or when the loop ends after one (its outcomes held, or a
+ *     robots.txt the phase would cache), the servers that
  *     answered last (the witnesses, at most NETWATCH_WITNESSES) are probed:
  *     a TCP connection to one of them that opens, or is refused, says the
  *     network works; if none does, it is down: the held outcomes are
@@ -34,8 +35,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Silent failures of this many hosts in a row ask for a probe. */
+/* Silent failures of this many hosts in a row ask for a probe ... */
 #define NETWATCH_HOSTS 4
+/* ... and so does one that no answer has followed for this long. */
+#define NETWATCH_QUIET_US 5000000
 /* Servers that answered last, probed together. */
 #define NETWATCH_WITNESSES 3
 /* A probe waits this long for a connection, at most. */
@@ -73,8 +76,8 @@ void netwatch_answer(struct netwatch *nw, const char *addr, int port);
 void netwatch_silent(struct netwatch *nw, uint64_t host, int64_t now);
 
 /* 1 when the loop should probe now: NETWATCH_HOSTS hosts failed silently
- * since the last answer, a witness is known, and the last probe is at least
- * NETWATCH_PROBE_GAP_US old. */
+ * since the last answer, or one did NETWATCH_QUIET_US ago; a witness is
+ * known; and the last probe is at least NETWATCH_PROBE_GAP_US old. */
 int netwatch_due(const struct netwatch *nw, int64_t now);
 
 /* What the loop's end makes of the silent failures since the last answer:

@@ -35,6 +35,9 @@ static void sequences(void)
 		{ { { 'a', 0, 0 }, { 's', 1, 1 }, { 's', 2, 1 }, { 's', 3, 1 }, { 's', 4, 2 } }, 1, 1 },
 		/* three hosts only: not yet, but the loop's end asks */
 		{ { { 'a', 0, 0 }, { 's', 1, 1 }, { 's', 2, 1 }, { 's', 3, 1 } }, 0, 1 },
+		/* ... and so does the time since the first with no answer */
+		{ { { 'a', 0, 0 }, { 's', 1, 1 }, { 's', 2, 5 }, { 's', 2, 6 } }, 1, 1 },
+		{ { { 'a', 0, 0 }, { 's', 1, 2 }, { 's', 2, 6 } }, 0, 1 },
 		/* one host failing again and again is one host */
 		{ { { 'a', 0, 0 }, { 's', 1, 1 }, { 's', 1, 2 }, { 's', 1, 3 }, { 's', 1, 4 } }, 0, 1 },
 		/* an answer between: the count starts again */
