@@ -30,8 +30,8 @@
  * for the life of the process (rules files, a CA bundle, a dictionary: a
  * few MB at most).
  */
-#ifndef CR_CONFIG_INPUTS_H
-#define CR_CONFIG_INPUTS_H
+#ifndef CR_INPUTS_INPUTS_H
+#define CR_INPUTS_INPUTS_H
 
 #include <stddef.h>
 
