@@ -58,8 +58,10 @@ start() {
 
 # Is PID one of ours, still running the program named $2?
 ours() {
-	[ -n "$1" ] && kill -0 "$1" 2>/dev/null &&
-		tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null | grep -q -- "$2"
+	local cmdline
+	[ -n "$1" ] && kill -0 "$1" 2>/dev/null || return 1
+	cmdline=$(tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null)
+	[[ $cmdline == *"$2"* ]]
 }
 
 # cgroups NODE: slurmd will not start without cgroup file systems at
