@@ -6,6 +6,9 @@
 #   make fuzz       install missing packages (as root), build the libFuzzer
 #                   targets (clang) into build-fuzz/ and run each
 #                   FUZZ_SECONDS (60); FUZZ_TARGETS="fuzz_url ..." picks some
+#   make install    bin/mpicrawl and scripts/mpicrawl-run into PREFIX/bin
+#                   (PREFIX=/usr/local), the Slurm scripts and jobs/ into
+#                   PREFIX/share/mpicrawl; make uninstall removes them
 #   make test also builds the unit tests with -fsanitize=address,undefined
 #   (into build-san/) and runs them; SANITIZE_TESTS=0 skips that
 CC      ?= gcc
@@ -54,7 +57,7 @@ FUZZ_TARGETS ?= $(FUZZ_SRC:tests/fuzz/%.c=%)
 # links libFuzzer's instead (FUZZ_MAIN empty, FUZZ_LDFLAGS=-fsanitize=fuzzer).
 FUZZ_MAIN ?= tests/fuzz/replay.c
 
-.PHONY: all test demo bench deps clean lint fuzz fuzz-bins unit
+.PHONY: all test demo bench deps clean lint fuzz fuzz-bins unit install uninstall
 all: bin/mpicrawl bin/simweb $(UNIT_BIN) $(B)/bin/mpicrawl-test
 # The unit test programs alone, e.g. make B=build-san SANITIZE=address,undefined unit
 unit: $(UNIT_BIN)
@@ -151,6 +154,22 @@ fuzz: deps
 		SANITIZE=fuzzer-no-link,address,undefined FUZZ_LDFLAGS=-fsanitize=fuzzer \
 		FUZZ_CXXFLAGS=-fno-sanitize=function fuzz-bins
 	@bash tests/fuzz/fuzz.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# The installed scripts find each other: mpicrawl-run the mpicrawl beside
+# it, chain.sh the crawl.sbatch beside it, crawl.sbatch PREFIX/bin/mpicrawl
+# (docs/OPERATIONS.md, "Installing"). DESTDIR for packagers.
+PREFIX ?= /usr/local
+SHARE  := $(DESTDIR)$(PREFIX)/share/mpicrawl
+install: bin/mpicrawl
+	install -d $(DESTDIR)$(PREFIX)/bin $(SHARE)/slurm $(SHARE)/jobs
+	install -m 755 bin/mpicrawl $(DESTDIR)$(PREFIX)/bin/mpicrawl
+	install -m 755 scripts/mpicrawl-run $(DESTDIR)$(PREFIX)/bin/mpicrawl-run
+	install -m 755 slurm/crawl.sbatch slurm/chain.sh $(SHARE)/slurm/
+	install -m 644 jobs/*.conf jobs/*.rules $(SHARE)/jobs/
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/mpicrawl $(DESTDIR)$(PREFIX)/bin/mpicrawl-run
+	rm -rf $(SHARE)
 
 clean:
 	rm -rf build build-san bin

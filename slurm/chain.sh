@@ -11,8 +11,10 @@
 # A job that reaches its time limit stops early and requeues itself (see
 # slurm/crawl.sbatch), so the chain waits for it; a job that fails (exit 1 or
 # 2) ends the chain: the jobs after it are cancelled (--kill-on-invalid-dep).
-# Prints the job ids, one per line. SBATCH (default: sbatch) and CRAWL_SBATCH
-# (default: slurm/crawl.sbatch beside this script) may be overridden.
+# The sbatch options (the nodes and ranks of each job, its time limit...)
+# go to every job as given. Prints the job ids, one per line. SBATCH
+# (default: sbatch) and CRAWL_SBATCH (default: crawl.sbatch beside this
+# script, in a checkout or an installation) may be overridden.
 set -euo pipefail
 usage() {
 	echo "usage: slurm/chain.sh N CRAWL_DIR SEEDS CONFIG [ROUNDS] [-- SBATCH_OPTIONS...]" >&2
@@ -30,7 +32,7 @@ done
 [ $# -gt 0 ] && shift
 if [ ${#args[@]} -lt 3 ] || [ ${#args[@]} -gt 4 ]; then usage; fi
 SBATCH=${SBATCH:-sbatch}
-script=${CRAWL_SBATCH:-$(cd "$(dirname "$0")" && pwd)/crawl.sbatch}
+script=${CRAWL_SBATCH:-$(cd "$(dirname "$(readlink -f "$0")")" && pwd)/crawl.sbatch}
 prev=
 for ((i = 1; i <= n; i++)); do
 	dep=()

@@ -20,7 +20,9 @@
 #   requeues itself to continue.
 # And without Slurm: scripts/mpicrawl-run turns a Ctrl-C (SIGINT to its
 # process group) into a stop that exits 75, leaving a directory a second run
-# completes.
+# completes; it passes --host and --hostfile to mpirun and sets mpirun's
+# OOB keepalive unless the user did (a stand-in mpirun). The scripts
+# across nodes: tests/e2e/nodes_slurm.sh.
 . "$(dirname "$0")/lib.sh"
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -50,6 +52,27 @@ check "chain.sh: the first job has no dependency" \
 	"$SCRATCH/fake.log"
 check "chain.sh: each later job waits for the one before (afterok)" \
 	test "$(grep -c -- '--dependency=afterok:10[12] --kill-on-invalid-dep=yes' "$SCRATCH/fake.log")" -eq 2
+# mpicrawl-run's mpirun, with a stand-in that prints its arguments and
+# the OOB keepalive it got.
+cat >"$SCRATCH/fake-mpirun" <<'EOF'
+#!/bin/sh
+echo "$*"
+echo "keepalive $OMPI_MCA_oob_tcp_keepalive_time $OMPI_MCA_oob_tcp_keepalive_intvl $OMPI_MCA_oob_tcp_keepalive_probes"
+EOF
+chmod +x "$SCRATCH/fake-mpirun"
+printf 'node1 slots=4\nnode2 slots=4\n' >"$SCRATCH/hosts"
+fake_run() { env -u MPICRAWL MPIRUN="$SCRATCH/fake-mpirun" "$ROOT/scripts/mpicrawl-run" "$@" 2>&1; }
+check "mpicrawl-run --hostfile: passed to mpirun, a rank per slot" test \
+	"$(fake_run --hostfile "$SCRATCH/hosts" crawl --dir /c | head -n 1)" = \
+	"--hostfile $SCRATCH/hosts $MPICRAWL crawl --dir /c"
+check "mpicrawl-run --host with -n: both passed to mpirun" test \
+	"$(fake_run -n 3 --host=node1,node2 crawl | head -n 1)" = "--host node1,node2 -n 3 $MPICRAWL crawl"
+check "mpicrawl-run: a hostfile it cannot read is refused (exit 2)" \
+	expect 2 "cannot read the hostfile" "$ROOT/scripts/mpicrawl-run" --hostfile /nonexistent crawl
+check "mpicrawl-run sets mpirun's OOB keepalive (10 s, 5 s, 3 probes)" test \
+	"$(fake_run crawl | tail -n 1)" = "keepalive 10 5 3"
+check "mpicrawl-run keeps a keepalive the user set" test \
+	"$(OMPI_MCA_oob_tcp_keepalive_time=60 fake_run crawl | tail -n 1)" = "keepalive 60 5 3"
 "$MPICRAWL" generate --dir "$SCRATCH/none" --config "$ROOT/jobs/academic.conf" >/dev/null 2>&1
 check "jobs/academic.conf loads (exit 1: no crawl directory, not 2: bad config)" test $? -eq 1
 
@@ -308,7 +331,8 @@ done
 echo "job $id: $(grep -E 'got SIG|exited|requeued' "$SCRATCH/job-$id.log" | head -3 | tr '\n' ';')"
 check "the time limit stops the crawl (USR1)" grep -q "got SIGUSR1" "$SCRATCH/job-$id.log"
 check "the crawl stopped early (exit 75)" grep -q "mpicrawl exited 75" "$SCRATCH/job-$id.log"
-check "the job requeued itself to continue" grep -q "requeued to continue" "$SCRATCH/job-$id.log"
+check "the job requeued itself to continue" grep -q "requeued to continue" "$SCRATCH/job-$id.log" ||
+	{ job_state "$id"; grep -vE ' r000[0-9] [a-z]+ I ' "$SCRATCH/job-$id.log" | tail -n 15; }
 scancel "$id"
 wait_job "$id" 60 >/dev/null
 check "a stopped crawl's directory reads whole" "$MPICRAWL" check --dir "$SCRATCH/c4"
