@@ -76,7 +76,7 @@ fi
 # which of two near-duplicates is kept); none of 10 did without a plan
 # (tests/e2e/resume.sh, too, crawls without one).
 cat >"$SCRATCH/job.conf" <<EOF
-fetch.allow_addresses = $NODES_NET.0/24
+fetch.allow_addresses = $NODES_UPLINK.0/24
 dns.servers = $NODES_WEB_ADDR:$DNS_PORT
 politeness.delay_ms = 200
 generate.round_s = 0

@@ -5,7 +5,7 @@
 # tmpfs and /etc/hosts is the cluster's; the rest of / is shared, as a
 # cluster filesystem is. Two networks, as many clusters have: the cluster
 # network (MPI, Slurm) joins head and the compute nodes; the uplink (the
-# way out to the web) joins the compute nodes and the web. Needs root and
+# way out to the web) joins them and the web. Needs root and
 # iproute2's `ip netns`.
 #
 #   tests/nodes/nodes.sh up DIR N [--keep PATH]...   make head, web, node1..nodeN
@@ -22,8 +22,8 @@
 # local web and its DNS serve every node from it), node1..nodeN (the compute
 # nodes). Addresses are in 198.18.0.0/15, the range set aside for
 # benchmarks, with no default route: the cluster network 198.18.S.0/24
-# (head .1, nodeK .(10+K)), the uplink 198.19.S.0/24 (web .2, nodeK
-# .(10+K)). DIR (created) holds the run's state: env (for `source`:
+# (head .1, nodeK .(10+K)), the uplink 198.19.S.0/24 (head .1, web .2,
+# nodeK .(10+K)). DIR (created) holds the run's state: env (for `source`:
 # NODES_ID, NODES_NET and NODES_UPLINK (the networks' first three numbers),
 # NODES_WEB_ADDR, NODES_HEAD_ADDR, NODES_N), the cluster's hosts
 # file (DIR/etc/NODE.hosts, one per node, so that a test can make one node's
@@ -194,8 +194,9 @@ EOF
 		if [ "$p" != web ]; then
 			link "$ns" "$port" eth0 "mpcbr$id" "$(node_addr "$p")"
 		fi
-		# ... the nodes and the web on the uplink.
+		# ... all of them and the web on the uplink.
 		case $p in
+		head) link "$ns" "$up" eth1 "mpcup$id" "$NODES_UPLINK.1" ;;
 		web) link "$ns" "$up" eth1 "mpcup$id" "$NODES_UPLINK.2" ;;
 		node*) link "$ns" "$up" eth1 "mpcup$id" "$NODES_UPLINK.$((10 + ${p#node}))" ;;
 		esac
