@@ -57,7 +57,7 @@ FUZZ_TARGETS ?= $(FUZZ_SRC:tests/fuzz/%.c=%)
 # links libFuzzer's instead (FUZZ_MAIN empty, FUZZ_LDFLAGS=-fsanitize=fuzzer).
 FUZZ_MAIN ?= tests/fuzz/replay.c
 
-.PHONY: all test demo bench deps clean lint fuzz fuzz-bins unit install uninstall
+.PHONY: all test demo bench deps clean lint fuzz fuzz-bins unit install uninstall install-paths
 all: bin/mpicrawl bin/simweb $(UNIT_BIN) $(B)/bin/mpicrawl-test
 # The unit test programs alone, e.g. make B=build-san SANITIZE=address,undefined unit
 unit: $(UNIT_BIN)
@@ -160,16 +160,23 @@ fuzz: deps
 # (docs/OPERATIONS.md, "Installing"). DESTDIR for packagers.
 PREFIX ?= /usr/local
 SHARE  := $(DESTDIR)$(PREFIX)/share/mpicrawl
-install: bin/mpicrawl
-	install -d $(DESTDIR)$(PREFIX)/bin $(SHARE)/slurm $(SHARE)/jobs
-	install -m 755 bin/mpicrawl $(DESTDIR)$(PREFIX)/bin/mpicrawl
-	install -m 755 scripts/mpicrawl-run $(DESTDIR)$(PREFIX)/bin/mpicrawl-run
-	install -m 755 slurm/crawl.sbatch slurm/chain.sh $(SHARE)/slurm/
-	install -m 644 jobs/*.conf jobs/*.rules $(SHARE)/jobs/
+# A PREFIX or DESTDIR with white space would split into several paths
+# (and uninstall's rm -rf into several targets): refused.
+install-paths:
+	@case "$(DESTDIR)$(PREFIX)" in *[[:space:]]*|"") \
+		echo "install: PREFIX and DESTDIR must be non-empty paths without spaces" >&2; \
+		exit 2;; esac
 
-uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/mpicrawl $(DESTDIR)$(PREFIX)/bin/mpicrawl-run
-	rm -rf $(SHARE)
+install: bin/mpicrawl install-paths
+	install -d "$(DESTDIR)$(PREFIX)/bin" "$(SHARE)/slurm" "$(SHARE)/jobs"
+	install -m 755 bin/mpicrawl "$(DESTDIR)$(PREFIX)/bin/mpicrawl"
+	install -m 755 scripts/mpicrawl-run "$(DESTDIR)$(PREFIX)/bin/mpicrawl-run"
+	install -m 755 slurm/crawl.sbatch slurm/chain.sh "$(SHARE)/slurm/"
+	install -m 644 jobs/*.conf jobs/*.rules "$(SHARE)/jobs/"
+
+uninstall: install-paths
+	rm -f "$(DESTDIR)$(PREFIX)/bin/mpicrawl" "$(DESTDIR)$(PREFIX)/bin/mpicrawl-run"
+	rm -rf "$(SHARE)"
 
 clean:
 	rm -rf build build-san bin

@@ -180,17 +180,18 @@ static int take_lock(struct job *j, const char *dir)
 static int seeds_readable(const char *path)
 {
 	struct stat st;
-	FILE *fp = fopen(path, "r");
+	FILE *fp;
 
+	/* Asked first: opening a FIFO would wait for a writer. */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		log_user("seed file '%s' is not a regular file (the seeds are read more than "
+			 "once, a pipe only once): save them to a file first", path);
+		return 0;
+	}
+	fp = fopen(path, "r");
 	if (!fp) {
 		log_user("cannot read seed file '%s' on %s: %s", path, inputs_node(),
 			 strerror(errno));
-		return 0;
-	}
-	if (fstat(fileno(fp), &st) == 0 && !S_ISREG(st.st_mode)) {
-		log_user("seed file '%s' is not a regular file (the seeds are read more than "
-			 "once, a pipe only once): save them to a file first", path);
-		fclose(fp);
 		return 0;
 	}
 	fclose(fp);

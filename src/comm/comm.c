@@ -163,10 +163,20 @@ void comm_barrier(void)
 		MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* A broadcast waited for as comm_agree waits: the others may wait long for
+ * root (rank 0 reading the user's files, a snapshot). */
+static void bcast_napping(void *p, int n, MPI_Datatype t, int root)
+{
+	MPI_Request req;
+
+	MPI_Ibcast(p, n, t, root, MPI_COMM_WORLD, &req);
+	wait_napping(&req, NULL);
+}
+
 void comm_bcast(void *p, size_t n, int root)
 {
 	if (comm_up)
-		MPI_Bcast(p, (int)n, MPI_BYTE, root, MPI_COMM_WORLD);
+		bcast_napping(p, (int)n, MPI_BYTE, root);
 }
 
 void comm_allgather(const void *mine, size_t n, void *all)
@@ -187,7 +197,7 @@ void comm_bcast_buf(struct buf *b, int root)
 
 	if (!comm_up)
 		return;
-	MPI_Bcast(&n, 1, MPI_UINT64_T, root, MPI_COMM_WORLD);
+	bcast_napping(&n, 1, MPI_UINT64_T, root);
 	if (comm_r != root) {
 		buf_reset(b);
 		buf_reserve(b, (size_t)n);
@@ -196,7 +206,7 @@ void comm_bcast_buf(struct buf *b, int root)
 	for (off = 0; off < (size_t)n; off += piece) {
 		size_t k = (size_t)n - off < piece ? (size_t)n - off : piece;
 
-		MPI_Bcast(b->p + off, (int)k, MPI_BYTE, root, MPI_COMM_WORLD);
+		bcast_napping(b->p + off, (int)k, MPI_BYTE, root);
 	}
 }
 
@@ -513,6 +523,7 @@ static atomic_int watch_on;
 static double watch_timeout_s;
 
 struct watch {
+	double last;            /* when the last step ran (monotonic s) */
 	double *heard;          /* per rank: when it was last heard (monotonic s) */
 	char *warned;           /* per rank: its silence was said */
 	MPI_Request *sent;      /* per rank: the beat on its way there */
@@ -566,6 +577,14 @@ static void watch_step(struct watch *w)
 	double now = mono_s(), warn = watch_timeout_s / 6 > 3 ? watch_timeout_s / 6 : 3;
 	MPI_Status st;
 	int r, done;
+
+	/* A step long overdue: this process was stopped (SIGSTOP, a job
+	 * suspended and resumed) - the others' silence meanwhile is its own
+	 * sleep, so every clock starts again. */
+	if (w->last && now - w->last > 3 * WATCH_PERIOD_NS / 1e9)
+		for (r = 0; r < comm_n; r++)
+			w->heard[r] = now;
+	w->last = now;
 
 	for (r = 0; r < comm_n; r++) {
 		done = 1;

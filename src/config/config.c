@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 enum key_type { K_LONG, K_BOOL, K_STR, K_ENUM_PARTITION, K_ENUM_POLITENESS, K_DBL, K_CHOICE };
@@ -334,7 +335,8 @@ static const struct key keys[] = {
 	L("fetch.time_limit_s", time_limit_s, 0, 1L << 31, "0",
 	  "end a fetch phase after this many seconds, leaving the rest due (0: no limit)"),
 	L("comm.timeout_s", comm_timeout_s, 0, 86400, "60",
-	  "a rank not heard from this long (a lost node or network) ends the job (s; 0: off)"),
+	  "a rank not heard from this long (a lost node or network) ends the job (s; 0: off, "
+	  "else at least 5)"),
 	L("fetch.stop_grace_s", stop_grace_s, 0, 3600, "10",
 	  "on SIGTERM/SIGUSR1, time open requests get to finish before they are abandoned (s)"),
 	L("fetch.max_hold_s", max_hold_s, 0, 86400, "30",
@@ -726,6 +728,12 @@ enum cr_err config_check(const struct config *c)
 			c->dedup_bands, c->dedup_hashes);
 		return CR_ERR_ARG;
 	}
+	/* Ranks beat once a second: a shorter silence is no silence. */
+	if (c->comm_timeout_s > 0 && c->comm_timeout_s < 5) {
+		log_err("config", "comm.timeout_s must be 0 (off) or at least 5 (s), not %ld",
+			c->comm_timeout_s);
+		return CR_ERR_ARG;
+	}
 	return CR_OK;
 }
 
@@ -807,14 +815,21 @@ static enum cr_err load_line(struct config *c, const char *path, int lineno, cha
 
 enum cr_err config_load(struct config *c, const char *path)
 {
-	FILE *fp = fopen(path, "r");
 	int first_line[sizeof(keys) / sizeof(keys[0])] = { 0 };
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
 	int lineno = 0;
 	enum cr_err e = CR_OK;
+	struct stat st;
+	FILE *fp;
 
+	/* Asked first: opening a FIFO would wait for a writer. */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		log_err("config", "config file '%s' is not a regular file", path);
+		return CR_ERR_ARG;
+	}
+	fp = fopen(path, "r");
 	if (!fp) {
 		log_err("config", "cannot read config file '%s' on %s: %s", path, inputs_node(),
 			strerror(errno));

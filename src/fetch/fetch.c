@@ -30,7 +30,6 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <xxhash.h>
 
 #define EXTRA_FDS 16
 /* The loop looks at the clock, the stop flag and the progress file at
@@ -62,97 +61,6 @@ static void set_str(const char **s, size_t *n, const char *v)
 	*n = strlen(v);
 }
 
-/* ---- outcomes of requests that got nothing back (netwatch.h) ---- */
-
-/* Kept until netwatch tells whose failure it is. */
-static void hold(struct fetcher *f, uint32_t part, const struct fetch_record *fr)
-{
-	uint32_t head[2] = { part, 0 };
-	size_t at = f->held.len;
-
-	buf_add(&f->held, head, sizeof(head));
-	fetch_record_pack(fr, &f->held);
-	head[1] = (uint32_t)(f->held.len - at - sizeof(head));
-	memcpy(f->held.p + at, head, sizeof(head));
-	f->nheld++;
-}
-
-/* The held outcomes are the sites': written now; a new epoch begins. */
-static void release_held(struct fetcher *f)
-{
-	size_t at = 0;
-
-	while (at + 8 <= f->held.len) {
-		uint32_t head[2];
-		struct fetch_record fr;
-
-		memcpy(head, f->held.p + at, sizeof(head));
-		at += sizeof(head);
-		if (fetch_record_unpack(f->held.p + at, head[1], &fr) != CR_OK) {
-			fail(f, CR_ERR_FORMAT);
-			break;
-		}
-		fail(f, segout_outcome(f->out, head[0], &fr, NULL, 0, SEGOUT_NONE));
-		outcome_count(f->c, &fr);
-		at += head[1];
-	}
-	f->held.len = 0;
-	f->nheld = 0;
-	f->net_epoch++;
-}
-
-void fetch_silent(struct fetcher *f, const struct host *h)
-{
-	netwatch_silent(&f->net, XXH3_64bits(h->name, strlen(h->name)), clock_mono_us());
-}
-
-/* This node's network is down: the held outcomes are dropped - their URLs
- * stay due - and the fetch stops as on a signal, every rank's. */
-static void net_down(struct fetcher *f, int64_t now)
-{
-	char w[3 * 64];
-
-	netwatch_witnesses(&f->net, w, sizeof(w));
-	log_warn("fetch", "the network of this node (%s) looks down: %u hosts in a row got "
-		 "nothing back, and the servers that answered last (%s) do not answer either; "
-		 "stopping the crawl: the %llu URLs those requests were for stay due",
-		 comm_node(f->j->rank), f->net.nsilent, w, (unsigned long long)f->nheld);
-	f->c[FC_NOT_REACHED] += f->nheld;
-	f->held.len = 0;
-	f->nheld = 0;
-	f->c[FC_NETDOWN] = 1;
-	comm_notice_send();
-	if (!f->drain_until)
-		f->drain_until = now + 1;
-	f->stopping = 1;
-}
-
-/* Asks the witnesses whether the network works: held outcomes are written,
- * or dropped. */
-static void net_judge(struct fetcher *f)
-{
-	int64_t now;
-	int reached;
-
-	f->c[FC_NET_PROBES]++;
-	reached = netwatch_probe(&f->net, NETWATCH_PROBE_MS);
-	now = clock_mono_us();
-	if (netwatch_probed(&f->net, reached, now))
-		release_held(f);
-	else
-		net_down(f, now);
-}
-
-/* A server answered (r is not silent): held outcomes are the sites'. */
-static void net_heard(struct fetcher *f, const struct http_result *r)
-{
-	netwatch_answer(&f->net, r->ip, r->port);
-	if (f->nheld)
-		release_held(f);
-	else
-		f->net_epoch++;
-}
-
 /* ---- outcomes ---- */
 
 /* An outcome without a request: denied, deferred, blocked, DNS failure. */
@@ -167,7 +75,7 @@ void fetch_emit_status_at(struct fetcher *f, struct host_item *it, int status,
 	fr.rec.fetched_at = at > 0 ? at : clock_now_us();
 	set_str(&fr.reason, &fr.reason_len, why);
 	if (held) {
-		hold(f, it->part, &fr);
+		fetch_hold(f, it->part, &fr);
 		return;
 	}
 	fail(f, segout_outcome(f->out, it->part, &fr, NULL, 0, SEGOUT_NONE));
@@ -302,7 +210,7 @@ static void on_dns(void *arg, enum dns_result res, const char *addr)
 		f->c[FC_DNS_FAILED]++;
 		fail_all(f, h, ST_ERROR, dns_reason(res), res == DNS_FAIL);
 		if (res == DNS_FAIL)
-			fetch_silent(f, h);
+			fetch_silent(f, h, "", 0);
 	} else if ((blocked = hosts_address_verdict(h, addr, f->j->cfg.allow_private, &f->allow,
 						     f->rules)) != NULL) {
 		fail_all(f, h, ST_BLOCKED, blocked, 0);
@@ -455,7 +363,7 @@ static void page_done(struct fetcher *f, struct host_item *it, const struct http
 	k = archive_page(f, it, r, &oc, &fr);
 	host_outcome(f, h, &oc, r->end_mono_us);
 	if (r->silent) {   /* the site's failure, or the network's: netwatch.h */
-		hold(f, it->part, &fr);
+		fetch_hold(f, it->part, &fr);
 		return;
 	}
 	f->parsed.len = 0;
@@ -522,9 +430,9 @@ static void complete(struct fetcher *f, const struct http_result *r)
 	f->c[FC_LATENCY_US] += (uint64_t)(r->end_mono_us - r->start_mono_us);
 	host_on_end(h, r->end_mono_us);
 	if (r->silent)
-		fetch_silent(f, h);
+		fetch_silent(f, h, r->ip, r->port);
 	else
-		net_heard(f, r);
+		fetch_heard(f, r);
 	if (r->kind == REQ_PAGE)
 		page_done(f, r->user, r);
 	else
@@ -678,7 +586,7 @@ void fetch_loop(struct fetcher *f)
 		while ((r = http_next_done(f->http)) != NULL)
 			complete(f, r);
 		if (netwatch_due(&f->net, clock_mono_us()))
-			net_judge(f);
+			fetch_net_judge(f);
 		comm_hint_poll(on_hint_in, f);
 		f->c[FC_EMBEDS] = f->frontier.embeds;   /* also those another rank handed in */
 		progress_tick(&prog, f->c, (uint64_t)f->hosts.left, 0);
@@ -687,12 +595,7 @@ void fetch_loop(struct fetcher *f)
 	/* Time limit, stop or failure: what is still open is abandoned and
 	 * stays due. Outcomes still held are judged. */
 	http_abandon_all(f->http, on_abandon, f);
-	if (f->c[FC_NETDOWN])
-		f->held.len = f->nheld = 0;   /* found down already: dropped */
-	else if (netwatch_at_end(&f->net) == NETWATCH_ASK)
-		net_judge(f);
-	else if (f->nheld)
-		release_held(f);
+	fetch_net_end(f);
 	progress_tick(&prog, f->c, 0, 1);
 	progress_release(&prog);
 }

@@ -65,7 +65,7 @@ static void robots_unasked(struct fetcher *f, struct origin *o, const char *why,
 	o->failure = why;
 	o->silent = silent ? f->net_epoch : 0;
 	if (silent)
-		fetch_silent(f, o->host);
+		fetch_silent(f, o->host, "", 0);
 	f->c[FC_ROBOTS_UNAVAILABLE]++;
 	release_host(f, o);
 }

@@ -1,8 +1,9 @@
 /*
- * fetcher.h - the fetch phase's state, shared by its three files (private
+ * fetcher.h - the fetch phase's state, shared by its four files (private
  * to src/fetch/): fetch.c runs the event loop, fetch_robots.c its robots.txt
- * requests, phase.c what surrounds it - loading the queues, the hand-offs
- * between loops, the agreement and the commit (fetch.h's fetch_run).
+ * requests, fetch_net.c the requests that got nothing back, phase.c what
+ * surrounds it - loading the queues, the hand-offs between loops, the
+ * agreement and the commit (fetch.h's fetch_run).
  */
 #ifndef CR_FETCH_FETCHER_H
 #define CR_FETCH_FETCHER_H
@@ -77,9 +78,19 @@ static inline void fail(struct fetcher *f, enum cr_err e)
  * (fetch.c). */
 void fetch_emit_status_at(struct fetcher *f, struct host_item *it, int status,
 			  const char *why, int64_t at, int held);
-/* A request of h got nothing back (http.h's silent, a DNS query with no
- * answer): netwatch counts h (fetch.c). */
-void fetch_silent(struct fetcher *f, const struct host *h);
+/* A request of h to addr:port got nothing back (http.h's silent; a DNS
+ * query with no answer: "", 0): netwatch counts it (fetch_net.c). */
+void fetch_silent(struct fetcher *f, const struct host *h, const char *addr, int port);
+/* The outcome of such a request, kept (fr is copied) until netwatch tells
+ * whose failure it is (fetch_net.c). */
+void fetch_hold(struct fetcher *f, uint32_t part, const struct fetch_record *fr);
+/* A server answered (r is not silent): what is held is the sites'. */
+void fetch_heard(struct fetcher *f, const struct http_result *r);
+/* Probes the witnesses: what is held is written, or - the network is down
+ * - dropped, and the fetch stops on every rank. */
+void fetch_net_judge(struct fetcher *f);
+/* The loop's end: what is still held is judged (netwatch_at_end). */
+void fetch_net_end(struct fetcher *f);
 /* Starts a request of h to the server name at addr (h's own, but for a
  * robots.txt redirected to another host), paced as h's; 0 if libcurl
  * refused it (the phase fails) (fetch.c). */

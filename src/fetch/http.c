@@ -427,6 +427,8 @@ static int silent(struct xfer *x, CURLcode rc)
 {
 	long err = 0;
 
+	if (x->addr_refused)
+		return 0;   /* our own refusal, not a silence */
 	if (rc == CURLE_OPERATION_TIMEDOUT)
 		return 1;
 	if (rc != CURLE_COULDNT_CONNECT || x->head.len)

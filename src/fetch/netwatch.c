@@ -1,11 +1,13 @@
 #include "fetch/netwatch.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -17,13 +19,74 @@ void netwatch_init(struct netwatch *nw, const struct netwatch *from)
 	if (from) {
 		memcpy(nw->w, from->w, sizeof(nw->w));
 		nw->nw = from->nw;
+		memcpy(nw->dns, from->dns, sizeof(nw->dns));
+		nw->ndns = from->ndns;
 	}
+}
+
+static int same(const struct netwatch_witness *a, const char *addr, int port)
+{
+	return a->port == port && !strcmp(a->addr, addr);
+}
+
+/* One item of dns.servers into *w: 0, or -1 if it is not one. */
+static int resolver(const char *item, size_t n, struct netwatch_witness *w)
+{
+	char s[64], *colon;
+	const char *addr = s;
+	long port = 53;
+
+	if (n == 0 || n >= sizeof(s))
+		return -1;
+	memcpy(s, item, n);
+	s[n] = '\0';
+	if (s[0] == '[') {   /* [ipv6]:port */
+		colon = strchr(s, ']');
+		if (!colon)
+			return -1;
+		*colon = '\0';
+		addr = s + 1;
+		if (colon[1] == ':')
+			port = strtol(colon + 2, NULL, 10);
+	} else if ((colon = strchr(s, ':')) != NULL && !strchr(colon + 1, ':')) {
+		*colon = '\0';   /* ipv4:port; a bare IPv6 address has several */
+		port = strtol(colon + 1, NULL, 10);
+	}
+	if (port <= 0 || port > 65535 || strlen(addr) >= sizeof(w->addr))
+		return -1;
+	snprintf(w->addr, sizeof(w->addr), "%s", addr);
+	w->port = (int)port;
+	return 0;
+}
+
+unsigned netwatch_resolvers(struct netwatch *nw, const char *servers)
+{
+	const char *p = servers;
+
+	nw->ndns = 0;
+	while (p && *p && nw->ndns < NETWATCH_RESOLVERS) {
+		size_t n = strcspn(p, ",");
+		const char *q = p;
+
+		while (n && isspace((unsigned char)*q)) {
+			q++;
+			n--;
+		}
+		while (n && isspace((unsigned char)q[n - 1]))
+			n--;
+		if (resolver(q, n, &nw->dns[nw->ndns]) == 0)
+			nw->ndns++;
+		p += strcspn(p, ",");
+		p += *p == ',';
+	}
+	return nw->ndns;
 }
 
 /* Held outcomes are the sites': the count starts again. */
 static void clear(struct netwatch *nw)
 {
 	nw->nsilent = 0;
+	nw->ngone = 0;
 	nw->first_silent = 0;
 }
 
@@ -35,7 +98,7 @@ static void witness(struct netwatch *nw, const char *addr, int port)
 	if (!addr || !*addr || port <= 0 || strlen(addr) >= sizeof(nw->w[0].addr))
 		return;
 	for (i = 0; i < nw->nw; i++)
-		if (nw->w[i].port == port && !strcmp(nw->w[i].addr, addr))
+		if (same(&nw->w[i], addr, port))
 			break;
 	if (i == nw->nw && nw->nw < NETWATCH_WITNESSES)
 		nw->nw++;
@@ -52,12 +115,21 @@ void netwatch_answer(struct netwatch *nw, const char *addr, int port)
 	clear(nw);
 }
 
-void netwatch_silent(struct netwatch *nw, uint64_t host, int64_t now)
+void netwatch_silent(struct netwatch *nw, uint64_t host, const char *addr, int port,
+		     int64_t now)
 {
 	unsigned i;
 
 	if (!nw->first_silent)
 		nw->first_silent = now;
+	if (addr && *addr && port > 0 && strlen(addr) < sizeof(nw->gone[0].addr)) {
+		for (i = 0; i < nw->ngone && !same(&nw->gone[i], addr, port); i++)
+			;
+		if (i == nw->ngone && nw->ngone < NETWATCH_GONE) {
+			snprintf(nw->gone[i].addr, sizeof(nw->gone[i].addr), "%s", addr);
+			nw->gone[nw->ngone++].port = port;
+		}
+	}
 	for (i = 0; i < nw->nsilent; i++)
 		if (nw->silent[i] == host)
 			return;
@@ -72,22 +144,45 @@ void netwatch_add_witness(struct netwatch *nw, const struct netwatch_witness *w)
 	if (!w->addr[0] || w->port <= 0 || nw->nw == NETWATCH_WITNESSES)
 		return;
 	for (i = 0; i < nw->nw; i++)
-		if (nw->w[i].port == w->port && !strcmp(nw->w[i].addr, w->addr))
+		if (same(&nw->w[i], w->addr, w->port))
 			return;
 	nw->w[nw->nw++] = *w;
+}
+
+unsigned netwatch_candidates(const struct netwatch *nw, struct netwatch_witness *out)
+{
+	unsigned i, g, n = 0;
+
+	for (i = 0; i < nw->nw; i++) {
+		for (g = 0; g < nw->ngone && !same(&nw->gone[g], nw->w[i].addr, nw->w[i].port);
+		     g++)
+			;
+		if (g == nw->ngone)
+			out[n++] = nw->w[i];
+	}
+	for (i = 0; i < nw->ndns; i++)
+		out[n++] = nw->dns[i];
+	return n;
+}
+
+static int any_candidate(const struct netwatch *nw)
+{
+	struct netwatch_witness c[NETWATCH_WITNESSES + NETWATCH_RESOLVERS];
+
+	return netwatch_candidates(nw, c) > 0;
 }
 
 int netwatch_due(const struct netwatch *nw, int64_t now)
 {
 	int quiet = nw->nsilent && now - nw->first_silent >= NETWATCH_QUIET_US;
 
-	return (nw->nsilent >= NETWATCH_HOSTS || quiet) && nw->nw > 0 &&
+	return (nw->nsilent >= NETWATCH_HOSTS || quiet) && any_candidate(nw) &&
 	       (!nw->last_probe || now - nw->last_probe >= NETWATCH_PROBE_GAP_US);
 }
 
 enum netwatch_end netwatch_at_end(const struct netwatch *nw)
 {
-	return nw->nsilent > 0 && nw->nw > 0 ? NETWATCH_ASK : NETWATCH_KEEP;
+	return nw->nsilent > 0 && any_candidate(nw) ? NETWATCH_ASK : NETWATCH_KEEP;
 }
 
 int netwatch_probed(struct netwatch *nw, int reached, int64_t now)
@@ -100,19 +195,20 @@ int netwatch_probed(struct netwatch *nw, int reached, int64_t now)
 
 void netwatch_witnesses(const struct netwatch *nw, char *out, size_t cap)
 {
+	struct netwatch_witness c[NETWATCH_WITNESSES + NETWATCH_RESOLVERS];
+	unsigned i, n = netwatch_candidates(nw, c);
 	size_t len = 0;
-	unsigned i;
 
 	if (cap)
 		out[0] = '\0';
-	for (i = 0; i < nw->nw && len < cap; i++) {
-		int v6 = strchr(nw->w[i].addr, ':') != NULL;
-		int n = snprintf(out + len, cap - len, "%s%s%s%s:%d", i ? ", " : "", v6 ? "[" : "",
-				 nw->w[i].addr, v6 ? "]" : "", nw->w[i].port);
+	for (i = 0; i < n && len < cap; i++) {
+		int v6 = strchr(c[i].addr, ':') != NULL;
+		int k = snprintf(out + len, cap - len, "%s%s%s%s:%d", i ? ", " : "", v6 ? "[" : "",
+				 c[i].addr, v6 ? "]" : "", c[i].port);
 
-		if (n < 0)
+		if (k < 0)
 			break;
-		len += (size_t)n;
+		len += (size_t)k;
 	}
 }
 
@@ -188,12 +284,13 @@ static int probe_wait(struct pollfd *fds, unsigned n, int timeout_ms)
 
 int netwatch_probe(const struct netwatch *nw, int timeout_ms)
 {
-	struct pollfd fds[NETWATCH_WITNESSES];
-	unsigned i, n = 0;
+	struct netwatch_witness c[NETWATCH_WITNESSES + NETWATCH_RESOLVERS];
+	struct pollfd fds[NETWATCH_WITNESSES + NETWATCH_RESOLVERS];
+	unsigned i, n = 0, nc = netwatch_candidates(nw, c);
 	int reached = 0;
 
-	for (i = 0; i < nw->nw && !reached; i++) {
-		int fd = probe_start(&nw->w[i], &reached);
+	for (i = 0; i < nc && !reached; i++) {
+		int fd = probe_start(&c[i], &reached);
 
 		if (fd >= 0) {
 			fds[n].fd = fd;

@@ -203,6 +203,7 @@ static enum cr_err fetcher_init(struct fetcher *f, struct job *j, int seg)
 	buf_init(&f->parsed);
 	buf_init(&f->held);
 	netwatch_init(&f->net, &witnesses);
+	netwatch_resolvers(&f->net, cfg->dns_servers);
 	f->net_epoch = 1;
 	if (addr_list_parse(cfg->allow_addresses, &f->allow, bad) != 0) {
 		log_err("fetch", "fetch.allow_addresses: bad address or range '%s'", bad);

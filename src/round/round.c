@@ -15,6 +15,7 @@
 #include "parse/parse.h"
 #include "round/length.h"
 #include "round/state.h"
+#include "scope/host_rules.h"
 #include "update/update.h"
 #include "util/clock.h"
 #include "util/fs.h"
@@ -230,10 +231,26 @@ static int64_t round_plan(struct job *j, int seg, int *steps)
 
 /* hosts.rules as it is now, read by rank 0 and handed to every rank, for
  * the generate or fetch that starts: an operator edits it between rounds.
- * Collective. */
-static enum cr_err reread_host_rules(struct job *j)
+ * A file made unreadable or bad since is bad input: one line from rank 0,
+ * exit 2 on every rank; what (the phase) names the step in a failure's
+ * line. Returns an exit code. Collective. */
+static int reread_host_rules(struct job *j, const char *what)
 {
-	return j->cfg.hosts_rules[0] ? inputs_refresh(j->cfg.hosts_rules) : CR_OK;
+	struct host_rules *r = NULL;
+	char err[600] = "";
+	int ok;
+
+	if (!j->cfg.hosts_rules[0])
+		return 0;
+	if (!comm_agree(inputs_refresh(j->cfg.hosts_rules) == CR_OK)) {
+		log_user("%s failed: hosts.rules could not be handed to every rank", what);
+		return 1;
+	}
+	ok = j->rank != 0 || host_rules_read(j->cfg.hosts_rules, &r, err, sizeof(err)) == CR_OK;
+	host_rules_free(&r);
+	if (!ok)
+		log_user("%s", err[0] ? err : "hosts.rules cannot be read");
+	return comm_agree(ok) ? 0 : 2;
 }
 
 int round_inject(struct job *j, const struct inject_seeds *seeds)
@@ -341,10 +358,8 @@ int round_generate(struct job *j, int *segp, uint64_t *selected, uint64_t *held,
 	clean(j, &p);
 	comm_bcast(&now, sizeof(now), 0);
 	j->round_ms = round_plan(j, p.seg, &steps);
-	if (reread_host_rules(j) != CR_OK) {
-		log_user("generate failed");
-		return 1;
-	}
+	if ((rc = reread_host_rules(j, "generate")) != 0)
+		return rc;
 	e = seedcap_prepare(&cap, j, s.version, now, &mpi);   /* collective */
 	if (!e)
 		e = generate_run(j, p.seg, s.version, now, &cap, &mpi, c);
@@ -423,6 +438,31 @@ static void say_stale(const struct round_snapshot *s)
 		 "current (%d): generate a new segment", s->seg, s->seg_base, s->version);
 }
 
+/* A fetch that stopped before its end: on a signal (ROUND_EXIT_STOPPED),
+ * or because a rank found its node's network down (netdown on that rank:
+ * ROUND_EXIT_LOST, named by rank 0); 0 if it did not stop. Collective. */
+static int fetch_stopped(struct job *j, int seg, int netdown, int stopped)
+{
+	int64_t lost = netdown ? j->rank : -1;
+
+	comm_max_i64(&lost, 1);
+	if (stopped && lost >= 0) {
+		if (j->rank == 0)
+			log_err("fetch", "segment %d: stopped: the network of rank %lld's node "
+				"(%s) was down; what was fetched is kept and the rest stays due: "
+				"run the job again, on nodes whose network works", seg,
+				(long long)lost, comm_node((int)lost));
+		return ROUND_EXIT_LOST;
+	}
+	if (stopped) {
+		if (j->rank == 0)
+			log_info("fetch", "segment %d: stopped early on a signal; what was "
+				 "fetched is kept: run the same command again to continue", seg);
+		return ROUND_EXIT_STOPPED;
+	}
+	return 0;
+}
+
 int round_fetch(struct job *j, int seg, uint64_t *outcomes)
 {
 	static const char *const progress[] = { "progress", NULL };
@@ -431,8 +471,7 @@ int round_fetch(struct job *j, int seg, uint64_t *outcomes)
 	struct round_plan p = { ROUND_FETCH, 0, 0, NULL, 0 };
 	int64_t t0 = clock_mono_us();
 	enum cr_err e;
-	int stopped;
-	int64_t lost;
+	int stopped, rc;
 
 	if (ready_segment(j, &seg, "generate", ROUND_GENERATED, &s))
 		return 1;
@@ -455,10 +494,8 @@ int round_fetch(struct job *j, int seg, uint64_t *outcomes)
 	p.clean_robots = 1;
 	clean(j, &p);
 	j->round_ms = round_plan(j, seg, NULL);
-	if (reread_host_rules(j) != CR_OK) {
-		log_user("fetch of segment %d failed", seg);
-		return 1;
-	}
+	if ((rc = reread_host_rules(j, "fetch")) != 0)
+		return rc;
 	comm_notice_open();
 	e = fetch_run(j, seg, s.version, c, pc);
 	/* Ranks that finished pass a late signal on while they wait. */
@@ -468,22 +505,8 @@ int round_fetch(struct job *j, int seg, uint64_t *outcomes)
 		log_user("fetch of segment %d failed", seg);
 		return 1;
 	}
-	lost = c[FC_NETDOWN] ? j->rank : -1;
-	comm_max_i64(&lost, 1);
-	if (stopped && lost >= 0) {
-		if (j->rank == 0)
-			log_err("fetch", "segment %d: stopped: the network of rank %lld's node "
-				"(%s) was down; what was fetched is kept and the rest stays due: "
-				"run the job again, on nodes whose network works", seg,
-				(long long)lost, comm_node((int)lost));
-		return ROUND_EXIT_LOST;
-	}
-	if (stopped) {
-		if (j->rank == 0)
-			log_info("fetch", "segment %d: stopped early on a signal; what was "
-				 "fetched is kept: run the same command again to continue", seg);
-		return ROUND_EXIT_STOPPED;
-	}
+	if ((rc = fetch_stopped(j, seg, c[FC_NETDOWN] != 0, stopped)) != 0)
+		return rc;
 	if (fetch_mark(j, seg, c, pc, t0))
 		return 1;
 	if (outcomes)

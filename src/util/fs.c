@@ -166,10 +166,18 @@ enum cr_err fs_read_all(const char *path, size_t max, struct buf *out)
 {
 	char chunk[65536];
 	size_t total = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	/* Non-blocking, so that a FIFO with no writer does not hold us. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 
 	if (fd < 0)
 		return CR_ERR_IO;
+	if (fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
+		close(fd);
+		errno = EINVAL;   /* a file is read whole, maybe twice: not a pipe */
+		return CR_ERR_IO;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	for (;;) {
 		ssize_t r = read(fd, chunk, sizeof(chunk));
 

@@ -19,8 +19,17 @@ check "a minimum over its maximum" expect 2 \
 	--set recrawl.max_interval_s=10
 printf 'politeness.delay_ms = 10\nthis line is wrong\n' >"$SCRATCH/bad.conf"
 check "bad config file line" expect 2 'bad.conf:2' "$MPICRAWL" crawl --dir "$SCRATCH/c" --config "$SCRATCH/bad.conf"
-check "a config file of one endless line" expect 2 'line too long' \
+head -c 5000000 /dev/zero | tr '\0' a >"$SCRATCH/long.conf"
+check "a config file of one very long line" expect 2 'line too long' \
+	timeout 20 "$MPICRAWL" url --config "$SCRATCH/long.conf" http://a.example/
+check "a config file that is a device, not a file" expect 2 'not a regular file' \
 	timeout 20 "$MPICRAWL" url --config /dev/zero http://a.example/
+mkfifo "$SCRATCH/fifo.in"
+check "a config file that is a FIFO: refused, not waited on" expect 2 'not a regular file' \
+	timeout 20 "$MPICRAWL" crawl --dir "$SCRATCH/ff" --config "$SCRATCH/fifo.in" \
+	--seeds "$SCRATCH/one"
+check "a seed file that is a FIFO: refused, not waited on" expect 2 'not a regular file' \
+	timeout 20 "$MPICRAWL" crawl --dir "$SCRATCH/ff" --seeds "$SCRATCH/fifo.in"
 check "url --stdin: an over-long line is invalid, the next one read" bash -c \
 	'{ head -c 5000000 /dev/zero | tr "\\0" a; printf "\\nhttp://b.example/\\n"; } |
 	 timeout 20 "$1" url --stdin | tr "\\t\\n" " |" | grep -qx "invalid line too long|http://b.example/|"' \
@@ -36,6 +45,8 @@ check "dedup.bands that does not divide dedup.hashes" expect 2 'must divide' \
 	"$MPICRAWL" crawl --dir "$SCRATCH/bands" --seeds "$SCRATCH/one" \
 	--set dedup.hashes=16 --set dedup.bands=3
 check "... before anything is made" test ! -e "$SCRATCH/bands"
+check "comm.timeout_s under 5 s (ranks beat once a second)" expect 2 'comm.timeout_s must be 0' \
+	"$MPICRAWL" crawl --dir "$SCRATCH/beat" --seeds "$SCRATCH/one" --set comm.timeout_s=3
 check "missing seed file" expect 2 "cannot read seed file" \
 	"$MPICRAWL" crawl --dir "$SCRATCH/c" --seeds "$SCRATCH/none.txt"
 check "a new crawl without seeds refused" expect 2 'give --seeds' \

@@ -95,6 +95,23 @@ start_tlsweb() {
 	. "$SCRATCH/$name/env"
 }
 
+# nodes_web DIR HOSTS PAGES: on the web node of the cluster in DIR
+# (tests/nodes/nodes.sh, its env sourced), the local web of HOSTS x PAGES;
+# sources its env, writes its seeds to $SCRATCH/seeds and the lines a crawl
+# from the cluster's nodes needs (its addresses allowed, its DNS) to
+# $SCRATCH/web.conf.
+nodes_web() {
+	local dir=$1 hosts=$2 pages=$3
+	WEB_ADDR=$NODES_WEB_ADDR "$ROOT/tests/nodes/nodes.sh" exec "$dir" web \
+		"$ROOT/scripts/webenv.sh" start "$dir/web" --hosts "$hosts" --pages "$pages" \
+		>/dev/null || return 1
+	# shellcheck disable=SC1091
+	. "$dir/web/env"
+	"$SIMWEB" --seeds --hosts "$hosts" --pages "$pages" --port "$SIMWEB_PORT" >"$SCRATCH/seeds"
+	printf 'fetch.allow_addresses = %s.0/24\ndns.servers = %s:%s\n' "$NODES_UPLINK" \
+		"$NODES_WEB_ADDR" "$DNS_PORT" >"$SCRATCH/web.conf"
+}
+
 # run_ranks N args...: runs bin/mpicrawl on N ranks (a plain run for 1).
 run_ranks() {
 	local n=$1

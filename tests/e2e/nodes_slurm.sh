@@ -59,15 +59,11 @@ echo "cluster and Slurm up in $((SECONDS - T_START)) s on $NODES_NET.0/24; mpi p
 	"$(sl srun --mpi=list 2>&1 | tr -s ' \t\n' ' ')"
 
 WEBS+=("$N/web")
-if ! WEB_ADDR=$NODES_WEB_ADDR "$NODES" exec "$N" web "$ROOT/scripts/webenv.sh" start "$N/web" \
-	--hosts 10 --pages 15 >/dev/null; then
+if ! nodes_web "$N" 10 15; then
 	echo "not ok: the web did not start on the web node"
 	finish
 	exit 1
 fi
-# shellcheck disable=SC1091
-. "$N/web/env"
-"$SIMWEB" --seeds --hosts 10 --pages 15 --port "$SIMWEB_PORT" >"$SCRATCH/seeds"
 # No round plan (generate.round_s = 0): a round fetches all that is due
 # and follows links in the round to the end, so the crawl has three rounds,
 # the first 10 s long, and the node is killed in its fetch. With the
@@ -75,9 +71,8 @@ fi
 # a CrawlDb whose rounds differed from an unbroken crawl's (depth, cash,
 # which of two near-duplicates is kept); none of 10 did without a plan
 # (tests/e2e/resume.sh, too, crawls without one).
-cat >"$SCRATCH/job.conf" <<EOF
-fetch.allow_addresses = $NODES_UPLINK.0/24
-dns.servers = $NODES_WEB_ADDR:$DNS_PORT
+cp "$SCRATCH/web.conf" "$SCRATCH/job.conf"
+cat >>"$SCRATCH/job.conf" <<EOF
 politeness.delay_ms = 200
 generate.round_s = 0
 partition.count = 8

@@ -48,17 +48,20 @@ can() {
 	command -v ip >/dev/null || { echo "no ip (iproute2)"; return 1; }
 	command -v nsenter >/dev/null && command -v unshare >/dev/null ||
 		{ echo "no nsenter/unshare (util-linux)"; return 1; }
-	local t=mpcprobe$$
+	# Names of this process's own: two probes at once do not collide.
+	local t b
+	t=mpcprobe$$
+	b=$(printf 'mpcpb%x' $$)
 	if ! ip netns add "$t" 2>/dev/null; then
 		echo "ip netns add is not allowed here"
 		return 1
 	fi
-	if ! ip link add "${t:0:12}b" type bridge 2>/dev/null; then
+	if ! ip link add "$b" type bridge 2>/dev/null; then
 		ip netns del "$t"
 		echo "cannot make a bridge here"
 		return 1
 	fi
-	ip link del "${t:0:12}b"
+	ip link del "$b"
 	ip netns del "$t"
 }
 
@@ -213,9 +216,12 @@ down() {
 	if [ -f "$dir/nodes" ]; then
 		while read -r node ns port up; do
 			pid=$(cat "$dir/pid/$node" 2>/dev/null)
-			# Whatever still runs on the node goes first, then its holder.
+			# Whatever still runs on the node goes first, then its holder
+			# (if that PID is still the holder: in the node's namespace).
 			kill_node_procs "$ns" "$pid"
-			[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
+			if [ -n "$pid" ] && ip netns pids "$ns" 2>/dev/null | grep -qx "$pid"; then
+				kill -KILL "$pid" 2>/dev/null
+			fi
 		done <"$dir/nodes"
 		while read -r node ns port up; do
 			ip link del "$port" 2>/dev/null
@@ -256,7 +262,13 @@ up)
 	[ $# -ge 3 ] || die "usage: nodes.sh up DIR N [--keep PATH]..."
 	shift
 	dir=$1
-	up "$@" || { [ -d "$dir" ] && down "$(cd "$dir" && pwd)"; exit 1; }
+	# up dies (exit) on a failure: in a subshell, so that what it made is
+	# removed here, also when it is interrupted.
+	trap 'exit 130' INT TERM
+	if ! (up "$@"); then
+		[ -f "$dir/env" ] && down "$(cd "$dir" && pwd)"
+		exit 1
+	fi
 	;;
 down)
 	[ $# -eq 2 ] || die "usage: nodes.sh down DIR"

@@ -65,7 +65,7 @@ static void sequences(void)
 			if (v->kind == 'a')
 				netwatch_answer(&nw, "127.0.0.1", 8000 + v->k);
 			else if (v->kind == 's')
-				netwatch_silent(&nw, (uint64_t)v->k, last);
+				netwatch_silent(&nw, (uint64_t)v->k, "127.0.0.1", 9000 + v->k, last);
 			else
 				netwatch_probed(&nw, v->kind == 'p', last);
 		}
@@ -85,11 +85,69 @@ static void gap(void)
 	netwatch_init(&nw, NULL);
 	netwatch_answer(&nw, "127.0.0.1", 80);
 	for (k = 1; k <= NETWATCH_HOSTS; k++)
-		netwatch_silent(&nw, (uint64_t)k, 5 * SEC);
+		netwatch_silent(&nw, (uint64_t)k, "127.0.0.1", 81, 5 * SEC);
 	CHECK(netwatch_due(&nw, 5 * SEC), "due after %d hosts", NETWATCH_HOSTS);
 	CHECK(!netwatch_probed(&nw, 0, 5 * SEC), "a probe that reached nothing says so");
 	CHECK(!netwatch_due(&nw, 5 * SEC + NETWATCH_PROBE_GAP_US - 1), "within the gap");
 	CHECK(netwatch_due(&nw, 5 * SEC + NETWATCH_PROBE_GAP_US), "after the gap");
+}
+
+/* A site that goes dark does not testify to itself; the resolvers do. */
+static void independent(void)
+{
+	struct netwatch nw;
+	struct netwatch_witness c[NETWATCH_WITNESSES + NETWATCH_RESOLVERS];
+	int k;
+
+	netwatch_init(&nw, NULL);
+	netwatch_answer(&nw, "192.0.2.1", 80);   /* the one server of the crawl ... */
+	for (k = 1; k <= NETWATCH_HOSTS; k++)    /* ... goes dark, its hosts one by one */
+		netwatch_silent(&nw, (uint64_t)k, "192.0.2.1", 80, 6 * SEC);
+	CHECK(netwatch_candidates(&nw, c) == 0, "the silent server is no witness");
+	CHECK(!netwatch_due(&nw, 6 * SEC), "no witness left: no probe");
+	CHECK(netwatch_at_end(&nw) == NETWATCH_KEEP, "no witness left: the sites' failures");
+	netwatch_answer(&nw, "192.0.2.1", 443);  /* its other port answers */
+	netwatch_silent(&nw, 9, "192.0.2.1", 80, 7 * SEC);
+	CHECK(netwatch_candidates(&nw, c) == 1 && c[0].port == 443, "another port testifies");
+	CHECK(netwatch_resolvers(&nw, "127.0.0.1:5353") == 1, "one resolver");
+	CHECK(netwatch_candidates(&nw, c) == 2 && !strcmp(c[1].addr, "127.0.0.1") &&
+	      c[1].port == 5353, "the resolver testifies too");
+	netwatch_init(&nw, NULL);
+	netwatch_resolvers(&nw, "198.18.0.2:53");
+	for (k = 1; k <= NETWATCH_HOSTS; k++)    /* DNS queries unanswered */
+		netwatch_silent(&nw, (uint64_t)k, "", 0, 6 * SEC);
+	CHECK(netwatch_due(&nw, 6 * SEC), "the resolver alone is asked");
+}
+
+static void resolvers(void)
+{
+	static const struct {
+		const char *servers;
+		unsigned n;
+		const char *first;
+		int port;
+	} rows[] = {
+		{ "", 0, "", 0 },
+		{ "127.0.0.1", 1, "127.0.0.1", 53 },
+		{ " 127.0.0.1:5353 , 192.0.2.9", 2, "127.0.0.1", 5353 },
+		{ "[::1]:5300", 1, "::1", 5300 },
+		{ "2001:db8::1", 1, "2001:db8::1", 53 },
+		{ "1.2.3.4:0,[::1", 0, "", 0 },
+		{ "a,b,c,d,e,f", NETWATCH_RESOLVERS, "a", 53 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct netwatch nw;
+		unsigned n;
+
+		netwatch_init(&nw, NULL);
+		n = netwatch_resolvers(&nw, rows[i].servers);
+		CHECK(n == rows[i].n, "resolvers row %zu: %u", i, n);
+		if (n)
+			CHECK(!strcmp(nw.dns[0].addr, rows[i].first) && nw.dns[0].port == rows[i].port,
+			      "resolvers row %zu: %s:%d", i, nw.dns[0].addr, nw.dns[0].port);
+	}
 }
 
 static void witnesses(void)
@@ -111,7 +169,7 @@ static void witnesses(void)
 	netwatch_answer(&nw, "192.0.2.1", 8004);   /* again: moves first, once */
 	netwatch_witnesses(&nw, s, sizeof(s));
 	CHECK_STR(str, "192.0.2.1:8004, [2001:db8::1]:443, 192.0.2.1:8003");
-	netwatch_silent(&nw, 1, SEC);
+	netwatch_silent(&nw, 1, "", 0, SEC);
 	netwatch_init(&next, &nw);
 	{
 		struct netwatch_witness w = { "198.18.0.9", 80 };
@@ -178,6 +236,8 @@ int main(void)
 {
 	sequences();
 	gap();
+	independent();
+	resolvers();
 	witnesses();
 	probe();
 	TEST_DONE();
