@@ -105,6 +105,24 @@ check "a missing seed file on 2 ranks: exit 2, file and node named" expect 2 \
 	crawl --dir "$SCRATCH/c3" --seeds "$PRIVATE/none" --config "$PRIVATE/job.conf"
 check "... nothing made" test ! -e "$SCRATCH/c3"
 
+# hosts.rules is read again by every round: removed while round 1 fetches,
+# it is bad input to round 2 - one line, exit 2, on 2 ranks.
+printf 'h0001.%s block\n' "$D" >"$SCRATCH/gone.rules"
+run_ranks 2 crawl --dir "$SCRATCH/gone" --seeds "$PRIVATE/seeds" --set fetch.allow_private=true \
+	--set "dns.servers=127.0.0.1:$DNS_PORT" --set "hosts.rules=$SCRATCH/gone.rules" \
+	--set politeness.delay_ms=1000 >"$SCRATCH/out" 2>"$SCRATCH/err" &
+gone=$!
+for _ in $(seq 200); do
+	compgen -G "$SCRATCH/gone/segments/00001/fetch/*.journal" >/dev/null && break
+	sleep 0.05
+done
+rm "$SCRATCH/gone.rules"
+wait "$gone"
+rc=$?
+check "hosts.rules removed during round 1: round 2 exits 2 (got $rc), the file named once" \
+	test "$rc" -eq 2 -a "$(grep -c "cannot read host rules '$SCRATCH/gone.rules' on $NODE" \
+	"$SCRATCH/err")" -eq 1
+
 # dns.servers: the server's answer, whatever this node's /etc/hosts says.
 { cat /etc/hosts; printf '127.0.0.2 h0000.%s\n' "$D"; } >"$SCRATCH/hosts"
 printf 'http://h0000.%s:%s/\n' "$D" "$SIMWEB_PORT" >"$SCRATCH/seed0"
