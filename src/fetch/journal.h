@@ -10,8 +10,10 @@
  * memory and written in batches (fetch.sync_interval_ms): the partition's
  * WARC files are flushed and fsynced first, then the entries are appended
  * and the journal fsynced, so an entry on disk never names WARC bytes that
- * are not. When the partition's record files are committed the journal is
- * removed.
+ * are not. The journal outlives the partition's committed record files
+ * until the phase is marked done (round/state.h's round_forget_journals):
+ * the robots cache the phase writes after its record files is made from
+ * the answers it holds, and a fetch killed in between resumes from it.
  *
  * A fetch that starts on a segment with leftovers of an earlier attempt
  * (journal_resume_part) keeps what was committed - the journal's whole

@@ -800,8 +800,10 @@ static enum cr_err check_written(struct segout *s, uint32_t p)
 }
 
 /* Commits partition p: WARC files closed and checked, the record files
- * renamed into place, then the journal removed (it holds all the part
- * files do). */
+ * renamed into place. The journal stays until the phase is marked done
+ * (round_forget_journals): the robots cache written after this is made
+ * from the answers it holds, and a fetch killed before the mark resumes
+ * from it (journal.h). */
 static enum cr_err commit_part(struct segout *s, uint32_t p)
 {
 	struct part *o = part_of(s, p);
@@ -823,7 +825,7 @@ static enum cr_err commit_part(struct segout *s, uint32_t p)
 		if (o->stage[k])
 			e = recfile_writer_commit(&o->stage[k]);
 	if (!e)
-		journal_close(&o->jn, 1);
+		journal_close(&o->jn, 0);
 	return fail(s, e);
 }
 
