@@ -6,17 +6,17 @@
 # SIGTERM / SIGUSR1 ("stop soon") of every rank or of one. It resumes with
 # `mpicrawl crawl` on the same directory on 1, 2 or 4 ranks and checks:
 # - the killed run exits 75 when it was asked to stop (0 if it ended first);
-# - the resumed crawl exits 0, and its CrawlDb (URL, status, HTTP status,
-#   digest) equals the reference's;
+# - the resumed crawl exits 0, and its CrawlDb equals the reference's (the
+#   whole dump but the times, lib.sh's dump_db: depth, cash and which
+#   near-duplicate leads too);
 # - every WARC file reads back whole (`mpicrawl warc --check`), no URL has two
 #   response records, and no journal or lock is left;
 # - with the default round plan (generate.round_s = auto), a fetch killed
 #   inside the round and resumed on 1, 2 or 3 ranks leaves the CrawlDb of a
-#   crawl that was not (the whole dump but the times, lib.sh's dump_db:
-#   depth, cash, which near-duplicate leads), so its rounds hold what the
-#   uninterrupted one's do - the next round's plan is made from the robots
-#   cache that fetch writes, which must hold the robots.txt of hosts whose
-#   URLs all finished before the kill;
+#   crawl that was not, so its rounds hold what the uninterrupted one's do -
+#   the next round's plan is made from the robots cache that fetch writes,
+#   which must hold the robots.txt of hosts whose URLs all finished before
+#   the kill;
 # - the server log shows no request, after the kill, for a URL whose response
 #   was already committed (its surviving WARC record is dated before the
 #   resumed run started).
@@ -51,15 +51,6 @@ start_web web --hosts $HOSTS --pages $PAGES || { echo "not ok: web did not start
 opts=(--set fetch.allow_private=true --set "dns.servers=127.0.0.1:$DNS_PORT"
 	--set politeness.delay_ms=$DELAY --set partition.count=8 --set fetch.sync_interval_ms=50
 	--set generate.round_s=0)
-
-# The CrawlDb as sorted "url status http_status digest" lines.
-db_lines() {
-	"$MPICRAWL" readdb --dir "$1" --dump | python3 -c '
-import sys, json
-for line in sys.stdin:
-    r = json.loads(line)
-    print(r["url"], r["status"], r["http_status"], r["digest"])' | LC_ALL=C sort
-}
 
 # audit DIR LOG FROM_LINE RESUME_START_US: WARC records whole and unique,
 # nothing committed fetched again after the kill.
@@ -133,7 +124,7 @@ no_leftovers() {
 # ---- the reference ----
 check "reference crawl exits 0" run_ranks 2 crawl --dir "$SCRATCH/ref" --seeds "$SCRATCH/seeds" \
 	"${opts[@]}" >"$SCRATCH/ref.out" 2>&1
-db_lines "$SCRATCH/ref" >"$SCRATCH/ref.db"
+dump_db "$SCRATCH/ref" >"$SCRATCH/ref.db"
 echo "reference: $(wc -l <"$SCRATCH/ref.db") URLs in $((SECONDS - T_START)) s"
 
 # ---- the lock ----
@@ -227,7 +218,7 @@ for ((i = 0; i < TRIALS; i++)); do
 	echo "trial $i: $mode in $phase of segment $seg after $ms ms (rank $rank, signal $sig)" \
 		"on $n ranks: exit $rc1; resumed on $rr ranks: exit $rc2; $((SECONDS - t0)) s"
 	check "trial $i: resumed crawl exits 0" test "$rc2" -eq 0
-	db_lines "$dir" >"$dir.db"
+	dump_db "$dir" >"$dir.db"
 	if ! check "trial $i: CrawlDb equals the reference's" cmp -s "$SCRATCH/ref.db" "$dir.db"; then
 		diff "$SCRATCH/ref.db" "$dir.db" | head -5
 		tail -n 5 "$dir.out1" "$dir.out2"
@@ -336,7 +327,7 @@ for kind in warc-gone warc-cut journal-gone seen-damaged lsh-damaged meta-gone f
 		--set fetch.parse=$parse >"$dir.out2" 2>&1
 	rc=$?
 	if [ "$rc" -eq 0 ]; then
-		db_lines "$dir" >"$dir.db"
+		dump_db "$dir" >"$dir.db"
 		check "damage $kind: resumed with the reference's CrawlDb" cmp -s "$SCRATCH/ref.db" "$dir.db"
 		check "damage $kind: WARC files whole" warc_whole "$dir"
 	else
