@@ -55,6 +55,30 @@ static void release_host(struct fetcher *f, struct origin *o)
 	}
 }
 
+/*
+ * o's robots.txt answered (archived: its exchange just went to the robots
+ * series). An answer that settles o - the site's, not a silence netwatch
+ * has yet to judge - is journaled with its exchange (journal.h, kind
+ * JOURNAL_ROBOTS): a resumed fetch takes it rather than asking again, and
+ * writes it to the robots cache though no URL of o is left, as this
+ * attempt would have - generate plans the next round from that cache.
+ */
+static void journal_answer(struct fetcher *f, struct origin *o, int archived)
+{
+	int early = hmap_get(&f->early.map, o->key, strlen(o->key)) == o;
+	struct buf b;
+
+	if ((o->state != ORIGIN_READY && o->state != ORIGIN_UNAVAILABLE) || o->silent) {
+		if (archived)
+			segout_robots_done(f->out, o->part);
+		return;
+	}
+	buf_init(&b);
+	origins_answer_pack(o, early, clock_now_us(), &b);
+	segout_robots_answer(f->out, o->part, archived, b.p, b.len);
+	buf_release(&b);
+}
+
 /* Its robots.txt request ended without one: as an answer that never came
  * (RFC 9309 2.3.1.4, unreachable), why a static string; silent: nothing
  * came back at all (netwatch.h). */
@@ -67,6 +91,7 @@ static void robots_unasked(struct fetcher *f, struct origin *o, const char *why,
 	if (silent)
 		fetch_silent(f, o->host, "", 0);
 	f->c[FC_ROBOTS_UNAVAILABLE]++;
+	journal_answer(f, o, 0);
 	release_host(f, o);
 }
 
@@ -159,6 +184,7 @@ void fetch_robots_done(struct fetcher *f, struct origin *o, const struct http_re
 	const unsigned char *rb;
 	size_t rl;
 	struct buf dec;
+	int archived = 0;
 
 	f->c[FC_ROBOTS]++;
 	if (r->head_len) {
@@ -169,7 +195,7 @@ void fetch_robots_done(struct fetcher *f, struct origin *o, const struct http_re
 
 		segout_exchange(r, r->url, r->transport == HTTP_CUT ? "length" : NULL, &wx);
 		fail(f, segout_archive(f->out, o->part, SEGOUT_ROBOTS, &wx, &name, &off));
-		segout_robots_done(f->out, o->part);
+		archived = 1;
 	}
 	outcome_input(r, f->j->cfg.max_decoded_bytes, clock_now_us() / 1000000, &in);
 	outcome_robots(&in, &ro);
@@ -190,5 +216,6 @@ void fetch_robots_done(struct fetcher *f, struct origin *o, const struct http_re
 		f->c[FC_ROBOTS_UNAVAILABLE]++;
 	if (o->state == ORIGIN_READY)
 		sched_crawl_delay(&h->pol, robots_crawl_delay_ms(o->rules));
+	journal_answer(f, o, archived);
 	release_host(f, o);
 }

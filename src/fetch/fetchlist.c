@@ -47,21 +47,26 @@ struct host_item *fetchlist_add(struct fetchlist_load *l, const struct crawl_rec
 	char url[URL_MAX_LEN + 1], name[URL_HOST_MAX], key[URL_HOST_MAX + 16];
 	struct host *h;
 	struct origin *o;
-	int made;
+	int made, done = l->done->count && hmap_get(l->done, rec->url, rec->url_len);
 
-	if (l->done->count && hmap_get(l->done, rec->url, rec->url_len)) {
-		l->urls++;   /* an earlier attempt finished it */
-		return NULL;
-	}
 	memcpy(url, rec->url, rec->url_len);
 	url[rec->url_len] = '\0';
+	origin_key(url, key, sizeof(key));
+	if (done) {
+		/* An earlier attempt finished it; its origin is still the
+		 * phase's: the robots cache the phase writes, which generate
+		 * plans the next round from, holds what an uninterrupted fetch
+		 * would - its robots.txt, whether or not a URL of it is left. */
+		l->urls++;
+		origins_get(l->origins, key, p);
+		return NULL;
+	}
 	if (url_host(url, name, sizeof(name)) != CR_OK)
 		return NULL;
 	l->urls++;
 	h = host_of(l, name, &made);
 	l->new_hosts += made;
 	hosts_claim(l->hosts, h);
-	origin_key(url, key, sizeof(key));
 	o = origins_get(l->origins, key, p);
 	o->host = h;
 	return (next ? hosts_add_next : hosts_add)(h, url, rec, p, o);
@@ -82,12 +87,16 @@ int fetchlist_early(struct fetchlist_load *l, struct origin_table *early, const 
 		return 0;
 	memcpy(u, url, len);
 	u[len] = '\0';
+	origin_key(u, key, sizeof(key));
+	/* An origin of either table is the phase's already (one an earlier
+	 * attempt finished, or asked early, has no host here). */
 	if (url_host(u, name, sizeof(name)) != CR_OK ||
 	    hmap_get(&l->hosts->hosts, name, strlen(name)) ||
+	    hmap_get(&l->origins->map, key, strlen(key)) ||
+	    hmap_get(&early->map, key, strlen(key)) ||
 	    origins_host_known(l->origins, name) ||
 	    (host_rules_by_name(l->rules, name, &s) && s.block))
 		return 0;
-	origin_key(u, key, sizeof(key));
 	o = origins_get(early, key, p);
 	h = host_of(l, name, &made);
 	hosts_mark_early(l->hosts, h);

@@ -30,14 +30,15 @@ struct fetchlist_load {
 /* One URL into its host's queue (the host, its group and its origin made
  * when new), as the fetch list's - or, with next, as the next to start
  * (hosts_add_next) - : the new item, or NULL when an earlier attempt
- * finished it or it has no host. rec's strings are borrowed for the call
- * (the URL is copied). */
+ * finished it (its origin is made all the same, without a host) or it has
+ * no host. rec's strings are borrowed for the call (the URL is copied). */
 struct host_item *fetchlist_add(struct fetchlist_load *l, const struct crawl_record *rec,
 				uint32_t p, int next);
 
 /*
  * A link to a host new to the crawl (follow_early admitted it; p: its
- * partition, owned): unless its host is in the phase already, the robots
+ * partition, owned): unless its host or its origin (of either table) is in
+ * the phase already, the robots
  * cache holds an entry of it (origins_host_known), an operator rule blocks
  * it, or early holds robots.early_max origins, its host joins the phase
  * for its origin's robots.txt alone - an early item in its queue, the

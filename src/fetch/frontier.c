@@ -68,35 +68,70 @@ static void note_followed(struct frontier *fr, struct host_item *it, const uint6
 	*hmap_put(&fr->queued, it->url, it->rec.url_len) = fr;
 }
 
+/* A link frontier_keep kept, from rd: its partition, its page's band keys
+ * (*nb of them) and its record (borrowed from the buffer). */
+struct kept_link {
+	uint32_t p, nb;
+	uint64_t bands[MINHASH_BANDS_MAX];
+	struct crawl_record rec;
+};
+
+static enum cr_err next_kept(struct buf_reader *rd, struct kept_link *k)
+{
+	const char *packed;
+	size_t n;
+	uint32_t i;
+
+	if (buf_get_u32le(rd, &k->p) || buf_get_u32le(rd, &k->nb) || k->nb > MINHASH_BANDS_MAX)
+		return CR_ERR_FORMAT;
+	for (i = 0; i < k->nb; i++)
+		if (buf_get_u64le(rd, &k->bands[i]))
+			return CR_ERR_FORMAT;
+	if (buf_get_str(rd, &packed, &n) || crawl_record_unpack(packed, n, &k->rec) != CR_OK ||
+	    k->rec.url_len > URL_MAX_LEN)
+		return CR_ERR_FORMAT;
+	return CR_OK;
+}
+
+/* Each host's links earlier attempts followed, finished or not, count
+ * against its fetch.follow_max as they did then (requisites do not). */
+static void count_followed(struct frontier *fr, struct host_table *t)
+{
+	struct buf_reader rd;
+	struct kept_link k;
+	char u[URL_MAX_LEN + 1], name[URL_HOST_MAX];
+	struct host *h;
+
+	buf_reader_init(&rd, fr->kept.p, fr->kept.len);
+	while (rd.off < rd.len && next_kept(&rd, &k) == CR_OK) {
+		if (k.rec.meta.kind == CRAWL_EMBED)
+			continue;
+		memcpy(u, k.rec.url, k.rec.url_len);
+		u[k.rec.url_len] = '\0';
+		if (url_host(u, name, sizeof(name)) == CR_OK &&
+		    (h = hmap_get(&t->hosts, name, strlen(name))) != NULL)
+			h->followed++;
+	}
+}
+
 /* The kept links, queued again where not finished. */
 static enum cr_err requeue(struct frontier *fr, struct fetchlist_load *l)
 {
 	struct buf_reader rd;
 	uint64_t urls = l->urls;
+	struct kept_link k;
+	struct host_item *it;
 
 	buf_reader_init(&rd, fr->kept.p, fr->kept.len);
 	while (rd.off < rd.len) {
-		uint32_t p, nb, i;
-		uint64_t bands[MINHASH_BANDS_MAX];
-		struct crawl_record rec;
-		struct host_item *it;
-		const char *packed;
-		size_t n;
-
-		if (buf_get_u32le(&rd, &p) || buf_get_u32le(&rd, &nb) || nb > MINHASH_BANDS_MAX)
-			return CR_ERR_FORMAT;
-		for (i = 0; i < nb; i++)
-			if (buf_get_u64le(&rd, &bands[i]))
-				return CR_ERR_FORMAT;
-		if (buf_get_str(&rd, &packed, &n) ||
-		    crawl_record_unpack(packed, n, &rec) != CR_OK || rec.url_len > URL_MAX_LEN)
+		if (next_kept(&rd, &k) != CR_OK)
 			return CR_ERR_FORMAT;
 		/* a root went next when it was followed: it goes next again */
-		if ((it = fetchlist_add(l, &rec, p, score_first(&rec))) == NULL)
-			continue;
-		note_followed(fr, it, bands, nb);
+		if ((it = fetchlist_add(l, &k.rec, k.p, score_first(&k.rec))) != NULL)
+			note_followed(fr, it, k.bands, k.nb);
 	}
 	l->urls = urls;   /* the fetch lists' count: these were followed */
+	count_followed(fr, l->hosts);
 	return CR_OK;
 }
 

@@ -78,7 +78,8 @@ void frontier_keep_handoff(struct frontier *fr, const struct crawl_record *rec,
 			   unsigned round);
 /* After the fetch lists are read through l: the kept links not finished
  * join their hosts' queues again, in the order they were followed (a
- * site's root next again, as when it was followed). */
+ * site's root next again, as when it was followed); all of them, finished
+ * or not, count against their host's fetch.follow_max as they did. */
 CR_WUR enum cr_err frontier_load(struct frontier *fr, struct fetchlist_load *l);
 void frontier_release(struct frontier *fr);
 

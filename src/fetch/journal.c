@@ -78,7 +78,7 @@ enum cr_err journal_entry_unpack(const void *p, size_t n, struct journal_entry *
 	memset(e, 0, sizeof(*e));
 	buf_reader_init(&r, b + FRAME_HEAD, len);
 	if (buf_get_u8(&r, &kind) ||
-	    kind < JOURNAL_OUTCOME || kind > JOURNAL_HANDOFF)
+	    kind < JOURNAL_OUTCOME || kind > JOURNAL_ROBOTS)
 		return CR_ERR_FORMAT;
 	e->kind = kind;
 	if (buf_get_str(&r, &e->warc, &e->warc_len) || buf_get_varint(&r, &e->warc_end))

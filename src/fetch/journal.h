@@ -5,12 +5,15 @@
  * Each partition's fetch writes segments/N/fetch/part-PPPPP.journal beside
  * its record files: one entry per URL whose outcome is final (its fetch
  * record, its parse record with fetch.parse, and the end of its exchange in
- * its WARC file), and one per robots.txt archived. Entries are collected in
+ * its WARC file), one per robots.txt archived, and one per robots.txt
+ * answer that settled its origin. Entries are collected in
  * memory and written in batches (fetch.sync_interval_ms): the partition's
  * WARC files are flushed and fsynced first, then the entries are appended
  * and the journal fsynced, so an entry on disk never names WARC bytes that
- * are not. When the partition's record files are committed the journal is
- * removed.
+ * are not. The journal outlives the partition's committed record files
+ * until the phase is marked done (round/state.h's round_forget_journals):
+ * the robots cache the phase writes after its record files is made from
+ * the answers it holds, and a fetch killed in between resumes from it.
  *
  * A fetch that starts on a segment with leftovers of an earlier attempt
  * (journal_resume_part) keeps what was committed - the journal's whole
@@ -23,16 +26,20 @@
  * File: 16 bytes "MPCRJNL1" and 8 zero bytes, then entries: u32 LE payload
  * length n, u64 LE XXH3_64 of the payload, n payload bytes:
  *   u8 kind (1 outcome, 2 WARC only, 3 a link followed in the round, 4 a
- *   requisite handed to the rank of its host),
+ *   requisite handed to the rank of its host, 5 a robots.txt answer),
  *   varint-prefixed WARC file name ("" if none), varint end offset of the
  *   exchange in it, varint-prefixed fetch record (crawldb/fetch_record.h;
- *   empty for kind 2; for kinds 3 and 4 the URL's CrawlDb record),
+ *   empty for kind 2; for kinds 3 and 4 the URL's CrawlDb record; for
+ *   kind 5 the answer as origins.h's origins_answer_pack makes it),
  *   varint-prefixed parse record (empty without one; for kind 3 the band
  *   keys of the page it was found on, u64 LE each; for kind 4 the hand-off
  *   it goes out in, one byte).
  * A followed link is journaled before the outcome of its page, so a kept
  * outcome's followed links are kept too, and a resumed fetch queues them
- * again (frontier.h).
+ * again (frontier.h). A robots.txt answer names the end of its exchange
+ * in the robots series when it was archived (kind 5 in place of kind 2),
+ * so that it is kept with its record or not at all; a resumed fetch takes
+ * it as its origin's answer in this phase instead of asking again.
  * A short or damaged entry ends the journal: it and what follows are cut.
  *
  * Nothing here is collective; nothing touches MPI.
@@ -50,7 +57,7 @@
 struct syncer;
 
 enum journal_kind { JOURNAL_OUTCOME = 1, JOURNAL_WARC = 2, JOURNAL_FOLLOW = 3,
-		    JOURNAL_HANDOFF = 4 };
+		    JOURNAL_HANDOFF = 4, JOURNAL_ROBOTS = 5 };
 
 struct journal_entry {
 	int kind;
@@ -90,8 +97,9 @@ void journal_close(struct journal **jn, int remove);
 /* Called for each committed record a resumed partition keeps, in order:
  * kind JOURNAL_OUTCOME with fetch (and parse, if any) records, or
  * JOURNAL_FOLLOW with a followed link's record and band keys (as the entry
- * holds them), or JOURNAL_HANDOFF with a handed requisite's record;
- * borrowed during the call. */
+ * holds them), or JOURNAL_HANDOFF with a handed requisite's record, or
+ * JOURNAL_ROBOTS with a robots.txt answer (in fetch); borrowed during the
+ * call. */
 typedef enum cr_err (*journal_keep_fn)(void *arg, int kind, const void *fetch,
 				       size_t fetch_len, const void *parse, size_t parse_len);
 

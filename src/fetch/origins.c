@@ -21,6 +21,7 @@ void origins_init(struct origin_table *t, const struct job *j)
 	t->pol.max_bytes = (size_t)j->cfg.robots_max_bytes;
 	hmap_init(&t->map);
 	hmap_init(&t->known);
+	hmap_init(&t->reasons);
 	t->known_on = j->cfg.robots_early_max > 0;
 	t->cache_ver = layout_robots_last(&j->dir);
 }
@@ -45,6 +46,7 @@ void origins_release(struct origin_table *t)
 	}
 	hmap_release(&t->map);
 	hmap_release(&t->known);
+	hmap_release(&t->reasons);
 	free(t->late);
 }
 
@@ -112,8 +114,26 @@ static void note_known(struct origin_table *t, const char *origin)
 		*hmap_put(&t->known, name, strlen(name)) = t;
 }
 
-/* An entry of an origin of the phase: its main one, then its early one -
- * the newer answer applies; the later end, hold and DNS expiry bind. */
+/* A cache entry (or a journaled answer) of o: the newer answer applies;
+ * the later end, hold and DNS expiry bind. 1 if its answer applied. */
+static int take_entry(const struct origin_table *t, struct origin *o,
+		      const struct robots_cache_entry *e, int64_t now)
+{
+	int newer = e->fetched_at >= o->fetched_at;
+
+	if (newer)
+		origin_on_cache(o, &t->pol, e->fetched_at, e->http_status, e->body, e->body_len,
+				now);
+	if (e->times.last_end > o->last_end)
+		o->last_end = e->times.last_end;
+	if (e->times.hold_until > o->hold_until)
+		o->hold_until = e->times.hold_until;
+	if (e->times.dns.expires > o->dns.expires)
+		o->dns = e->times.dns;
+	return newer;
+}
+
+/* An entry of an origin of the phase: its main one, then its early one. */
 static enum cr_err load_one(void *arg, const struct robots_cache_entry *e)
 {
 	struct load_ctx *c = arg;
@@ -121,17 +141,8 @@ static enum cr_err load_one(void *arg, const struct robots_cache_entry *e)
 				    strlen(e->origin));
 
 	note_known(c->t, e->origin);
-	if (!o)
-		return CR_OK;   /* not needed this phase: carried at the end */
-	if (e->fetched_at >= o->fetched_at)
-		origin_on_cache(o, &c->t->pol, e->fetched_at, e->http_status, e->body,
-				e->body_len, c->now);
-	if (e->times.last_end > o->last_end)
-		o->last_end = e->times.last_end;
-	if (e->times.hold_until > o->hold_until)
-		o->hold_until = e->times.hold_until;
-	if (e->times.dns.expires > o->dns.expires)
-		o->dns = e->times.dns;
+	if (o)   /* else not needed this phase: carried at the end */
+		take_entry(c->t, o, e, c->now);
 	return CR_OK;
 }
 
@@ -187,6 +198,55 @@ enum cr_err origins_load_late(struct origin_table *t, int64_t now,
 	hmap_release(&only);
 	t->nlate = 0;
 	return e;
+}
+
+void origins_answer_pack(const struct origin *o, int early, int64_t now, struct buf *out)
+{
+	struct robots_cache_times tm;
+
+	memset(&tm, 0, sizeof(tm));
+	tm.last_end = now;   /* its request's end, near enough: politeness binds from it */
+	buf_put_u8(out, (uint8_t)(early != 0));
+	buf_put_str(out, o->failure ? o->failure : "", o->failure ? strlen(o->failure) : 0);
+	buf_put_str(out, o->refused ? o->refused : "", o->refused ? strlen(o->refused) : 0);
+	robots_cache_pack(out, o->key, o->fetched_at, o->http_status, o->body.p, o->body.len,
+			  &tm);
+}
+
+/* The table's lasting copy of a reason s (len bytes), or NULL for none. */
+static const char *reason_of(struct origin_table *t, const char *s, size_t len)
+{
+	return len ? hmap_key(hmap_put(&t->reasons, s, len)) : NULL;
+}
+
+enum cr_err origins_restore(struct origin_table *main, struct origin_table *early,
+			    uint32_t p, const void *answer, size_t n, int64_t now)
+{
+	struct robots_cache_entry e;
+	struct buf_reader rd;
+	struct origin_table *t;
+	struct origin *o;
+	const char *why, *ref;
+	size_t fl, rl;
+	uint8_t which;
+
+	buf_reader_init(&rd, answer, n);
+	if (buf_get_u8(&rd, &which) || which > 1 || buf_get_str(&rd, &why, &fl) ||
+	    buf_get_str(&rd, &ref, &rl))
+		return CR_ERR_FORMAT;
+	memset(&e, 0, sizeof(e));
+	e.data = (const char *)answer + rd.off;
+	e.n = n - rd.off;
+	if (robots_cache_unpack(e.data, e.n, e.origin, sizeof(e.origin), &e.fetched_at,
+				&e.http_status, &e.body, &e.body_len, &e.times) != CR_OK)
+		return CR_ERR_FORMAT;
+	t = which ? early : main;
+	o = origins_get(t, e.origin, p);
+	if (take_entry(t, o, &e, now)) {
+		o->failure = reason_of(t, why, fl);
+		o->refused = reason_of(t, ref, rl);
+	}
+	return CR_OK;
 }
 
 struct carry_ctx {

@@ -54,6 +54,8 @@ struct origin_table {
 	struct hmap known;        /* main: the hosts of every entry the loads scanned
 				     (name -> the table), when known_on */
 	int known_on, known_full; /* noting them; more than ORIGINS_KNOWN_MAX: stopped */
+	struct hmap reasons;      /* why robots.txt failed, as answers an earlier attempt
+				     journaled say it (the keys: origin.failure's strings) */
 };
 
 /* Hosts the main table notes for early robots.txt files, at most. */
@@ -92,6 +94,26 @@ void origins_each(struct origin_table *t, void (*fn)(void *arg, struct origin *o
 /* 1 if an entry the loads scanned is of host name (known_on), or the
  * table stopped noting them. */
 int origins_host_known(const struct origin_table *t, const char *name);
+
+/*
+ * A robots.txt answer that settled origin o (READY, or UNAVAILABLE with an
+ * answer or a failure that is the site's), of the early table (early) or
+ * the main one, into out: what the journal keeps (fetch/journal.h, kind
+ * JOURNAL_ROBOTS) so that a resumed fetch takes it rather than asking again
+ * - and writes it to the robots cache, which generate plans the next round
+ * from, whether or not the origin has URLs left. Format: u8 table (0 main,
+ * 1 early), the failure and the refusal (origin.h; "" for none) as
+ * varint-prefixed strings, then the origin's robots cache record
+ * (robots/cache.h) with last_end the answer's time (now: wall µs).
+ */
+void origins_answer_pack(const struct origin *o, int early, int64_t now, struct buf *out);
+/* An answer origins_answer_pack made, of an origin of partition p, into
+ * main or early: its origin made there (without a host), the answer taken as
+ * a cache entry is (origins_load: the newer answer applies, the later timing
+ * binds), with its failure and refusal. now: wall µs. CR_ERR_FORMAT if it
+ * does not read. */
+CR_WUR enum cr_err origins_restore(struct origin_table *main, struct origin_table *early,
+				   uint32_t p, const void *answer, size_t n, int64_t now);
 
 /* Writes robots/SEG/part-P.zst (the early table: early-P.zst) for every
  * owned partition: the origins of this phase that have anything to carry

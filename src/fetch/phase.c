@@ -92,18 +92,28 @@ static void on_kept(void *arg, const struct fetch_record *fr)
 	outcome_count(f->c, fr);
 }
 
+/* A robots.txt answer an earlier attempt took: its origin's answer in this
+ * phase too (not asked again), and in the robots cache it writes. */
+static enum cr_err on_robots(void *arg, uint32_t p, const void *answer, size_t n)
+{
+	struct fetcher *f = arg;
+
+	return origins_restore(&f->origins, &f->early, p, answer, n, clock_now_us());
+}
+
 /* The owned partitions' fetch lists, robots cache entries and what
  * earlier attempts at the segment finished. */
 static enum cr_err load(struct fetcher *f, int64_t now)
 {
 	struct fetchlist_load l = list_load(f);
+	const struct segout_keep keep = { on_kept, on_followed, on_robots, f };
 	uint32_t p;
 	enum cr_err e = CR_OK;
 
 	for (p = 0; !e && p < f->j->dir.partitions; p++) {
 		if (!layout_owns(p, f->j->rank, f->j->nranks))
 			continue;
-		e = segout_resume(f->out, p, on_kept, on_followed, f, &f->kept, &f->warc_cut);
+		e = segout_resume(f->out, p, &keep, &f->kept, &f->warc_cut);
 		if (!e)
 			e = fetchlist_read(&l, p);
 		if (!e)

@@ -62,9 +62,7 @@ struct segout {
 	struct buf info;                  /* the warcinfo's provenance fields */
 	enum cr_err failed;               /* the first write error: kept */
 	uint32_t resume_part;
-	segout_kept_fn kept;
-	segout_followed_fn followed;
-	void *kept_arg;
+	const struct segout_keep *keep;   /* during segout_resume */
 	char suffix[SEGOUT_SERIES_][64];  /* -HOST and the series' suffix */
 	struct syncer *syncer;            /* segout_sync_async's, made on first use */
 	int no_syncer;                    /* it could not be made: syncs stay inline */
@@ -274,7 +272,7 @@ static enum cr_err keep_followed(struct segout *s, const void *rec, size_t n,
 	}
 	for (i = 0; i < nb; i++)
 		keys[i] = buf_load_u64le((const unsigned char *)bands + 8 * i);
-	s->followed(s->kept_arg, s->resume_part, &cr, keys, nb, round);
+	s->keep->followed(s->keep->arg, s->resume_part, &cr, keys, nb, round);
 	return CR_OK;
 }
 
@@ -291,12 +289,19 @@ static enum cr_err keep_done(void *arg, int kind, const void *fetch, size_t fetc
 	if (kind == JOURNAL_FOLLOW || kind == JOURNAL_HANDOFF)
 		return keep_followed(s, fetch, fetch_len, parse, parse_len,
 				     kind == JOURNAL_HANDOFF);
+	if (kind == JOURNAL_ROBOTS) {
+		if (s->keep->robots(s->keep->arg, s->resume_part, fetch, fetch_len) == CR_OK)
+			return CR_OK;
+		log_err("fetch", "a robots.txt answer in the fetch journal of partition %u of "
+			"segment %d is damaged", s->resume_part, s->seg);
+		return CR_ERR_FORMAT;
+	}
 	if (fetch) {
 		if (fetch_record_unpack(fetch, fetch_len, &fr) != CR_OK)
 			return CR_ERR_FORMAT;
 		if (recfile_writer_add(o->fetch, fetch, fetch_len) != CR_OK)
 			return CR_ERR_IO;
-		s->kept(s->kept_arg, &fr);
+		s->keep->kept(s->keep->arg, &fr);
 	}
 	if (parse && o->parse && recfile_writer_add(o->parse, parse, parse_len) != CR_OK)
 		return CR_ERR_IO;
@@ -330,8 +335,8 @@ static void unstage_part(struct segout *s, uint32_t p)
 	closedir(dh);
 }
 
-enum cr_err segout_resume(struct segout *s, uint32_t p, segout_kept_fn kept,
-			  segout_followed_fn followed, void *arg, uint64_t *kept_n, uint64_t *cut)
+enum cr_err segout_resume(struct segout *s, uint32_t p, const struct segout_keep *k,
+			  uint64_t *kept_n, uint64_t *cut)
 {
 	struct journal_resume r;
 	enum cr_err e;
@@ -339,10 +344,9 @@ enum cr_err segout_resume(struct segout *s, uint32_t p, segout_kept_fn kept,
 	unstage_part(s, p);
 
 	s->resume_part = p;
-	s->kept = kept;
-	s->followed = followed;
-	s->kept_arg = arg;
+	s->keep = k;
 	e = journal_resume_part(s->j, s->seg, p, s->with_parse, keep_done, s, &r);
+	s->keep = NULL;
 	if (e)
 		return fail(s, e);
 	s->parts[p].jn = r.jn;
@@ -676,21 +680,40 @@ void segout_handoff(struct segout *s, uint32_t p, const struct crawl_record *rec
 	journal_link(s, p, JOURNAL_HANDOFF, rec, NULL, 0, round);
 }
 
+/* Journals what partition p's robots series holds now (kind JOURNAL_WARC),
+ * or an answer (JOURNAL_ROBOTS) with it or alone (w NULL). */
+static void journal_robots(struct part *o, struct warc_writer *w, const void *answer,
+			   size_t n)
+{
+	struct journal_entry je;
+
+	memset(&je, 0, sizeof(je));
+	je.kind = answer ? JOURNAL_ROBOTS : JOURNAL_WARC;
+	je.warc = w ? warc_writer_name(w) : "";
+	je.warc_len = strlen(je.warc);
+	je.warc_end = w ? warc_writer_offset(w) : 0;
+	je.fetch = answer;
+	je.fetch_len = n;
+	journal_add(o->jn, &je);
+	if (w)
+		note_written(o, w);
+}
+
 void segout_robots_done(struct segout *s, uint32_t p)
 {
 	struct part *o = &s->parts[p];
-	struct warc_writer *w = o->warc[SEGOUT_ROBOTS];
-	struct journal_entry je;
 
-	if (!o->jn || !w)
-		return;
-	memset(&je, 0, sizeof(je));
-	je.kind = JOURNAL_WARC;
-	je.warc = warc_writer_name(w);
-	je.warc_len = strlen(je.warc);
-	je.warc_end = warc_writer_offset(w);
-	journal_add(o->jn, &je);
-	note_written(o, w);
+	if (o->jn && o->warc[SEGOUT_ROBOTS])
+		journal_robots(o, o->warc[SEGOUT_ROBOTS], NULL, 0);
+}
+
+void segout_robots_answer(struct segout *s, uint32_t p, int archived, const void *answer,
+			  size_t n)
+{
+	struct part *o = &s->parts[p];
+
+	if (o->jn && !s->failed)
+		journal_robots(o, archived ? o->warc[SEGOUT_ROBOTS] : NULL, answer, n);
 }
 
 enum cr_err segout_sync(struct segout *s)
@@ -777,8 +800,10 @@ static enum cr_err check_written(struct segout *s, uint32_t p)
 }
 
 /* Commits partition p: WARC files closed and checked, the record files
- * renamed into place, then the journal removed (it holds all the part
- * files do). */
+ * renamed into place. The journal stays until the phase is marked done
+ * (round_forget_journals): the robots cache written after this is made
+ * from the answers it holds, and a fetch killed before the mark resumes
+ * from it (journal.h). */
 static enum cr_err commit_part(struct segout *s, uint32_t p)
 {
 	struct part *o = part_of(s, p);
@@ -800,7 +825,7 @@ static enum cr_err commit_part(struct segout *s, uint32_t p)
 		if (o->stage[k])
 			e = recfile_writer_commit(&o->stage[k]);
 	if (!e)
-		journal_close(&o->jn, 1);
+		journal_close(&o->jn, 0);
 	return fail(s, e);
 }
 

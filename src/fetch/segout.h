@@ -12,7 +12,8 @@
  * metadata and outcome calls in the order things finish, segout_sync_async
  * every fetch.sync_interval_ms (WARC bytes fsynced before the journal
  * entries that name them, by a thread of its own), and at the end
- * segout_commit (record files renamed into place, journals removed) or
+ * segout_commit (record files renamed into place; the journals stay until the
+ * phase is marked done, round/state.h's round_forget_journals) or
  * nothing (a stopped fetch: the journals keep what finished). segout_free
  * in every case.
  *
@@ -45,21 +46,27 @@ void segout_free(struct segout **s);
 
 /*
  * Takes over partition p from earlier attempts at the segment (journal.h):
- * their committed outcomes are kept, and each is passed to kept (the
- * record borrowed during the call) so that its URL is not fetched again.
- * *kept_n and *cut get how many outcomes were kept and how many WARC bytes
- * cut.
+ * their committed outcomes are kept, and each is passed to k->kept (the
+ * record borrowed during the call) so that its URL is not fetched again;
+ * the links they followed go to k->followed, their robots.txt answers to
+ * k->robots. *kept_n and *cut get how many outcomes were kept and how many
+ * WARC bytes cut.
  */
-typedef void (*segout_kept_fn)(void *arg, const struct fetch_record *fr);
-/* A link an earlier attempt followed (segout_followed): its record and the
- * band keys of its page (nb of them), borrowed during the call; handoff 0,
- * or for a requisite it handed to the rank of its host instead
- * (segout_handoff), the hand-off it went out in (1, 2, ...). */
-typedef void (*segout_followed_fn)(void *arg, uint32_t p, const struct crawl_record *rec,
-				   const uint64_t *bands, unsigned nb, unsigned handoff);
-CR_WUR enum cr_err segout_resume(struct segout *s, uint32_t p, segout_kept_fn kept,
-				 segout_followed_fn followed, void *arg, uint64_t *kept_n,
-				 uint64_t *cut);
+struct segout_keep {
+	void (*kept)(void *arg, const struct fetch_record *fr);
+	/* A link an earlier attempt followed (segout_followed): its record and
+	 * the band keys of its page (nb of them), borrowed during the call;
+	 * handoff 0, or for a requisite it handed to the rank of its host
+	 * instead (segout_handoff), the hand-off it went out in (1, 2, ...). */
+	void (*followed)(void *arg, uint32_t p, const struct crawl_record *rec,
+			 const uint64_t *bands, unsigned nb, unsigned handoff);
+	/* A robots.txt answer an earlier attempt journaled (segout_robots_answer),
+	 * borrowed during the call; CR_ERR_FORMAT if it does not read. */
+	enum cr_err (*robots)(void *arg, uint32_t p, const void *answer, size_t n);
+	void *arg;
+};
+CR_WUR enum cr_err segout_resume(struct segout *s, uint32_t p, const struct segout_keep *k,
+				 uint64_t *kept_n, uint64_t *cut);
 
 /* A link followed inside the round (frontier.h) joined partition p's
  * queues: journaled, before its page's outcome, so that a resumed fetch
@@ -120,6 +127,13 @@ CR_WUR enum cr_err segout_outcome(struct segout *s, uint32_t p, const struct fet
 /* A robots.txt exchange archived in p's robots series: journaled, so that
  * a resumed fetch keeps its bytes. */
 void segout_robots_done(struct segout *s, uint32_t p);
+/* The answer (origins.h's origins_answer_pack; copied) that settled the
+ * robots.txt of an origin of partition p, its exchange just archived in
+ * p's robots series (archived) or none: journaled in place of
+ * segout_robots_done, so that a resumed fetch takes the answer - with the
+ * exchange's bytes, or not at all. */
+void segout_robots_answer(struct segout *s, uint32_t p, int archived, const void *answer,
+			  size_t n);
 
 /* Makes the journaled outcomes durable: the WARC bytes first, then the
  * journal entries that name them - once the periodic sync in flight is

@@ -509,6 +509,8 @@ int round_fetch(struct job *j, int seg, uint64_t *outcomes)
 		return rc;
 	if (fetch_mark(j, seg, c, pc, t0))
 		return 1;
+	if (j->rank == 0)
+		round_forget_journals(&j->dir, seg);
 	if (outcomes)
 		*outcomes = c[FC_FETCHED] + c[FC_REDIRECT] + c[FC_GONE] + c[FC_ERROR] +
 			    c[FC_DENIED] + c[FC_BLOCKED] + c[FC_DEFERRED] + c[FC_TRUNCATED] +
@@ -863,8 +865,12 @@ static int begin(struct job *j, const struct inject_seeds *seeds, int *pending)
 	*pending = 0;
 	if (snapshot(j, 0, &s))
 		return 1;
-	if (j->rank == 0)
+	if (j->rank == 0) {
 		round_clean_tmp(&j->dir);
+		/* A job killed between a fetch's mark and its journals' removal */
+		if (s.seg > 0 && (s.phases & ROUND_FETCHED))
+			round_forget_journals(&j->dir, s.seg);
+	}
 	if (s.version == 0) {
 		if (!seeds) {
 			log_user("the CrawlDb is empty: give --seeds");

@@ -5,6 +5,7 @@
 #include "util/log.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -284,6 +285,18 @@ void round_clean_tmp(const struct crawl_dir *d)
 	if (last > 0) {
 		layout_segment_dir(d, last, dir, sizeof(dir));
 		clean_tmp(dir, 1);
+	}
+}
+
+void round_forget_journals(const struct crawl_dir *d, int seg)
+{
+	char path[PATH_MAX];
+	uint32_t p;
+
+	for (p = 0; p < d->partitions; p++) {
+		layout_journal(d, seg, p, path, sizeof(path));
+		if (unlink(path) != 0 && errno != ENOENT)
+			log_warn("crawl", "cannot remove '%s': %s", path, strerror(errno));
 	}
 }
 

@@ -118,6 +118,11 @@ void round_clean_version(const struct crawl_dir *d, int ver);
 /* Removes the files a killed job left under temporary names (NAME.tmp.PID)
  * in crawldb/ and in the last segment. */
 void round_clean_tmp(const struct crawl_dir *d);
+/* Removes the fetch journals of segment seg, once its fetch is marked
+ * done: they outlive its committed record files until then, since the
+ * robots cache the fetch writes last is made from the answers they hold
+ * (fetch/journal.h). */
+void round_forget_journals(const struct crawl_dir *d, int seg);
 /* Commits CrawlDb version ver, made by origin ("inject\n" or "segment N\n"),
  * and drops version ver - 2. */
 CR_WUR enum cr_err round_commit_version(const struct crawl_dir *d, int ver,

@@ -31,7 +31,8 @@ cleanup() {
 [ -n "${KEEP_SCRATCH:-}" ] || trap cleanup EXIT
 
 check() {
-	# check "what" command...   passes when the command succeeds
+	# check "what" command...   passes when the command succeeds; returns
+	# its verdict, so that `if ! check ...` can say more
 	local what=$1
 	shift
 	if "$@"; then
@@ -39,6 +40,7 @@ check() {
 	else
 		T_FAILED=$((T_FAILED + 1))
 		echo "not ok: $what"
+		return 1
 	fi
 }
 
