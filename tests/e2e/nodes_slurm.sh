@@ -66,11 +66,8 @@ if ! nodes_web "$N" 10 15; then
 fi
 # No round plan (generate.round_s = 0): a round fetches all that is due
 # and follows links in the round to the end, so the crawl has three rounds,
-# the first 10 s long, and the node is killed in its fetch. With the
-# default plan, a fetch killed there and resumed left, in 2 of 9 trials,
-# a CrawlDb whose rounds differed from an unbroken crawl's (depth, cash,
-# which of two near-duplicates is kept); none of 10 did without a plan
-# (tests/e2e/resume.sh, too, crawls without one).
+# the first 10 s long, and the node is killed in its fetch. (resume.sh
+# checks fetches killed and resumed under the default plan.)
 cp "$SCRATCH/web.conf" "$SCRATCH/job.conf"
 cat >>"$SCRATCH/job.conf" <<EOF
 politeness.delay_ms = 200
