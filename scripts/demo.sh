@@ -34,8 +34,9 @@ bin/mpicrawl readdb --dir "$OUT" --stats
 echo
 echo "demo: $(wc -l <"$SIMWEB_LOG") requests in the server's log"
 echo "demo: WARC files:"
-ls -1 "$OUT"/segments/*/warc/*.warc.gz | sed 's/^/  /' | head -n 8
-echo "  ... ($(ls -1 "$OUT"/segments/*/warc/*.warc.gz | wc -l) files)"
+warcs=("$OUT"/segments/*/warc/*.warc.gz)
+printf '  %s\n' "${warcs[@]:0:8}"
+echo "  ... (${#warcs[@]} files)"
 echo "demo: per-round counters in $OUT/segments/*/stats.json;" \
      "run 'bin/mpicrawl readdb --dir $OUT --dump' for every URL"
 if "$ROOT/bin/mpicrawl" report --dir "$OUT" >/dev/null 2>&1; then

@@ -63,12 +63,12 @@ static enum cr_err take_seed(struct seed_reader *s, const char *t, const char *s
 	return CR_ERR_FORMAT;
 }
 
-/* A seed line that holds a NUL byte: no seed (it would be cut there). */
-static void nul_line(struct seed_reader *s)
+/* A line that is no seed (seeds_split's why). */
+static void bad_line(struct seed_reader *s, const char *why)
 {
 	if (s->c[IC_INVALID] + s->c[IC_REFUSED] < INJECT_LOG_MAX)
-		log_warn("inject", "%s:%llu: invalid seed line: it holds a NUL byte", s->path,
-			 (unsigned long long)s->lineno);
+		log_warn("inject", "%s:%llu: invalid seed line: %s", s->path,
+			 (unsigned long long)s->lineno, why);
 	s->c[IC_INVALID]++;
 }
 
@@ -87,13 +87,14 @@ static int produce_seeds(void *arg, struct route *r)
 			continue;
 		struct link_record l = { .from = "" };
 		struct seed_settings ss;
-		int seed = seeds_split(s->line, (size_t)n, s->lineno == 1, &t, &settings);
+		const char *bad = NULL;
+		int seed = seeds_split(s->line, (size_t)n, s->lineno == 1, &t, &settings, &bad);
 
 		if (!seed)
 			continue;
 		s->c[IC_LINES]++;
 		if (seed < 0) {
-			nul_line(s);
+			bad_line(s, bad);
 			continue;
 		}
 		seed_settings_of(settings, &ss);
@@ -225,8 +226,8 @@ enum cr_err inject_check(const char *path, uint64_t *lines, uint64_t *invalid, c
 		return CR_ERR_IO;
 	while (e == CR_EOF && (n = getline(&line, &cap, fp)) >= 0) {
 		char *t, *settings;
-		const char *why = "it holds a NUL byte";
-		int seed = seeds_split(line, (size_t)n, (*lines)++ == 0, &t, &settings);
+		const char *why = NULL;
+		int seed = seeds_split(line, (size_t)n, (*lines)++ == 0, &t, &settings, &why);
 
 		if (!seed)
 			continue;

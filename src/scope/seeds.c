@@ -18,13 +18,31 @@
 #define SEED_RECORD_VERSION 1
 #define SEED_SETTINGS_MAX 4096
 
-int seeds_split(char *line, size_t n, int first_line, char **url, char **settings)
+/* Cuts s at a comment (a '#' after a blank; at_start: or first, s following
+ * a blank) and at its trailing blanks. */
+static void cut_comment(char *s, int at_start)
+{
+	char *p, *e;
+
+	for (p = s; (p = strchr(p, '#')) != NULL; p++)
+		if (p > s ? p[-1] == ' ' || p[-1] == '\t' : at_start) {
+			*p = '\0';
+			break;
+		}
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+		*--e = '\0';
+}
+
+int seeds_split(char *line, size_t n, int first_line, char **url, char **settings,
+		const char **why)
 {
 	char *t = line, *tab;
 
-	if (memchr(line, '\0', n))
+	if (memchr(line, '\0', n)) {
+		*why = "it holds a NUL byte";
 		return -1;
-
+	}
 	if (first_line && !memcmp(t, UTF8_BOM, 3))
 		t += 3;   /* a byte order mark is not part of the first URL */
 	while (*t == ' ' || *t == '\t')
@@ -36,6 +54,13 @@ int seeds_split(char *line, size_t n, int first_line, char **url, char **setting
 	*settings = tab ? tab + 1 : t + strlen(t);
 	if (tab)
 		*tab = '\0';
+	cut_comment(t, 0);
+	cut_comment(*settings, 1);
+	if (strchr(t, ' ')) {
+		*why = "text after the URL: a comment starts with '#' after a blank, settings "
+		       "follow a tab";
+		return -1;
+	}
 	*url = t;
 	return 1;
 }
@@ -160,7 +185,7 @@ static enum cr_err write_lines(FILE *fp, struct recfile_writer *w, struct scope 
 		const char *why;
 		int sitemap;
 
-		if (seeds_split(line, (size_t)n, first, &url, &settings) <= 0) {
+		if (seeds_split(line, (size_t)n, first, &url, &settings, &why) <= 0) {
 			first = 0;
 			continue;
 		}

@@ -25,11 +25,15 @@ struct scope;
 /*
  * Splits a seed line in place: *url the URL (leading blanks, a first
  * line's byte order mark and the line end cut), *settings what follows its
- * first tab ("" if nothing). n is the line's length as read. Returns 0 for
- * a blank or comment line, -1 for a line that holds a NUL byte (no seed:
- * it would be cut there), else 1.
+ * first tab ("" if nothing). A '#' after a blank starts a comment, on a
+ * line of its own or after the URL or the settings. n is the line's length
+ * as read. Returns 0 for a blank or comment line, 1 for a seed, -1 for a
+ * line that is no seed, *why (a static string) saying why: it holds a NUL
+ * byte (it would be cut there), or text follows the URL after a blank
+ * that is not a comment - never part of the URL.
  */
-int seeds_split(char *line, size_t n, int first_line, char **url, char **settings);
+int seeds_split(char *line, size_t n, int first_line, char **url, char **settings,
+		const char **why);
 
 /* The id of the seed with canonical URL url[0..len) (crawl_record.seed):
  * XXH3-64 of the URL, never 0. */

@@ -67,6 +67,15 @@ printf '# seeds\nhttp://a.example/\n\nnot a url\nftp://b.example/\nhttp://c.exam
 check "inject with bad lines" expect 0 'seeds:4: invalid seed' \
 	"$MPICRAWL" inject --dir "$SCRATCH/c" --seeds "$SCRATCH/seeds" --set partition.count=4
 check "two seeds injected" bash -c "'$MPICRAWL' readdb --dir '$SCRATCH/c' --stats | grep -q 'unfetched  2'"
+# Text after a blank is a comment ('#') or an error with its line, never the URL's.
+printf 'http://d.example/ # a note\nhttp://e.example/ a note\nhttp://f.example/\tmax_pages=3 # too\n' \
+	>"$SCRATCH/noted"
+check "a seed's trailing text that is no comment: named with its line" expect 0 \
+	'noted:2: invalid seed line: text after the URL' \
+	"$MPICRAWL" inject --dir "$SCRATCH/cn" --seeds "$SCRATCH/noted"
+check "... the comment is no part of the URL" test "$("$MPICRAWL" readdb --dir "$SCRATCH/cn" --dump |
+	grep -o '"url":"[^"]*"' | sort | tr '\n' ' ')" = \
+	'"url":"http://d.example/" "url":"http://f.example/" '
 check "partition count cannot change" expect 2 'cannot change' \
 	"$MPICRAWL" inject --dir "$SCRATCH/c" --seeds "$SCRATCH/seeds" --set partition.count=8
 # The WARC files' prefix is the crawl's, made at creation (crawl-unique)

@@ -271,20 +271,45 @@ static void per_seed(void)
 
 static void seed_lines(void)
 {
+	static const struct {
+		const char *line;
+		int first, want;
+		const char *url, *settings;
+	} rows[] = {
+		{ "\xef\xbb\xbf  http://a.test/\tmax_pages=5\r\n", 1, 1, "http://a.test/",
+		  "max_pages=5" },
+		{ "  # comment\n", 0, 0, NULL, NULL },
+		{ "http://a.test/   \n", 0, 1, "http://a.test/", "" },
+		{ "http://a.test/ # a note\n", 0, 1, "http://a.test/", "" },
+		{ "http://a.test/#frag\n", 0, 1, "http://a.test/#frag", "" },
+		{ "http://a.test/\tmax_pages=5 # a note\n", 0, 1, "http://a.test/",
+		  "max_pages=5" },
+		{ "http://a.test/\t# only a note\n", 0, 1, "http://a.test/", "" },
+		/* text after a blank is a comment or an error, never the URL's */
+		{ "http://a.test/a b\n", 0, -1, NULL, NULL },
+		{ "http://a.test/ note\n", 0, -1, NULL, NULL },
+	};
 	char line[128], *url, *settings;
+	const char *why;
+	size_t i;
 
-	snprintf(line, sizeof(line), "\xef\xbb\xbf  http://a.test/\tmax_pages=5\r\n");
-	CHECK(seeds_split(line, strlen(line), 1, &url, &settings) == 1, "a seed");
-	CHECK(!strcmp(url, "http://a.test/"), "url %s", url);
-	CHECK(!strcmp(settings, "max_pages=5"), "settings %s", settings);
-	snprintf(line, sizeof(line), "http://a.test/a b\n");
-	CHECK(seeds_split(line, strlen(line), 0, &url, &settings) == 1 &&
-	      !strcmp(url, "http://a.test/a b") &&
-	      !*settings, "a space is part of the URL");
-	snprintf(line, sizeof(line), "  # comment\n");
-	CHECK(seeds_split(line, strlen(line), 0, &url, &settings) == 0, "comment");
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		int got;
+
+		snprintf(line, sizeof(line), "%s", rows[i].line);
+		url = settings = NULL;
+		why = NULL;
+		got = seeds_split(line, strlen(line), rows[i].first, &url, &settings, &why);
+		CHECK(got == rows[i].want, "seed line %zu: %d", i, got);
+		if (got == 1)
+			CHECK(!strcmp(url, rows[i].url) && !strcmp(settings, rows[i].settings),
+			      "seed line %zu: '%s' '%s'", i, url, settings);
+		if (got < 0)
+			CHECK(why && strstr(why, "text after the URL"), "seed line %zu: why", i);
+	}
 	memcpy(line, "http://a.test/x\0evil\n", 21);
-	CHECK(seeds_split(line, 21, 0, &url, &settings) == -1, "a NUL byte: no seed");
+	CHECK(seeds_split(line, 21, 0, &url, &settings, &why) == -1 && strstr(why, "NUL"),
+	      "a NUL byte: no seed");
 	CHECK(seeds_check_settings("") == NULL, "no settings");
 	CHECK(seeds_check_settings("bogus=1") != NULL, "an unknown setting");
 	{
@@ -305,17 +330,17 @@ static void seed_lines(void)
 			{ "max_depth", 0, 0, 0, 0, 0 },
 			{ "kind=feed", 0, 0, 0, 0, 0 },
 		};
-		size_t i;
+		size_t k;
 
-		for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
 			struct seed_settings ss;
-			const char *why = seeds_parse_settings(cases[i].text, &ss);
+			const char *bad = seeds_parse_settings(cases[k].text, &ss);
 
-			CHECK(cases[i].ok ? !why && ss.max_pages == cases[i].max_pages &&
-					    ss.max_depth == cases[i].max_depth &&
-					    ss.scope == cases[i].scope && ss.sitemap == cases[i].sitemap
-					  : why != NULL, "settings '%s': %s", cases[i].text,
-			      why ? why : "ok");
+			CHECK(cases[k].ok ? !bad && ss.max_pages == cases[k].max_pages &&
+					    ss.max_depth == cases[k].max_depth &&
+					    ss.scope == cases[k].scope && ss.sitemap == cases[k].sitemap
+					  : bad != NULL, "settings '%s': %s", cases[k].text,
+			      bad ? bad : "ok");
 		}
 	}
 }
