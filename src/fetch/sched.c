@@ -15,15 +15,14 @@ void sched_host_init(struct sched_host *h)
 
 int64_t sched_next_start(const struct sched_host *h, const struct sched_policy *p)
 {
-	int64_t t = INT64_MIN;
+	int64_t t = INT64_MIN, gap = p->delay_us > 0 ? p->delay_us + SCHED_MARGIN_US : 0;
 
 	if (h->in_flight >= p->max_in_flight)
 		return INT64_MAX;
 	if (h->last_start_us != INT64_MIN)
-		t = h->last_start_us + p->delay_us;
-	if (p->max_in_flight == 1 && h->last_end_us != INT64_MIN &&
-	    h->last_end_us + p->delay_us > t)
-		t = h->last_end_us + p->delay_us;
+		t = h->last_start_us + gap;
+	if (p->max_in_flight == 1 && h->last_end_us != INT64_MIN && h->last_end_us + gap > t)
+		t = h->last_end_us + gap;
 	if (h->not_before_us > t)
 		t = h->not_before_us;
 	return t;

@@ -152,18 +152,31 @@ int main(void)
 	sched_on_start(&h, 5000);
 	CHECK(sched_next_start(&h, &one) == INT64_MAX, "one in flight blocks the host");
 	sched_on_end(&h, 5600);
-	CHECK(sched_next_start(&h, &one) == 6600, "delay counts from the end: %lld",
+	CHECK(sched_next_start(&h, &one) == 6600 + SCHED_MARGIN_US,
+	      "delay (and the margin) counts from the end: %lld",
 	      (long long)sched_next_start(&h, &one));
 	h.not_before_us = 9000;
 	CHECK(sched_next_start(&h, &one) == 9000, "Retry-After hold wins");
 
 	sched_host_init(&h);
 	sched_on_start(&h, 100);
-	CHECK(sched_next_start(&h, &two) == 1100, "two in flight: starts spaced by delay");
+	CHECK(sched_next_start(&h, &two) == 1100 + SCHED_MARGIN_US,
+	      "two in flight: starts spaced by delay");
 	sched_on_start(&h, 1100);
 	CHECK(sched_next_start(&h, &two) == INT64_MAX, "max_in_flight reached");
 	sched_on_end(&h, 1500);
-	CHECK(sched_next_start(&h, &two) == 2100, "next start after the last start");
+	CHECK(sched_next_start(&h, &two) == 2100 + SCHED_MARGIN_US,
+	      "next start after the last start");
+	{
+		struct sched_policy none = { .delay_us = 0, .max_in_flight = 1 };
+		struct sched_host z;
+
+		sched_host_init(&z);
+		sched_on_start(&z, 100);
+		sched_on_end(&z, 400);
+		CHECK(sched_next_start(&z, &none) == 400, "no delay, no margin: %lld",
+		      (long long)sched_next_start(&z, &none));
+	}
 
 	sched_heap_init(&q);
 	for (i = 0; i < 100; i++) {
