@@ -6,9 +6,11 @@
  */
 #include "cli/cli.h"
 #include "comm/comm.h"
+#include "crawldb/provenance.h"
 #include "inject/inject.h"
 #include "inputs/inputs.h"
 #include "url/url.h"
+#include "util/clock.h"
 #include "util/fs.h"
 #include "util/lock.h"
 #include "util/log.h"
@@ -320,6 +322,13 @@ int cli_job_start(struct job *j, const struct cli_opts *o, int create)
 	/* What rank 0 wrote, on every rank: a warc.prefix made is its own. */
 	if (create && !comm_agree(layout_open(o->dir, &j->cfg, 0, &j->dir) == CR_OK))
 		return 1;
+	/* Outcomes an earlier configuration decided are judged again under
+	 * another (generate_rejudged): from when this one took effect. */
+	if (j->rank == 0)
+		e = provenance_config_since(j, clock_now_us(), &j->config_since_us);
+	if (!comm_agree(e == CR_OK))
+		return 1;
+	comm_bcast(&j->config_since_us, sizeof(j->config_since_us), 0);
 	if (j->rank == 0 && (uint32_t)j->nranks > j->dir.partitions)
 		log_warn("job", "%d ranks but %u partitions: ranks %u and up have no work "
 			 "(partition.count is fixed when the crawl directory is created)",

@@ -23,6 +23,12 @@ struct job {
 	 * none): generate.round_s as the round driver resolved it
 	 * (round/length.h). Generate and fetch read job_round_span_ms. */
 	int64_t round_ms;
+	/* When the configuration the job runs with took effect (µs, the
+	 * crawl's clock): the start of the first job that ran with it, of an
+	 * unbroken line of jobs with the same config digest (provenance.h).
+	 * Refusals and failures the configuration decided before it are
+	 * judged again (generate_rejudged). */
+	int64_t config_since_us;
 	char tmpdir[PATH_MAX];   /* DIR/tmp/rNNNN, created by job_tmpdir */
 };
 

@@ -199,3 +199,39 @@ int provenance_record_body(const struct job *j, struct buf *out)
 	fs_list_free(s, ns);
 	return nc > 0;
 }
+
+enum cr_err provenance_config_since(const struct job *j, int64_t now, int64_t *since)
+{
+	char *text = malloc(CONFIG_TEXT_MAX), digest[SHA256_NAME_MAX], path[PATH_MAX], line[128];
+	struct buf old;
+	long long t;
+	enum cr_err e;
+
+	if (!text)
+		return CR_ERR_NOMEM;
+	config_write(&j->cfg, text, CONFIG_TEXT_MAX);
+	sha256_name(text, strlen(text), digest);
+	free(text);
+	layout_top(j->dir.root, "config.since", path, sizeof(path));
+	buf_init(&old);
+	*since = now;
+	/* missing or unreadable: the configuration is taken as new */
+	if (fs_read_all(path, 4096, &old) == CR_OK && old.len < sizeof(line)) {
+		char seen[SHA256_NAME_MAX];
+
+		memcpy(line, old.p, old.len);
+		line[old.len] = '\0';
+		if (sscanf(line, "%71s %lld", seen, &t) == 2 && !strcmp(seen, digest) && t > 0 &&
+		    t <= now) {
+			buf_release(&old);
+			*since = t;
+			return CR_OK;
+		}
+	}
+	buf_release(&old);
+	snprintf(line, sizeof(line), "%s %lld\n", digest, (long long)now);
+	e = fs_write_atomic(path, line, strlen(line));
+	if (e)
+		log_err("provenance", "cannot write '%s'", path);
+	return e;
+}

@@ -46,4 +46,12 @@ void provenance_fields(const struct job *j, struct buf *out);
  * 0 when DIR/provenance/ has no configuration. */
 int provenance_record_body(const struct job *j, struct buf *out);
 
+/*
+ * Rank 0 at the start of a job, the lock held: *since gets when the job's
+ * configuration took effect (job.h config_since_us). DIR/config.since
+ * holds "DIGEST SINCE_US" of the last job: the same config-digest keeps
+ * its time; another (or none) makes it now, written atomically.
+ */
+CR_WUR enum cr_err provenance_config_since(const struct job *j, int64_t now, int64_t *since);
+
 #endif

@@ -133,7 +133,7 @@ static enum cr_err load(struct fetcher *f, int64_t now)
 			 (unsigned long long)f->kept, (unsigned long long)f->warc_cut);
 	if (!e)
 		f->c[FC_ROBOTS_CACHED] += carry_in(&f->origins, f->dns, clock_now_us(),
-						   clock_mono_us());
+						   clock_mono_us(), f->j->config_since_us);
 	return e;
 }
 
@@ -275,7 +275,8 @@ static enum cr_err handoffs(struct fetcher *f, enum cr_err e)
 		     !f->drain_until;
 		he = handoff_exchange(&f->frontier, go, &l, f->limit, f->out, &more);
 		if (!he && go && more)   /* their origins bound by the robots cache too */
-			he = carry_in_late(&f->origins, f->dns, clock_now_us(), clock_mono_us());
+			he = carry_in_late(&f->origins, f->dns, clock_now_us(), clock_mono_us(),
+					   f->j->config_since_us);
 		e = e ? e : he;
 		if (go && more && !e)
 			fetch_loop(f);

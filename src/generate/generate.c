@@ -66,6 +66,33 @@ int generate_due(const struct crawl_record *r, int64_t now, long max_depth)
 	return r->next_fetch <= now;
 }
 
+/* 1 if s starts r's reason. */
+static int reason_is(const struct crawl_record *r, const char *s)
+{
+	size_t n = strlen(s);
+
+	return r->reason_len >= n && !memcmp(r->reason, s, n);
+}
+
+int generate_rejudged(const struct crawl_record *r, int64_t since_us)
+{
+	if (!r->fetched_at || r->fetched_at >= since_us)
+		return 0;
+	switch (r->status) {
+	case ST_BLOCKED:
+	case ST_DENIED:
+	case ST_DEFERRED:
+		return 1;
+	case ST_ERROR:
+	case ST_TIMEOUT:
+	case ST_GONE:
+		return reason_is(r, "dns:") || reason_is(r, "tls:") ||
+		       reason_is(r, "robots.txt");
+	default:
+		return 0;
+	}
+}
+
 int generate_demoted(const struct generate_rules *g, const struct generate_host *h)
 {
 	return g->demote_min_pages > 0 && h->pages >= (uint64_t)g->demote_min_pages &&
@@ -102,7 +129,7 @@ enum generate_verdict generate_select(const struct crawl_record *r,
 	if (g->max_depth > 0 && r->depth > (uint32_t)g->max_depth)
 		return GEN_TOO_DEEP;
 	if (!generate_due(r, now, 0) && !refetch_early(r, g, now) &&
-	    !(operator_blocked(r) && !h->op.block))
+	    !generate_rejudged(r, g->config_since_us) && !(operator_blocked(r) && !h->op.block))
 		return GEN_NOT_DUE;
 	if (h->seed_capped)
 		return GEN_SEED_CAPPED;
@@ -428,6 +455,7 @@ static enum cr_err generate_partition(struct job *j, int seg, int ver, uint32_t 
 	score_rules_from(&j->cfg, &g.score);
 	refresh_rules_from(&j->cfg, &g.refresh);
 	g.rules.round_ms = job_round_span_ms(j);
+	g.rules.config_since_us = j->config_since_us;
 	hmap_init(&g.per_host);
 	hmap_init(&g.delays);
 	hmap_init(&g.robots);

@@ -51,6 +51,18 @@ extern const char *const generate_counter_names[GC_COUNT_];
 /* 1 if the record is due at now (µs) and within max_depth (0: no limit). */
 int generate_due(const struct crawl_record *r, int64_t now, long max_depth);
 
+/*
+ * 1 if r's last outcome is one the configuration decides - refused by an
+ * address rule, a host rule or robots.txt for robots.agent, deferred by
+ * politeness.max_crawl_delay_ms or a robots.txt the TLS settings could not
+ * reach, failed on DNS (dns.servers) or TLS (tls.*) - and was decided
+ * before since_us, when the configuration the job runs with took effect
+ * (job.h): such a URL is due again whatever its next fetch time, once, as
+ * the hint that came with it ("set fetch.allow_private=true", "check
+ * dns.servers") promises. Pure.
+ */
+int generate_rejudged(const struct crawl_record *r, int64_t since_us);
+
 /* The most URLs of one host a span of span_ms can fetch at one request per
  * delay_ms (INT64_MAX when either is 0: no bound). Pure. */
 int64_t generate_feasible(int64_t span_ms, long delay_ms);
@@ -69,6 +81,8 @@ struct generate_rules {
 	long max_crawl_delay_ms;
 	int refetch_early;           /* a fetched page is a candidate once */
 	int64_t refetch_min_us;      /* this long after its last visit */
+	int64_t config_since_us;     /* job.h: outcomes the configuration decided
+					before it are judged again */
 };
 
 void generate_rules_from(const struct config *cfg, struct generate_rules *out);

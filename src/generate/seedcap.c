@@ -121,7 +121,8 @@ static enum cr_err scan_part(struct seedcap *c, const struct job *j, const char 
 			continue;
 		if (rec.http_status)
 			c->fetched[k]++;   /* a page: a request the server answered */
-		else if (generate_due(&rec, now, j->cfg.max_depth))
+		else if (generate_due(&rec, now, j->cfg.max_depth) ||
+			 generate_rejudged(&rec, j->config_since_us))
 			e = add_key(&c->keys[k], seedcap_key(&rec));
 	}
 	recfile_reader_free(&r);

@@ -19,6 +19,7 @@ void robots_cache_pack(struct buf *out, const char *origin, int64_t fetched_at,
 		buf_put_svarint(out, t->dns.expires);
 		buf_put_u8(out, (uint8_t)t->dns.result);
 		buf_put_str(out, t->dns.addr, strlen(t->dns.addr));
+		buf_put_svarint(out, t->dns.at);
 	}
 }
 
@@ -51,6 +52,8 @@ enum cr_err robots_cache_unpack(const void *data, size_t n, char *key, size_t kc
 		t->dns.result = res;
 		memcpy(t->dns.addr, a, al);
 		t->dns.addr[al] = '\0';
+		if (rd.off < rd.len && buf_get_svarint(&rd, &t->dns.at))
+			return CR_ERR_FORMAT;
 	}
 	if (rd.off != rd.len)
 		return CR_ERR_FORMAT;

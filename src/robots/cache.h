@@ -20,9 +20,12 @@
  * carry politeness from one fetch phase to the next. And the host's DNS
  * answer (fetch/dns.h: enum dns_result, the address when it is one) until
  * it expires (wall µs; expires 0: none kept), so that a host is resolved once per
- * TTL rather than once per phase. */
+ * TTL rather than once per phase - with when it was had (wall µs; 0: not
+ * known, records written before it was kept), so that an answer had under
+ * another configuration (dns.servers) is not taken. */
 struct robots_cache_dns {
 	int64_t expires;
+	int64_t at;
 	int result;
 	char addr[64];
 };

@@ -238,6 +238,45 @@ static void seed_bounds(void)
 	}
 }
 
+/* generate_rejudged: which outcomes the configuration decided, judged
+ * again once when it changes. */
+static void rejudged_table(void)
+{
+	static const struct {
+		const char *name;
+		int status;
+		const char *reason;
+		int64_t fetched_at;
+		int want;
+	} rows[] = {
+		{ "blocked: non-public address, before", ST_BLOCKED, "non-public address", 50, 1 },
+		{ "blocked, decided under this config", ST_BLOCKED, "non-public address", 100, 0 },
+		{ "blocked by an operator rule", ST_BLOCKED, "operator", 50, 1 },
+		{ "denied by robots.txt (robots.agent)", ST_DENIED, "robots.txt", 50, 1 },
+		{ "deferred: Crawl-delay or robots.txt unreachable", ST_DEFERRED, "robots.txt", 50, 1 },
+		{ "dns failure", ST_ERROR, "dns: failure", 50, 1 },
+		{ "dns nxdomain, retries spent", ST_GONE, "dns: nxdomain", 50, 1 },
+		{ "tls: untrusted (tls.ca_file)", ST_ERROR, "tls:untrusted", 50, 1 },
+		{ "a timeout is the server's", ST_TIMEOUT, "Timeout was reached", 50, 0 },
+		{ "a 404 is the server's", ST_GONE, "", 50, 0 },
+		{ "a 503 is the server's", ST_ERROR, "http 503", 50, 0 },
+		{ "fetched", ST_FETCHED, "", 50, 0 },
+		{ "never fetched", ST_UNFETCHED, "", 0, 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct crawl_record r;
+
+		memset(&r, 0, sizeof(r));
+		r.status = (uint8_t)rows[i].status;
+		r.reason = rows[i].reason;
+		r.reason_len = strlen(rows[i].reason);
+		r.fetched_at = rows[i].fetched_at;
+		CHECK(generate_rejudged(&r, 100) == rows[i].want, "%s", rows[i].name);
+	}
+}
+
 int main(void)
 {
 	struct crawl_record r;
@@ -245,6 +284,7 @@ int main(void)
 	struct fetch_record f;
 	struct crawl_record old, out;
 
+	rejudged_table();
 	CHECK(generate_feasible(0, 1000) == INT64_MAX, "no span, no bound");
 	CHECK(generate_feasible(600000, 0) == INT64_MAX, "no delay, no bound");
 	CHECK(generate_feasible(600000, 1000) == 601, "10 min at 1 s: %lld",
