@@ -85,8 +85,7 @@ static void journal_answer(struct fetcher *f, struct origin *o, int archived)
 static void robots_unasked(struct fetcher *f, struct origin *o, const char *why, int silent)
 {
 	origin_on_answer(o, &f->origins.pol, clock_now_us(), 0, NULL, 0, NULL);
-	o->refused = NULL;
-	o->failure = why;
+	origin_on_failure(o, why);
 	o->silent = silent ? f->net_epoch : 0;
 	if (silent)
 		fetch_silent(f, o->host, "", 0);
@@ -209,8 +208,8 @@ void fetch_robots_done(struct fetcher *f, struct origin *o, const struct http_re
 	outcome_robots_body(&in, (size_t)f->j->cfg.robots_max_bytes + 1, &dec, &rb, &rl);
 	origin_on_answer(o, &f->origins.pol, r->start_wall_us, ro.status, rb, rl, ro.location);
 	buf_release(&dec);
-	o->refused = !ro.status && !strncmp(r->error, "tls:", 4) ? r->error : NULL;
-	o->failure = ro.status ? NULL : robots_failure(r);
+	if (!ro.status)
+		origin_on_failure(o, robots_failure(r));
 	o->silent = r->silent ? f->net_epoch : 0;   /* complete() told netwatch */
 	if (o->state == ORIGIN_UNAVAILABLE)
 		f->c[FC_ROBOTS_UNAVAILABLE]++;

@@ -19,6 +19,7 @@ void origins_init(struct origin_table *t, const struct job *j)
 	t->pol.ttl_us = (int64_t)j->cfg.robots_ttl_s * 1000000;
 	t->pol.retry_us = (int64_t)j->cfg.retry_interval_s * 1000000;
 	t->pol.max_bytes = (size_t)j->cfg.robots_max_bytes;
+	t->pol.since_us = j->config_since_us;
 	hmap_init(&t->map);
 	hmap_init(&t->known);
 	hmap_init(&t->reasons);

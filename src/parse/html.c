@@ -883,6 +883,22 @@ static void drop_nuls(const void **body, size_t *len, const char *charset, struc
 	*len = clean->len;
 }
 
+/* libxml2 reports some errors - a charset conversion that fails, above
+ * all - to its generic handler whatever the parse options say: on stderr,
+ * unprefixed, once per bad page. The page's outcome is the parse's own;
+ * these are dropped. */
+static void quiet_generic(void *arg, const char *fmt, ...)
+{
+	(void)arg;
+	(void)fmt;
+}
+
+static void quiet_structured(void *arg, xmlErrorPtr err)
+{
+	(void)arg;
+	(void)err;
+}
+
 enum cr_err html_extract_meta(const void *body, size_t len, const char *charset,
 			      const char *page_url, const char *agent, size_t max_links,
 			      struct html_page *out, struct htmlmeta *meta)
@@ -929,6 +945,9 @@ enum cr_err html_extract_meta(const void *body, size_t len, const char *charset,
 	 * browser reads on (docs/REAL_PAGES.md). len fits an int: at most
 	 * HTML_MAX_BYTES. */
 	if (len > 0) {
+		/* per thread: set where the parse runs */
+		xmlSetGenericErrorFunc(NULL, quiet_generic);
+		xmlSetStructuredErrorFunc(NULL, quiet_structured);
 		charset = page_charset(charset, body, &len, label, sizeof(label));
 		ctxt = htmlCreateMemoryParserCtxt(body, (int)len);
 		if (!ctxt) {

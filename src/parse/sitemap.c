@@ -284,14 +284,23 @@ static void quiet(void *arg, const xmlError *err)
 	(void)err;
 }
 
+/* What libxml2 sends its generic handler whatever the options (a charset
+ * conversion that fails): dropped, as html.c does. */
+static void quiet_generic(void *arg, const char *fmt, ...)
+{
+	(void)arg;
+	(void)fmt;
+}
+
 static void parse_xml(struct reading *r, const char *body, size_t len)
 {
-	xmlTextReaderPtr x = xmlReaderForMemory(body, (int)len, r->base, NULL,
-						XML_PARSE_NONET | XML_PARSE_NOERROR |
-						XML_PARSE_NOWARNING | XML_PARSE_NOCDATA |
-						XML_PARSE_RECOVER);
+	xmlTextReaderPtr x;
 	int rc;
 
+	xmlSetGenericErrorFunc(NULL, quiet_generic);
+	x = xmlReaderForMemory(body, (int)len, r->base, NULL,
+			       XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
+			       XML_PARSE_NOCDATA | XML_PARSE_RECOVER);
 	if (!x) {
 		r->st->malformed = 1;
 		return;

@@ -62,15 +62,37 @@ static void keep_body(struct origin *o, const struct origin_policy *pol, const v
 	buf_add(&o->body, body, len < keep ? len : keep);
 }
 
+/* Without an answer the body is why (origin_on_failure): failure and
+ * refused point into it. */
+static void set_why(struct origin *o)
+{
+	o->failure = o->refused = NULL;
+	if (o->http_status || !o->body.len)
+		return;
+	o->failure = buf_cstr(&o->body);
+	if (!strncmp(o->failure, "tls:", 4))
+		o->refused = o->failure;
+}
+
+void origin_on_failure(struct origin *o, const char *why)
+{
+	o->body.len = 0;
+	if (why)
+		buf_adds(&o->body, why);
+	set_why(o);
+}
+
 void origin_on_cache(struct origin *o, const struct origin_policy *pol, int64_t at,
 		     int status, const void *body, size_t len, int64_t now)
 {
 	o->fetched_at = at;
 	o->http_status = status;
-	o->failure = NULL;
 	o->body.len = 0;
 	buf_add(&o->body, body, len);
-	if (now - at >= pol->ttl_us) {
+	set_why(o);
+	/* expired; or a failure another configuration had (dns.servers,
+	 * tls.ca_file...): asked again when needed */
+	if (now - at >= pol->ttl_us || (!status && at < pol->since_us)) {
 		set_state(o, ORIGIN_UNKNOWN);   /* expired: asked again when needed */
 		return;
 	}
@@ -103,6 +125,7 @@ void origin_on_answer(struct origin *o, const struct origin_policy *pol, int64_t
 	o->http_status = status;
 	o->answered = 1;
 	keep_body(o, pol, body, len);
+	set_why(o);
 	if (status >= 300 && status < 400 && o->hops < ORIGIN_MAX_HOPS && location &&
 	    location[0]) {
 		/* RFC 9309 2.3.1.2: a hop is a request of its own, which waits

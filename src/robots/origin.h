@@ -46,6 +46,8 @@ struct origin_policy {
 	int64_t ttl_us;       /* robots.cache_ttl_s */
 	int64_t retry_us;     /* crawl.retry_interval_s: an unavailable one is asked again after */
 	size_t max_bytes;     /* robots.max_bytes: of a body, this much (and one byte) is kept */
+	int64_t since_us;     /* job.h config_since_us: a failure cached before it
+				 was had under another configuration, asked again */
 };
 
 struct origin {
@@ -55,9 +57,8 @@ struct origin {
 	struct robots *rules; /* READY: what applies (NULL, out of memory: allow all) */
 	int64_t fetched_at;   /* wall µs of its answer; 0: never answered */
 	int http_status;      /* of the answer; 0: none */
-	const char *failure;  /* no answer in this phase: why (a static string, the
-			       * transport's reason); NULL otherwise, and for an
-			       * answer read from the cache */
+	const char *failure;  /* no answer: why (the transport's reason, kept in
+			       * body, which the cache keeps); NULL otherwise */
 	struct buf body;      /* the answer's body, as the cache keeps it */
 	int answered;         /* answered in this phase */
 	char *robots_url;     /* where it is asked after redirects; NULL: KEY/robots.txt */
@@ -66,8 +67,8 @@ struct origin {
 	int64_t hold_until;
 	struct robots_cache_dns dns;   /* its host's DNS answer, carried (expires 0: none) */
 	const char *refused;  /* UNAVAILABLE because the server's TLS certificate or
-			       * handshake failed: the reason (a literal, tls.h), its
-			       * URLs' outcome; NULL otherwise */
+			       * handshake failed: the reason ("tls:...", tls.h, in
+			       * body), its URLs' outcome; NULL otherwise */
 	void *host;           /* the fetcher's queue of its URLs (not owned) */
 	uint64_t silent;      /* its robots.txt got nothing back in the fetcher's netwatch
 			       * epoch this is (fetch/netwatch.h); 0: it answered */
@@ -90,6 +91,12 @@ enum origin_action {
 			  * robots.txt is asked again (with refused set, gives it
 			  * that error) */
 };
+
+/* Event: its robots.txt request ended without an answer (after
+ * origin_on_answer with status 0), why: the transport's reason or NULL.
+ * It becomes the body the cache keeps, so that a later phase still says
+ * why (failure; refused when it starts with "tls:"). */
+void origin_on_failure(struct origin *o, const char *why);
 
 /* Event: a URL of the origin is next in its host's queue. */
 enum origin_action origin_on_need(struct origin *o);

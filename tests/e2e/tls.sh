@@ -98,6 +98,18 @@ check "certificate for another name: error tls:name-mismatch" \
 	test "$(reason_of "https://wrongname.$D:$P/")" = "error tls:name-mismatch"
 check "self-signed certificate: error tls:untrusted" \
 	test "$(reason_of "https://selfsigned.$D:$P/")" = "error tls:untrusted"
+# New URLs of those hosts in a later job: the robots cache keeps why their
+# robots.txt failed, and the URLs say it too (not a bare "robots.txt").
+printf '%s\n' "https://expired.$D:$P/later.html" "https://wrongname.$D:$P/later.html" \
+	>"$SCRATCH/seeds_later"
+run_ranks 2 crawl --dir "$SCRATCH/c" --seeds "$SCRATCH/seeds_later" --rounds 1 "${common[@]}" \
+	--set "tls.ca_file=$TLS_CA" >"$SCRATCH/c_later.out" 2>&1
+"$MPICRAWL" readdb --dir "$SCRATCH/c" --dump >"$SCRATCH/db" 2>/dev/null
+check "a later URL of the expired host: error tls:expired (robots cache)" \
+	test "$(reason_of "https://expired.$D:$P/later.html")" = "error tls:expired"
+check "a later URL of the misnamed host: error tls:name-mismatch (robots cache)" \
+	test "$(reason_of "https://wrongname.$D:$P/later.html")" = "error tls:name-mismatch"
+reason_of "https://expired.$D:$P/later.html"
 tls_failed=$(jq -s '[.[] | .fetch.counters.tls_failed // 0] | add' \
 	"$SCRATCH"/c/segments/*/stats.json)
 check "tls_failed counts the three refused hosts ($tls_failed)" test "$tls_failed" -ge 3

@@ -4,6 +4,8 @@
 #include "url/url.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static int has(const struct html_page *p, const char *url)
 {
@@ -138,6 +140,41 @@ static void test_nul(void)
 	      "UTF-16 with a BOM: its NUL bytes kept (%.*s)", (int)p.text.len,
 	      (const char *)p.text.p);
 	html_page_release(&p);
+}
+
+/* libxml2's own complaints ("encoding error : input conversion failed")
+ * never reach stderr: pages in a charset whose bytes do not convert, with
+ * fd 2 on a file that must stay empty. */
+static void test_quiet(void)
+{
+	static const struct { const char *cs, *doc; } docs[] = {
+		{ "euc-jp", "<html><body><p>\xff\xfe\xfd\x8e\x20 bad</p></body></html>" },
+		{ "shift_jis", "<html><body><p>\x81\x20\xa0\xfd bad</p></body></html>" },
+		{ "utf-16le", "<\0p\0>\0\x00\xd8\x41\0" },
+		{ "iso-2022-jp", "<html><body>\x1b$B\x7f\x7f\x1b(B<p>x</p></body></html>" },
+		{ NULL, "<html><head><meta charset=euc-kr></head><body>\xff\xff\xc8</body></html>" },
+	};
+	char path[] = "/tmp/test_html.XXXXXX";
+	int fd = mkstemp(path), saved = dup(2);
+	struct html_page p;
+	struct stat st;
+
+	CHECK(fd >= 0 && saved >= 0, "a file for stderr");
+	fflush(stderr);
+	dup2(fd, 2);
+	for (size_t i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
+		if (html_extract(docs[i].doc, strlen(docs[i].doc) + (docs[i].cs &&
+				 !strcmp(docs[i].cs, "utf-16le") ? 8 : 0), docs[i].cs,
+				 "http://h.test/", "x", 10, &p) == CR_OK)
+			html_page_release(&p);
+	}
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	CHECK(fstat(fd, &st) == 0 && st.st_size == 0, "libxml2 wrote %lld bytes to stderr",
+	      (long long)st.st_size);
+	close(fd);
+	unlink(path);
 }
 
 /* <link rel> kinds that name another page are links; requisites, search
@@ -431,5 +468,6 @@ int main(void)
 	test_link_rels();
 	test_lines();
 	test_nul();
+	test_quiet();
 	TEST_DONE();
 }

@@ -159,10 +159,48 @@ static void rules_and_urls(const struct origin_policy *pol)
 	origin_release(&o);
 }
 
+/* Why a robots.txt failed is kept in the cache's body and read back: a
+ * TLS failure refuses the origin's URLs in later phases too; a failure
+ * cached before the configuration changed is asked again. */
+static void failures_kept(const struct origin_policy *pol)
+{
+	struct origin_policy p = *pol;
+	struct origin o, back;
+
+	origin_init(&o, "https://expired.test", 0);
+	(void)origin_on_need(&o);
+	origin_on_answer(&o, pol, NOW, 0, NULL, 0, NULL);
+	origin_on_failure(&o, "tls:expired");
+	CHECK_STR(o.refused, "tls:expired");
+	CHECK_STR(o.failure, "tls:expired");
+	origin_init(&back, "https://expired.test", 0);
+	origin_on_cache(&back, pol, NOW, 0, o.body.p, o.body.len, NOW + 1);
+	CHECK(back.state == ORIGIN_UNAVAILABLE && origin_on_need(&back) == ORIGIN_HOLD,
+	      "a cached failure holds");
+	CHECK_STR(back.refused, "tls:expired");
+	origin_release(&back);
+	origin_init(&back, "https://expired.test", 0);
+	origin_on_cache(&back, pol, NOW, 0, "dns: nxdomain", 13, NOW + 1);
+	CHECK(back.refused == NULL, "not TLS: not refused");
+	CHECK_STR(back.failure, "dns: nxdomain");
+	origin_release(&back);
+	p.since_us = NOW + 1;
+	origin_init(&back, "https://expired.test", 0);
+	origin_on_cache(&back, &p, NOW, 0, o.body.p, o.body.len, NOW + 2);
+	CHECK(back.state == ORIGIN_UNKNOWN && origin_on_need(&back) == ORIGIN_ASK,
+	      "a failure from before the configuration: asked again");
+	origin_release(&back);
+	origin_on_answer(&o, pol, NOW, 200, "", 0, NULL);
+	CHECK(o.refused == NULL && o.failure == NULL, "an answer clears why");
+	origin_release(&o);
+}
+
 int main(void)
 {
-	struct origin_policy pol = { "mpicrawl", TTL, RETRY, 500 * 1024 };
+	struct origin_policy pol = { "mpicrawl", TTL, RETRY, 500 * 1024, 0 };
 	size_t i;
+
+	failures_kept(&pol);
 
 	for (i = 0; i < sizeof(scripts) / sizeof(scripts[0]); i++)
 		run_script(&scripts[i], &pol);
