@@ -224,7 +224,8 @@ struct part_ix {
 	gzFile jsonl;              /* text.format = jsonl */
 	char text_path[PATH_MAX], text_tmp[PATH_MAX + 32];
 	struct zw links;
-	struct buf pages;          /* pages/part-P.jsonl, written whole at the end */
+	struct buf pages;          /* pages/PREFIX-NNNNN-PPPPP.pages.jsonl, written whole
+				      at the end */
 	struct lines *cdxj;        /* the current WARC file's CDXJ lines */
 	struct buf wat;            /* its records' WAT places (struct wat_place), or empty */
 	char wat_name[300];
@@ -393,14 +394,27 @@ int index_record_facts(const char *type, const char *ct, const unsigned char *bl
 /* The extensions of the text.format values that write a file. */
 static const char *const text_exts[] = { "warc.wet.gz", "jsonl.gz" };
 
-/* The path of the partition's text file in format k (text_exts). */
-static void text_file(const struct part_ix *x, int k, char *out, size_t cap)
+/* The path of the partition's file in folder sub of the segment, named as
+ * its WARC files are - PREFIX-NNNNN-PPPPP.EXT - so that the files of two
+ * crawls never share a name (the older part-PPPPP.EXT: old, "" for none). */
+static void part_file(const struct part_ix *x, const char *sub, const char *ext, char *out,
+		      size_t cap, char *old, size_t old_cap)
 {
 	char name[128];
 
 	snprintf(name, sizeof(name), "%s-%05d-%05u.%s", x->j->dir.warc_prefix, x->seg, x->p,
-		 text_exts[k]);
-	layout_segment_file(&x->j->dir, x->seg, "text", name, out, cap);
+		 ext);
+	layout_segment_file(&x->j->dir, x->seg, sub, name, out, cap);
+	if (!old)
+		return;
+	snprintf(name, sizeof(name), "part-%05u.%s", x->p, ext);
+	layout_segment_file(&x->j->dir, x->seg, sub, name, old, old_cap);
+}
+
+/* The path of the partition's text file in format k (text_exts). */
+static void text_file(const struct part_ix *x, int k, char *out, size_t cap)
+{
+	part_file(x, "text", text_exts[k], out, cap, NULL, 0);
 }
 
 static enum cr_err text_open(struct part_ix *x)
@@ -530,19 +544,19 @@ static void page_list_line(struct part_ix *x, const struct index_stage_page *pg,
 		 (unsigned long long)XXH3_64bits(pg->text, pg->text_len));
 }
 
-/* Writes the pages list of x->p (pages/part-P.jsonl, with WACZ's header
+/* Writes the pages list of x->p (pages/PREFIX-NNNNN-PPPPP.pages.jsonl, with WACZ's header
  * line), or removes an old one when the partition has no page. */
 static enum cr_err pages_write(struct part_ix *x)
 {
 	static const char header[] = "{\"format\":\"json-pages-1.0\",\"id\":\"pages\","
 				     "\"title\":\"All Pages\"}\n";
-	char dir[PATH_MAX], name[32], path[PATH_MAX];
+	char dir[PATH_MAX], path[PATH_MAX], old[PATH_MAX];
 	struct buf all;
 	enum cr_err e;
 
 	layout_segment_sub(&x->j->dir, x->seg, "pages", dir, sizeof(dir));
-	snprintf(name, sizeof(name), "part-%05u.jsonl", x->p);
-	layout_segment_file(&x->j->dir, x->seg, "pages", name, path, sizeof(path));
+	part_file(x, "pages", "pages.jsonl", path, sizeof(path), old, sizeof(old));
+	unlink(old);   /* an older crawl's name: re-indexed, the list is this one */
 	if (!x->pages.len) {
 		unlink(path);
 		return CR_OK;
@@ -1054,15 +1068,15 @@ static int is_warc_name(const char *n)
 
 static enum cr_err do_partition(struct part_ix *x, char **names, size_t nn)
 {
-	char path[PATH_MAX], name[32];
+	char path[PATH_MAX], old[PATH_MAX];
 	enum cr_err e = CR_OK, e2;
 	size_t i;
 
 	layout_segment_sub(&x->j->dir, x->seg, "links", path, sizeof(path));
 	if (fs_mkdirs(path) != CR_OK)
 		return CR_ERR_IO;
-	snprintf(name, sizeof(name), "part-%05u.tsv.zst", x->p);
-	layout_segment_file(&x->j->dir, x->seg, "links", name, path, sizeof(path));
+	part_file(x, "links", "links.tsv.zst", path, sizeof(path), old, sizeof(old));
+	unlink(old);   /* an older crawl's name, written again under the new one */
 	if ((e = zw_open(&x->links, path)) != CR_OK)
 		return e;
 	x->pages.len = 0;

@@ -243,4 +243,15 @@ check "wacz of two crawls, the second not one: named" expect 1 'not a crawl dire
 check "no WACZ and no directory left by the refusals" \
 	eval '[ ! -e "$SCRATCH/x.wacz" ] && [ ! -e "$SCRATCH/none" ] &&
 	[ -z "$(ls -d "$SCRATCH"/*.tmp.* "$SCRATCH"/*.work.* 2>/dev/null)" ]'
+# MPICRAWL_CLOCK_OFFSET_S (docs/OPERATIONS.md, Environment): whole seconds
+# or a one-line refusal before anything is made.
+printf 'http://a.example/\n' >"$SCRATCH/clock-seeds"
+for v in -5 abc 1.5 ''; do
+	check "MPICRAWL_CLOCK_OFFSET_S='$v': exit 2, named" expect 2 "MPICRAWL_CLOCK_OFFSET_S" \
+		env MPICRAWL_CLOCK_OFFSET_S="$v" "$MPICRAWL" crawl --dir "$SCRATCH/clock" \
+		--seeds "$SCRATCH/clock-seeds"
+done
+check "a bad clock offset creates nothing" test ! -e "$SCRATCH/clock"
+check "MPICRAWL_CLOCK_OFFSET_S=86400: accepted" expect 0 "" env MPICRAWL_CLOCK_OFFSET_S=86400 \
+	"$MPICRAWL" inject --dir "$SCRATCH/clock" --seeds "$SCRATCH/clock-seeds"
 finish

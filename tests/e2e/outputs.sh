@@ -25,6 +25,24 @@ check "crawl exits 0" run_ranks 2 crawl --dir "$C" --seeds "$SCRATCH/seeds" \
 	--set politeness.delay_ms=5 --set partition.count=4 --set index.wat=true \
 	>"$SCRATCH/out" 2>&1
 
+# Every output file of a segment is named as its WARC files are, by the
+# crawl's warc.prefix: two crawls' files never share a name (links/ and
+# pages/ were part-PPPPP for every crawl).
+prefixed() {
+	local prefix f bad=0
+	prefix=$(basename "$(ls "$C"/segments/00001/warc/*.warc.gz | head -n 1)" |
+		sed -E "s/-[0-9]{5}-[0-9]{5}-.*//")
+	for f in "$C"/segments/*/links/* "$C"/segments/*/pages/* "$C"/segments/*/text/*; do
+		case $(basename "$f") in
+		"$prefix"-[0-9][0-9][0-9][0-9][0-9]-[0-9][0-9][0-9][0-9][0-9].*) ;;
+		*) echo "not named by the crawl: $f"; bad=$((bad + 1)) ;;
+		esac
+	done
+	[ -n "$prefix" ] && [ "$bad" -eq 0 ] && ls "$C"/segments/*/links/* >/dev/null &&
+		ls "$C"/segments/*/pages/* >/dev/null
+}
+check "links, pages and text files are named by the crawl's prefix" prefixed
+
 cdxj_ok() {
 	local f n=0 bad=0 idx
 	for f in "$C"/segments/*/warc/*.warc.gz; do
