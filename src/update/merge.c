@@ -4,6 +4,7 @@
 #include "seen/seen.h"
 #include "store/recfile.h"
 #include "update/trap.h"
+#include "url/url.h"
 #include "util/log.h"
 
 #include <limits.h>
@@ -439,6 +440,20 @@ static int new_origin(struct buf *last, const char *url, size_t n)
 	return 1;
 }
 
+/* 1 if a name rule of r blocks the host of url (len bytes). */
+static int operator_blocks(const struct host_rules *r, const char *url, size_t len)
+{
+	char u[URL_MAX_LEN + 1], host[URL_HOST_MAX];
+	struct host_settings s;
+
+	if (!r || len > URL_MAX_LEN)
+		return 0;
+	memcpy(u, url, len);
+	u[len] = '\0';
+	return url_host(u, host, sizeof(host)) == CR_OK && host_rules_by_name(r, host, &s) &&
+	       s.block;
+}
+
 /* Merges the streams into w. */
 static enum cr_err merge_streams(struct merge_streams *m, struct recfile_writer *w,
 				 const struct config *cfg, struct merge_stats *st,
@@ -490,6 +505,11 @@ static enum cr_err merge_streams(struct merge_streams *m, struct recfile_writer 
 			/* fall through */
 		case MERGE_ADDED:
 			st->added++;
+			if (dlog && x->rules && in.link && rec.status != ST_TRAP &&
+			    operator_blocks(x->rules, rec.url,
+									  rec.url_len))
+				e = decisions_add(dlog, "operator", rec.url, rec.url_len,
+						  in.link->from, in.link->from_len);
 			break;
 		case MERGE_UPDATED:
 			st->updated++;

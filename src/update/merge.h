@@ -21,6 +21,7 @@
 #include "crawldb/link_record.h"
 #include "dedup/dedup.h"
 #include "scope/decisions.h"
+#include "scope/host_rules.h"
 #include "store/xsort.h"
 #include "util/error.h"
 
@@ -93,6 +94,11 @@ struct merge_extra {
 	/* 1: the links are seeds (inject): a known URL keeps its record as it
 	 * is, its cash included; only a new one takes the seed's cash. */
 	int seeds;
+	/* The operator's host rules (hosts.rules), or NULL: a new URL whose
+	 * host a name rule blocks is written to dlog ("operator") when its
+	 * link comes, not only when a later round's fetch refuses it - the
+	 * links of a crawl's last round are never fetched. */
+	const struct host_rules *rules;
 };
 
 /*
@@ -103,7 +109,8 @@ struct merge_extra {
  * not NULL, the key hash of every URL written is appended to it (seen.h).
  * A fetched page that x->dups names gets status duplicate and the
  * representative's URL. Links too deep, trapped or refused, and fetch
- * outcomes that refused a URL, are written to x->dlog. x may be NULL.
+ * outcomes that refused a URL, and new URLs x->rules blocks, are written to
+ * x->dlog. x may be NULL.
  */
 CR_WUR enum cr_err merge_partition(const struct crawl_dir *d, const struct config *cfg,
 				   int old_version, int new_version, uint32_t p,

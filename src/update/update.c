@@ -336,10 +336,16 @@ static enum cr_err merge_owned(struct job *j, int seg, int ver, struct route *rt
 {
 	size_t budget = (size_t)j->cfg.memory_budget_mb * 1024 * 1024 / 4;
 	struct hmap named;   /* this partition's robots.txt: the sitemaps each names */
-	struct merge_extra x = { dd, NULL, cross_ok, &named, 0 };
+	struct merge_extra x = { dd, NULL, cross_ok, &named, 0, NULL };
+	struct host_rules *rules = NULL;
 	struct buf seen;
 	enum cr_err e = CR_OK;
 	uint32_t p;
+
+	/* the decision log names links to hosts the operator blocks */
+	if (dlog && j->cfg.hosts_rules[0] && (e = host_rules_load(j->cfg.hosts_rules, &rules)))
+		return e;
+	x.rules = rules;
 
 	buf_init(&seen);
 	hmap_init(&named);
@@ -381,6 +387,7 @@ static enum cr_err merge_owned(struct job *j, int seg, int ver, struct route *rt
 	}
 	buf_release(&seen);
 	hmap_release(&named);
+	host_rules_free(&rules);
 	return e;
 }
 

@@ -53,8 +53,28 @@ check "... and none of them is anything else" test \
 for s in "$SCRATCH"/c/segments/*; do
 	"$MPICRAWL" readdb --dir "$SCRATCH/c" --decisions --segment "$((10#${s##*/}))"
 done >"$SCRATCH/c.decisions"
+# each URL of the host once or more: when a link brought it, and when a
+# round's fetch refused it
 check "the decision log names them, reason operator" test \
-	"$(grep -c "h0001\.$D.*\"reason\":\"operator\"" "$SCRATCH/c.decisions")" -eq "$blocked"
+	"$(grep "h0001\.$D.*\"reason\":\"operator\"" "$SCRATCH/c.decisions" | jq -r .url |
+		sort -u | wc -l)" -eq "$blocked"
+
+# The links of a crawl's last round are never fetched: their refusal is
+# logged when the link comes. Every URL of the blocked host left in the
+# CrawlDb by a crawl of one round is in the log.
+check "one round with hosts.rules exits 0" run_ranks 2 crawl --dir "$SCRATCH/one" \
+	--seeds "$SCRATCH/seeds" "${opts[@]}" --set "hosts.rules=$SCRATCH/hosts.rules" \
+	--rounds 1 >"$SCRATCH/one.out" 2>&1
+"$MPICRAWL" readdb --dir "$SCRATCH/one" --dump | jq -r .url | grep "^http://h0001\.$D" |
+	LC_ALL=C sort >"$SCRATCH/one.urls"
+"$MPICRAWL" readdb --dir "$SCRATCH/one" --decisions --segment 1 |
+	jq -r 'select(.reason == "operator") | .url' | LC_ALL=C sort -u >"$SCRATCH/one.logged"
+check "after the last round, every URL of the blocked host has its line ($(wc -l \
+	<"$SCRATCH/one.urls") URLs, $(wc -l <"$SCRATCH/one.logged") logged)" eval \
+	'[ -s "$SCRATCH/one.urls" ] && cmp -s "$SCRATCH/one.urls" "$SCRATCH/one.logged"'
+"$MPICRAWL" readdb --dir "$SCRATCH/one" --decisions --segment 1 |
+	jq -r 'select(.reason == "operator") | .from' >"$SCRATCH/one.from"
+check "... a link's line names the page that linked it" grep -q '^http' "$SCRATCH/one.from"
 slow=$(min_gap_ms "$SCRATCH/c.log" "h0002.$D")
 fast=$(min_gap_ms "$SCRATCH/c.log" "h0000.$D")
 echo "h0002 (delay_ms=400): min gap $slow ms; h0000 (delay_ms=0): min gap $fast ms"
