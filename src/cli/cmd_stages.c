@@ -81,14 +81,20 @@ int cmd_generate(int argc, char **argv)
 	struct cli_opts o;
 	struct job j;
 	int rc, seg = 0;
-	uint64_t selected = 0;
+	uint64_t selected = 0, held = 0, retry = 0;
 
 	cli_parse(argc, argv, "generate", "dcS", usage, &o);
 	rc = cli_job_start(&j, &o, 0);
 	if (!rc)
-		rc = round_generate(&j, &seg, &selected, NULL, NULL);
-	if (!rc && j.rank == 0)
+		rc = round_generate(&j, &seg, &selected, &held, &retry);
+	/* Nothing due: no segment, as crawl makes none (a later crawl would
+	 * take an empty one for a round that fetched nothing). */
+	if (!rc && !selected)
+		round_nothing_due(&j, seg, held, retry);
+	if (!rc && j.rank == 0 && selected)
 		printf("segment %d: %llu URLs\n", seg, (unsigned long long)selected);
+	else if (!rc && j.rank == 0)
+		printf("nothing is due: no segment\n");
 	return cli_job_end(rc);
 }
 

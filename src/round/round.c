@@ -786,16 +786,8 @@ static void explain_nothing_fetched(struct job *j)
 	hmap_release(&m);
 }
 
-/* Generate a new round's segment; 1 in *complete when nothing is due. */
-static int generate_step(struct job *j, int seg, int *complete)
+void round_nothing_due(struct job *j, int seg, uint64_t held, uint64_t retry)
 {
-	uint64_t selected = 0, held = 0, retry = 0;
-	int rc;
-
-	hook(j, "generate", seg);
-	rc = round_generate(j, &seg, &selected, &held, &retry);
-	if (rc || selected)
-		return rc;
 	if (j->rank == 0) {
 		char dir[PATH_MAX];
 
@@ -816,8 +808,50 @@ static int generate_step(struct job *j, int seg, int *complete)
 	}
 	explain_nothing_fetched(j);
 	comm_barrier();
+}
+
+/* Generate a new round's segment; 1 in *complete when nothing is due. */
+static int generate_step(struct job *j, int seg, int *complete)
+{
+	uint64_t selected = 0, held = 0, retry = 0;
+	int rc;
+
+	hook(j, "generate", seg);
+	rc = round_generate(j, &seg, &selected, &held, &retry);
+	if (rc || selected)
+		return rc;
+	round_nothing_due(j, seg, held, retry);
 	*complete = 1;
 	return 0;
+}
+
+/* After a round whose fetch gave no URL an outcome: 1 if the crawl
+ * stops, 0 if it goes on because the segment's fetch list was empty (a
+ * segment a 'generate' made when nothing was due: its round did nothing,
+ * the next one is generated). Says which. Collective. */
+static int fetched_nothing(struct job *j, int seg)
+{
+	int64_t selected = -1;
+
+	if (j->rank == 0) {
+		struct round_facts f;
+
+		round_read_facts(&j->dir, seg, &f);
+		selected = f.selected;
+	}
+	comm_bcast(&selected, sizeof(selected), 0);
+	if (selected == 0) {
+		if (j->rank == 0)
+			log_info("crawl", "segment %d had no URL to fetch (it was generated "
+				 "when nothing was due): a new segment is generated", seg);
+		return 0;
+	}
+	if (j->rank == 0)
+		log_info("crawl", "no URL could be fetched this round (robots.txt "
+			 "unavailable, hosts parked or the time limit): stopping; "
+			 "run again later to continue");
+	explain_nothing_fetched(j);
+	return 1;
 }
 
 /*
@@ -932,14 +966,10 @@ int round_crawl(struct job *j, const struct inject_seeds *seeds, long rounds)
 		if (j->rank == 0)
 			log_info("crawl", "round %ld (segment %d) done in %.1f s", round, p.seg,
 				 secs_since(t0));
-		if (outcomes == 0) {
-			if (j->rank == 0)
-				log_info("crawl", "no URL could be fetched this round (robots.txt "
-					 "unavailable, hosts parked or the time limit): stopping; "
-					 "run again later to continue");
-			explain_nothing_fetched(j);
+		if (outcomes == 0 && fetched_nothing(j, p.seg))
 			return 0;
-		}
+		if (outcomes == 0)
+			continue;   /* an empty segment: not a round of the crawl's */
 		/* Link analysis for the next generate (rank.every_rounds). */
 		if (j->cfg.rank_every_rounds > 0 && p.seg % j->cfg.rank_every_rounds == 0 &&
 		    rank_run(j) != CR_OK) {

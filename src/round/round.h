@@ -35,6 +35,10 @@ int round_inject(struct job *j, const struct inject_seeds *seeds);
  * NULL) the URLs not due that wait to be tried again (all ranks). */
 int round_generate(struct job *j, int *seg, uint64_t *selected, uint64_t *held,
 		   uint64_t *retry);
+/* After a round_generate that selected nothing: removes segment seg (rank
+ * 0) and says why nothing is due (held: URLs of hosts that asked for a
+ * pause; retry: URLs that wait to be tried again). Collective. */
+void round_nothing_due(struct job *j, int seg, uint64_t held, uint64_t retry);
 /* seg 0: the last segment. A fetched segment is fetched again afresh; an
  * interrupted fetch resumes. *outcomes (may be NULL) gets how many URLs got
  * an outcome, over all ranks. */

@@ -110,8 +110,10 @@ void round_read_facts(const struct crawl_dir *d, int seg, struct round_facts *f)
 	f->steps = -1;
 	f->records = 0;
 	f->origins = -1;
+	f->selected = -1;
 	if (seg <= 0)
 		return;
+	f->selected = phase_int(d, seg, "generate", "counters", "selected");
 	f->round_ms = phase_int(d, seg, "generate", NULL, "round_ms");
 	f->steps = phase_int(d, seg, "generate", NULL, "round_steps");
 	f->origins = phase_int(d, seg, "update", "counters", "origins");
