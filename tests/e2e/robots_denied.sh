@@ -13,6 +13,8 @@
 #   nothing due;
 # - with a round plan (a 20 ms delay) and no budget, every denied URL is
 #   recorded in that one round: none is left for later rounds;
+# - a round with nothing due but denied URLs records them and the crawl
+#   goes on (a standalone generate says so);
 # - the same CrawlDb and fetch lists on 1 and 2 ranks.
 . "$(dirname "$0")/lib.sh"
 
@@ -152,5 +154,24 @@ check "... every denied URL recorded in round 3" test \
 check "... no fetch list holds a disallowed URL" test "$(denied_listed "$SCRATCH/c3")" -eq 0
 n=$(segments "$SCRATCH/c3" | wc -l)
 check "... at most 4 rounds ($n)" test "$n" -le 4
+
+# ---- nothing due but denied URLs (scope.rules keeps the open pages out) ----
+printf -- '-/p/[0-9]+\\.html$\n' >"$SCRATCH/no-open.rules"
+check "a crawl of only denied URLs exits 0" run_ranks 1 crawl --dir "$SCRATCH/c4" \
+	--seeds "$SCRATCH/seeds" "${opts[@]}" --set politeness.delay_ms=0 \
+	--set scope.rules="$SCRATCH/no-open.rules" --rounds 12 >"$SCRATCH/c4.out" 2>&1
+check "... its third round records them and fetches nothing" test \
+	"$(counter "$SCRATCH/c4" 3 generate robots_denied)" -eq 1000 -a \
+	"$(counter "$SCRATCH/c4" 3 generate selected)" -eq 0
+check "... and the crawl goes on to its end, complete" bash -c \
+	'grep -q "nothing is due: the crawl is complete" "$1" &&
+	 ! grep -q "no URL could be fetched this round" "$1"' _ "$SCRATCH/c4.out"
+check "... in 3 rounds" test "$(segments "$SCRATCH/c4" | wc -l)" -eq 3
+check "a standalone generate says what it denied" bash -c '"$1" crawl --dir "$2" \
+	--seeds "$3" "${@:4}" --rounds 2 >/dev/null 2>&1 &&
+	"$1" generate --dir "$2" "${@:4}" 2>/dev/null |
+	grep -qx "segment 3: 0 URLs, 1000 denied by robots.txt"' _ "$MPICRAWL" "$SCRATCH/c5" \
+	"$SCRATCH/seeds" "${opts[@]}" --set politeness.delay_ms=0 \
+	--set scope.rules="$SCRATCH/no-open.rules"
 stop_servers
 finish
