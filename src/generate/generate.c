@@ -339,7 +339,8 @@ int generate_judge(struct gen_part *g, const void *data, size_t n, struct crawl_
 	*v = generate_select(rec, h, &g->rules, g->now);
 	/* Only a URL its host's caps or hold would judge is matched against
 	 * its rules: the others' verdicts do not depend on them. */
-	if (!generate_settled(*v) && host[0] && !h->op.block &&
+	if (*v != GEN_TOO_DEEP && *v != GEN_NOT_DUE && *v != GEN_SEED_CAPPED && host[0] &&
+	    !h->op.block &&
 	    (h->robots = url_robots(g, url, &h->robots_at)) != GEN_ROBOTS_NONE)
 		*v = generate_select(rec, h, &g->rules, g->now);
 	return 0;
