@@ -379,11 +379,11 @@ int round_generate(struct job *j, struct round_generated *out)
 	if (!rc && j->rank == 0)
 		log_info("generate", "segment %d: %llu URLs due on %llu hosts "
 			 "(%llu capped per host, %llu past the round's budget, %llu not due, "
-			 "%llu held, %llu denied by robots.txt)", p.seg,
+			 "%llu denied by robots.txt, %llu held)", p.seg,
 			 (unsigned long long)c[GC_SELECTED], (unsigned long long)c[GC_HOSTS],
 			 (unsigned long long)c[GC_HOST_CAPPED],
 			 (unsigned long long)c[GC_BUDGET_CAPPED], (unsigned long long)c[GC_NOT_DUE],
-			 (unsigned long long)c[GC_HELD], (unsigned long long)c[GC_ROBOTS_DENIED]);
+			 (unsigned long long)c[GC_ROBOTS_DENIED], (unsigned long long)c[GC_HELD]);
 	out->seg = p.seg;
 	out->selected = c[GC_SELECTED];
 	out->held = c[GC_HELD];
