@@ -154,6 +154,13 @@ check "... every denied URL recorded in round 3" test \
 check "... no fetch list holds a disallowed URL" test "$(denied_listed "$SCRATCH/c3")" -eq 0
 n=$(segments "$SCRATCH/c3" | wc -l)
 check "... at most 4 rounds ($n)" test "$n" -le 4
+# generate.order = fifo streams the CrawlDb in URL order (no sort): the same
+check "crawl in URL order exits 0" run_ranks 1 crawl --dir "$SCRATCH/c6" \
+	--seeds "$SCRATCH/seeds" "${opts[@]}" --set politeness.delay_ms=0 \
+	--set generate.order=fifo --rounds 12 >"$SCRATCH/c6.out" 2>&1
+check "... every denied URL recorded in round 3, none listed" test \
+	"$(counter "$SCRATCH/c6" 3 generate robots_denied)" -eq 1000 -a \
+	"$(denied_listed "$SCRATCH/c6")" -eq 0
 
 # ---- nothing due but denied URLs (scope.rules keeps the open pages out) ----
 printf -- '-/p/[0-9]+\\.html$\n' >"$SCRATCH/no-open.rules"
