@@ -80,15 +80,24 @@ int cmd_generate(int argc, char **argv)
 	static const char usage[] = "mpicrawl generate --dir DIR " COMMON;
 	struct cli_opts o;
 	struct job j;
-	int rc, seg = 0;
-	uint64_t selected = 0;
+	int rc;
+	struct round_generated g = { 0 };
 
 	cli_parse(argc, argv, "generate", "dcS", usage, &o);
 	rc = cli_job_start(&j, &o, 0);
 	if (!rc)
-		rc = round_generate(&j, &seg, &selected, NULL, NULL);
-	if (!rc && j.rank == 0)
-		printf("segment %d: %llu URLs\n", seg, (unsigned long long)selected);
+		rc = round_generate(&j, &g);
+	/* Nothing due: no segment, as crawl makes none (a later crawl would
+	 * take an empty one for a round that fetched nothing). */
+	if (!rc && round_nothing_generated(&g))
+		round_nothing_due(&j, &g);
+	if (!rc && j.rank == 0 && round_nothing_generated(&g))
+		printf("nothing is due: no segment\n");
+	else if (!rc && j.rank == 0 && g.denied)
+		printf("segment %d: %llu URLs, %llu denied by robots.txt\n", g.seg,
+		       (unsigned long long)g.selected, (unsigned long long)g.denied);
+	else if (!rc && j.rank == 0)
+		printf("segment %d: %llu URLs\n", g.seg, (unsigned long long)g.selected);
 	return cli_job_end(rc);
 }
 

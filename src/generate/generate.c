@@ -14,6 +14,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -21,6 +22,7 @@ const char *const generate_counter_names[GC_COUNT_] = {
 	"records", "selected", "not_due", "host_capped", "politeness_capped", "too_deep",
 	"hosts",
 	"demoted", "demoted_hosts", "held", "seed_capped", "budget_capped", "retry_later",
+	"robots_denied",
 };
 
 int64_t generate_feasible(int64_t span_ms, long delay_ms)
@@ -46,6 +48,36 @@ void generate_rules_from(const struct config *cfg, struct generate_rules *g)
 	 * enough ago, due or not */
 	g->refetch_early = cfg->top_n > 0 && cfg->recrawl_policy == REFRESH_FRESHNESS;
 	g->refetch_min_us = (int64_t)cfg->recrawl_min_s * 1000000;
+	g->robots_ttl_us = (int64_t)cfg->robots_ttl_s * 1000000;
+}
+
+enum generate_robots generate_robots_of(int denies, int64_t answered_at, int64_t ttl_us,
+					int64_t now)
+{
+	if (!denies)
+		return GEN_ROBOTS_NONE;
+	/* as the fetch reads the cache (origin_on_cache): expired at the TTL */
+	return now - answered_at < ttl_us ? GEN_ROBOTS_DENIED : GEN_ROBOTS_STALE;
+}
+
+void generate_denied_outcome(const struct crawl_record *r, int64_t answered_at,
+			     struct fetch_record *out)
+{
+	memset(out, 0, sizeof(*out));
+	/* what fetchlist_record keeps of a fetch list's record */
+	out->rec.url = r->url;
+	out->rec.url_len = r->url_len;
+	out->rec.depth = r->depth;
+	out->rec.retries = r->retries;
+	out->rec.hops = r->hops;
+	out->rec.meta = r->meta;
+	out->rec.seed = r->seed;
+	out->rec.cash = r->cash;
+	out->rec.status = ST_DENIED;
+	out->rec.fetched_at = answered_at;
+	out->reason = "robots.txt";
+	out->reason_len = strlen(out->reason);
+	out->location = out->content_type = out->charset = out->warc = "";
 }
 
 /* 1 if r is a refetch rules make a candidate before it is due. */
@@ -78,9 +110,10 @@ int generate_rejudged(const struct crawl_record *r, int64_t since_us)
 {
 	if (!r->fetched_at || r->fetched_at >= since_us)
 		return 0;
+	/* Not a denial: generate judges those itself against the cached
+	 * robots.txt, whose answer (and the outcome's time) may be older. */
 	switch (r->status) {
 	case ST_BLOCKED:
-	case ST_DENIED:
 	case ST_DEFERRED:
 		return 1;
 	case ST_ERROR:
@@ -135,16 +168,19 @@ enum generate_verdict generate_select(const struct crawl_record *r,
 		return GEN_SEED_CAPPED;
 	if (h->op.block)
 		return GEN_SELECT;   /* no request: politeness has nothing to cap */
+	if (h->robots == GEN_ROBOTS_DENIED)
+		return GEN_DENIED;   /* no request: no place in the round */
 	if (h->hold_until > now)
 		return GEN_HELD;
 	if (h->selected >= (uint64_t)g->demoted_per_round && generate_demoted(g, h))
 		return GEN_DEMOTED;
 	if (cap > 0 && h->selected + h->denied_taken >= (uint64_t)cap)
 		return GEN_HOST_CAPPED;
-	/* A URL robots.txt denies costs no request: the span's count is of
-	 * requests (a host whose one URL a round is denied would idle), and
-	 * the denied ones are bounded apart, as many again. */
-	if (g->round_ms > 0 && (int64_t)(h->denied ? h->denied_taken : h->selected) >=
+	/* A URL an expired robots.txt denies likely costs no request: the
+	 * span's count is of requests (a host whose one URL a round is denied
+	 * would idle), and those are bounded apart, as many again. */
+	if (g->round_ms > 0 && (int64_t)(h->robots == GEN_ROBOTS_STALE ? h->denied_taken
+								       : h->selected) >=
 				       generate_feasible(g->round_ms, host_delay_ms(g, h)))
 		return GEN_POLITENESS_CAPPED;
 	return GEN_SELECT;
@@ -184,6 +220,33 @@ static enum cr_err count_duplicates(const char *path, struct hmap *hosts)
 	return e == CR_EOF ? CR_OK : e;
 }
 
+/* Keeps an origin's rules (owns them), unless the partition's are past
+ * GEN_RULES_BYTES. */
+static void keep_rules(struct gen_part *g, const struct robots_cache_entry *e,
+		       struct robots *rules)
+{
+	struct gen_rules *k;
+	void **slot;
+
+	g->robots_bytes += e->body_len + GEN_RULES_ENTRY;
+	if (g->robots_bytes > GEN_RULES_BYTES)
+		g->robots_over = 1;
+	if (g->robots_over || (k = malloc(sizeof(*k))) == NULL) {
+		g->robots_over = 1;   /* without memory, as past the bound: none */
+		robots_free(&rules);
+		return;
+	}
+	slot = hmap_put(&g->robots, e->origin, strlen(e->origin));
+	if (*slot) {
+		free(k);
+		robots_free(&rules);
+		return;
+	}
+	k->rules = rules;
+	k->answered_at = e->fetched_at;
+	*slot = k;
+}
+
 static enum cr_err note_delay(void *arg, const struct robots_cache_entry *e)
 {
 	struct gen_part *g = arg;
@@ -193,27 +256,16 @@ static enum cr_err note_delay(void *arg, const struct robots_cache_entry *e)
 	if (e->times.hold_until > g->now)
 		*hmap_put(&g->holds, e->origin, strlen(e->origin)) =
 			(void *)(uintptr_t)e->times.hold_until;
-	if (g->rules.round_ms <= 0 || e->http_status < 200 || e->http_status >= 300 ||
+	if (e->http_status < 200 || e->http_status >= 300 ||
 	    robots_parse_with(e->body, e->body_len, g->j->cfg.robots_agent,
 			      ROBOTS_ESCAPES_DECODED, &rules) != CR_OK)
 		return CR_OK;
 	cd = robots_crawl_delay_ms(rules);
-	if (cd > 0)
+	if (cd > 0 && g->rules.round_ms > 0)
 		*hmap_put(&g->delays, e->origin, strlen(e->origin)) = (void *)(uintptr_t)cd;
 	/* Kept whatever their age: the fetch may ask again, but what a round
-	 * plans must not depend on the clock. */
-	g->robots_bytes += e->body_len + GEN_RULES_ENTRY;
-	if (g->robots_bytes > GEN_RULES_BYTES)
-		g->robots_over = 1;
-	if (!g->robots_over) {
-		void **slot = hmap_put(&g->robots, e->origin, strlen(e->origin));
-
-		if (!*slot) {
-			*slot = rules;
-			return CR_OK;
-		}
-	}
-	robots_free(&rules);
+	 * plans must not depend on the clock (generate_robots_of). */
+	keep_rules(g, e, rules);
 	return CR_OK;
 }
 
@@ -223,18 +275,19 @@ static void release_rules(struct hmap *m)
 	size_t i = 0;
 
 	while ((s = hmap_next(m, &i)) != NULL) {
-		struct robots *r = s->val;
+		struct gen_rules *k = s->val;
 
-		robots_free(&r);
+		robots_free(&k->rules);
+		free(k);
 	}
 	hmap_release(m);
 }
 
 /*
  * What the robots.txt cache knows of the origins of partition p: holds a
- * host asked for that have not ended, and - only when the round has a span
- * (generate.round_s, fetch.time_limit_s) - each origin's Crawl-delay and
- * its rules (GEN_RULES_BYTES).
+ * host asked for that have not ended, each origin's rules (GEN_RULES_BYTES)
+ * and - only when the round has a span (generate.round_s,
+ * fetch.time_limit_s) - its Crawl-delay.
  */
 static void load_crawl_delays(struct gen_part *g, uint32_t p)
 {
@@ -252,17 +305,21 @@ static void load_crawl_delays(struct gen_part *g, uint32_t p)
 	}
 }
 
-/* 1 if url's origin's cached robots.txt (g->robots) denies it. */
-static int url_denied(const struct gen_part *g, const char *url)
+/* What url's origin's cached robots.txt (g->robots) says of it; *at gets
+ * when it was answered. */
+static enum generate_robots url_robots(const struct gen_part *g, const char *url, int64_t *at)
 {
-	const struct robots *rules;
+	const struct gen_rules *k;
 	char path[URL_MAX_LEN + 1];
+	int denies;
 
 	if (!g->robots.count)
-		return 0;
-	rules = hmap_get(&g->robots, url, (size_t)(url_path(url) - url));
-	return rules && robots_url_path(url, path, sizeof(path)) == CR_OK &&
-	       !robots_allowed(rules, path);
+		return GEN_ROBOTS_NONE;
+	k = hmap_get(&g->robots, url, (size_t)(url_path(url) - url));
+	denies = k && robots_url_path(url, path, sizeof(path)) == CR_OK &&
+		 !robots_allowed(k->rules, path);
+	*at = denies ? k->answered_at : 0;
+	return generate_robots_of(denies, *at, g->rules.robots_ttl_us, g->now);
 }
 
 /* What the partition knows of url's host (and origin) so far. */
@@ -282,7 +339,6 @@ static void host_of(const struct gen_part *g, char *url, const char *host,
 	cd = g->rules.round_ms > 0 ? hmap_get(&g->delays, url, ol) : NULL;
 	h->crawl_delay_ms = cd ? (long)(uintptr_t)cd : -1;
 	h->hold_until = g->holds.count ? (int64_t)(uintptr_t)hmap_get(&g->holds, url, ol) : 0;
-	h->denied = 0;
 	host_rules_by_name(g->hr, host, &h->op);
 }
 
@@ -290,7 +346,7 @@ static const int verdict_counter[] = {
 	[GEN_SELECT] = GC_SELECTED, [GEN_TOO_DEEP] = GC_TOO_DEEP, [GEN_NOT_DUE] = GC_NOT_DUE,
 	[GEN_DEMOTED] = GC_DEMOTED, [GEN_HOST_CAPPED] = GC_HOST_CAPPED,
 	[GEN_POLITENESS_CAPPED] = GC_POLITENESS_CAPPED, [GEN_HELD] = GC_HELD,
-	[GEN_SEED_CAPPED] = GC_SEED_CAPPED,
+	[GEN_SEED_CAPPED] = GC_SEED_CAPPED, [GEN_DENIED] = GC_ROBOTS_DENIED,
 };
 
 int generate_judge(struct gen_part *g, const void *data, size_t n, struct crawl_record *rec,
@@ -309,18 +365,49 @@ int generate_judge(struct gen_part *g, const void *data, size_t n, struct crawl_
 	else
 		host_of(g, url, host, h);
 	*v = generate_select(rec, h, &g->rules, g->now);
-	/* Only a URL the span would take or stop is matched against its rules:
-	 * the others' verdicts do not depend on it. */
-	if ((*v == GEN_SELECT || *v == GEN_POLITENESS_CAPPED) && host[0] && url_denied(g, url)) {
-		h->denied = 1;
+	/* Only a URL its host's caps or hold would judge is matched against
+	 * its rules: the others' verdicts do not depend on them. */
+	if (*v != GEN_TOO_DEEP && *v != GEN_NOT_DUE && *v != GEN_SEED_CAPPED && host[0] &&
+	    !h->op.block &&
+	    (h->robots = url_robots(g, url, &h->robots_at)) != GEN_ROBOTS_NONE)
 		*v = generate_select(rec, h, &g->rules, g->now);
-	}
 	return 0;
 }
 
 int generate_settled(enum generate_verdict v)
 {
-	return v == GEN_TOO_DEEP || v == GEN_NOT_DUE || v == GEN_HELD || v == GEN_SEED_CAPPED;
+	return v == GEN_TOO_DEEP || v == GEN_NOT_DUE || v == GEN_HELD || v == GEN_SEED_CAPPED ||
+	       v == GEN_DENIED;
+}
+
+/* Writes the outcome of rec, which its valid robots.txt (answered at)
+ * denies, to the partition's denied/ file, opened at its first. */
+static enum cr_err add_denied(struct gen_part *g, const struct crawl_record *rec, int64_t at)
+{
+	struct fetch_record fr;
+	struct buf b;
+	enum cr_err e = CR_OK;
+
+	if (!g->denied) {
+		char path[PATH_MAX];
+
+		layout_segment_sub(&g->j->dir, g->seg, "denied", path, sizeof(path));
+		e = fs_mkdirs(path);
+		layout_segment_part(&g->j->dir, g->seg, "denied", g->p, path, sizeof(path));
+		if (!e)
+			e = recfile_writer_open(path, REC_KIND_FETCH, (int)g->j->cfg.zstd_level,
+						&g->denied);
+		if (e) {
+			log_err("generate", "cannot write '%s'", path);
+			return e;
+		}
+	}
+	generate_denied_outcome(rec, at, &fr);
+	buf_init(&b);
+	fetch_record_pack(&fr, &b);
+	e = recfile_writer_add(g->denied, b.p, b.len);
+	buf_release(&b);
+	return e;
 }
 
 int generate_account(struct gen_part *g, const struct crawl_record *rec, const char *host,
@@ -337,13 +424,16 @@ int generate_account(struct gen_part *g, const struct crawl_record *rec, const c
 			g->c[GC_DEMOTED_HOSTS] += generate_demoted(&g->rules, h);
 		}
 		if (v == GEN_SELECT)
-			*slot = (void *)((uintptr_t)*slot + (h->denied ? (uintptr_t)1 << 32 : 1));
+			*slot = (void *)((uintptr_t)*slot +
+					 (h->robots == GEN_ROBOTS_STALE ? (uintptr_t)1 << 32 : 1));
 	}
 	g->c[verdict_counter[v]]++;
 	if (v == GEN_NOT_DUE && crawl_record_status_retries(rec->status))
 		g->c[GC_RETRY_LATER]++;
 	if (v == GEN_SEED_CAPPED && g->dlog && !g->failed)
 		g->failed = decisions_add(g->dlog, "per-seed-limit", rec->url, rec->url_len, "", 0);
+	if (v == GEN_DENIED && !g->failed)
+		g->failed = add_denied(g, rec, h->robots_at);
 	return v == GEN_SELECT;
 }
 
@@ -447,6 +537,8 @@ static enum cr_err generate_partition(struct job *j, int seg, int ver, uint32_t 
 	memset(&g, 0, sizeof(g));
 	g.j = j;
 	g.now = now;
+	g.seg = seg;
+	g.p = p;
 	g.c = c;
 	g.hr = hr;
 	g.cap = cap;
@@ -482,6 +574,9 @@ static enum cr_err generate_partition(struct job *j, int seg, int ver, uint32_t 
 	if (e == CR_EOF && g.dlog)
 		e = decisions_commit(&g.dlog) ? CR_ERR_IO : CR_EOF;
 	decisions_abort(&g.dlog);
+	if (e == CR_EOF && g.denied && (e = recfile_writer_commit(&g.denied)) == CR_OK)
+		e = CR_EOF;
+	recfile_writer_abort(&g.denied);
 	if (e != CR_EOF) {
 		recfile_writer_abort(&w);
 		return e;

@@ -18,6 +18,14 @@
  *
  * generate_select is the pure decision for one record, given what the
  * phase knows of its host so far; generate_run streams records through it.
+ *
+ * A due URL whose origin's cached robots.txt - an answer still within
+ * robots.cache_ttl_s - denies it is not selected: it would make no
+ * request, so it takes no place in the round's plan, generate.top_n or
+ * generate.max_per_host. Generate writes its outcome as the fetcher would
+ * (status denied, reason "robots.txt") to segments/N/denied/part-P.zst,
+ * which update merges with the fetch outcomes: it is due again when that
+ * robots.txt is asked again, and update's decision log names it.
  */
 #ifndef CR_GENERATE_GENERATE_H
 #define CR_GENERATE_GENERATE_H
@@ -25,6 +33,7 @@
 #include <stdint.h>
 
 #include "crawldb/crawl_record.h"
+#include "crawldb/fetch_record.h"
 #include "crawldb/job.h"
 #include "scope/host_rules.h"
 #include "util/error.h"
@@ -43,6 +52,7 @@ enum generate_counter {
 	GC_SEED_CAPPED,  /* due, never fetched, past their seed's max_pages */
 	GC_BUDGET_CAPPED,   /* due, within their host's caps, past generate.top_n */
 	GC_RETRY_LATER,  /* not due: to be tried again (error, timeout, deferred) */
+	GC_ROBOTS_DENIED,   /* due, denied by a cached robots.txt: recorded, not selected */
 	GC_COUNT_
 };
 
@@ -53,7 +63,7 @@ int generate_due(const struct crawl_record *r, int64_t now, long max_depth);
 
 /*
  * 1 if r's last outcome is one the configuration decides - refused by an
- * address rule, a host rule or robots.txt for robots.agent, deferred by
+ * address rule or a host rule, deferred by
  * politeness.max_crawl_delay_ms or a robots.txt the TLS settings could not
  * reach, failed on DNS (dns.servers) or TLS (tls.*) - and was decided
  * before since_us, when the configuration the job runs with took effect
@@ -83,9 +93,30 @@ struct generate_rules {
 	int64_t refetch_min_us;      /* this long after its last visit */
 	int64_t config_since_us;     /* job.h: outcomes the configuration decided
 					before it are judged again */
+	int64_t robots_ttl_us;       /* robots.cache_ttl_s: how long an answer holds */
 };
 
 void generate_rules_from(const struct config *cfg, struct generate_rules *out);
+
+/* What an origin's cached robots.txt says of a URL, for generate. */
+enum generate_robots {
+	GEN_ROBOTS_NONE,             /* allowed, or no rules cached: the fetch decides */
+	GEN_ROBOTS_DENIED,           /* denied by an answer still valid: not selected */
+	GEN_ROBOTS_STALE,            /* denied by an answer past robots.cache_ttl_s: the
+					fetch asks again first; likely no request */
+};
+
+/* The verdict on a URL whose origin's rules, answered at answered_at (µs),
+ * deny it (denies 1) or not, at now, answers holding ttl_us. Pure. */
+enum generate_robots generate_robots_of(int denies, int64_t answered_at, int64_t ttl_us,
+					int64_t now);
+
+/* The outcome of r, denied by a robots.txt answered at answered_at, as the
+ * fetcher writes it (fetch_emit_status_at): status denied, reason
+ * "robots.txt", the answer's time as its fetch time - update makes it due
+ * when that answer expires. Strings borrowed from r. Pure. */
+void generate_denied_outcome(const struct crawl_record *r, int64_t answered_at,
+			     struct fetch_record *out);
 
 /* What the phase knows of a record's host when the record comes. */
 struct generate_host {
@@ -95,9 +126,10 @@ struct generate_host {
 	uint64_t duplicates;         /* ... of which near-duplicates */
 	long crawl_delay_ms;         /* its origin's cached robots.txt Crawl-delay; -1: none */
 	int64_t hold_until;          /* its origin's hold (robots cache), µs; 0: none */
-	uint64_t denied_taken;       /* its URLs selected that robots.txt denies */
-	int denied;                  /* the URL judged: its origin's cached robots.txt
-					denies it, so the fetch makes no request for it */
+	uint64_t denied_taken;       /* its URLs selected that a stale robots.txt denies */
+	enum generate_robots robots; /* the URL judged: what its origin's cached
+					robots.txt says of it */
+	int64_t robots_at;           /* ... when that robots.txt was answered, µs */
 	struct host_settings op;     /* the operator's rule for it (hosts.rules) */
 	int seed_capped;             /* the record's seed has had its max_pages */
 };
@@ -111,6 +143,7 @@ enum generate_verdict {
 	GEN_POLITENESS_CAPPED,       /* more than politeness lets the fetch phase fetch */
 	GEN_HELD,                    /* its host asked for a pause (fetch.max_hold_s) */
 	GEN_SEED_CAPPED,             /* its seed's max_pages are spent (seedcap.h) */
+	GEN_DENIED,                  /* its cached robots.txt denies it: recorded denied */
 };
 
 /* 1 if the host's pages are mostly near-duplicates (trap.demote_*). */
@@ -119,7 +152,8 @@ int generate_demoted(const struct generate_rules *g, const struct generate_host 
  * operator rule overrides generate.max_per_host and the delay of the
  * politeness cap; a blocked host's due URLs are all selected (the fetcher
  * records them blocked without a request); a URL blocked by an operator
- * rule that no longer blocks its host is due at once. */
+ * rule that no longer blocks its host is due at once. A due URL its valid
+ * robots.txt denies is GEN_DENIED whatever its host's caps and holds. */
 enum generate_verdict generate_select(const struct crawl_record *r,
 				      const struct generate_host *h,
 				      const struct generate_rules *g, int64_t now);

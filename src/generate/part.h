@@ -18,9 +18,16 @@
 /* The robots.txt bodies (and GEN_RULES_ENTRY bytes an origin) whose rules
  * a partition's generate keeps at most: past them it keeps none - which
  * ones fit would depend on the cache file's order, which depends on the
- * rank count - and a denied URL counts as a request, as without them. */
+ * rank count - and a denied URL is selected and counts as a request, as
+ * without them (the fetch denies it). */
 #define GEN_RULES_BYTES (16u << 20)
 #define GEN_RULES_ENTRY 256u
+
+/* An origin's cached robots.txt rules (owned) and when they were answered. */
+struct gen_rules {
+	struct robots *rules;
+	int64_t answered_at;
+};
 
 struct gen_part {
 	struct job *j;
@@ -28,20 +35,24 @@ struct gen_part {
 	struct score_rules score;
 	struct refresh_rules refresh;
 	int64_t now;
+	int seg;
+	uint32_t p;
 	uint64_t *c;
 	struct hmap per_host;     /* host -> URLs selected (uintptr_t): those that make a
 				     request, and those robots.txt denies << 32 */
 	struct hmap delays;       /* origin -> cached Crawl-delay ms (uintptr_t) */
 	struct hmap holds;        /* origin -> hold until, µs (uintptr_t), when ahead */
-	struct hmap robots;       /* origin -> its cached robots.txt rules (struct robots *,
-				     owned) when 2xx, only with a span: a URL they deny
-				     makes no request; none past GEN_RULES_BYTES */
+	struct hmap robots;       /* origin -> its cached robots.txt rules (struct gen_rules *,
+				     owned) when 2xx: a URL they deny makes no request;
+				     none past GEN_RULES_BYTES */
 	size_t robots_bytes;      /* what those kept cost (GEN_RULES_BYTES) */
 	int robots_over;          /* the partition's were past GEN_RULES_BYTES */
 	struct hmap dups;         /* host -> pages | duplicates << 32 (count_duplicates) */
 	const struct host_rules *hr;   /* hosts.rules, or NULL */
 	const struct seedcap *cap;     /* the seeds' max_pages, or NULL */
 	struct decisions *dlog;        /* with seeds' max_pages and log.decisions */
+	struct recfile_writer *denied; /* segments/N/denied/part-P.zst, opened at the
+					  first URL generate finds denied */
 	enum cr_err failed;            /* a decision-log write failed */
 	struct budget *budget;         /* generate.top_n, or NULL */
 	struct recfile_reader *ranks;  /* rank/part-P.zst (orders pagerank, hostrank) */

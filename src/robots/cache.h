@@ -3,7 +3,8 @@
  * origin ("scheme://host[:port]"), fetch time (µs), HTTP status (0: no
  * answer) and the body as fetched (at most robots.max_bytes). The fetcher
  * reads and writes them; generate reads the Crawl-delay of each origin to
- * size fetch lists that politeness can finish; both read it through
+ * size fetch lists that politeness can finish, and its rules to leave out
+ * (and record denied) the URLs they deny; both read it through
  * robots_cache_scan.
  */
 #ifndef CR_ROBOTS_CACHE_H

@@ -323,10 +323,9 @@ static int verify_version(struct job *j, int ver)
 	return 1;
 }
 
-int round_generate(struct job *j, int *segp, uint64_t *selected, uint64_t *held,
-		   uint64_t *retry)
+int round_generate(struct job *j, struct round_generated *out)
 {
-	static const char *const fetchlist[] = { "fetchlist", NULL };
+	static const char *const fetchlist[] = { "fetchlist", "denied", NULL };
 	uint64_t c[GC_COUNT_] = { 0 };
 	struct round_snapshot s;
 	struct round_plan p = { ROUND_GENERATE, 0, 0, NULL, 0 };
@@ -380,17 +379,16 @@ int round_generate(struct job *j, int *segp, uint64_t *selected, uint64_t *held,
 	if (!rc && j->rank == 0)
 		log_info("generate", "segment %d: %llu URLs due on %llu hosts "
 			 "(%llu capped per host, %llu past the round's budget, %llu not due, "
-			 "%llu held)", p.seg,
+			 "%llu denied by robots.txt, %llu held)", p.seg,
 			 (unsigned long long)c[GC_SELECTED], (unsigned long long)c[GC_HOSTS],
 			 (unsigned long long)c[GC_HOST_CAPPED],
 			 (unsigned long long)c[GC_BUDGET_CAPPED], (unsigned long long)c[GC_NOT_DUE],
-			 (unsigned long long)c[GC_HELD]);
-	*segp = p.seg;
-	*selected = c[GC_SELECTED];
-	if (held)
-		*held = c[GC_HELD];
-	if (retry)
-		*retry = c[GC_RETRY_LATER];
+			 (unsigned long long)c[GC_ROBOTS_DENIED], (unsigned long long)c[GC_HELD]);
+	out->seg = p.seg;
+	out->selected = c[GC_SELECTED];
+	out->held = c[GC_HELD];
+	out->retry = c[GC_RETRY_LATER];
+	out->denied = c[GC_ROBOTS_DENIED];
 	return rc;
 }
 
@@ -786,20 +784,19 @@ static void explain_nothing_fetched(struct job *j)
 	hmap_release(&m);
 }
 
-/* Generate a new round's segment; 1 in *complete when nothing is due. */
-static int generate_step(struct job *j, int seg, int *complete)
+int round_nothing_generated(const struct round_generated *g)
 {
-	uint64_t selected = 0, held = 0, retry = 0;
-	int rc;
+	return !g->selected && !g->denied;
+}
 
-	hook(j, "generate", seg);
-	rc = round_generate(j, &seg, &selected, &held, &retry);
-	if (rc || selected)
-		return rc;
+void round_nothing_due(struct job *j, const struct round_generated *g)
+{
+	uint64_t held = g->held, retry = g->retry;
+
 	if (j->rank == 0) {
 		char dir[PATH_MAX];
 
-		layout_segment_dir(&j->dir, seg, dir, sizeof(dir));
+		layout_segment_dir(&j->dir, g->seg, dir, sizeof(dir));
 		if (fs_remove_tree(dir) != CR_OK)
 			log_warn("crawl", "cannot remove empty segment '%s'", dir);
 		if (held)
@@ -816,8 +813,54 @@ static int generate_step(struct job *j, int seg, int *complete)
 	}
 	explain_nothing_fetched(j);
 	comm_barrier();
+}
+
+/* Generate a new round's segment; 1 in *complete when nothing is due. */
+static int generate_step(struct job *j, int seg, int *complete)
+{
+	struct round_generated g = { 0 };
+	int rc;
+
+	hook(j, "generate", seg);
+	rc = round_generate(j, &g);
+	if (rc || !round_nothing_generated(&g))
+		return rc;
+	round_nothing_due(j, &g);
 	*complete = 1;
 	return 0;
+}
+
+/* After a round whose fetch gave no URL an outcome: 1 if the crawl
+ * stops; 0 if it goes on, the round counted (its generate recorded URLs
+ * robots.txt denies, and selected none); -1 if it goes on, the round not
+ * counted (the segment's fetch list was empty: one a 'generate' made when
+ * nothing was due, the next round is generated). Says which. Collective. */
+static int fetched_nothing(struct job *j, int seg)
+{
+	int64_t v[2] = { -1, -1 };
+
+	if (j->rank == 0) {
+		struct round_facts f;
+
+		round_read_facts(&j->dir, seg, &f);
+		v[0] = f.selected;
+		v[1] = f.denied;
+	}
+	comm_bcast(v, sizeof(v), 0);
+	if (v[0] == 0 && v[1] > 0)
+		return 0;   /* generate's line said so */
+	if (v[0] == 0) {
+		if (j->rank == 0)
+			log_info("crawl", "segment %d had no URL to fetch (it was generated "
+				 "when nothing was due): a new segment is generated", seg);
+		return -1;
+	}
+	if (j->rank == 0)
+		log_info("crawl", "no URL could be fetched this round (robots.txt "
+			 "unavailable, hosts parked or the time limit): stopping; "
+			 "run again later to continue");
+	explain_nothing_fetched(j);
+	return 1;
 }
 
 /*
@@ -896,7 +939,7 @@ int round_crawl(struct job *j, const struct inject_seeds *seeds, long rounds)
 	while (!rc && !complete && round <= max) {
 		struct round_snapshot s;
 		struct round_plan p;
-		int done = 0;
+		int done = 0, why;
 
 		if (snapshot(j, 0, &s))
 			return 1;
@@ -932,13 +975,10 @@ int round_crawl(struct job *j, const struct inject_seeds *seeds, long rounds)
 		if (j->rank == 0)
 			log_info("crawl", "round %ld (segment %d) done in %.1f s", round, p.seg,
 				 secs_since(t0));
-		if (outcomes == 0) {
-			if (j->rank == 0)
-				log_info("crawl", "no URL could be fetched this round (robots.txt "
-					 "unavailable, hosts parked or the time limit): stopping; "
-					 "run again later to continue");
-			explain_nothing_fetched(j);
-			return 0;
+		if (outcomes == 0 && (why = fetched_nothing(j, p.seg)) != 0) {
+			if (why > 0)
+				return 0;
+			continue;   /* an empty segment: not a round of the crawl's */
 		}
 		/* Link analysis for the next generate (rank.every_rounds). */
 		if (j->cfg.rank_every_rounds > 0 && p.seg % j->cfg.rank_every_rounds == 0 &&

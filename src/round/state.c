@@ -110,8 +110,12 @@ void round_read_facts(const struct crawl_dir *d, int seg, struct round_facts *f)
 	f->steps = -1;
 	f->records = 0;
 	f->origins = -1;
+	f->selected = -1;
+	f->denied = -1;
 	if (seg <= 0)
 		return;
+	f->selected = phase_int(d, seg, "generate", "counters", "selected");
+	f->denied = phase_int(d, seg, "generate", "counters", "robots_denied");
 	f->round_ms = phase_int(d, seg, "generate", NULL, "round_ms");
 	f->steps = phase_int(d, seg, "generate", NULL, "round_steps");
 	f->origins = phase_int(d, seg, "update", "counters", "origins");
@@ -144,7 +148,7 @@ int round_left_behind(const struct round_snapshot *s)
 
 void round_next(const struct round_snapshot *s, struct round_plan *p)
 {
-	static const char *const fetchlist[] = { "fetchlist", NULL };
+	static const char *const fetchlist[] = { "fetchlist", "denied", NULL };
 	static const char *const progress[] = { "progress", NULL };
 	static const char *const parse[] = { "parse", NULL };
 	int redo;

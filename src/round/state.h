@@ -82,12 +82,15 @@ void round_read(const struct crawl_dir *d, int seg, struct round_snapshot *s);
 /* What segment seg's _SUCCESS files say for round/length.h: the span its
  * generate planned (ms; -1: it says none) and the growth steps of that
  * plan (-1: none said), the CrawlDb's URLs its update counted (0: it says
- * none) and their origins (-1: none said). */
+ * none) and their origins (-1: none said); the URLs its generate
+ * selected and those it found denied by robots.txt (-1: it says none). */
 struct round_facts {
 	int64_t round_ms;
 	int64_t steps;
 	uint64_t records;
 	int64_t origins;
+	int64_t selected;
+	int64_t denied;
 };
 void round_read_facts(const struct crawl_dir *d, int seg, struct round_facts *f);
 

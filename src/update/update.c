@@ -285,25 +285,20 @@ static enum cr_err robots_sitemaps(struct job *j, struct buf *out)
 	return e;
 }
 
-static enum cr_err sort_outcomes(struct job *j, int seg, uint32_t p, size_t budget,
-				 struct xsort **out, uint64_t *n_out)
+/* Adds the records of the outcome file at path to x, counting them; a
+ * missing file is an error only when needed. */
+static enum cr_err add_outcomes(const char *path, int needed, struct xsort *x, uint64_t *n_out)
 {
-	char path[PATH_MAX];
 	struct recfile_reader *r;
-	struct xsort *x;
 	const void *data;
 	size_t n;
 	enum cr_err e;
 
-	layout_segment_part(&j->dir, seg, "fetch", p, path, sizeof(path));
+	if (!needed && !fs_exists(path))
+		return CR_OK;
 	e = recfile_reader_open(path, REC_KIND_FETCH, &r);
 	if (e) {
 		log_err("update", "cannot read fetch outcomes '%s'", path);
-		return e;
-	}
-	e = xsort_new(j->tmpdir, budget, crawl_record_cmp, &x);
-	if (e) {
-		recfile_reader_free(&r);
 		return e;
 	}
 	while ((e = recfile_reader_next(r, &data, &n)) == CR_OK) {
@@ -313,7 +308,26 @@ static enum cr_err sort_outcomes(struct job *j, int seg, uint32_t p, size_t budg
 		(*n_out)++;
 	}
 	recfile_reader_free(&r);
-	if (e == CR_EOF)
+	return e == CR_EOF ? CR_OK : e;
+}
+
+/* Partition p's outcomes, sorted: the fetch's, and those generate wrote
+ * for URLs a cached robots.txt denies (denied/, when it found any). */
+static enum cr_err sort_outcomes(struct job *j, int seg, uint32_t p, size_t budget,
+				 struct xsort **out, uint64_t *n_out)
+{
+	char path[PATH_MAX];
+	struct xsort *x;
+	enum cr_err e = xsort_new(j->tmpdir, budget, crawl_record_cmp, &x);
+
+	if (e)
+		return e;
+	layout_segment_part(&j->dir, seg, "fetch", p, path, sizeof(path));
+	e = add_outcomes(path, 1, x, n_out);
+	layout_segment_part(&j->dir, seg, "denied", p, path, sizeof(path));
+	if (!e)
+		e = add_outcomes(path, 0, x, n_out);
+	if (!e)
 		e = xsort_finish(x);
 	if (e) {
 		xsort_free(&x);

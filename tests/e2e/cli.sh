@@ -142,6 +142,29 @@ check "DNS failure recorded as an error status" bash -c \
 	 '$MPICRAWL' update --dir '$SCRATCH/m' ${opts[*]} >/dev/null 2>&1 &&
 	 '$MPICRAWL' readdb --dir '$SCRATCH/m' --stats | grep -q 'error      2'"
 
+# A generate with nothing due makes no segment and says so (exit 0, as a
+# crawl that finds nothing due); a later crawl found none to "resume".
+cp -a "$SCRATCH/m" "$SCRATCH/m10"
+ls "$SCRATCH/m10/segments" >"$SCRATCH/segs.before"
+check "generate with nothing due says so" expect 0 'nothing is due' \
+	"$MPICRAWL" generate --dir "$SCRATCH/m10" "${opts[@]}"
+check "... on stdout too" grep -qx 'nothing is due: no segment' "$SCRATCH/out"
+check "... and makes no segment" bash -c \
+	"ls '$SCRATCH/m10/segments' | cmp -s - '$SCRATCH/segs.before'"
+# A segment whose fetch list is empty (an older mpicrawl's generate made
+# them): the crawl names that as the cause, and goes on to a round of its own.
+"$MPICRAWL" inject --dir "$SCRATCH/e" --seeds "$SCRATCH/s1" "${opts[@]}" 2>/dev/null
+"$MPICRAWL" generate --dir "$SCRATCH/e" "${opts[@]}" >/dev/null 2>&1
+small=$(ls -S "$SCRATCH"/e/segments/00001/fetchlist/part-*.zst | tail -n 1)
+for f in "$SCRATCH"/e/segments/00001/fetchlist/part-*.zst; do
+	[ "$f" = "$small" ] || cp "$small" "$f"
+done
+sed -i 's/"selected":1,/"selected":0,/' "$SCRATCH/e/segments/00001/_SUCCESS.generate"
+check "a crawl over an empty segment names the cause" bash -c '"$1" crawl --dir "$2" \
+	--rounds 1 "${@:3}" >"$2.out" 2>&1 && grep -q "segment 1 had no URL to fetch" "$2.out" &&
+	! grep -q "no URL could be fetched this round" "$2.out" &&
+	test -e "$2/segments/00002/_SUCCESS.update"' _ "$MPICRAWL" "$SCRATCH/e" "${opts[@]}"
+
 # The tools run once under mpirun: output once, no lock taken from a sibling.
 check "readdb on 2 ranks prints once" test \
 	"$(run_ranks 2 readdb --dir "$SCRATCH/m" --dump 2>/dev/null | wc -l)" = \
@@ -201,7 +224,9 @@ check "wacz -o a fifo refused" expect 1 'not a regular file' \
 check "... the fifo still there" test -p "$SCRATCH/fifo"
 
 # Segment numbers end at 99999 (five digits): then one line, not a loop.
-cp -a "$SCRATCH/m" "$SCRATCH/m9" && mkdir "$SCRATCH/m9/segments/99999"
+# (A URL is due, so that the first generate fills the stray segment.)
+"$MPICRAWL" inject --dir "$SCRATCH/m9" --seeds "$SCRATCH/s1" "${opts[@]}" 2>/dev/null
+mkdir -p "$SCRATCH/m9/segments/99999"
 "$MPICRAWL" generate --dir "$SCRATCH/m9" "${opts[@]}" >/dev/null 2>&1
 check "no segment after 99999" expect 1 'the last number a segment may have' \
 	timeout 60 "$MPICRAWL" generate --dir "$SCRATCH/m9" "${opts[@]}"

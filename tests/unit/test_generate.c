@@ -80,15 +80,16 @@ static void select_table(void)
 	}
 }
 
-/* A URL its origin's cached robots.txt denies makes no request, so the
- * round's span does not count it: past the span's requests it is still
- * taken (the fetch records it denied), up to as many denied again; both
- * count against generate.max_per_host, the fetch list's bound. */
+/* A URL its origin's expired robots.txt denies likely makes no request
+ * (the fetch asks the robots.txt again first), so the round's span does
+ * not count it: past the span's requests it is still taken (the fetch
+ * records it denied), up to as many denied again; both count against
+ * generate.max_per_host, the fetch list's bound. */
 static void denied_rows(const struct config *cfg)
 {
 	static const struct {
 		const char *name;
-		int denied;
+		enum generate_robots denied;
 		uint64_t selected, denied_taken;
 		long max_per_host;
 		enum generate_verdict want;
@@ -96,10 +97,13 @@ static void denied_rows(const struct config *cfg)
 		{ "allowed, the span's 2 requests taken: capped", 0, 2, 0, 0,
 		  GEN_POLITENESS_CAPPED },
 		{ "allowed, one request left: taken", 0, 1, 5, 0, GEN_SELECT },
-		{ "denied, the span's 2 requests taken: taken", 1, 2, 0, 0, GEN_SELECT },
-		{ "denied, one denied taken: taken", 1, 2, 1, 0, GEN_SELECT },
-		{ "denied, as many denied as the span: capped", 1, 0, 2, 0, GEN_POLITENESS_CAPPED },
-		{ "denied, max_per_host counts both: capped", 1, 1, 1, 2, GEN_HOST_CAPPED },
+		{ "denied, the span's 2 requests taken: taken", GEN_ROBOTS_STALE, 2, 0, 0,
+		  GEN_SELECT },
+		{ "denied, one denied taken: taken", GEN_ROBOTS_STALE, 2, 1, 0, GEN_SELECT },
+		{ "denied, as many denied as the span: capped", GEN_ROBOTS_STALE, 0, 2, 0,
+		  GEN_POLITENESS_CAPPED },
+		{ "denied, max_per_host counts both: capped", GEN_ROBOTS_STALE, 1, 1, 2,
+		  GEN_HOST_CAPPED },
 		{ "allowed, max_per_host counts both: capped", 0, 1, 1, 2, GEN_HOST_CAPPED },
 	};
 	size_t i;
@@ -108,7 +112,7 @@ static void denied_rows(const struct config *cfg)
 		struct crawl_record r;
 		struct generate_host h = { .selected = rows[i].selected, .crawl_delay_ms = -1,
 					   .denied_taken = rows[i].denied_taken,
-					   .denied = rows[i].denied };
+					   .robots = rows[i].denied };
 		struct generate_rules g;
 		enum generate_verdict v;
 
@@ -121,6 +125,118 @@ static void denied_rows(const struct config *cfg)
 		v = generate_select(&r, &h, &g, 1000);
 		CHECK(v == rows[i].want, "%s: verdict %d", rows[i].name, (int)v);
 	}
+}
+
+/* A due URL a robots.txt answer still valid denies is not selected
+ * (GEN_DENIED), whatever its host's caps, the span or a hold: it takes no
+ * place in the round. What comes before it still does: depth, not due,
+ * the seed's max_pages, an operator's block. */
+static void valid_denied_rows(const struct config *cfg)
+{
+	static const struct {
+		const char *name;
+		enum generate_robots robots;
+		uint32_t depth;
+		int64_t next_fetch, hold_until;
+		uint64_t selected;
+		int seed_capped, block;
+		enum generate_verdict want;
+	} rows[] = {
+		{ "denied: not selected", GEN_ROBOTS_DENIED, 0, 0, 0, 0, 0, 0, GEN_DENIED },
+		{ "denied past the span's requests", GEN_ROBOTS_DENIED, 0, 0, 0, 9, 0, 0,
+		  GEN_DENIED },
+		{ "denied past max_per_host", GEN_ROBOTS_DENIED, 0, 0, 0, 5, 0, 0, GEN_DENIED },
+		{ "denied while its host holds", GEN_ROBOTS_DENIED, 0, 0, 5000, 0, 0, 0,
+		  GEN_DENIED },
+		{ "denied but not due", GEN_ROBOTS_DENIED, 0, 2000, 0, 0, 0, 0, GEN_NOT_DUE },
+		{ "denied but too deep", GEN_ROBOTS_DENIED, 4, 0, 0, 0, 0, 0, GEN_TOO_DEEP },
+		{ "denied, its seed's pages spent", GEN_ROBOTS_DENIED, 0, 0, 0, 0, 1, 0,
+		  GEN_SEED_CAPPED },
+		{ "denied, its host blocked: the block's", GEN_ROBOTS_DENIED, 0, 0, 0, 0, 0, 1,
+		  GEN_SELECT },
+		{ "expired answer: selected, counted apart", GEN_ROBOTS_STALE, 0, 0, 0, 3, 0, 0,
+		  GEN_SELECT },
+		{ "allowed, past the span: capped", GEN_ROBOTS_NONE, 0, 0, 0, 2, 0, 0,
+		  GEN_POLITENESS_CAPPED },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct crawl_record r;
+		struct generate_host h = { .selected = rows[i].selected, .crawl_delay_ms = -1,
+					   .hold_until = rows[i].hold_until,
+					   .robots = rows[i].robots,
+					   .seed_capped = rows[i].seed_capped };
+		struct generate_rules g;
+		enum generate_verdict v;
+
+		h.op.line = rows[i].block;
+		h.op.block = rows[i].block;
+		h.op.delay_ms = h.op.max_in_flight = h.op.max_per_host = -1;
+		generate_rules_from(cfg, &g);
+		g.max_depth = 3;
+		g.max_per_host = 5;
+		g.round_ms = 1000;   /* at a 1 s delay: 2 requests */
+		g.delay_ms = 1000;
+		memset(&r, 0, sizeof(r));
+		r.status = ST_UNFETCHED;
+		r.depth = rows[i].depth;
+		r.next_fetch = rows[i].next_fetch;
+		v = generate_select(&r, &h, &g, 1000);
+		CHECK(v == rows[i].want, "%s: verdict %d", rows[i].name, (int)v);
+	}
+}
+
+/* Which answers generate judges by: one within robots.cache_ttl_s, as the
+ * fetch reads the cache (expired at the TTL itself). */
+static void robots_of_table(void)
+{
+	static const struct {
+		const char *name;
+		int denies;
+		int64_t at, ttl, now;
+		enum generate_robots want;
+	} rows[] = {
+		{ "allowed", 0, 100, 1000, 200, GEN_ROBOTS_NONE },
+		{ "allowed, expired", 0, 100, 1000, 5000, GEN_ROBOTS_NONE },
+		{ "denied, fresh", 1, 100, 1000, 200, GEN_ROBOTS_DENIED },
+		{ "denied, the last µs", 1, 100, 1000, 1099, GEN_ROBOTS_DENIED },
+		{ "denied, at the TTL: expired", 1, 100, 1000, 1100, GEN_ROBOTS_STALE },
+		{ "denied, long expired", 1, 100, 1000, 90000, GEN_ROBOTS_STALE },
+		{ "denied, no TTL", 1, 100, 0, 100, GEN_ROBOTS_STALE },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		enum generate_robots v = generate_robots_of(rows[i].denies, rows[i].at,
+							    rows[i].ttl, rows[i].now);
+
+		CHECK(v == rows[i].want, "%s: %d", rows[i].name, (int)v);
+	}
+}
+
+/* The outcome generate writes for a URL it found denied: update reads it
+ * as the fetcher's - denied, due again when the robots.txt that denied it
+ * is asked again, a refusal for the decision log. */
+static void denied_outcome(const struct config *cfg)
+{
+	struct crawl_record old, out;
+	struct fetch_record f;
+	int64_t at = 5000000;
+
+	memset(&old, 0, sizeof(old));
+	old.url = "http://a.test/private/x";
+	old.url_len = strlen(old.url);
+	old.depth = 2;
+	old.cash = 0.25;
+	generate_denied_outcome(&old, at, &f);
+	CHECK(f.rec.status == ST_DENIED && f.rec.fetched_at == at && f.rec.depth == 2 &&
+	      f.rec.url == old.url && f.rec.cash == 0.25, "the outcome's record");
+	CHECK(f.reason_len == 10 && !memcmp(f.reason, "robots.txt", 10), "reason robots.txt");
+	merge_apply(&old, &f, cfg, &out);
+	CHECK(out.status == ST_DENIED && out.next_fetch == at + cfg->robots_ttl_s * 1000000LL,
+	      "due when its robots.txt is asked again: %lld", (long long)out.next_fetch);
+	CHECK_STR(merge_refusal(&out), "robots");
 }
 
 /* The operator's host rules (hosts.rules) in generate_select. */
@@ -182,6 +298,9 @@ static void operator_table(void)
 		      rows[i].name, (int)generate_select(&r, &h, &g, 1000));
 	}
 	denied_rows(&cfg);
+	valid_denied_rows(&cfg);
+	robots_of_table();
+	denied_outcome(&cfg);
 }
 
 /* The seeds' bounds, over a one-rank count: each seed takes its budget of
@@ -252,7 +371,7 @@ static void rejudged_table(void)
 		{ "blocked: non-public address, before", ST_BLOCKED, "non-public address", 50, 1 },
 		{ "blocked, decided under this config", ST_BLOCKED, "non-public address", 100, 0 },
 		{ "blocked by an operator rule", ST_BLOCKED, "operator", 50, 1 },
-		{ "denied by robots.txt (robots.agent)", ST_DENIED, "robots.txt", 50, 1 },
+		{ "denied: generate judges it against robots.txt", ST_DENIED, "robots.txt", 50, 0 },
 		{ "deferred: Crawl-delay or robots.txt unreachable", ST_DEFERRED, "robots.txt", 50, 1 },
 		{ "dns failure", ST_ERROR, "dns: failure", 50, 1 },
 		{ "dns nxdomain, retries spent", ST_GONE, "dns: nxdomain", 50, 1 },
