@@ -1090,6 +1090,80 @@ static enum cr_err do_partition(struct part_ix *x, char **names, size_t nn)
 	return e;
 }
 
+int index_output_stale(const char *sub, const char *file, char *const *names, size_t n,
+		       int wat_on)
+{
+	char out[320];
+	int wat = !strcmp(sub, "wat");
+	size_t i;
+
+	if (strstr(file, ".tmp.") || (!wat && strcmp(sub, "cdxj")))
+		return 0;
+	if (wat && !wat_on)
+		return 1;
+	for (i = 0; i < n; i++) {
+		if (wat)
+			wat_name(names[i], out, sizeof(out));
+		else
+			snprintf(out, sizeof(out), "%s.cdxj", names[i]);
+		if (!strcmp(out, file))
+			return 0;
+	}
+	return 1;
+}
+
+/* A partition without WARC files (all of them gone) keeps no text, links
+ * or pages an earlier index made of them. */
+static void drop_partition(const struct job *j, int seg, uint32_t p)
+{
+	char name[128], path[PATH_MAX];
+	struct part_ix x;
+	int k;
+
+	memset(&x, 0, sizeof(x));
+	x.j = j;
+	x.seg = seg;
+	x.p = p;
+	for (k = 0; k < 3; k++) {
+		if (k < 2)
+			text_file(&x, k, path, sizeof(path));
+		snprintf(name, sizeof(name), "part-%05u.tsv.zst", p);
+		if (k == 2)
+			layout_segment_file(&j->dir, seg, "links", name, path, sizeof(path));
+		if (unlink(path) != 0 && errno != ENOENT)
+			log_warn("index", "cannot remove '%s': %s", path, strerror(errno));
+	}
+	snprintf(name, sizeof(name), "part-%05u.jsonl", p);
+	layout_segment_file(&j->dir, seg, "pages", name, path, sizeof(path));
+	if (unlink(path) != 0 && errno != ENOENT)
+		log_warn("index", "cannot remove '%s': %s", path, strerror(errno));
+}
+
+/* The CDXJ and WAT files of partition p that an earlier index left and no
+ * WARC file of names now makes (index_output_stale) are removed. */
+static void drop_stale(const struct job *j, int seg, uint32_t p, char *const *names,
+		       size_t nn)
+{
+	static const char *const subs[] = { "cdxj", "wat" };
+	char dir[PATH_MAX], path[PATH_MAX + 300];
+	size_t k, i, n;
+	char **v;
+
+	for (k = 0; k < 2; k++) {
+		layout_segment_sub(&j->dir, seg, subs[k], dir, sizeof(dir));
+		v = fs_list(dir, "", "", &n);
+		for (i = 0; i < n; i++) {
+			if (name_partition(&j->dir, v[i], seg) != (long)p ||
+			    !index_output_stale(subs[k], v[i], names, nn, j->cfg.index_wat))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", dir, v[i]);
+			if (unlink(path) != 0 && errno != ENOENT)
+				log_warn("index", "cannot remove '%s': %s", path, strerror(errno));
+		}
+		fs_list_free(v, n);
+	}
+}
+
 static void streams_close(struct part_ix *x)
 {
 	size_t i;
@@ -1198,10 +1272,14 @@ enum cr_err index_segment(const struct job *j, int seg, int crawldb_version, int
 			continue;
 		for (k = 0; k < nn; k++)
 			any |= name_partition(&j->dir, names[k], seg) == (long)p;
-		if (!any)
-			continue;
-		x.p = p;
-		e = index_partition(&x, names, nn, crawldb_version, use_staged);
+		if (any) {
+			x.p = p;
+			e = index_partition(&x, names, nn, crawldb_version, use_staged);
+		} else {
+			drop_partition(j, seg, p);
+		}
+		if (e == CR_OK)
+			drop_stale(j, seg, p, names, nn);
 	}
 	free(x.streams);
 	buf_release(&x.packed);

@@ -231,4 +231,11 @@ cat "$SCRATCH/pl"
 check "CDXJ: as many WET places as WET records" test \
 	"$(cat "$C"/segments/*/cdxj/*.cdxj | grep -c '"wet-offset"')" = \
 	"$(zcat "$C"/segments/*/text/*.wet.gz | tr -d '\r' | grep -ac '^WARC-Type: conversion')"
+# Indexed again without index.wat, a segment keeps no WAT file (the index
+# written with index.wat=true left them, and no CDXJ line names them now).
+check "index without index.wat removes the segment's WAT files" "$MPICRAWL" index \
+	--dir "$C" --segment 1 >"$SCRATCH/ix2.out" 2>&1
+check "no WAT file left unnamed by the CDXJ" eval \
+	'test -z "$(ls "$C"/segments/00001/wat/ 2>/dev/null)" &&
+	 ! grep -q wat-filename "$C"/segments/00001/cdxj/*.cdxj'
 finish

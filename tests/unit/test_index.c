@@ -231,8 +231,42 @@ static void test_max_block(void)
 	      "200 MB bodies: %zu", index_max_block(&c));
 }
 
+/* What an index run again removes from cdxj/ and wat/: the outputs of WARC
+ * files that are gone, and every WAT file once index.wat is off (issue 34
+ * items 5 and 11b). */
+static void test_output_stale(void)
+{
+	static const struct {
+		const char *sub, *file;
+		int wat_on, stale;
+	} cases[] = {
+		{ "cdxj", "c-00001-00000-00000-h.warc.gz.cdxj", 1, 0 },
+		{ "cdxj", "c-00001-00000-00001-h.warc.gz.cdxj", 1, 1 },   /* WARC gone */
+		{ "cdxj", "c-00001-00000-00000-h-robots.warc.gz.cdxj", 0, 0 },
+		{ "cdxj", "c-00001-00000-00000-h.warc.gz.cdxj.tmp.42", 1, 0 },
+		{ "wat", "c-00001-00000-00000-h.warc.wat.gz", 1, 0 },
+		{ "wat", "c-00001-00000-00000-h.warc.wat.gz", 0, 1 },     /* index.wat off */
+		{ "wat", "c-00001-00000-00001-h.warc.wat.gz", 1, 1 },     /* WARC gone */
+		{ "wat", "c-00001-00000-00002-h.warc.wat.gz", 1, 0 },     /* of a .warc.zst */
+		{ "text", "c-00001-00000.warc.wet.gz", 0, 0 },
+	};
+	static char *names[] = { "c-00001-00000-00000-h.warc.gz",
+				 "c-00001-00000-00000-h-robots.warc.gz",
+				 "c-00001-00000-00002-h.warc.zst" };
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		CHECK(index_output_stale(cases[i].sub, cases[i].file, names, 3,
+					 cases[i].wat_on) == cases[i].stale,
+		      "%s/%s (index.wat %d): want stale %d", cases[i].sub, cases[i].file,
+		      cases[i].wat_on, cases[i].stale);
+	CHECK(index_output_stale("cdxj", "c-00001-00000-00000-h.warc.gz.cdxj", NULL, 0, 1),
+	      "no WARC file left: its CDXJ is stale");
+}
+
 int main(void)
 {
+	test_output_stale();
 	test_max_block();
 	test_surt();
 	test_language();
