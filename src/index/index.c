@@ -630,6 +630,21 @@ static enum cr_err cdxj_languages(struct part_ix *x, const struct index_stage_pa
 	return cdxj_amend(x, uri, &x->fields);
 }
 
+/* The charset the page was read in, as Common Crawl's "charset" records
+ * the detected one: on a line whose Content-Type named none. */
+static enum cr_err cdxj_charset(struct part_ix *x, const struct index_stage_page *pg,
+				const char *uri)
+{
+	const struct lines *l = x->cdxj;
+
+	if (!pg->charset_len || !l || !l->n || strstr(l->v[l->n - 1], ",\"charset\":"))
+		return CR_OK;
+	x->fields.len = 0;
+	buf_adds(&x->fields, ",\"charset\":");
+	json_str(&x->fields, pg->charset, pg->charset_len);
+	return cdxj_amend(x, uri, &x->fields);
+}
+
 /* Where the page's WET record is: its file from the crawl directory, the
  * offset and length of its gzip member. */
 static enum cr_err cdxj_wet(struct part_ix *x, const char *uri, uint64_t off, uint64_t len)
@@ -660,7 +675,8 @@ static enum cr_err page_out(struct part_ix *x, const struct index_stage_page *pg
 
 	snprintf(uri, sizeof(uri), "%.*s", (int)pg->uri_len, pg->uri);
 	snprintf(id, sizeof(id), "%.*s", (int)pg->id_len, pg->id);
-	if ((e = page_links(x, pg, uri)) != CR_OK || (e = cdxj_languages(x, pg, uri)) != CR_OK)
+	if ((e = page_links(x, pg, uri)) != CR_OK || (e = cdxj_charset(x, pg, uri)) != CR_OK ||
+	    (e = cdxj_languages(x, pg, uri)) != CR_OK)
 		return e;
 	/* The WET block's line 1 is the title; JSON lines number text's. */
 	page_body(x, pg, x->j->cfg.text_format == 0 ? 2 : 1);
@@ -754,6 +770,8 @@ static enum cr_err page_from_warc(struct part_ix *x, const struct warc_record *r
 	sp.nlinks = pg.nlinks;
 	sp.links = (const char *const *)pg.links;
 	sp.anchors = (const char *const *)pg.anchors;
+	sp.charset = pg.charset;
+	sp.charset_len = strlen(pg.charset);
 	x->packed.len = 0;
 	index_stage_pack_page(&x->packed, &sp);
 	html_page_release(&pg);

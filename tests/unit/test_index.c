@@ -123,7 +123,7 @@ static void test_stage_records(void)
 	const char *anchors[] = { "one", "" };
 	struct index_stage_page pg = { "http://a.test/", 14, 1795000000123456, "<urn:uuid:x>",
 				       12, 1, "T", 1, "body text", 9, 2, links, anchors, NULL,
-				       0, { 0 }, NULL, 0 };
+				       0, { 0 }, NULL, 0, "UTF-8", 5 };
 	struct index_stage_rec r;
 	const char *u, *a;
 	size_t pos = 0, un, an;
@@ -148,7 +148,14 @@ static void test_stage_records(void)
 	      !memcmp(u, links[0], 15) && an == 3 &&
 	      index_stage_link(&r.page, &pos, &u, &un, &a, &an) == CR_OK && an == 0 &&
 	      index_stage_link(&r.page, &pos, &u, &un, &a, &an) == CR_EOF, "its links");
+	CHECK(r.page.charset_len == 5 && !memcmp(r.page.charset, "UTF-8", 5),
+	      "its charset round-trips");
 	CHECK(index_stage_unpack(b.p, b.len - 1, &r) != CR_OK, "a cut page is refused");
+	b.len = 0;
+	pg.charset = NULL;
+	index_stage_pack_page(&b, &pg);
+	CHECK(index_stage_unpack(b.p, b.len - 1, &r) == CR_OK && !r.page.charset_len,
+	      "a page staged before the charset was (no field at its end) is read");
 	b.len = 0;
 	index_stage_pack_file(&b, "mpicrawl-00001-00000-00000.warc.gz");
 	CHECK(index_stage_unpack(b.p, b.len, &r) == CR_OK && r.kind == STAGE_FILE && r.n == 34,
