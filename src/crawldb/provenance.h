@@ -46,4 +46,8 @@ void provenance_fields(const struct job *j, struct buf *out);
  * 0 when DIR/provenance/ has no configuration. */
 int provenance_record_body(const struct job *j, struct buf *out);
 
+/* The newest provenance configuration of the crawl in d (the last run's),
+ * its path into out; 0 if there is none. */
+int provenance_last_config(const struct crawl_dir *d, char *out, size_t cap);
+
 #endif
