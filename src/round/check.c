@@ -551,6 +551,9 @@ static void check_archive(struct ck *c)
 		    "missing); %llu of their URLs are due again in CrawlDb version %d",
 		    (unsigned long long)rs.lost, (unsigned long long)rs.gone,
 		    (unsigned long long)rs.due, rs.version);
+	else if (rs.gone)
+		say(c, 1, "%llu missing WARC files (named by no fetch outcome) dropped from the "
+		    "index", (unsigned long long)rs.gone);
 	if (e == CR_ERR_STATE)
 		say(c, 0, "WARC files are damaged or missing, but a round is under way: run "
 		    "the crawl to finish it, then 'mpicrawl check --repair' again");

@@ -394,6 +394,26 @@ static void outcome_missing(void *arg, const struct crawl_dir *d, int seg,
 		fix_of(arg, name, fr->warc_len)->missing = 1;
 }
 
+/* Each WARC file a CDXJ file of segment seg indexes that is not there (a
+ * robots.txt file names no outcome). */
+static void cdxj_missing(const struct crawl_dir *d, int seg, struct hmap *fixes)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+	size_t n, i, len;
+	char **names;
+
+	layout_segment_sub(d, seg, "cdxj", dir, sizeof(dir));
+	names = fs_list(dir, "", ".cdxj", &n);
+	for (i = 0; i < n; i++) {
+		len = strlen(names[i]) - 5;
+		names[i][len] = '\0';
+		layout_segment_file(d, seg, "warc", names[i], path, sizeof(path));
+		if (!fs_exists(path))
+			fix_of(fixes, names[i], len)->missing = 1;
+	}
+	fs_list_free(names, n);
+}
+
 /* Calls fn on every fetch outcome of segment seg. */
 static enum cr_err each_outcome(const struct crawl_dir *d, int seg,
 				void (*fn)(void *arg, const struct crawl_dir *d, int seg,
@@ -688,6 +708,7 @@ static int plan_all(const struct crawl_dir *d, int last, struct hmap *fixes, enu
 		*e = find_damaged(d, seg, index_max_block(&cfg), &fixes[seg]);
 		if (*e == CR_OK)
 			*e = each_outcome(d, seg, outcome_missing, &fixes[seg]);
+		cdxj_missing(d, seg, &fixes[seg]);
 		any |= fixes[seg].count > 0;
 	}
 	return any;

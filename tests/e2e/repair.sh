@@ -68,14 +68,17 @@ archived_again() {
 	done <"$1"
 }
 
-# 2. A WARC file of pages deleted.
+# 2. A WARC file of pages deleted, and one of robots.txt responses (which no
+# fetch outcome names: only its CDXJ).
 W=$(pages_warcs "$C/segments/00001/warc" | head -n 1)
+R=$(ls "$C"/segments/00001/warc/*-robots.warc.gz | head -n 1)
 held "$W" >"$SCRATCH/lost"
-echo "deleting $(basename "$W"): $(wc -l <"$SCRATCH/lost") URLs"
-rm "$W"
+echo "deleting $(basename "$W"): $(wc -l <"$SCRATCH/lost") URLs, and $(basename "$R")"
+rm "$W" "$R"
 check "deleted WARC file: check names it (exit 1)" expect 1 "is missing" ck
 check "  check --repair makes its URLs due again" expect 0 "due again in CrawlDb version" ck --repair
-check "  its CDXJ file is gone" test ! -e "$C/segments/00001/cdxj/$(basename "$W").cdxj"
+check "  its CDXJ file is gone, and the robots.txt file's" test ! -e \
+	"$C/segments/00001/cdxj/$(basename "$W").cdxj" -a ! -e "$C/segments/00001/cdxj/$(basename "$R").cdxj"
 check "  check accepts the directory" eval 'ck >"$SCRATCH/ck2" 2>&1'
 check "  a URL it held is unfetched" test "$(status_of "$(head -n 1 "$SCRATCH/lost")")" = unfetched
 mark=$(wc -l <"$SIMWEB_LOG")
