@@ -558,7 +558,7 @@ static void check_archive(struct ck *c)
 		say(c, 0, "WARC files are damaged or missing, but a round is under way: run "
 		    "the crawl to finish it, then 'mpicrawl check --repair' again");
 	else if (e != CR_OK)
-		say(c, 0, "the repair of the archive failed (%s); nothing committed was lost",
+		say(c, 0, "the repair of the archive failed (%s): the file is named above",
 		    error_str(e));
 }
 
