@@ -24,10 +24,12 @@ static void check_help(void)
 	       "  seen-sets, near-duplicate stores, fetch lists, fetch outcomes, parse\n"
 	       "  data, the robots cache - and every WARC record a fetch outcome or a\n"
 	       "  CDXJ line names; prints each problem on one line\n"
-	       "  --repair  also does what is safe: rebuilds seen-sets, drops damaged\n"
-	       "            near-duplicate stores, goes back to the CrawlDb version before\n"
-	       "            a damaged one (its update is redone), removes a damaged robots\n"
-	       "            cache and leftovers\n\n"
+	       "  --repair  also does what is safe: writes a lost crawldb/CURRENT again,\n"
+	       "            keeps the whole records of a damaged WARC file and has the URLs\n"
+	       "            of lost records (or of a lost WARC file) fetched again, rebuilds\n"
+	       "            seen-sets, drops damaged near-duplicate stores, goes back to the\n"
+	       "            CrawlDb version before a damaged one (its update is redone),\n"
+	       "            removes a damaged robots cache and leftovers\n\n"
 	       "exit codes: 0 no problem is left; 1 a problem is left (named), or the\n"
 	       "directory is not a crawl directory or is in use; 2 bad usage\n", check_usage);
 }

@@ -312,8 +312,8 @@ static enum cr_err current_missing(const struct crawl_dir *d, const char *path)
 		return CR_OK;
 	if (!said++)
 		log_user("damaged crawl directory: '%s' is missing, but CrawlDb versions up to "
-			 "%d are there: write the newest whole one's number into it (`mpicrawl "
-			 "check` names damaged ones)", path, newest);
+			 "%d are there: 'mpicrawl check --dir %s --repair' writes the newest whole "
+			 "one's number into it", path, newest, d->root);
 	return CR_ERR_FORMAT;
 }
 

@@ -10,7 +10,8 @@
  *   crawldb/NNNNN/sig-PPPPP.SSSSS.zst a run of the MinHash signatures (dedup/runs.h)
  *   crawldb/NNNNN/lsh-PPPPP.runs      the runs of a store, oldest first (also sig-)
  *   crawldb/NNNNN/lsh-PPPPP.zst       a store as one file, as crawls before runs wrote it
- *   crawldb/NNNNN/_FROM               what made the version: "inject", "segment N"
+ *   crawldb/NNNNN/_FROM               what made the version: "inject", "segment N", "repair"
+ *   segments/NNNNN/damaged/           WARC files check --repair set aside (round/repair.h)
  *   robots/NNNNN/part-PPPPP.zst       robots.txt cache (version = segment that wrote it)
  *   seeds/NNNNN.zst                   the seeds of the inject that made CrawlDb version NNNNN
  *   segments/NNNNN/<kind>/part-PPPPP.zst   fetchlist, fetch, parse

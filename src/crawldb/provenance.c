@@ -139,6 +139,24 @@ static char **listed(const struct job *j, const char *prefix, size_t *n)
 	return fs_list(dir, prefix, ".txt", n);
 }
 
+int provenance_last_config(const struct crawl_dir *d, char *out, size_t cap)
+{
+	struct job j;
+	char dir[PATH_MAX], **v;
+	size_t n;
+	int found;
+
+	memset(&j, 0, sizeof(j));
+	j.dir = *d;
+	provenance_dir(&j, dir, sizeof(dir));
+	v = listed(&j, "config-", &n);
+	found = n > 0;
+	if (found)
+		snprintf(out, cap, "%s/%s", dir, v[n - 1]);
+	fs_list_free(v, n);
+	return found;
+}
+
 /* Each line of file name of DIR/provenance/ as a field "field: LINE",
  * read a line at a time; past cap bytes of fields, the lines left are
  * counted in one "FIELD-lines-omitted: N" field (the file itself is whole

@@ -54,4 +54,8 @@ int provenance_record_body(const struct job *j, struct buf *out);
  */
 CR_WUR enum cr_err provenance_config_since(const struct job *j, int64_t now, int64_t *since);
 
+/* The newest provenance configuration of the crawl in d (the last run's),
+ * its path into out; 0 if there is none. */
+int provenance_last_config(const struct crawl_dir *d, char *out, size_t cap);
+
 #endif

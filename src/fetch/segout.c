@@ -516,6 +516,8 @@ enum cr_err segout_text(struct segout *s, uint32_t p, const struct html_page *pa
 		sp.nlinks = page->nlinks;
 		sp.links = (const char *const *)page->links;
 		sp.anchors = (const char *const *)page->anchors;
+		sp.charset = page->charset;
+		sp.charset_len = strlen(page->charset);
 		index_stage_pack_page(&s->scratch, &sp);
 	}
 	return fail(s, recfile_writer_add(o->stage[o->text_series], s->scratch.p,

@@ -407,6 +407,9 @@ static void part_file(const struct part_ix *x, const char *sub, const char *ext,
 	layout_segment_file(&x->j->dir, x->seg, sub, name, out, cap);
 	if (!old)
 		return;
+	/* links/part-P.tsv.zst, pages/part-P.jsonl: the folder not in the name */
+	if (!strncmp(ext, sub, strlen(sub)) && ext[strlen(sub)] == '.')
+		ext += strlen(sub) + 1;
 	snprintf(name, sizeof(name), "part-%05u.%s", x->p, ext);
 	layout_segment_file(&x->j->dir, x->seg, sub, name, old, old_cap);
 }
@@ -644,6 +647,21 @@ static enum cr_err cdxj_languages(struct part_ix *x, const struct index_stage_pa
 	return cdxj_amend(x, uri, &x->fields);
 }
 
+/* The charset the page was read in, as Common Crawl's "charset" records
+ * the detected one: on a line whose Content-Type named none. */
+static enum cr_err cdxj_charset(struct part_ix *x, const struct index_stage_page *pg,
+				const char *uri)
+{
+	const struct lines *l = x->cdxj;
+
+	if (!pg->charset_len || !l || !l->n || strstr(l->v[l->n - 1], ",\"charset\":"))
+		return CR_OK;
+	x->fields.len = 0;
+	buf_adds(&x->fields, ",\"charset\":");
+	json_str(&x->fields, pg->charset, pg->charset_len);
+	return cdxj_amend(x, uri, &x->fields);
+}
+
 /* Where the page's WET record is: its file from the crawl directory, the
  * offset and length of its gzip member. */
 static enum cr_err cdxj_wet(struct part_ix *x, const char *uri, uint64_t off, uint64_t len)
@@ -674,7 +692,8 @@ static enum cr_err page_out(struct part_ix *x, const struct index_stage_page *pg
 
 	snprintf(uri, sizeof(uri), "%.*s", (int)pg->uri_len, pg->uri);
 	snprintf(id, sizeof(id), "%.*s", (int)pg->id_len, pg->id);
-	if ((e = page_links(x, pg, uri)) != CR_OK || (e = cdxj_languages(x, pg, uri)) != CR_OK)
+	if ((e = page_links(x, pg, uri)) != CR_OK || (e = cdxj_charset(x, pg, uri)) != CR_OK ||
+	    (e = cdxj_languages(x, pg, uri)) != CR_OK)
 		return e;
 	/* The WET block's line 1 is the title; JSON lines number text's. */
 	page_body(x, pg, x->j->cfg.text_format == 0 ? 2 : 1);
@@ -768,6 +787,8 @@ static enum cr_err page_from_warc(struct part_ix *x, const struct warc_record *r
 	sp.nlinks = pg.nlinks;
 	sp.links = (const char *const *)pg.links;
 	sp.anchors = (const char *const *)pg.anchors;
+	sp.charset = pg.charset;
+	sp.charset_len = strlen(pg.charset);
 	x->packed.len = 0;
 	index_stage_pack_page(&x->packed, &sp);
 	html_page_release(&pg);
@@ -1104,6 +1125,78 @@ static enum cr_err do_partition(struct part_ix *x, char **names, size_t nn)
 	return e;
 }
 
+int index_output_stale(const char *sub, const char *file, char *const *names, size_t n,
+		       int wat_on)
+{
+	char out[320];
+	int wat = !strcmp(sub, "wat");
+	size_t i;
+
+	if (strstr(file, ".tmp.") || (!wat && strcmp(sub, "cdxj")))
+		return 0;
+	if (wat && !wat_on)
+		return 1;
+	for (i = 0; i < n; i++) {
+		if (wat)
+			wat_name(names[i], out, sizeof(out));
+		else
+			snprintf(out, sizeof(out), "%s.cdxj", names[i]);
+		if (!strcmp(out, file))
+			return 0;
+	}
+	return 1;
+}
+
+/* A partition without WARC files (all of them gone) keeps no text, links
+ * or pages an earlier index made of them (under either name, part_file). */
+static void drop_partition(const struct job *j, int seg, uint32_t p)
+{
+	static const char *const outs[][2] = { { "text", "warc.wet.gz" }, { "text", "jsonl.gz" },
+					       { "links", "links.tsv.zst" },
+					       { "pages", "pages.jsonl" } };
+	char path[2][PATH_MAX];
+	struct part_ix x;
+	size_t k;
+	int n;
+
+	memset(&x, 0, sizeof(x));
+	x.j = j;
+	x.seg = seg;
+	x.p = p;
+	for (k = 0; k < sizeof(outs) / sizeof(outs[0]); k++) {
+		part_file(&x, outs[k][0], outs[k][1], path[0], PATH_MAX, path[1], PATH_MAX);
+		for (n = 0; n < 2; n++)
+			if (unlink(path[n]) != 0 && errno != ENOENT)
+				log_warn("index", "cannot remove '%s': %s", path[n],
+					 strerror(errno));
+	}
+}
+
+/* The CDXJ and WAT files of partition p that an earlier index left and no
+ * WARC file of names now makes (index_output_stale) are removed. */
+static void drop_stale(const struct job *j, int seg, uint32_t p, char *const *names,
+		       size_t nn)
+{
+	static const char *const subs[] = { "cdxj", "wat" };
+	char dir[PATH_MAX], path[PATH_MAX + 300];
+	size_t k, i, n;
+	char **v;
+
+	for (k = 0; k < 2; k++) {
+		layout_segment_sub(&j->dir, seg, subs[k], dir, sizeof(dir));
+		v = fs_list(dir, "", "", &n);
+		for (i = 0; i < n; i++) {
+			if (name_partition(&j->dir, v[i], seg) != (long)p ||
+			    !index_output_stale(subs[k], v[i], names, nn, j->cfg.index_wat))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", dir, v[i]);
+			if (unlink(path) != 0 && errno != ENOENT)
+				log_warn("index", "cannot remove '%s': %s", path, strerror(errno));
+		}
+		fs_list_free(v, n);
+	}
+}
+
 static void streams_close(struct part_ix *x)
 {
 	size_t i;
@@ -1212,10 +1305,14 @@ enum cr_err index_segment(const struct job *j, int seg, int crawldb_version, int
 			continue;
 		for (k = 0; k < nn; k++)
 			any |= name_partition(&j->dir, names[k], seg) == (long)p;
-		if (!any)
-			continue;
-		x.p = p;
-		e = index_partition(&x, names, nn, crawldb_version, use_staged);
+		if (any) {
+			x.p = p;
+			e = index_partition(&x, names, nn, crawldb_version, use_staged);
+		} else {
+			drop_partition(j, seg, p);
+		}
+		if (e == CR_OK)
+			drop_stale(j, seg, p, names, nn);
 	}
 	free(x.streams);
 	buf_release(&x.packed);

@@ -55,6 +55,14 @@ extern const char *const index_counter_names[IX_COUNT_];
 CR_WUR enum cr_err index_segment(const struct job *j, int seg, int crawldb_version,
 				 int use_staged, uint64_t *c);
 
+/* 1 if file, found in the segment's folder sub ("cdxj" or "wat"), is the
+ * output of none of the WARC files names[0..n) (a WARC file that is gone),
+ * or is a WAT file while wat_on (index.wat) is 0: an earlier index left it,
+ * and the index writing the segment again removes it. A file under a
+ * temporary name (".tmp.") or of another folder is never stale. Pure. */
+int index_output_stale(const char *sub, const char *file, char *const *names, size_t n,
+		       int wat_on);
+
 /* What a response's CDXJ line says beyond warcio's fields, as Common
  * Crawl's index says it: the media type its payload's bytes show
  * (sniff.h; the caller sets it), the charset of its Content-Type, where a

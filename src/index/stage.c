@@ -57,6 +57,7 @@ void index_stage_pack_page(struct buf *out, const struct index_stage_page *pg)
 	}
 	/* The lines' flags, as far as the text was kept. */
 	buf_put_str(out, (const char *)pg->boiler, text < pg->text_len ? 0 : pg->nboiler);
+	buf_put_str(out, pg->charset ? pg->charset : "", pg->charset ? pg->charset_len : 0);
 }
 
 /* A page's languages: a count (the reliable flag in its top bit), then
@@ -110,6 +111,9 @@ static enum cr_err unpack_page(struct buf_reader *rd, struct index_stage_page *p
 		return CR_ERR_FORMAT;
 	pg->boiler = (const uint8_t *)bs;
 	pg->nboiler = (uint32_t)bn;
+	/* The charset: not in pages staged before it was. */
+	if (rd->off < rd->len && buf_get_str(rd, &pg->charset, &pg->charset_len))
+		return CR_ERR_FORMAT;
 	return CR_OK;
 }
 

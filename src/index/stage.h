@@ -59,6 +59,8 @@ struct index_stage_page {
 	struct lang_result lang;  /* its languages (parse/lang.h) */
 	const uint8_t *boiler;    /* per line of text: 1 if boilerplate (parse/boiler.h) */
 	uint32_t nboiler;
+	const char *charset;      /* the charset it was read in (html.h); NULL: none */
+	size_t charset_len;
 };
 
 /* One unpacked record; strings borrowed from the record's bytes. */

@@ -843,6 +843,22 @@ static const char *page_charset(const char *charset, const void *body, size_t *l
 	return label[0] ? NULL : undeclared_charset(body, len);
 }
 
+/* The charset the page is read in (struct html_page's charset), from what
+ * page_charset returned (read) and the <meta> label it found. */
+static void read_in(const char *read, const char *label, const unsigned char *b, size_t len,
+		    char *out, size_t cap)
+{
+	const char *name = read && read[0] ? read : label;
+
+	if (!name[0] && len >= 3 && b[0] == 0xef && b[1] == 0xbb && b[2] == 0xbf)
+		name = "UTF-8";
+	else if (!name[0] && utf16_bom(b, len))
+		name = b[0] == 0xff ? "UTF-16LE" : "UTF-16BE";
+	else if (!strcmp(name, "WINDOWS-1252"))
+		name = "windows-1252";
+	snprintf(out, cap, "%s", name);
+}
+
 enum cr_err html_extract(const void *body, size_t len, const char *charset,
 			 const char *page_url, const char *agent, size_t max_links,
 			 struct html_page *out)
@@ -948,7 +964,9 @@ enum cr_err html_extract_meta(const void *body, size_t len, const char *charset,
 		/* per thread: set where the parse runs */
 		xmlSetGenericErrorFunc(NULL, quiet_generic);
 		xmlSetStructuredErrorFunc(NULL, quiet_structured);
+		label[0] = '\0';
 		charset = page_charset(charset, body, &len, label, sizeof(label));
+		read_in(charset, label, body, len, out->charset, sizeof(out->charset));
 		ctxt = htmlCreateMemoryParserCtxt(body, (int)len);
 		if (!ctxt) {
 			buf_release(&clean);

@@ -36,6 +36,8 @@
 /* Links left out that a page keeps for the decision log: past this many,
  * they are only counted. */
 #define HTML_REFUSED_MAX 64
+/* The longest charset name a page keeps (struct html_page). */
+#define HTML_CHARSET_MAX 64
 
 /* Why a link was left out (the decision log's reason). */
 enum html_refusal { HTML_MAX_LINKS = 0, HTML_TOO_LONG = 1 };
@@ -68,6 +70,11 @@ struct html_page {
 	char *refused[HTML_REFUSED_MAX];
 	uint8_t refused_why[HTML_REFUSED_MAX];   /* enum html_refusal */
 	uint32_t nrefused;
+	/* The charset the page was read in: HTTP's (the charset argument), else
+	 * the first <meta> that names one, else a byte order mark's ("UTF-8",
+	 * "UTF-16LE", "UTF-16BE"), else the sniffed "UTF-8" or "windows-1252";
+	 * "" for an empty body. */
+	char charset[HTML_CHARSET_MAX];
 };
 
 /* charset: from the Content-Type header, or NULL/"" to let the parser

@@ -3,6 +3,7 @@
 #include "crawldb/fetch_record.h"
 #include "dedup/runs.h"
 #include "rank/record.h"
+#include "round/repair.h"
 #include "round/state.h"
 #include "scope/decisions.h"
 #include "seen/bloom.h"
@@ -10,6 +11,7 @@
 #include "store/recfile.h"
 #include "url/url.h"
 #include "util/buf.h"
+#include "util/clock.h"
 #include "util/fs.h"
 #include "util/hmap.h"
 #include "util/json.h"
@@ -229,7 +231,7 @@ static struct warc_index *warc_of(struct ck *c, struct hmap *files, int seg, con
 	if (warc_reader_open(path, CHECK_MAX_BLOCK, &r) != CR_OK) {
 		(*slot)->read = -1;
 		say(c, 0, "WARC file '%s' is missing: the responses it held are lost from the "
-		    "archive", path);
+		    "archive (--repair has their URLs fetched again)", path);
 		return *slot;
 	}
 	c->r->files++;
@@ -246,7 +248,8 @@ static struct warc_index *warc_of(struct ck *c, struct hmap *files, int seg, con
 	warc_reader_free(&r);
 	(*slot)->read = e == CR_EOF ? 1 : -1;
 	if (e != CR_EOF)
-		say(c, 0, "WARC file '%s' is damaged (%s)", path, error_str(e));
+		say(c, 0, "WARC file '%s' is damaged (%s): --repair keeps its whole records and "
+		    "has the URLs of the others fetched again", path, error_str(e));
 	return *slot;
 }
 
@@ -510,6 +513,55 @@ static void check_decisions(struct ck *c, int seg)
 		fclose(null);
 }
 
+/* A missing or damaged crawldb/CURRENT: with repair it names the newest
+ * whole version again. 1 if the directory can be checked on. */
+static int check_current(struct ck *c)
+{
+	int ver;
+
+	if (!c->repair) {
+		say(c, 0, "crawldb/CURRENT is missing or damaged (--repair writes the number of "
+		    "the newest whole CrawlDb version into it)");
+		return 0;
+	}
+	if (repair_current(c->d, &ver) != CR_OK) {
+		say(c, 0, "crawldb/CURRENT is missing or damaged, and no CrawlDb version is "
+		    "whole: restore the crawl directory from a backup");
+		return 0;
+	}
+	say(c, 1, "crawldb/CURRENT names CrawlDb version %d again, the newest whole one", ver);
+	return 1;
+}
+
+/* With repair: damaged and missing WARC files mended first (repair.h), so
+ * that the check after finds what is left. */
+static void check_archive(struct ck *c)
+{
+	struct repair_said rs;
+	enum cr_err e;
+
+	memset(&rs, 0, sizeof(rs));
+	e = repair_archive(c->d, clock_now_us(), &rs);
+	if (rs.salvaged)
+		say(c, 1, "%llu damaged WARC files rewritten with their %llu whole records; the "
+		    "damaged files are kept in segments/NNNNN/damaged/",
+		    (unsigned long long)rs.salvaged, (unsigned long long)rs.kept);
+	if (rs.lost)
+		say(c, 1, "%llu fetch outcomes name no WARC record any more (%llu WARC files "
+		    "missing); %llu of their URLs are due again in CrawlDb version %d",
+		    (unsigned long long)rs.lost, (unsigned long long)rs.gone,
+		    (unsigned long long)rs.due, rs.version);
+	else if (rs.gone)
+		say(c, 1, "%llu missing WARC files (named by no fetch outcome) dropped from the "
+		    "index", (unsigned long long)rs.gone);
+	if (e == CR_ERR_STATE)
+		say(c, 0, "WARC files are damaged or missing, but a round is under way: run "
+		    "the crawl to finish it, then 'mpicrawl check --repair' again");
+	else if (e != CR_OK)
+		say(c, 0, "the repair of the archive failed (%s): the file is named above",
+		    error_str(e));
+}
+
 enum cr_err check_run(const struct crawl_dir *d, const struct config *cfg, int repair,
 		      struct check_report *r)
 {
@@ -519,11 +571,11 @@ enum cr_err check_run(const struct crawl_dir *d, const struct config *cfg, int r
 
 	memset(r, 0, sizeof(*r));
 	round_read(d, 0, &s);
-	if (!s.ok) {
-		say(&c, 0, "crawldb/CURRENT is damaged: restore it (the number of the last "
-		    "whole CrawlDb version)");
+	if (!s.ok && !check_current(&c))
 		return CR_OK;
-	}
+	if (repair)
+		check_archive(&c);
+	round_read(d, 0, &s);   /* as the repairs left it */
 	if (s.version > 0)
 		check_crawldb(&c, &s);
 	for (seg = 1; seg <= s.seg; seg++) {

@@ -11,6 +11,11 @@
  * problem is one line on stderr.
  *
  * With repair, what can be done safely is done and said:
+ * - a missing or damaged crawldb/CURRENT names the newest whole CrawlDb
+ *   version again; a damaged WARC file keeps its whole records (the file
+ *   set aside), a missing one is dropped from the fetch outcomes and the
+ *   index, and the URLs whose captures were lost are due again in a new
+ *   CrawlDb version (round/repair.h);
  * - a damaged or missing seen-set is rebuilt from its CrawlDb part;
  * - a damaged near-duplicate store drops the version's stores (the crawl
  *   goes on; near-duplicates of earlier pages are no longer recognised);
@@ -22,8 +27,8 @@
  *   `mpicrawl rank` writes it again);
  * - a journal left beside a committed fetch, and temporary files, are
  *   removed.
- * What cannot be repaired (a WARC file gone, a damaged fetch outcome of a
- * fetched segment) is named with what to do.
+ * What cannot be repaired (a damaged fetch outcome of a fetched segment, a
+ * damaged WARC file while a round is under way) is named with what to do.
  *
  * One process (rank 0); nothing is collective.
  */

@@ -12,7 +12,9 @@
 #   digests;
 # - a robots.txt the server gzips although nobody asked is still obeyed;
 # - a coding mpicrawl does not decode is archived and not parsed;
-# - with http.accept_encoding="" nothing is asked for.
+# - with http.accept_encoding="" nothing is asked for;
+# - the CDXJ names the charset a page was read in (its <meta>'s, its BOM's,
+#   the sniffed UTF-8) when the Content-Type names none.
 . "$(dirname "$0")/lib.sh"
 
 command -v brotli >/dev/null && command -v zstd >/dev/null ||
@@ -36,7 +38,13 @@ page() {
 		printf '</body></html>\n'
 	} >"$W/$name.html"
 }
-page index homeword gz.html zlib.html raw.html br.html zst.html compress.html secret.html
+page index homeword gz.html zlib.html raw.html br.html zst.html compress.html secret.html \
+	meta.html bom.html
+# Charsets the server's Content-Type does not name: a <meta>'s, a BOM's.
+printf '<html><head><meta charset="koi8-r"><title>m</title></head><body><p>\xf3\xcc\xcf\xd7\xcf</p></body></html>\n' \
+	>"$W/meta.html"
+printf '\xef\xbb\xbf<html><head><title>b</title></head><body><p>caf\xc3\xa9</p></body></html>\n' \
+	>"$W/bom.html"
 for c in gz zlib raw br zst compress; do
 	page "$c" "word${c}page" "leaf-$c.html"
 	page "leaf-$c" "word${c}leaf"
@@ -156,6 +164,23 @@ check "warcio.js reads every record, digests checked" warcio_ok
 stats() { jq -s "[.[].parse.counters.$1] | add" "$C"/segments/*/stats.json; }
 check "decoded bodies counted: 5, and 1 not decodable" \
 	test "$(stats decoded)" -eq 5 -a "$(stats undecodable)" -eq 1
+
+# The CDXJ names the charset each page was read in when HTTP names none
+# (Common Crawl's index writes the detected one): a <meta>'s, a BOM's, the
+# sniffed UTF-8 - from what the fetcher staged, and read back by `index`.
+charset_of() {
+	cat "$C"/segments/*/cdxj/*.cdxj | cut -d' ' -f3- |
+		jq -r --arg p "/$1" 'select(.url | endswith($p)) | .charset // "none"' | head -n 1
+}
+charsets_ok() {
+	test "$(charset_of meta.html)" = koi8-r -a "$(charset_of bom.html)" = UTF-8 \
+		-a "$(charset_of gz.html)" = UTF-8 -a "$(charset_of robots.txt)" = none ||
+		{ echo "charsets: meta $(charset_of meta.html), bom $(charset_of bom.html)," \
+			"gz $(charset_of gz.html), robots.txt $(charset_of robots.txt)"; return 1; }
+}
+check "CDXJ charset of pages whose Content-Type names none: <meta>, BOM, UTF-8" charsets_ok
+check "  the same when the segment is indexed again from its WARC files" eval \
+	'"$MPICRAWL" index --dir "$C" --segment 1 >"$SCRATCH/ix.out" 2>&1 && charsets_ok'
 
 # Asking for nothing.
 : >"$SCRATCH/requests"

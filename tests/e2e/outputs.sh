@@ -135,7 +135,19 @@ reindex_ok() {
 			return 1
 	done
 }
+# A crawl directory from before the prefixed names: its links and pages
+# files under part-PPPPP names, replaced by the index run again.
+old_links=$(ls "$C"/segments/00001/links/*.links.tsv.zst | head -n 1)
+old_pages=$(ls "$C"/segments/00001/pages/*.pages.jsonl | head -n 1)
+p1=$(basename "$old_links" | sed -E 's/.*-([0-9]{5})\.links\.tsv\.zst$/\1/')
+p2=$(basename "$old_pages" | sed -E 's/.*-([0-9]{5})\.pages\.jsonl$/\1/')
+mv "$old_links" "$C/segments/00001/links/part-$p1.tsv.zst"
+mv "$old_pages" "$C/segments/00001/pages/part-$p2.jsonl"
 check "index every segment again from the WARC files" reindex_ok
+check "an older crawl's part-PPPPP links and pages replaced by the prefixed names" eval \
+	'[ -e "$old_links" ] && [ -e "$old_pages" ] &&
+	[ ! -e "$C/segments/00001/links/part-$p1.tsv.zst" ] &&
+	[ ! -e "$C/segments/00001/pages/part-$p2.jsonl" ]'
 wet_norm() {
 	zcat "$1" | tr -d '\r' |
 		grep -vE '^(WARC-Record-ID|WARC-Warcinfo-ID|WARC-Date|WARC-Block-Digest|Content-Length):'
@@ -249,4 +261,11 @@ cat "$SCRATCH/pl"
 check "CDXJ: as many WET places as WET records" test \
 	"$(cat "$C"/segments/*/cdxj/*.cdxj | grep -c '"wet-offset"')" = \
 	"$(zcat "$C"/segments/*/text/*.wet.gz | tr -d '\r' | grep -ac '^WARC-Type: conversion')"
+# Indexed again without index.wat, a segment keeps no WAT file (the index
+# written with index.wat=true left them, and no CDXJ line names them now).
+check "index without index.wat removes the segment's WAT files" "$MPICRAWL" index \
+	--dir "$C" --segment 1 >"$SCRATCH/ix2.out" 2>&1
+check "no WAT file left unnamed by the CDXJ" eval \
+	'test -z "$(ls "$C"/segments/00001/wat/ 2>/dev/null)" &&
+	 ! grep -q wat-filename "$C"/segments/00001/cdxj/*.cdxj'
 finish

@@ -347,6 +347,36 @@ int main(void)
 		      "meta charset detected: '%s'", buf_cstr(&p.title));
 		html_page_release(&p);
 	}
+	/* The charset a page was read in, which the CDXJ names when HTTP named
+	 * none (issue 34 item 10): HTTP's, a <meta>'s, a BOM's, the sniffed one. */
+	{
+		static const struct {
+			const char *body, *http, *want;
+		} cases[] = {
+			{ "<html><head><meta charset=\"Shift_JIS\"></head><p>x</p>", NULL,
+			  "Shift_JIS" },
+			{ "<meta http-equiv=\"Content-Type\" content=\"text/html; "
+			  "charset=koi8-r\"><p>x</p>", "", "koi8-r" },
+			{ "<meta charset=\"iso-8859-1\"><p>x</p>", NULL, "iso-8859-1" },
+			{ "<meta charset=\"koi8-r\"><p>x</p>", "UTF-8", "UTF-8" },
+			{ "\xef\xbb\xbf<p>caf\xc3\xa9</p>", NULL, "UTF-8" },
+			{ "<p>caf\xc3\xa9</p>", NULL, "UTF-8" },
+			{ "<p>caf\xe9</p>", NULL, "windows-1252" },
+			{ "\xff\xfe<\0p\0>\0x\0", NULL, "UTF-16LE" },
+		};
+		size_t k, n;
+
+		for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+			n = cases[k].body[0] == '\xff' ? 10 : strlen(cases[k].body);
+			CHECK(html_extract(cases[k].body, n, cases[k].http, "http://h.test/", "x", 10,
+					   &p) == CR_OK && !strcmp(p.charset, cases[k].want),
+			      "case %zu: read in '%s', want '%s'", k, p.charset, cases[k].want);
+			html_page_release(&p);
+		}
+		CHECK(html_extract("", 0, NULL, "http://h.test/", "x", 10, &p) == CR_OK &&
+		      !p.charset[0], "an empty page: no charset");
+		html_page_release(&p);
+	}
 	/* ISO-8859-1, by header or <meta>, read as windows-1252 (WHATWG): 0x93
 	 * and 0x94 are curly quotes, 0x80 the euro sign, not C1 controls. */
 	{

@@ -123,7 +123,7 @@ static void test_stage_records(void)
 	const char *anchors[] = { "one", "" };
 	struct index_stage_page pg = { "http://a.test/", 14, 1795000000123456, "<urn:uuid:x>",
 				       12, 1, "T", 1, "body text", 9, 2, links, anchors, NULL,
-				       0, { 0 }, NULL, 0 };
+				       0, { 0 }, NULL, 0, "UTF-8", 5 };
 	struct index_stage_rec r;
 	const char *u, *a;
 	size_t pos = 0, un, an;
@@ -148,7 +148,14 @@ static void test_stage_records(void)
 	      !memcmp(u, links[0], 15) && an == 3 &&
 	      index_stage_link(&r.page, &pos, &u, &un, &a, &an) == CR_OK && an == 0 &&
 	      index_stage_link(&r.page, &pos, &u, &un, &a, &an) == CR_EOF, "its links");
+	CHECK(r.page.charset_len == 5 && !memcmp(r.page.charset, "UTF-8", 5),
+	      "its charset round-trips");
 	CHECK(index_stage_unpack(b.p, b.len - 1, &r) != CR_OK, "a cut page is refused");
+	b.len = 0;
+	pg.charset = NULL;
+	index_stage_pack_page(&b, &pg);
+	CHECK(index_stage_unpack(b.p, b.len - 1, &r) == CR_OK && !r.page.charset_len,
+	      "a page staged before the charset was (no field at its end) is read");
 	b.len = 0;
 	index_stage_pack_file(&b, "mpicrawl-00001-00000-00000.warc.gz");
 	CHECK(index_stage_unpack(b.p, b.len, &r) == CR_OK && r.kind == STAGE_FILE && r.n == 34,
@@ -231,8 +238,42 @@ static void test_max_block(void)
 	      "200 MB bodies: %zu", index_max_block(&c));
 }
 
+/* What an index run again removes from cdxj/ and wat/: the outputs of WARC
+ * files that are gone, and every WAT file once index.wat is off (issue 34
+ * items 5 and 11b). */
+static void test_output_stale(void)
+{
+	static const struct {
+		const char *sub, *file;
+		int wat_on, stale;
+	} cases[] = {
+		{ "cdxj", "c-00001-00000-00000-h.warc.gz.cdxj", 1, 0 },
+		{ "cdxj", "c-00001-00000-00001-h.warc.gz.cdxj", 1, 1 },   /* WARC gone */
+		{ "cdxj", "c-00001-00000-00000-h-robots.warc.gz.cdxj", 0, 0 },
+		{ "cdxj", "c-00001-00000-00000-h.warc.gz.cdxj.tmp.42", 1, 0 },
+		{ "wat", "c-00001-00000-00000-h.warc.wat.gz", 1, 0 },
+		{ "wat", "c-00001-00000-00000-h.warc.wat.gz", 0, 1 },     /* index.wat off */
+		{ "wat", "c-00001-00000-00001-h.warc.wat.gz", 1, 1 },     /* WARC gone */
+		{ "wat", "c-00001-00000-00002-h.warc.wat.gz", 1, 0 },     /* of a .warc.zst */
+		{ "text", "c-00001-00000.warc.wet.gz", 0, 0 },
+	};
+	static char *names[] = { "c-00001-00000-00000-h.warc.gz",
+				 "c-00001-00000-00000-h-robots.warc.gz",
+				 "c-00001-00000-00002-h.warc.zst" };
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		CHECK(index_output_stale(cases[i].sub, cases[i].file, names, 3,
+					 cases[i].wat_on) == cases[i].stale,
+		      "%s/%s (index.wat %d): want stale %d", cases[i].sub, cases[i].file,
+		      cases[i].wat_on, cases[i].stale);
+	CHECK(index_output_stale("cdxj", "c-00001-00000-00000-h.warc.gz.cdxj", NULL, 0, 1),
+	      "no WARC file left: its CDXJ is stale");
+}
+
 int main(void)
 {
+	test_output_stale();
 	test_max_block();
 	test_surt();
 	test_language();
