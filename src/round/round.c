@@ -15,6 +15,7 @@
 #include "parse/parse.h"
 #include "round/length.h"
 #include "round/state.h"
+#include "scope/decisions.h"
 #include "scope/host_rules.h"
 #include "update/update.h"
 #include "util/clock.h"
@@ -388,6 +389,7 @@ int round_generate(struct job *j, struct round_generated *out)
 	out->selected = c[GC_SELECTED];
 	out->held = c[GC_HELD];
 	out->retry = c[GC_RETRY_LATER];
+	out->seed_capped = c[GC_SEED_CAPPED];
 	out->denied = c[GC_ROBOTS_DENIED];
 	return rc;
 }
@@ -796,6 +798,13 @@ void round_nothing_due(struct job *j, const struct round_generated *g)
 	if (j->rank == 0) {
 		char dir[PATH_MAX];
 
+		/* what the last generate held back keeps its decision lines */
+		if (g->seed_capped && g->seg > 1 &&
+		    decisions_keep_held(&j->dir, g->seg, g->seg - 1))
+			log_info("crawl", "%llu URLs held back by their seed's max_pages "
+				 "(readdb --seeds), their decision lines in segment %d "
+				 "(decisions/held-*)", (unsigned long long)g->seed_capped,
+				 g->seg - 1);
 		layout_segment_dir(&j->dir, g->seg, dir, sizeof(dir));
 		if (fs_remove_tree(dir) != CR_OK)
 			log_warn("crawl", "cannot remove empty segment '%s'", dir);

@@ -37,6 +37,7 @@ int round_inject(struct job *j, const struct inject_seeds *seeds);
 struct round_generated {
 	int seg;
 	uint64_t selected, held, retry, denied;
+	uint64_t seed_capped;   /* due, held back by their seed's max_pages */
 };
 int round_generate(struct job *j, struct round_generated *out);
 /* 1 if a generate found nothing to do: nothing selected, nothing denied. */

@@ -38,6 +38,28 @@ void decisions_abort(struct decisions **wp)
 	*wp = NULL;
 }
 
+size_t decisions_keep_held(const struct crawl_dir *d, int from, int to)
+{
+	char src[PATH_MAX], dst[PATH_MAX], a[PATH_MAX + 64], b[PATH_MAX + 64];
+	size_t n, i, todo, moved = 0;
+	char **v;
+
+	layout_segment_sub(d, from, "decisions", src, sizeof(src));
+	layout_segment_sub(d, to, "decisions", dst, sizeof(dst));
+	v = fs_list(src, "generate-", ".jsonl.zst", &n);
+	todo = n && fs_mkdirs(dst) == CR_OK ? n : 0;
+	for (i = 0; i < todo; i++) {
+		snprintf(a, sizeof(a), "%s/%s", src, v[i]);
+		snprintf(b, sizeof(b), "%s/held-%s", dst, v[i] + strlen("generate-"));
+		if (rename(a, b) == 0)
+			moved++;
+		else
+			log_warn("decisions", "cannot move '%s' to '%s': %s", a, b, strerror(errno));
+	}
+	fs_list_free(v, n);
+	return moved;
+}
+
 enum cr_err decisions_open(const struct crawl_dir *d, int seg, const char *phase, uint32_t p,
 			   int level, struct decisions **out)
 {

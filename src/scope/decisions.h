@@ -50,6 +50,13 @@ CR_WUR enum cr_err decisions_open_owned(const struct crawl_dir *d, int seg, cons
 CR_WUR enum cr_err decisions_commit_owned(const struct crawl_dir *d, struct decisions ***ws);
 void decisions_abort_owned(const struct crawl_dir *d, struct decisions ***ws);
 
+/* A crawl that ends with nothing due leaves no segment, yet its last
+ * generate held URLs back (per-seed-limit): its decision files of segment
+ * from move to segment to (the last one) as held-PPPPP.jsonl.zst, replacing
+ * those of an earlier end there. Returns how many files moved; a file that
+ * cannot be moved is logged. */
+size_t decisions_keep_held(const struct crawl_dir *d, int from, int to);
+
 /* Writes every line of the segment's decision log to out, files in name
  * order. A damaged file is an error naming it (CR_ERR_FORMAT). */
 CR_WUR enum cr_err decisions_print(const struct crawl_dir *d, int seg, FILE *out,

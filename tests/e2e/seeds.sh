@@ -60,6 +60,18 @@ last=$(ls "$SCRATCH/c1/segments" | tail -1)
 check "the last round logs the URLs max_pages held back, all of limited seeds" test \
 	"$(grep '"reason":"per-seed-limit"' "$SCRATCH/last.dec" | grep -vc "h000[02]\.$D")" -eq 0 -a \
 	"$(grep -c '"reason":"per-seed-limit"' "$SCRATCH/last.dec")" -gt 0
+# Every URL the limits hold back when the crawl ends has its line: those the
+# last round found too (the crawl's last, empty generate leaves no segment:
+# its lines go to the last one, decisions/held-*).
+"$MPICRAWL" readdb --dir "$SCRATCH/c1" --dump |
+	jq -r 'select(.status == "unfetched") | .url' | grep "h000[02]\.$D" | LC_ALL=C sort \
+	>"$SCRATCH/waiting"
+grep '"reason":"per-seed-limit"' "$SCRATCH/last.dec" | jq -r .url | LC_ALL=C sort -u \
+	>"$SCRATCH/logged"
+check "every URL max_pages holds back at the end has its decision line ($(wc -l \
+	<"$SCRATCH/waiting") waiting, $(comm -23 "$SCRATCH/waiting" "$SCRATCH/logged" | wc -l) without)" \
+	eval '[ -s "$SCRATCH/waiting" ] && [ -z "$(comm -23 "$SCRATCH/waiting" "$SCRATCH/logged")" ]'
+check "... and the crawl says so" grep -q "held back by their seed's max_pages" "$SCRATCH/out1"
 check "CrawlDb identical on 1 and 2 ranks" cmp -s "$SCRATCH/dump1" "$SCRATCH/dump2"
 check "CrawlDb identical on 1 and 4 ranks" cmp -s "$SCRATCH/dump1" "$SCRATCH/dump4"
 
