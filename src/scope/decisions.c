@@ -54,7 +54,8 @@ size_t decisions_keep_held(const struct crawl_dir *d, int from, int to)
 		if (rename(a, b) == 0)
 			moved++;
 		else
-			log_warn("decisions", "cannot move '%s' to '%s': %s", a, b, strerror(errno));
+			log_warn("decisions", "cannot move '%s' to '%s': %s", a, b,
+				 strerror(errno));
 	}
 	fs_list_free(v, n);
 	return moved;
