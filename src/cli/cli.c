@@ -331,10 +331,11 @@ int cli_job_start(struct job *j, const struct cli_opts *o, int create)
 	/* Outcomes an earlier configuration decided are judged again under
 	 * another (generate_rejudged): from when this one took effect. */
 	if (j->rank == 0)
-		e = provenance_config_since(j, clock_now_us(), &j->config_since_us);
+		e = provenance_config_since(j, clock_now_us(), &j->config_since_us, &j->rescope);
 	if (!comm_agree(e == CR_OK))
 		return 1;
 	comm_bcast(&j->config_since_us, sizeof(j->config_since_us), 0);
+	comm_bcast(&j->rescope, sizeof(j->rescope), 0);
 	if (j->rank == 0 && (uint32_t)j->nranks > j->dir.partitions)
 		log_warn("job", "%d ranks but %u partitions: ranks %u and up have no work "
 			 "(partition.count is fixed when the crawl directory is created)",

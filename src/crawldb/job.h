@@ -29,6 +29,9 @@ struct job {
 	 * Refusals and failures the configuration decided before it are
 	 * judged again (generate_rejudged). */
 	int64_t config_since_us;
+	/* 1 until a generate of the configuration has judged again the links
+	 * a scope refused (generate/rescope.h; config.since says it is done). */
+	int rescope;
 	char tmpdir[PATH_MAX];   /* DIR/tmp/rNNNN, created by job_tmpdir */
 };
 

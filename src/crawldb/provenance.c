@@ -218,38 +218,80 @@ int provenance_record_body(const struct job *j, struct buf *out)
 	return nc > 0;
 }
 
-enum cr_err provenance_config_since(const struct job *j, int64_t now, int64_t *since)
+/* The sha256 name of j's configuration text. */
+static enum cr_err config_digest(const struct job *j, char digest[SHA256_NAME_MAX])
 {
-	char *text = malloc(CONFIG_TEXT_MAX), digest[SHA256_NAME_MAX], path[PATH_MAX], line[128];
-	struct buf old;
-	long long t;
-	enum cr_err e;
+	char *text = malloc(CONFIG_TEXT_MAX);
 
 	if (!text)
 		return CR_ERR_NOMEM;
 	config_write(&j->cfg, text, CONFIG_TEXT_MAX);
 	sha256_name(text, strlen(text), digest);
 	free(text);
-	layout_top(j->dir.root, "config.since", path, sizeof(path));
-	buf_init(&old);
-	*since = now;
-	/* missing or unreadable: the configuration is taken as new */
-	if (fs_read_all(path, 4096, &old) == CR_OK && old.len < sizeof(line)) {
-		char seen[SHA256_NAME_MAX];
+	return CR_OK;
+}
 
-		memcpy(line, old.p, old.len);
-		line[old.len] = '\0';
-		if (sscanf(line, "%71s %lld", seen, &t) == 2 && !strcmp(seen, digest) && t > 0 &&
-		    t <= now) {
-			buf_release(&old);
-			*since = t;
-			return CR_OK;
-		}
-	}
-	buf_release(&old);
-	snprintf(line, sizeof(line), "%s %lld\n", digest, (long long)now);
+/* Writes DIR/config.since: digest, since and, once done, "rescoped". */
+static enum cr_err since_write(const struct job *j, const char *digest, int64_t since,
+			       int rescoped)
+{
+	char path[PATH_MAX], line[128];
+	enum cr_err e;
+
+	layout_top(j->dir.root, "config.since", path, sizeof(path));
+	snprintf(line, sizeof(line), "%s %lld%s\n", digest, (long long)since,
+		 rescoped ? " rescoped" : "");
 	e = fs_write_atomic(path, line, strlen(line));
 	if (e)
 		log_err("provenance", "cannot write '%s'", path);
 	return e;
+}
+
+/* The fields of DIR/config.since: 1 if it holds a digest and a time. */
+static int since_read(const struct job *j, char digest[SHA256_NAME_MAX], long long *t,
+		      int *rescoped)
+{
+	char path[PATH_MAX], line[128], done[16] = "";
+	struct buf old;
+	int ok = 0;
+
+	layout_top(j->dir.root, "config.since", path, sizeof(path));
+	buf_init(&old);
+	if (fs_read_all(path, 4096, &old) == CR_OK && old.len < sizeof(line)) {
+		memcpy(line, old.p, old.len);
+		line[old.len] = '\0';
+		ok = sscanf(line, "%71s %lld %15s", digest, t, done) >= 2 && *t > 0;
+		*rescoped = !strcmp(done, "rescoped");
+	}
+	buf_release(&old);
+	return ok;
+}
+
+enum cr_err provenance_config_since(const struct job *j, int64_t now, int64_t *since,
+				    int *rescope)
+{
+	char digest[SHA256_NAME_MAX], seen[SHA256_NAME_MAX];
+	long long t;
+	int done = 0;
+	enum cr_err e = config_digest(j, digest);
+
+	if (e)
+		return e;
+	*since = now;
+	*rescope = 1;
+	/* missing or unreadable: the configuration is taken as new */
+	if (since_read(j, seen, &t, &done) && !strcmp(seen, digest) && t <= now) {
+		*since = t;
+		*rescope = !done;
+		return CR_OK;
+	}
+	return since_write(j, digest, now, 0);
+}
+
+enum cr_err provenance_config_rescoped(const struct job *j)
+{
+	char digest[SHA256_NAME_MAX];
+	enum cr_err e = config_digest(j, digest);
+
+	return e ? e : since_write(j, digest, j->config_since_us, 1);
 }

@@ -48,11 +48,18 @@ int provenance_record_body(const struct job *j, struct buf *out);
 
 /*
  * Rank 0 at the start of a job, the lock held: *since gets when the job's
- * configuration took effect (job.h config_since_us). DIR/config.since
- * holds "DIGEST SINCE_US" of the last job: the same config-digest keeps
- * its time; another (or none) makes it now, written atomically.
+ * configuration took effect (job.h config_since_us), *rescope whether the
+ * links a scope refused are still to be judged under it (job.h rescope).
+ * DIR/config.since holds "DIGEST SINCE_US [rescoped]" of the last job: the
+ * same config-digest keeps its time; another (or none) makes it now,
+ * written atomically.
  */
-CR_WUR enum cr_err provenance_config_since(const struct job *j, int64_t now, int64_t *since);
+CR_WUR enum cr_err provenance_config_since(const struct job *j, int64_t now, int64_t *since,
+					   int *rescope);
+
+/* Rank 0, after a generate judged the scope's refusals again: config.since
+ * says so ("rescoped"), so that later jobs of the configuration do not. */
+CR_WUR enum cr_err provenance_config_rescoped(const struct job *j);
 
 /* The newest provenance configuration of the crawl in d (the last run's),
  * its path into out; 0 if there is none. */

@@ -2,6 +2,7 @@
 #include "generate/part.h"
 #include "generate/refresh.h"
 #include "fetch/sched.h"
+#include "generate/rescope.h"
 #include "generate/seedcap.h"
 #include "scope/decisions.h"
 #include "robots/cache.h"
@@ -126,6 +127,13 @@ int generate_rejudged(const struct crawl_record *r, int64_t since_us)
 	}
 }
 
+int generate_rescoped(const struct crawl_record *r, const struct generate_host *h,
+		      int64_t since_us)
+{
+	return h->rescope && r->fetched_at && r->fetched_at < since_us &&
+	       (r->status == ST_FETCHED || r->status == ST_DUPLICATE);
+}
+
 int generate_demoted(const struct generate_rules *g, const struct generate_host *h)
 {
 	return g->demote_min_pages > 0 && h->pages >= (uint64_t)g->demote_min_pages &&
@@ -162,7 +170,8 @@ enum generate_verdict generate_select(const struct crawl_record *r,
 	if (g->max_depth > 0 && r->depth > (uint32_t)g->max_depth)
 		return GEN_TOO_DEEP;
 	if (!generate_due(r, now, 0) && !refetch_early(r, g, now) &&
-	    !generate_rejudged(r, g->config_since_us) && !(operator_blocked(r) && !h->op.block))
+	    !generate_rejudged(r, g->config_since_us) &&
+	    !generate_rescoped(r, h, g->config_since_us) && !(operator_blocked(r) && !h->op.block))
 		return GEN_NOT_DUE;
 	if (h->seed_capped)
 		return GEN_SEED_CAPPED;
@@ -360,6 +369,7 @@ int generate_judge(struct gen_part *g, const void *data, size_t n, struct crawl_
 	url[rec->url_len] = '\0';
 	memset(h, 0, sizeof(*h));
 	h->seed_capped = g->cap && !seedcap_allows(g->cap, rec);
+	h->rescope = g->rescope.count && hmap_get(&g->rescope, url, rec->url_len);
 	if (url_host(url, host, URL_HOST_MAX) != CR_OK)
 		host[0] = '\0';
 	else
@@ -553,9 +563,12 @@ static enum cr_err generate_partition(struct job *j, int seg, int ver, uint32_t 
 	hmap_init(&g.robots);
 	hmap_init(&g.holds);
 	hmap_init(&g.dups);
+	hmap_init(&g.rescope);
+	if (j->rescope)
+		e = rescope_load(j, seg - 1, p, &g.rescope);
 	load_crawl_delays(&g, p);
 	open_ranks(&g, p);
-	if (cap && cap->n && j->cfg.log_decisions)
+	if (!e && cap && cap->n && j->cfg.log_decisions)
 		e = decisions_open(&j->dir, seg, "generate", p, (int)j->cfg.zstd_level, &g.dlog);
 	if (r && j->cfg.demote_min_pages > 0 && count_duplicates(in, &g.dups) != CR_OK)
 		log_warn("generate", "cannot count the duplicates of '%s'", in);
@@ -567,6 +580,7 @@ static enum cr_err generate_partition(struct job *j, int seg, int ver, uint32_t 
 	release_rules(&g.robots);
 	hmap_release(&g.holds);
 	hmap_release(&g.dups);
+	hmap_release(&g.rescope);
 	recfile_reader_free(&g.ranks);
 	recfile_reader_free(&r);
 	if (e == CR_EOF && g.failed)

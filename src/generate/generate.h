@@ -73,6 +73,7 @@ int generate_due(const struct crawl_record *r, int64_t now, long max_depth);
  */
 int generate_rejudged(const struct crawl_record *r, int64_t since_us);
 
+
 /* The most URLs of one host a span of span_ms can fetch at one request per
  * delay_ms (INT64_MAX when either is 0: no bound). Pure. */
 int64_t generate_feasible(int64_t span_ms, long delay_ms);
@@ -132,7 +133,15 @@ struct generate_host {
 	int64_t robots_at;           /* ... when that robots.txt was answered, µs */
 	struct host_settings op;     /* the operator's rule for it (hosts.rules) */
 	int seed_capped;             /* the record's seed has had its max_pages */
+	int rescope;                 /* the record's page had links a scope refused,
+					and the configuration changed (rescope.h) */
 };
+
+/* 1 if r is a page whose links a scope refused (h->rescope) fetched before
+ * since_us: due again, for its links to be judged by the scope in force
+ * (rescope.h). Pure. */
+int generate_rescoped(const struct crawl_record *r, const struct generate_host *h,
+		      int64_t since_us);
 
 enum generate_verdict {
 	GEN_SELECT,

@@ -48,6 +48,8 @@ struct gen_part {
 	size_t robots_bytes;      /* what those kept cost (GEN_RULES_BYTES) */
 	int robots_over;          /* the partition's were past GEN_RULES_BYTES */
 	struct hmap dups;         /* host -> pages | duplicates << 32 (count_duplicates) */
+	struct hmap rescope;      /* pages whose links a scope refused, when the job's
+				     configuration is new (rescope.h); else empty */
 	const struct host_rules *hr;   /* hosts.rules, or NULL */
 	const struct seedcap *cap;     /* the seeds' max_pages, or NULL */
 	struct decisions *dlog;        /* with seeds' max_pages and log.decisions */

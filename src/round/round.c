@@ -6,6 +6,7 @@
 #include "crawldb/crawl_record.h"
 #include "dedup/dedup.h"
 #include "dedup/runs.h"
+#include "crawldb/provenance.h"
 #include "fetch/fetch.h"
 #include "generate/generate.h"
 #include "generate/seedcap.h"
@@ -385,6 +386,14 @@ int round_generate(struct job *j, struct round_generated *out)
 			 (unsigned long long)c[GC_HOST_CAPPED],
 			 (unsigned long long)c[GC_BUDGET_CAPPED], (unsigned long long)c[GC_NOT_DUE],
 			 (unsigned long long)c[GC_ROBOTS_DENIED], (unsigned long long)c[GC_HELD]);
+	/* The scope's refusals were judged again: not by the next generate
+	 * (a failure to say so only makes the next do it again). */
+	if (!rc && j->rescope) {
+		if (j->rank == 0 && provenance_config_rescoped(j) != CR_OK)
+			log_warn("generate", "the next generate judges the scope's refusals "
+				 "again too");
+		j->rescope = 0;
+	}
 	out->seg = p.seg;
 	out->selected = c[GC_SELECTED];
 	out->held = c[GC_HELD];

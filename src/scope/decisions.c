@@ -245,6 +245,62 @@ static enum cr_err print_file(const char *path, FILE *out, uint64_t *lines)
 	return e;
 }
 
+enum cr_err decisions_scan(const struct crawl_dir *d, int seg, const char *phase,
+			   uint32_t p, decisions_line_fn fn, void *arg)
+{
+	char name[64], path[PATH_MAX], *mem = NULL;
+	size_t len = 0, at = 0;
+	uint64_t lines = 0;
+	enum cr_err e;
+	FILE *m;
+
+	snprintf(name, sizeof(name), "%s-%05u.jsonl.zst", phase, (unsigned)p);
+	layout_segment_file(d, seg, "decisions", name, path, sizeof(path));
+	if (!fs_exists(path))
+		return CR_OK;
+	if (!(m = open_memstream(&mem, &len)))
+		return CR_ERR_NOMEM;
+	e = print_file(path, m, &lines);
+	if (fclose(m) != 0 && !e)
+		e = CR_ERR_NOMEM;
+	while (!e && at < len) {
+		const char *nl = memchr(mem + at, '\n', len - at);
+		size_t k = nl ? (size_t)(nl - (mem + at)) : len - at;
+
+		fn(arg, mem + at, k);
+		at += k + 1;
+	}
+	free(mem);
+	return e;
+}
+
+int decisions_field(const char *line, size_t n, const char *name, char *out, size_t cap)
+{
+	char key[64];
+	const char *s, *end = line + n;
+	size_t o = 0, kl;
+
+	kl = (size_t)snprintf(key, sizeof(key), "\"%s\":\"", name);
+	if (kl >= sizeof(key) || !(s = memmem(line, n, key, kl)))
+		return 0;
+	for (s += kl; s < end && *s != '"'; s++) {
+		char c = *s;
+
+		if (c == '\\') {
+			if (++s >= end || *s == 'u')
+				return 0;
+			c = *s == 'n' ? '\n' : *s == 't' ? '\t' : *s == 'r' ? '\r' : *s;
+		}
+		if (o + 1 >= cap)
+			return 0;
+		out[o++] = c;
+	}
+	if (s >= end)
+		return 0;   /* no closing quote */
+	out[o] = '\0';
+	return 1;
+}
+
 static int by_name(const struct dirent **a, const struct dirent **b)
 {
 	return strcmp((*a)->d_name, (*b)->d_name);

@@ -57,6 +57,18 @@ void decisions_abort_owned(const struct crawl_dir *d, struct decisions ***ws);
  * cannot be moved is logged. */
 size_t decisions_keep_held(const struct crawl_dir *d, int from, int to);
 
+/* Calls fn for each line of segment seg's PHASE-PPPPP file (without its
+ * newline); none when there is no such file. A damaged file is logged and
+ * CR_ERR_FORMAT. */
+typedef void (*decisions_line_fn)(void *arg, const char *line, size_t n);
+CR_WUR enum cr_err decisions_scan(const struct crawl_dir *d, int seg, const char *phase,
+				  uint32_t p, decisions_line_fn fn, void *arg);
+
+/* Pure: field name's string value of a decision line (as decisions_add
+ * writes them) into out; 0 when the line has no such field, or its value
+ * does not fit cap or holds a \u escape. */
+int decisions_field(const char *line, size_t n, const char *name, char *out, size_t cap);
+
 /* Writes every line of the segment's decision log to out, files in name
  * order. A damaged file is an error naming it (CR_ERR_FORMAT). */
 CR_WUR enum cr_err decisions_print(const struct crawl_dir *d, int seg, FILE *out,

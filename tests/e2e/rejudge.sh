@@ -11,7 +11,10 @@
 #    changed, retry_interval_s left at a day) they are fetched;
 # 3. a crawl continued without its --config: the URLs it found are refused;
 #    continued with the config again, all of the web is fetched;
-# 4. the same configuration again judges nothing again (no request at all).
+# 4. the same configuration again judges nothing again (no request at all);
+# 5. links a narrow scope refused (seeds-hosts) are followed when the scope
+#    widens (seeds-domains): the pages that had them are fetched again once,
+#    and the crawl ends as one with the wide scope from the start.
 . "$(dirname "$0")/lib.sh"
 
 HOSTS=3
@@ -82,6 +85,30 @@ check "with the config again: the whole web fetched" test "$(fetched "$D")" -eq 
 check "with the config again: the CrawlDb of a crawl that went right" bash -c \
 	"diff <('$MPICRAWL' readdb --dir '$D' --stats | tail -n +2) \
 	      <('$MPICRAWL' readdb --dir '$SCRATCH/ref' --stats | tail -n +2)"
+
+# ---- 5: a scope widened: the links it refused are followed ----
+head -n 1 "$SCRATCH/seeds" >"$SCRATCH/seed1"
+ok=(--set fetch.allow_addresses=127.0.0.1 --set "$DNS")
+run_ranks 2 crawl --dir "$SCRATCH/wide-ref" --seeds "$SCRATCH/seed1" "${base[@]}" "${ok[@]}" \
+	--set scope.mode=seeds-domains >"$SCRATCH/w0" 2>&1
+D=$SCRATCH/narrow
+run_ranks 2 crawl --dir "$D" --seeds "$SCRATCH/seed1" "${base[@]}" "${ok[@]}" \
+	--set scope.mode=seeds-hosts >"$SCRATCH/w1" 2>&1
+check "seeds-hosts: links to the other hosts refused (scope:mode)" bash -c \
+	"'$MPICRAWL' readdb --dir '$D' --decisions --segment 1 | grep -q '\"scope:mode\"'"
+narrow=$(fetched "$D")
+run_ranks 2 crawl --dir "$D" "${base[@]}" "${ok[@]}" --set scope.mode=seeds-domains \
+	>"$SCRATCH/w2" 2>&1
+check "widened to seeds-domains: exit 0" test $? -eq 0
+check "widened: more fetched ($narrow before, $(fetched "$D") now)" test "$(fetched "$D")" -gt "$narrow"
+check "widened: the CrawlDb of a crawl that had the wide scope from the start" bash -c \
+	"diff <('$MPICRAWL' readdb --dir '$D' --stats | tail -n +2) \
+	      <('$MPICRAWL' readdb --dir '$SCRATCH/wide-ref' --stats | tail -n +2)"
+check "config.since says the scope's refusals were judged again" grep -q ' rescoped$' "$D/config.since"
+n0=$(requests)
+run_ranks 2 crawl --dir "$D" "${base[@]}" "${ok[@]}" --set scope.mode=seeds-domains \
+	>"$SCRATCH/w3" 2>&1
+check "widened, run again: no request" test "$(requests)" -eq "$n0"
 
 # ---- 4: the same configuration judges nothing again ----
 n0=$(requests)

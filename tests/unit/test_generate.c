@@ -1,4 +1,5 @@
 #include "generate/generate.h"
+#include "generate/rescope.h"
 #include "generate/seedcap.h"
 #include "test.h"
 #include "update/merge.h"
@@ -396,6 +397,48 @@ static void rejudged_table(void)
 	}
 }
 
+/* The links a scope refused: which decision lines name a page to fetch
+ * again (rescope.h), and which pages are due for it. */
+static void rescope_table(void)
+{
+	static const struct {
+		const char *line, *from;
+	} lines[] = {
+		{ "{\"url\":\"http://b.test/x\",\"reason\":\"scope:mode\",\"from\":\"http://a.test/\"}",
+		  "http://a.test/" },
+		{ "{\"url\":\"http://b.test/x\",\"reason\":\"scope:rules\",\"from\":\"http://a.test/q?a=\\\"1\\\"\"}",
+		  "http://a.test/q?a=\"1\"" },
+		{ "{\"url\":\"http://b.test/x\",\"reason\":\"depth\",\"from\":\"http://a.test/\"}", NULL },
+		{ "{\"url\":\"http://b.test/\",\"reason\":\"scope:seed\",\"from\":\"\"}", NULL },
+		{ "{\"url\":\"http://b.test/x\",\"reason\":\"scope:mode\",\"from\":\"http://a.test/\\u0001\"}",
+		  NULL },
+		{ "{\"url\":\"http://b.test/x\",\"reason\":\"scope:mode\",\"from\":\"http://a.te", NULL },
+		{ "not json", NULL },
+	};
+	char from[256];
+	struct crawl_record r;
+	struct generate_host h;
+	size_t i;
+
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		int got = rescope_refused_from(lines[i].line, strlen(lines[i].line), from,
+					       sizeof(from));
+
+		CHECK(got == (lines[i].from != NULL) && (!got || !strcmp(from, lines[i].from)),
+		      "line %zu: %d '%s'", i, got, got ? from : "");
+	}
+	memset(&r, 0, sizeof(r));
+	memset(&h, 0, sizeof(h));
+	r.status = ST_FETCHED;
+	r.fetched_at = 50;
+	CHECK(!generate_rescoped(&r, &h, 100), "a page without refused links: not due");
+	h.rescope = 1;
+	CHECK(generate_rescoped(&r, &h, 100), "a page with refused links, fetched before: due");
+	CHECK(!generate_rescoped(&r, &h, 50), "fetched since the change: not again");
+	r.status = ST_GONE;
+	CHECK(!generate_rescoped(&r, &h, 100), "a page that is gone has no links to judge");
+}
+
 int main(void)
 {
 	struct crawl_record r;
@@ -404,6 +447,7 @@ int main(void)
 	struct crawl_record old, out;
 
 	rejudged_table();
+	rescope_table();
 	CHECK(generate_feasible(0, 1000) == INT64_MAX, "no span, no bound");
 	CHECK(generate_feasible(600000, 0) == INT64_MAX, "no delay, no bound");
 	CHECK(generate_feasible(600000, 1000) == 601, "10 min at 1 s: %lld",
