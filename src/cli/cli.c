@@ -111,6 +111,8 @@ void cli_parse(int argc, char **argv, const char *cmd, const char *allowed,
 
 	(void)cmd;
 	memset(o, 0, sizeof(*o));
+	o->judges = !strcmp(cmd, "crawl") || !strcmp(cmd, "inject") || !strcmp(cmd, "generate") ||
+		    !strcmp(cmd, "fetch") || !strcmp(cmd, "update");
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":", longs, NULL)) != -1) {
@@ -330,7 +332,7 @@ int cli_job_start(struct job *j, const struct cli_opts *o, int create)
 		return 1;
 	/* Outcomes an earlier configuration decided are judged again under
 	 * another (generate_rejudged): from when this one took effect. */
-	if (j->rank == 0)
+	if (j->rank == 0 && o->judges)
 		e = provenance_config_since(j, clock_now_us(), &j->config_since_us, &j->rescope);
 	if (!comm_agree(e == CR_OK))
 		return 1;

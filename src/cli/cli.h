@@ -17,6 +17,10 @@ struct cli_opts {
 	int segment;          /* 0: the latest */
 	const char *sets[128];
 	int nsets;
+	/* The command decides what becomes of URLs (crawl, inject, generate,
+	 * fetch, update): its configuration is the one config.since follows
+	 * (provenance.h); parse, index and rank leave it alone. */
+	int judges;
 };
 
 /* Parses argv for command cmd. allowed: the options this command takes,
