@@ -90,15 +90,17 @@ void origin_on_cache(struct origin *o, const struct origin_policy *pol, int64_t 
 	o->body.len = 0;
 	buf_add(&o->body, body, len);
 	set_why(o);
-	/* expired; or a failure another configuration had (dns.servers,
-	 * tls.ca_file...): asked again when needed */
-	if (now - at >= pol->ttl_us || (!status && at < pol->since_us)) {
+	if (now - at >= pol->ttl_us) {
 		set_state(o, ORIGIN_UNKNOWN);   /* expired: asked again when needed */
 		return;
 	}
 	apply_answer(o, pol);
-	/* A failed robots.txt is asked again after the retry interval. */
-	if (o->state == ORIGIN_UNAVAILABLE && now - at >= pol->retry_us)
+	/* A failed robots.txt is asked again after the retry interval, or
+	 * when it failed under another configuration (dns.servers,
+	 * tls.ca_file...): the URLs it held are judged again under this one
+	 * (generate_rejudged), and must not be held by the old answer - whose
+	 * time their outcome would carry - round after round. */
+	if (o->state == ORIGIN_UNAVAILABLE && (now - at >= pol->retry_us || at < pol->since_us))
 		set_state(o, ORIGIN_UNKNOWN);
 }
 

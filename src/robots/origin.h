@@ -46,8 +46,9 @@ struct origin_policy {
 	int64_t ttl_us;       /* robots.cache_ttl_s */
 	int64_t retry_us;     /* crawl.retry_interval_s: an unavailable one is asked again after */
 	size_t max_bytes;     /* robots.max_bytes: of a body, this much (and one byte) is kept */
-	int64_t since_us;     /* job.h config_since_us: a failure cached before it
-				 was had under another configuration, asked again */
+	int64_t since_us;     /* job.h config_since_us: a failure (no answer, 5xx,
+				 429) cached before it was had under another
+				 configuration: asked again */
 };
 
 struct origin {

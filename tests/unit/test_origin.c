@@ -190,6 +190,14 @@ static void failures_kept(const struct origin_policy *pol)
 	CHECK(back.state == ORIGIN_UNKNOWN && origin_on_need(&back) == ORIGIN_ASK,
 	      "a failure from before the configuration: asked again");
 	origin_release(&back);
+	origin_init(&back, "https://expired.test", 0);
+	origin_on_cache(&back, &p, NOW, 503, "", 0, NOW + 2);
+	CHECK(back.state == ORIGIN_UNKNOWN, "a 503 from before the configuration: asked again");
+	origin_release(&back);
+	origin_init(&back, "https://expired.test", 0);
+	origin_on_cache(&back, &p, NOW, 200, "User-agent: *\nDisallow: /x\n", 26, NOW + 2);
+	CHECK(back.state == ORIGIN_READY, "rules from before the configuration still apply");
+	origin_release(&back);
 	origin_on_answer(&o, pol, NOW, 200, "", 0, NULL);
 	CHECK(o.refused == NULL && o.failure == NULL, "an answer clears why");
 	origin_release(&o);
