@@ -7,6 +7,7 @@
 #include "cli/cli.h"
 #include "comm/comm.h"
 #include "crawldb/provenance.h"
+#include "round/round.h"
 #include "inject/inject.h"
 #include "inputs/inputs.h"
 #include "url/url.h"
@@ -24,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 static void bad_usage(const char *usage, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3), noreturn));
@@ -151,6 +154,13 @@ void cli_parse(int argc, char **argv, const char *cmd, const char *allowed,
 
 /* The crawl directory's lock, held by rank 0 from cli_job_start to cli_job_end. */
 static struct dir_lock job_lock = { .fd = -1 };
+/* DIR/stop, the control file `mpicrawl stop` writes (util/stop.h): rank 0. */
+static char stop_path[PATH_MAX];
+/* The crawl directory, once rank 0 holds it: DIR/last_job is written there. */
+static char job_dir[PATH_MAX];
+/* Started by a launcher (mpirun, srun): a clean stop exits 0 (see
+ * cli_job_end). */
+static int launched;
 
 /* Rank 0 takes DIR/lock (ranks may run on several hosts: one holder per
  * job); every rank learns whether it got it. */
@@ -172,6 +182,13 @@ static int take_lock(struct job *j, const char *dir)
 			lock_holder_str(&h, who, sizeof(who));
 			log_user("crawl directory '%s' is in use by %s; if that job is gone, "
 				  "run 'mpicrawl unlock --dir %s'", dir, who, dir);
+		}
+		if (e == CR_OK) {
+			snprintf(job_dir, sizeof(job_dir), "%s", dir);
+			/* one left by a job that ended before it looked is not ours */
+			layout_top(dir, "stop", stop_path, sizeof(stop_path));
+			unlink(stop_path);
+			stop_watch_file(stop_path);
 		}
 	}
 	return comm_agree(e == CR_OK);
@@ -292,6 +309,8 @@ int cli_job_start(struct job *j, const struct cli_opts *o, int create)
 
 	memset(j, 0, sizeof(*j));
 	config_defaults(&j->cfg);
+	/* read before MPI starts: a singleton's MPI_Init may set them */
+	launched = getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_RANK");
 	if (comm_init(NULL, NULL) != CR_OK) {
 		log_user("cannot start MPI");
 		return 1;
@@ -350,11 +369,56 @@ int cli_job_start(struct job *j, const struct cli_opts *o, int create)
 	return 0;
 }
 
+/* What a job's exit code says, in a word (DIR/last_job). */
+static const char *exit_word(int code)
+{
+	switch (code) {
+	case 0: return "done";
+	case 2: return "bad-input";
+	case ROUND_EXIT_STOPPED: return "stopped";
+	case ROUND_EXIT_LOST: return "node-lost";
+	default: return "failed";
+	}
+}
+
+/* Rank 0: DIR/last_job says how the job ended, for the launcher scripts
+ * (a clean stop under a launcher exits 0) and for status. */
+static void write_last_job(int code)
+{
+	char path[PATH_MAX], text[1024], host[256] = "?", when[32];
+	const char *run = getenv("MPICRAWL_RUN_ID");
+	time_t t = (time_t)(clock_now_us() / 1000000);
+	struct tm tm;
+
+	gethostname(host, sizeof(host) - 1);
+	gmtime_r(&t, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	snprintf(text, sizeof(text), "exit=%d\nend=%s\nrun=%s\nhost=%s\npid=%ld\nended=%s\n",
+		 code, exit_word(code), run && *run ? run : "-", host, (long)getpid(), when);
+	layout_top(job_dir, "last_job", path, sizeof(path));
+	if (fs_write_atomic(path, text, strlen(text)) != CR_OK)
+		log_warn("job", "cannot write '%s'", path);
+}
+
 int cli_job_end(int code)
 {
+	int quiet;
+
 	/* Every rank (they all get here) is done with the directory first. */
 	comm_barrier();
+	if (stop_path[0])
+		unlink(stop_path);   /* asked of this job: done */
+	if (job_dir[0])
+		write_last_job(code);
+	/* A clean stop is no failure: under mpirun or srun, a non-zero exit
+	 * prints the launcher's abort banner, which reads as a crash. The
+	 * ranks exit 0 there, and DIR/last_job keeps the 75 for the scripts
+	 * (scripts/mpicrawl-run, slurm/crawl.sbatch), which return it. */
+	quiet = launched && code == ROUND_EXIT_STOPPED;
+	if (quiet && job_dir[0])
+		log_info("job", "stopped early: exit 0 under the launcher, 75 in '%s/last_job' "
+			 "(the scripts return 75); run again to continue", job_dir);
 	lock_release(&job_lock);
 	comm_finalize();
-	return code;
+	return quiet ? 0 : code;
 }

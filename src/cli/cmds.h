@@ -22,6 +22,7 @@ int cmd_index(int argc, char **argv);
 int cmd_wacz(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_unlock(int argc, char **argv);
+int cmd_stop(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 
 #endif

@@ -31,6 +31,7 @@ static const struct {
 	{ "wacz", cmd_wacz, 1, "pack the crawl's WARC files, index and pages as one WACZ" },
 	{ "report", cmd_report, 1, "write DIR/report.html: charts of the crawl" },
 	{ "unlock", cmd_unlock, 1, "clear the stale lock of a crawl directory" },
+	{ "stop", cmd_stop, 1, "ask the job working on a crawl directory to stop soon" },
 	{ "check", cmd_check, 1, "verify a crawl directory's files; --repair what is safe" },
 };
 
@@ -39,7 +40,7 @@ static void usage(FILE *to)
 	size_t i;
 
 	fputs("usage: mpicrawl COMMAND [OPTIONS]   (under mpirun/srun for several ranks;\n"
-	      "       readdb, url, robots, warc, wacz, report, unlock and check run once)\n"
+	      "       readdb, url, robots, warc, wacz, report, unlock, stop and check run once)\n"
 	      "commands:\n", to);
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(to, "  %-9s %s\n", commands[i].name, commands[i].help);

@@ -1,7 +1,12 @@
 #include "util/stop.h"
+#include "util/clock.h"
 
+#include <limits.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static volatile sig_atomic_t stop_sig;
 static int stop_installed;
@@ -33,8 +38,50 @@ void stop_install(void)
 	sigaction(SIGINT, &sa, NULL);
 }
 
+static char watch_path[PATH_MAX];
+static int64_t watch_next;
+
+int stop_file_names(const char *text, long pid, const char *host)
+{
+	const char *p = strstr(text, "pid="), *h = strstr(text, "host=");
+	size_t hl = strlen(host);
+
+	if (!p || !h || (p != text && p[-1] != '\n') || (h != text && h[-1] != '\n'))
+		return 0;
+	return strtol(p + 4, NULL, 10) == pid && pid > 0 && !strncmp(h + 5, host, hl) &&
+	       (h[5 + hl] == '\n' || h[5 + hl] == '\0');
+}
+
+void stop_watch_file(const char *path)
+{
+	snprintf(watch_path, sizeof(watch_path), "%s", path);
+	watch_next = 0;
+}
+
+/* The control file, looked at once a second at most. */
+static void look_for_file(void)
+{
+	char text[1024], host[256] = "";
+	int64_t now = clock_mono_us();
+	size_t n;
+	FILE *fp;
+
+	if (!watch_path[0] || now < watch_next)
+		return;
+	watch_next = now + 1000000;
+	if (!(fp = fopen(watch_path, "r")))
+		return;
+	n = fread(text, 1, sizeof(text) - 1, fp);
+	fclose(fp);
+	text[n] = '\0';
+	if (gethostname(host, sizeof(host) - 1) == 0 && stop_file_names(text, (long)getpid(), host))
+		stop_request(SIGUSR1);
+}
+
 int stop_requested(void)
 {
+	if (!stop_sig)
+		look_for_file();
 	return (int)stop_sig;
 }
 

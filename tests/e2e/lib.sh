@@ -115,14 +115,28 @@ nodes_web() {
 }
 
 # run_ranks N args...: runs bin/mpicrawl on N ranks (a plain run for 1).
+# Under mpirun a clean stop ends the ranks with 0 and DIR/last_job says 75
+# for this run: returned, as scripts/mpicrawl-run does.
 run_ranks() {
-	local n=$1
+	local n=$1 a prev= dir= rc
 	shift
 	if [ "$n" -eq 1 ]; then
 		timeout 600 "$MPICRAWL" "$@"
-	else
-		timeout 600 mpirun --oversubscribe -n "$n" "$MPICRAWL" "$@"
+		return
 	fi
+	for a in "$@"; do
+		[ "$prev" = --dir ] && dir=$a
+		prev=$a
+	done
+	export MPICRAWL_RUN_ID="test-$$-$RANDOM-$(date +%s%N)"
+	timeout 600 mpirun -x MPICRAWL_RUN_ID --oversubscribe -n "$n" "$MPICRAWL" "$@"
+	rc=$?
+	if [ "$rc" -eq 0 ] && [ -n "$dir" ] &&
+		grep -qx "run=$MPICRAWL_RUN_ID" "$dir/last_job" 2>/dev/null; then
+		rc=$(sed -n 's/^exit=\([0-9]*\)$/\1/p' "$dir/last_job")
+	fi
+	unset MPICRAWL_RUN_ID
+	return "${rc:-0}"
 }
 
 # The CrawlDb as sorted JSON lines without the times.
