@@ -32,6 +32,10 @@ struct job {
 	/* 1 until a generate of the configuration has judged again the links
 	 * a scope refused (generate/rescope.h; config.since says it is done). */
 	int rescope;
+	/* Pages fetched before it (µs) are asked whole, without the
+	 * conditions of a refetch: their links are wanted (a 304 has none) -
+	 * set for a fetch whose generate took pages for a scope's refusals. */
+	int64_t whole_before_us;
 	char tmpdir[PATH_MAX];   /* DIR/tmp/rNNNN, created by job_tmpdir */
 };
 

@@ -218,28 +218,52 @@ int provenance_record_body(const struct job *j, struct buf *out)
 	return nc > 0;
 }
 
-/* The sha256 name of j's configuration text. */
-static enum cr_err config_digest(const struct job *j, char digest[SHA256_NAME_MAX])
+/* The keys whose values decide what becomes of a URL without its server
+ * having a say: its scope, the addresses and names it may resolve to, the
+ * TLS it must pass, the operator's rules, the robots.txt group it obeys, a
+ * Crawl-delay taken. Another value of one of them is another configuration
+ * (config.since); scope.* alone decides whether refused links are judged
+ * again (rescope). */
+static const char *const judging_keys[] = {
+	"scope.", "fetch.allow_", "dns.servers", "dns.family", "tls.", "hosts.rules",
+	"robots.agent", "politeness.max_crawl_delay_ms", NULL,
+};
+static const char *const scope_keys[] = { "scope.", NULL };
+
+/* The sha256 name of the lines of j's configuration text ("key = value")
+ * whose key starts with one of keys. */
+static enum cr_err keys_digest(const struct job *j, const char *const *keys,
+			       char digest[SHA256_NAME_MAX])
 {
-	char *text = malloc(CONFIG_TEXT_MAX);
+	char *text = malloc(CONFIG_TEXT_MAX), *line, *save = NULL;
+	struct sha256 h;
+	size_t k;
 
 	if (!text)
 		return CR_ERR_NOMEM;
 	config_write(&j->cfg, text, CONFIG_TEXT_MAX);
-	sha256_name(text, strlen(text), digest);
+	sha256_start(&h);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		for (k = 0; keys[k]; k++)
+			if (!strncmp(line, keys[k], strlen(keys[k]))) {
+				sha256_add(&h, line, strlen(line));
+				sha256_add(&h, "\n", 1);
+				break;
+			}
 	free(text);
-	return CR_OK;
+	return sha256_end(&h, digest);
 }
 
-/* Writes DIR/config.since: digest, since and, once done, "rescoped". */
-static enum cr_err since_write(const struct job *j, const char *digest, int64_t since,
-			       int rescoped)
+/* Writes DIR/config.since: the two digests, since and, once done,
+ * "rescoped". */
+static enum cr_err since_write(const struct job *j, const char *judging, const char *scope,
+			       int64_t since, int rescoped)
 {
-	char path[PATH_MAX], line[128];
+	char path[PATH_MAX], line[256];
 	enum cr_err e;
 
 	layout_top(j->dir.root, "config.since", path, sizeof(path));
-	snprintf(line, sizeof(line), "%s %lld%s\n", digest, (long long)since,
+	snprintf(line, sizeof(line), "%s %s %lld%s\n", judging, scope, (long long)since,
 		 rescoped ? " rescoped" : "");
 	e = fs_write_atomic(path, line, strlen(line));
 	if (e)
@@ -247,20 +271,21 @@ static enum cr_err since_write(const struct job *j, const char *digest, int64_t 
 	return e;
 }
 
-/* The fields of DIR/config.since: 1 if it holds a digest and a time. */
-static int since_read(const struct job *j, char digest[SHA256_NAME_MAX], long long *t,
-		      int *rescoped)
+/* The fields of DIR/config.since: 1 if it holds both digests and a time. */
+static int since_read(const struct job *j, char judging[SHA256_NAME_MAX],
+		      char scope[SHA256_NAME_MAX], long long *t, int *rescoped)
 {
-	char path[PATH_MAX], line[128], done[16] = "";
+	char path[PATH_MAX], line[256], done[16] = "";
 	struct buf old;
 	int ok = 0;
 
 	layout_top(j->dir.root, "config.since", path, sizeof(path));
 	buf_init(&old);
+	*rescoped = 0;
 	if (fs_read_all(path, 4096, &old) == CR_OK && old.len < sizeof(line)) {
 		memcpy(line, old.p, old.len);
 		line[old.len] = '\0';
-		ok = sscanf(line, "%71s %lld %15s", digest, t, done) >= 2 && *t > 0;
+		ok = sscanf(line, "%71s %71s %lld %15s", judging, scope, t, done) >= 3 && *t > 0;
 		*rescoped = !strcmp(done, "rescoped");
 	}
 	buf_release(&old);
@@ -270,28 +295,35 @@ static int since_read(const struct job *j, char digest[SHA256_NAME_MAX], long lo
 enum cr_err provenance_config_since(const struct job *j, int64_t now, int64_t *since,
 				    int *rescope)
 {
-	char digest[SHA256_NAME_MAX], seen[SHA256_NAME_MAX];
+	char judging[SHA256_NAME_MAX], scope[SHA256_NAME_MAX];
+	char was_j[SHA256_NAME_MAX], was_s[SHA256_NAME_MAX];
 	long long t;
-	int done = 0;
-	enum cr_err e = config_digest(j, digest);
+	int done = 0, known;
+	enum cr_err e = keys_digest(j, judging_keys, judging);
 
+	if (!e)
+		e = keys_digest(j, scope_keys, scope);
 	if (e)
 		return e;
-	*since = now;
-	*rescope = 1;
-	/* missing or unreadable: the configuration is taken as new */
-	if (since_read(j, seen, &t, &done) && !strcmp(seen, digest) && t <= now) {
+	known = since_read(j, was_j, was_s, &t, &done);
+	if (known && !strcmp(was_j, judging) && t <= now) {
 		*since = t;
 		*rescope = !done;
 		return CR_OK;
 	}
-	return since_write(j, digest, now, 0);
+	/* another configuration (or none known): from now; the scope's
+	 * refusals judged again when the scope is what changed */
+	*since = now;
+	*rescope = !known || strcmp(was_s, scope) != 0;
+	return since_write(j, judging, scope, now, !*rescope);
 }
 
 enum cr_err provenance_config_rescoped(const struct job *j)
 {
-	char digest[SHA256_NAME_MAX];
-	enum cr_err e = config_digest(j, digest);
+	char judging[SHA256_NAME_MAX], scope[SHA256_NAME_MAX];
+	enum cr_err e = keys_digest(j, judging_keys, judging);
 
-	return e ? e : since_write(j, digest, j->config_since_us, 1);
+	if (!e)
+		e = keys_digest(j, scope_keys, scope);
+	return e ? e : since_write(j, judging, scope, j->config_since_us, 1);
 }

@@ -136,8 +136,10 @@ static void start_page(struct fetcher *f, struct host *h, struct host_item *it)
 	const struct crawl_record *r = &it->rec;
 	struct http_request cond = { 0 };
 
-	/* Fetched before: a 304 spares the body (a revisit record). */
-	if (!(f->revisits && r->fetched_at > 0 && r->digest)) {
+	/* Fetched before: a 304 spares the body (a revisit record) - unless
+	 * the page's links are wanted again (job.h whole_before_us). */
+	if (!(f->revisits && r->fetched_at > 0 && r->digest) ||
+	    r->fetched_at < f->j->whole_before_us) {
 		start(f, h, it->url, REQ_PAGE, it, NULL);
 		return;
 	}

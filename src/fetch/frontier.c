@@ -409,7 +409,9 @@ uint64_t frontier_room(const struct host *h, int64_t limit, int64_t now, int64_t
 	if (h->pol.delay_us <= 0)
 		return UINT64_MAX;
 	if (limit != INT64_MAX) {
-		left = now < limit ? (uint64_t)((limit - now) / h->pol.delay_us) : 0;
+		/* the spacing the scheduler keeps: the delay and its margin */
+		left = now < limit ? (uint64_t)((limit - now) /
+						(h->pol.delay_us + SCHED_MARGIN_US)) : 0;
 		room = left > queued ? left - queued : 0;
 	}
 	all = generate_feasible(span_ms, (long)(h->pol.delay_us / 1000));

@@ -23,7 +23,7 @@ const char *const generate_counter_names[GC_COUNT_] = {
 	"records", "selected", "not_due", "host_capped", "politeness_capped", "too_deep",
 	"hosts",
 	"demoted", "demoted_hosts", "held", "seed_capped", "budget_capped", "retry_later",
-	"robots_denied",
+	"robots_denied", "rescope_due",
 };
 
 int64_t generate_feasible(int64_t span_ms, long delay_ms)
@@ -377,8 +377,10 @@ int generate_judge(struct gen_part *g, const void *data, size_t n, struct crawl_
 	*v = generate_select(rec, h, &g->rules, g->now);
 	/* Only a URL its host's caps or hold would judge is matched against
 	 * its rules: the others' verdicts do not depend on them. */
+	/* A host whose Crawl-delay the fetch defers (sched.h) defers its URLs
+	 * before their rules are read: not denied here either. */
 	if (*v != GEN_TOO_DEEP && *v != GEN_NOT_DUE && *v != GEN_SEED_CAPPED && host[0] &&
-	    !h->op.block &&
+	    !h->op.block && !(h->crawl_delay_ms > g->rules.max_crawl_delay_ms) &&
 	    (h->robots = url_robots(g, url, &h->robots_at)) != GEN_ROBOTS_NONE)
 		*v = generate_select(rec, h, &g->rules, g->now);
 	return 0;
@@ -438,6 +440,7 @@ int generate_account(struct gen_part *g, const struct crawl_record *rec, const c
 					 (h->robots == GEN_ROBOTS_STALE ? (uintptr_t)1 << 32 : 1));
 	}
 	g->c[verdict_counter[v]]++;
+	g->c[GC_RESCOPE_DUE] += generate_rescoped(rec, h, g->rules.config_since_us);
 	if (v == GEN_NOT_DUE && crawl_record_status_retries(rec->status))
 		g->c[GC_RETRY_LATER]++;
 	if (v == GEN_SEED_CAPPED && g->dlog && !g->failed)

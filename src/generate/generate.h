@@ -53,6 +53,9 @@ enum generate_counter {
 	GC_BUDGET_CAPPED,   /* due, within their host's caps, past generate.top_n */
 	GC_RETRY_LATER,  /* not due: to be tried again (error, timeout, deferred) */
 	GC_ROBOTS_DENIED,   /* due, denied by a cached robots.txt: recorded, not selected */
+	GC_RESCOPE_DUE,  /* pages due for the links a scope refused (rescope.h), taken or
+			    not: none left, the pass is done; some, their fetch asks
+			    whole pages (no 304) */
 	GC_COUNT_
 };
 

@@ -4,6 +4,7 @@
 #include "generate/rescope.h"
 #include "scope/decisions.h"
 #include "url/url.h"
+#include "util/log.h"
 
 #include <string.h>
 
@@ -16,20 +17,47 @@ int rescope_refused_from(const char *line, size_t n, char *from, size_t cap)
 	       from[0];
 }
 
+/* Bytes a page of the set costs at most, as counted against the budget:
+ * its URL and the map's slot. */
+#define RESCOPE_ENTRY 64u
+
+struct loading {
+	struct hmap *pages;
+	size_t bytes, cap;   /* what the set costs, and may */
+	int over;
+};
+
 static void note_line(void *arg, const char *line, size_t n)
 {
+	struct loading *l = arg;
 	char from[URL_MAX_LEN + 1];
+	size_t k;
 
-	if (rescope_refused_from(line, n, from, sizeof(from)))
-		*hmap_put(arg, from, strlen(from)) = (void *)1;
+	if (l->over || !rescope_refused_from(line, n, from, sizeof(from)))
+		return;
+	k = strlen(from);
+	if (l->bytes + k + RESCOPE_ENTRY > l->cap) {
+		l->over = 1;
+		return;
+	}
+	if (!hmap_get(l->pages, from, k))
+		l->bytes += k + RESCOPE_ENTRY;
+	*hmap_put(l->pages, from, k) = (void *)1;
 }
 
 enum cr_err rescope_load(const struct job *j, int last, uint32_t p, struct hmap *pages)
 {
+	/* an eighth of the rank's budget: generate holds robots rules and
+	 * per-host counts beside it */
+	struct loading l = { pages, 0, (size_t)j->cfg.memory_budget_mb * 1024 * 1024 / 8, 0 };
 	int seg;
 
-	for (seg = 1; seg <= last; seg++)
-		if (decisions_scan(&j->dir, seg, "update", p, note_line, pages) == CR_ERR_NOMEM)
+	for (seg = 1; seg <= last && !l.over; seg++)
+		if (decisions_scan(&j->dir, seg, "update", p, note_line, &l) == CR_ERR_NOMEM)
 			return CR_ERR_NOMEM;
+	if (l.over)
+		log_warn("generate", "partition %u: more pages with links a scope refused than an "
+			 "eighth of memory.budget_mb holds: the rest are judged again when "
+			 "they are fetched again", (unsigned)p);
 	return CR_OK;
 }

@@ -909,7 +909,8 @@ static void quiet_generic(void *arg, const char *fmt, ...)
 	(void)fmt;
 }
 
-static void quiet_structured(void *arg, xmlErrorPtr err)
+/* (libxml2 2.12 made the error const: the handler is cast, as sitemap.c's) */
+static void quiet_structured(void *arg, const xmlError *err)
 {
 	(void)arg;
 	(void)err;
@@ -963,7 +964,7 @@ enum cr_err html_extract_meta(const void *body, size_t len, const char *charset,
 	if (len > 0) {
 		/* per thread: set where the parse runs */
 		xmlSetGenericErrorFunc(NULL, quiet_generic);
-		xmlSetStructuredErrorFunc(NULL, quiet_structured);
+		xmlSetStructuredErrorFunc(NULL, (xmlStructuredErrorFunc)quiet_structured);
 		label[0] = '\0';
 		charset = page_charset(charset, body, &len, label, sizeof(label));
 		read_in(charset, label, body, len, out->charset, sizeof(out->charset));

@@ -386,9 +386,11 @@ int round_generate(struct job *j, struct round_generated *out)
 			 (unsigned long long)c[GC_HOST_CAPPED],
 			 (unsigned long long)c[GC_BUDGET_CAPPED], (unsigned long long)c[GC_NOT_DUE],
 			 (unsigned long long)c[GC_ROBOTS_DENIED], (unsigned long long)c[GC_HELD]);
-	/* The scope's refusals were judged again: not by the next generate
-	 * (a failure to say so only makes the next do it again). */
-	if (!rc && j->rescope) {
+	/* The scope's refusals were judged again once no page is left due for
+	 * them (a page taken is fetched before the next generate): not by the
+	 * next generate (a failure to say so only makes the next do it
+	 * again). */
+	if (!rc && j->rescope && !c[GC_RESCOPE_DUE]) {
 		if (j->rank == 0 && provenance_config_rescoped(j) != CR_OK)
 			log_warn("generate", "the next generate judges the scope's refusals "
 				 "again too");
@@ -478,6 +480,7 @@ int round_fetch(struct job *j, int seg, uint64_t *outcomes)
 	uint64_t c[FC_COUNT_] = { 0 }, pc[PC_COUNT_] = { 0 };
 	struct round_snapshot s;
 	struct round_plan p = { ROUND_FETCH, 0, 0, NULL, 0 };
+	struct round_facts facts;
 	int64_t t0 = clock_mono_us();
 	enum cr_err e;
 	int stopped, rc;
@@ -503,6 +506,8 @@ int round_fetch(struct job *j, int seg, uint64_t *outcomes)
 	p.clean_robots = 1;
 	clean(j, &p);
 	j->round_ms = round_plan(j, seg, NULL);
+	round_read_facts(&j->dir, seg, &facts);
+	j->whole_before_us = facts.rescope_due > 0 ? j->config_since_us : 0;
 	if ((rc = reread_host_rules(j, "fetch")) != 0)
 		return rc;
 	comm_notice_open();

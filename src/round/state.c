@@ -112,10 +112,12 @@ void round_read_facts(const struct crawl_dir *d, int seg, struct round_facts *f)
 	f->origins = -1;
 	f->selected = -1;
 	f->denied = -1;
+	f->rescope_due = -1;
 	if (seg <= 0)
 		return;
 	f->selected = phase_int(d, seg, "generate", "counters", "selected");
 	f->denied = phase_int(d, seg, "generate", "counters", "robots_denied");
+	f->rescope_due = phase_int(d, seg, "generate", "counters", "rescope_due");
 	f->round_ms = phase_int(d, seg, "generate", NULL, "round_ms");
 	f->steps = phase_int(d, seg, "generate", NULL, "round_steps");
 	f->origins = phase_int(d, seg, "update", "counters", "origins");

@@ -91,6 +91,7 @@ struct round_facts {
 	int64_t origins;
 	int64_t selected;
 	int64_t denied;
+	int64_t rescope_due;   /* generate's pages due for a scope's refusals */
 };
 void round_read_facts(const struct crawl_dir *d, int seg, struct round_facts *f);
 

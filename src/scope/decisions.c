@@ -5,6 +5,7 @@
 #include "util/log.h"
 
 #include <dirent.h>
+#include <sys/stat.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,9 @@
 #include <zstd.h>
 
 #define DECISIONS_FLUSH (256u << 10)
+/* decisions_scan holds a file's lines at once: one compressed past this is
+ * not read (its lines may be 10 times as many bytes). */
+#define DECISIONS_SCAN_MAX (32u << 20)
 
 struct decisions {
 	char path[PATH_MAX], tmp[PATH_MAX + 8];
@@ -249,6 +253,7 @@ enum cr_err decisions_scan(const struct crawl_dir *d, int seg, const char *phase
 			   uint32_t p, decisions_line_fn fn, void *arg)
 {
 	char name[64], path[PATH_MAX], *mem = NULL;
+	struct stat st;
 	size_t len = 0, at = 0;
 	uint64_t lines = 0;
 	enum cr_err e;
@@ -256,8 +261,13 @@ enum cr_err decisions_scan(const struct crawl_dir *d, int seg, const char *phase
 
 	snprintf(name, sizeof(name), "%s-%05u.jsonl.zst", phase, (unsigned)p);
 	layout_segment_file(d, seg, "decisions", name, path, sizeof(path));
-	if (!fs_exists(path))
+	if (stat(path, &st) != 0)
 		return CR_OK;
+	if (st.st_size > (off_t)DECISIONS_SCAN_MAX) {
+		log_warn("decisions", "'%s' is over %u MiB: not read", path,
+			 DECISIONS_SCAN_MAX >> 20);
+		return CR_OK;
+	}
 	if (!(m = open_memstream(&mem, &len)))
 		return CR_ERR_NOMEM;
 	e = print_file(path, m, &lines);
