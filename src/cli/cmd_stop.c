@@ -19,6 +19,14 @@
 #include <unistd.h>
 
 static const char stop_usage[] = "mpicrawl stop --dir DIR [--wait SECONDS]";
+static const char stop_help[] =
+	"  asks the job working on DIR to stop soon, as SIGUSR1 does: it ends\n"
+	"  its open requests within fetch.stop_grace_s and exits 75; run the\n"
+	"  crawl again to continue. From any node that sees DIR.\n"
+	"  --wait S   wait up to S seconds for the job to end\n\n"
+	"exit codes: 0 asked (and, with --wait, ended) or no job running;\n"
+	"1 not a crawl directory, cannot ask, or still running after --wait;\n"
+	"2 bad usage\n";
 
 static int bad_usage(const char *what)
 {
@@ -97,14 +105,7 @@ static int parse_args(int argc, char **argv, const char **dir, long *wait)
 				return bad_usage("--wait takes seconds, 0 to 86400");
 			break;
 		case 'h':
-			printf("usage: %s\n\n"
-			       "  asks the job working on DIR to stop soon, as SIGUSR1 does: it ends\n"
-			       "  its open requests within fetch.stop_grace_s and exits 75; run the\n"
-			       "  crawl again to continue. From any node that sees DIR.\n"
-			       "  --wait S   wait up to S seconds for the job to end\n\n"
-			       "exit codes: 0 asked (and, with --wait, ended) or no job running;\n"
-			       "1 not a crawl directory, cannot ask, or still running after --wait;\n"
-			       "2 bad usage\n", stop_usage);
+			printf("usage: %s\n\n%s", stop_usage, stop_help);
 			exit(0);
 		default:
 			return bad_usage("bad option");
