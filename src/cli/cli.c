@@ -319,8 +319,8 @@ int cli_job_start(struct job *j, const struct cli_opts *o, int create)
 	j->nranks = comm_size();
 	if (!comm_agree(clock_offset_ok())) {
 		if (j->rank == 0)
-			log_user("MPICRAWL_CLOCK_OFFSET_S: bad value (whole seconds, 0 or more, on "
-				 "every rank)");
+			log_user("MPICRAWL_CLOCK_OFFSET_S: bad value (whole seconds, at most 100 "
+				 "years either way, on every rank)");
 		return 2;
 	}
 	rc = take_inputs(j, o, create);

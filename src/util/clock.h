@@ -11,8 +11,9 @@
 
 /* Wall clock, µs since the epoch, with the test offset applied. */
 int64_t clock_now_us(void);
-/* 0 if MPICRAWL_CLOCK_OFFSET_S is set to anything but whole seconds, 0 or
- * more (docs/OPERATIONS.md, Environment); 1 otherwise. */
+/* 0 if MPICRAWL_CLOCK_OFFSET_S is set to anything but whole seconds, at
+ * most 100 years either way (docs/OPERATIONS.md, Environment); 1
+ * otherwise. */
 int clock_offset_ok(void);
 
 /* Monotonic clock in µs, for intervals and politeness timing. */

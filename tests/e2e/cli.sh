@@ -271,12 +271,15 @@ check "no WACZ and no directory left by the refusals" \
 # MPICRAWL_CLOCK_OFFSET_S (docs/OPERATIONS.md, Environment): whole seconds
 # or a one-line refusal before anything is made.
 printf 'http://a.example/\n' >"$SCRATCH/clock-seeds"
-for v in -5 abc 1.5 ''; do
+for v in abc 1.5 '' - 99999999999 --5; do
 	check "MPICRAWL_CLOCK_OFFSET_S='$v': exit 2, named" expect 2 "MPICRAWL_CLOCK_OFFSET_S" \
 		env MPICRAWL_CLOCK_OFFSET_S="$v" "$MPICRAWL" crawl --dir "$SCRATCH/clock" \
 		--seeds "$SCRATCH/clock-seeds"
 done
 check "a bad clock offset creates nothing" test ! -e "$SCRATCH/clock"
+check "MPICRAWL_CLOCK_OFFSET_S=-60: accepted" env MPICRAWL_CLOCK_OFFSET_S=-60 \
+	"$MPICRAWL" inject --dir "$SCRATCH/clock-past" --seeds "$SCRATCH/clock-seeds" \
+	--set partition.count=2
 check "MPICRAWL_CLOCK_OFFSET_S=86400: accepted" expect 0 "" env MPICRAWL_CLOCK_OFFSET_S=86400 \
 	"$MPICRAWL" inject --dir "$SCRATCH/clock" --seeds "$SCRATCH/clock-seeds"
 finish
