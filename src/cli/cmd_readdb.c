@@ -1,7 +1,8 @@
 /*
  * cmd_readdb.c - mpicrawl readdb: statistics or a dump of the committed
  * CrawlDb, or a segment's decision log. Reads the files directly (no MPI):
- * any rank count wrote them.
+ * any rank count wrote them. While a job runs it reads what the job has
+ * committed, and says so (round/live.h).
  */
 #include "cli/cmds.h"
 #include "config/config.h"
@@ -14,6 +15,7 @@
 #include "scope/scope.h"
 #include "scope/seeds.h"
 #include "rank/record.h"
+#include "round/live.h"
 #include "score/score.h"
 #include "store/recfile.h"
 #include "util/fs.h"
@@ -234,6 +236,7 @@ static int read_fetchlist(const struct crawl_dir *d, const char *segment)
 {
 	uint64_t counts[ST_COUNT_] = { 0 }, total = 0;
 	char path[PATH_MAX];
+	struct round_snapshot s;
 	int rc = 0, seg = segment_of(d, segment, &rc);
 
 	if (!seg)
@@ -241,6 +244,12 @@ static int read_fetchlist(const struct crawl_dir *d, const char *segment)
 	layout_segment_sub(d, seg, "fetchlist", path, sizeof(path));
 	if (!fs_exists(path)) {
 		fprintf(stderr, "mpicrawl: segment %d has no fetch lists\n", seg);
+		return 1;
+	}
+	round_read(d, seg, &s);
+	if (!round_sub_committed(s.phases, "fetchlist")) {
+		fprintf(stderr, "mpicrawl: the fetch lists of segment %d are not committed (its "
+			"generate is under way, or was interrupted)\n", seg);
 		return 1;
 	}
 	return read_parts(d, 0, seg, 1, NULL, counts, &total);
@@ -311,6 +320,20 @@ static int read_decisions(const struct crawl_dir *d, const char *segment)
 	return e ? 1 : 0;
 }
 
+/* readdb --stats (dump 0) or --dump of CrawlDb version ver. */
+static int read_current(const struct crawl_dir *d, int ver, int dump)
+{
+	uint64_t counts[ST_COUNT_] = { 0 }, total = 0;
+	int rc = read_parts(d, ver, 0, dump, NULL, counts, &total), s;
+
+	if (dump || rc)
+		return rc;
+	printf("crawldb version %d: %llu URLs\n", ver, (unsigned long long)total);
+	for (s = 0; s < ST_COUNT_; s++)
+		printf("%-10s %llu\n", crawl_record_status_name(s), (unsigned long long)counts[s]);
+	return 0;
+}
+
 int cmd_readdb(int argc, char **argv)
 {
 	static const struct option longs[] = {
@@ -326,10 +349,10 @@ int cmd_readdb(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *dir = NULL, *segment = NULL;
-	int mode = 0, c, ver, rc;
+	int mode = 0, c;
 	struct config cfg;
 	struct crawl_dir d;
-	uint64_t counts[ST_COUNT_] = { 0 }, total = 0;
+	struct round_live live;
 
 	opterr = 0;
 	optind = 1;
@@ -389,24 +412,17 @@ int cmd_readdb(int argc, char **argv)
 	config_defaults(&cfg);
 	if (layout_open(dir, &cfg, 0, &d) != CR_OK)
 		return 1;
+	round_live_read(&d, &live);
+	round_live_say(&live, "readdb");
 	if (mode == 'x')
 		return read_decisions(&d, segment);
 	if (mode == 'f')
 		return read_fetchlist(&d, segment);
 	if (mode == 'R')
 		return read_ranks(&d);
-	if (layout_crawldb_current(&d, &ver) != CR_OK)
-		return 1;
-	if (mode == 'S')
-		return read_seeds(&d, ver);
-	rc = read_parts(&d, ver, 0, mode == 'D', NULL, counts, &total);
-	if (mode == 's' && !rc) {
-		int s;
-
-		printf("crawldb version %d: %llu URLs\n", ver, (unsigned long long)total);
-		for (s = 0; s < ST_COUNT_; s++)
-			printf("%-10s %llu\n", crawl_record_status_name(s),
-			       (unsigned long long)counts[s]);
-	}
-	return rc;
+	if (!live.s.ok)
+		return 1;   /* said: CURRENT cannot be read */
+	/* the version the line said, whatever comes since */
+	return mode == 'S' ? read_seeds(&d, live.s.version) :
+	       read_current(&d, live.s.version, mode == 'D');
 }
