@@ -304,6 +304,7 @@ static int read_ranks(const struct crawl_dir *d)
 /* Prints segment seg's decision log. */
 static int read_decisions(const struct crawl_dir *d, const char *segment)
 {
+	struct round_snapshot s;
 	uint64_t lines;
 	enum cr_err e;
 	int rc = 0;
@@ -311,7 +312,8 @@ static int read_decisions(const struct crawl_dir *d, const char *segment)
 
 	if (!seg)
 		return rc;
-	e = decisions_print(d, (int)seg, stdout, &lines);
+	round_read(d, (int)seg, &s);
+	e = decisions_print(d, (int)seg, round_decision_kinds(s.phases), stdout, &lines);
 	if (e == CR_EOF) {
 		fprintf(stderr, "mpicrawl: segment %ld has no decision log (its update has not "
 			"run, or log.decisions was false)\n", seg);

@@ -537,9 +537,12 @@ static void check_seeds(struct ck *c, int version)
 static void check_decisions(struct ck *c, int seg)
 {
 	FILE *null = fopen("/dev/null", "w");
+	struct round_snapshot s;
 	uint64_t lines;
 
-	if (null && decisions_print(c->d, seg, null, &lines) == CR_ERR_FORMAT)
+	round_read(c->d, seg, &s);
+	if (null && decisions_print(c->d, seg, round_decision_kinds(s.phases), null, &lines) ==
+		    CR_ERR_FORMAT)
 		say(c, 0, "segment %d: a damaged decision log (named above); it only reports, "
 		    "nothing reads it back", seg);
 	if (null)

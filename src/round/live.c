@@ -14,7 +14,6 @@ static const struct {
 	{ "fetchlist", ROUND_GENERATED }, { "denied", ROUND_GENERATED },
 	{ "fetch", ROUND_FETCHED }, { "warc", ROUND_FETCHED },
 	{ "parse", ROUND_PARSED },
-	{ "decisions", ROUND_UPDATED },
 	{ "cdxj", ROUND_INDEXED }, { "text", ROUND_INDEXED }, { "wat", ROUND_INDEXED },
 	{ "links", ROUND_INDEXED }, { "pages", ROUND_INDEXED },
 };
@@ -34,6 +33,17 @@ int round_sub_committed(int phases, const char *sub)
 	int ph = round_sub_phase(sub);
 
 	return ph != 0 && (phases & ph) == ph;
+}
+
+const char *const *round_decision_kinds(int phases)
+{
+	static const char *const none[] = { NULL };
+	static const char *const gen[] = { "generate-", NULL };
+	static const char *const upd[] = { "update-", "held-", NULL };
+	static const char *const all[] = { "generate-", "update-", "held-", NULL };
+	int g = !!(phases & ROUND_GENERATED), u = !!(phases & ROUND_UPDATED);
+
+	return g && u ? all : g ? gen : u ? upd : none;
 }
 
 int round_name_is_temp(const char *name)

@@ -10,7 +10,8 @@
  * - a segment's folder counts once the phase that writes it has its
  *   manifest, segments/N/_SUCCESS.<phase> (round_sub_committed): fetch
  *   outcomes and WARC files once the fetch is marked, parse data once the
- *   parse is, the index's outputs once the index is; progress/ and
+ *   parse is, the index's outputs once the index is, a decision log once
+ *   the phase that wrote it is (round_decision_kinds); progress/ and
  *   staged/ never (live files of the phase under way);
  * - a file under a writer's temporary name (NAME.tmp.PID, NAME.tmp) is
  *   never read (round_name_is_temp).
@@ -44,6 +45,11 @@ int round_sub_phase(const char *sub);
 /* 1 if a reader may read segment folder sub of a segment whose manifests
  * say phases (enum round_phase bits). Pure. */
 int round_sub_committed(int phases, const char *sub);
+/* The decision logs of a segment whose manifests say phases, as the
+ * beginnings of their names (NULL-terminated, for decisions_print):
+ * "generate-" once generated, "update-" and "held-" (which the crawl's
+ * last, empty generate moves into an updated segment) once updated. Pure. */
+const char *const *round_decision_kinds(int phases);
 /* 1 if name (a file name, no folder) is a writer's temporary: it holds
  * ".tmp." or ends in ".tmp". Pure. */
 int round_name_is_temp(const char *name);

@@ -31,8 +31,6 @@ static void committed(void)
 		{ "warc", G | F | P, 1 },
 		{ "parse", G | F, 0 },
 		{ "parse", G | F | P, 1 },
-		{ "decisions", G | F | P, 0 },
-		{ "decisions", G | F | P | U, 1 },
 		{ "cdxj", G | F | P | U, 0 }, /* index under way */
 		{ "cdxj", G | F | P | U | I, 1 },
 		{ "text", I, 1 },
@@ -46,6 +44,33 @@ static void committed(void)
 	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
 		CHECK(round_sub_committed(rows[i].phases, rows[i].sub) == rows[i].want,
 		      "%s with phases %d: %d", rows[i].sub, rows[i].phases, !rows[i].want);
+}
+
+static void decision_kinds(void)
+{
+	static const struct {
+		int phases;
+		const char *want;    /* the kinds, joined by spaces */
+	} rows[] = {
+		{ 0, "" },
+		{ G, "generate-" },
+		{ G | F | P, "generate-" },      /* update under way: its logs are not yet */
+		{ G | F | P | U, "generate- update- held-" },
+		{ G | F | P | U | I, "generate- update- held-" },
+	};
+	char buf[100];
+	const char *got = buf;
+	size_t i, at, k;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const char *const *kinds = round_decision_kinds(rows[i].phases);
+
+		buf[0] = '\0';
+		for (k = 0, at = 0; kinds[k]; k++)
+			at += (size_t)snprintf(buf + at, sizeof(buf) - at, "%s%s", k ? " " : "",
+					       kinds[k]);
+		CHECK_STR(got, rows[i].want);
+	}
 }
 
 static void temps(void)
@@ -157,6 +182,7 @@ static void reading(void)
 int main(void)
 {
 	committed();
+	decision_kinds();
 	temps();
 	progress();
 	line();
