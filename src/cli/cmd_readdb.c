@@ -107,10 +107,13 @@ static void count_seed(struct hmap *seeds, const struct crawl_record *rec)
 	sc->waiting += rec->status == ST_UNFETCHED || crawl_record_status_retries(rec->status);
 }
 
+/* read_parts: a job removed the version while it was read (round/live.h) */
+#define READ_MOVED 3
+
 /* Reads every part of CrawlDb version ver (or, seg > 0, of segment seg's
  * fetch lists): counts by status, with dump every record as a JSON line,
- * with seeds (id -> struct seed_count) the records of each seed. 0, or 1
- * with the damaged file named. */
+ * with seeds (id -> struct seed_count) the records of each seed. 0, 1
+ * with the damaged file named, or READ_MOVED (nothing said). */
 static int read_parts(const struct crawl_dir *d, int ver, int seg, int dump, struct hmap *seeds,
 		      uint64_t *counts, uint64_t *total)
 {
@@ -132,6 +135,12 @@ static int read_parts(const struct crawl_dir *d, int ver, int seg, int dump, str
 			layout_crawldb_part(d, ver, p, path, sizeof(path));
 		if (recfile_reader_open(path, seg > 0 ? REC_KIND_FETCHLIST : REC_KIND_CRAWLDB,
 					&r) != CR_OK) {
+			int now;
+
+			if (seg == 0 && round_version_gone(d, ver, &now)) {
+				rc = READ_MOVED;
+				break;
+			}
 			fprintf(stderr, "mpicrawl: cannot read %s part '%s'\n",
 				seg > 0 ? "fetch list" : "CrawlDb", path);
 			rc = 1;
@@ -336,6 +345,32 @@ static int read_current(const struct crawl_dir *d, int ver, int dump)
 	return 0;
 }
 
+/* readdb --stats, --dump or --seeds of CrawlDb version ver, the one the
+ * line about a running job said; when the job removes it meanwhile (two
+ * commits), --stats and --seeds read the newer one, a dump is cut. */
+static int read_committed(const struct crawl_dir *d, int ver, int mode)
+{
+	int tries, rc = 1, now = ver;
+
+	for (tries = 0; tries < 3; tries++) {
+		ver = now;
+		rc = mode == 'S' ? read_seeds(d, ver) : read_current(d, ver, mode == 'D');
+		if (rc != READ_MOVED)
+			return rc;
+		if (layout_crawldb_current(d, &now) != CR_OK)
+			return 1;
+		if (mode == 'D') {
+			fprintf(stderr, "mpicrawl readdb: the job committed CrawlDb version %d and "
+				"removed version %d while it was dumped: the dump is cut; run it "
+				"again\n", now, ver);
+			return 1;
+		}
+		fprintf(stderr, "mpicrawl readdb: the job committed CrawlDb version %d and removed "
+			"version %d while it was read: reading version %d\n", now, ver, now);
+	}
+	return 1;
+}
+
 int cmd_readdb(int argc, char **argv)
 {
 	static const struct option longs[] = {
@@ -424,7 +459,5 @@ int cmd_readdb(int argc, char **argv)
 		return read_ranks(&d);
 	if (!live.s.ok)
 		return 1;   /* said: CURRENT cannot be read */
-	/* the version the line said, whatever comes since */
-	return mode == 'S' ? read_seeds(&d, live.s.version) :
-	       read_current(&d, live.s.version, mode == 'D');
+	return read_committed(&d, live.s.version, mode);
 }

@@ -29,6 +29,8 @@
 
 #define REPORT_ROUNDS_MAX 1000
 #define REPORT_TOP 15
+/* write_report: read again, the job removed the CrawlDb version read */
+#define REPORT_MOVED 3
 
 struct named {
 	const char *name;
@@ -48,6 +50,7 @@ struct report {
 	uint64_t lat[8];
 	uint64_t urls;
 	unsigned damaged;     /* record files that could not be read whole */
+	int moved;            /* the job removed the CrawlDb version as it was read */
 	struct round_live live;   /* a job running, and the last round's state */
 };
 
@@ -195,7 +198,13 @@ static void each_part(const char *dir, enum rec_kind kind,
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
 		if (recfile_reader_open(path, kind, &rr) != CR_OK) {
-			r->damaged++;
+			int now;
+
+			if (kind == REC_KIND_CRAWLDB &&
+			    round_version_gone(&r->cd, r->version, &now))
+				r->moved = 1;
+			else
+				r->damaged++;
 			continue;
 		}
 		while ((e = recfile_reader_next(rr, &p, &n)) == CR_OK)
@@ -308,8 +317,12 @@ static void load_report(struct report *r)
 	/* the version of the snapshot the rounds were judged by */
 	r->version = r->live.s.version;
 	if (r->version > 0) {
+		int now;
+
 		layout_crawldb_dir(&r->cd, r->version, path, sizeof(path));
 		each_part(path, REC_KIND_CRAWLDB, on_crawldb, r);
+		/* parts removed before they were listed are missed, not said */
+		r->moved |= round_version_gone(&r->cd, r->version, &now);
 	}
 }
 
@@ -369,6 +382,11 @@ static int write_report(struct report *r, const char *out)
 	size_t k, n;
 
 	load_report(r);
+	if (r->moved) {
+		for (i = 0; i < r->nsegs; i++)
+			buf_release(&r->stats[i]);
+		return REPORT_MOVED;
+	}
 	if (r->damaged) {
 		fprintf(stderr, "mpicrawl report: %u record files cannot be read whole: the report "
 			"would be wrong, and is not written (`mpicrawl check` names them)\n",
@@ -445,6 +463,33 @@ static int write_report(struct report *r, const char *out)
 	return rc;
 }
 
+/* Reads the crawl and writes the report to out, saying once that a job
+ * runs; read again (at most twice) when the job removed the CrawlDb
+ * version meanwhile. */
+static int report_run(struct report *r, const char *dir, const char *out)
+{
+	int tries, rc = 1;
+
+	for (tries = 0; tries < 3; tries++) {
+		memset(r, 0, sizeof(*r));
+		snprintf(r->cd.root, sizeof(r->cd.root), "%s", dir);
+		r->dir = dir;
+		round_live_read(&r->cd, &r->live);
+		if (!tries)
+			round_live_say(&r->live, "report");
+		hmap_init(&r->hosts);
+		hmap_init(&r->errors);
+		rc = write_report(r, out);
+		hmap_release(&r->hosts);
+		hmap_release(&r->errors);
+		if (rc != REPORT_MOVED)
+			return rc;
+		fprintf(stderr, "mpicrawl report: the job committed two CrawlDb versions while it "
+			"was read: reading it again\n");
+	}
+	return 1;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static struct report r;
@@ -482,15 +527,7 @@ int cmd_report(int argc, char **argv)
 		return 1;
 	}
 	layout_top(dir, "report.html", out, sizeof(out));
-	snprintf(r.cd.root, sizeof(r.cd.root), "%s", dir);
-	r.dir = dir;
-	round_live_read(&r.cd, &r.live);
-	round_live_say(&r.live, "report");
-	hmap_init(&r.hosts);
-	hmap_init(&r.errors);
-	rc = write_report(&r, outp ? outp : out);
-	hmap_release(&r.hosts);
-	hmap_release(&r.errors);
+	rc = report_run(&r, dir, outp ? outp : out);
 	if (!rc)
 		printf("%s\n", outp ? outp : out);
 	return rc;

@@ -144,16 +144,13 @@ static int roll_back(struct ck *c, const struct round_snapshot *s)
 	return 1;
 }
 
-/* While a job runs: 1 if CrawlDb version ver, which was current, is so
- * no longer and is gone (said): two commits were made while it was read. */
+/* While a job runs: 1 if CrawlDb version ver, which was current, is
+ * removed (said): two commits were made while it was read. */
 static int moved_on(struct ck *c, int ver)
 {
-	char dir[PATH_MAX];
 	int now;
 
-	layout_crawldb_dir(c->d, ver, dir, sizeof(dir));
-	if (!c->live || fs_exists(dir) || layout_crawldb_current(c->d, &now) != CR_OK ||
-	    now == ver)
+	if (!c->live || !round_version_gone(c->d, ver, &now))
 		return 0;
 	fprintf(stderr, "mpicrawl check: the job committed CrawlDb version %d and removed "
 		"version %d while it was read: check again to read version %d\n", now, ver, now);

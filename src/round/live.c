@@ -97,6 +97,19 @@ void round_progress_str(const struct round_snapshot *s, int running, char *out, 
 		 round_phase_names[first], running ? "under way" : "not done");
 }
 
+int round_version_kept(int ver, int current)
+{
+	return ver > 0 && ver <= current && current - ver < 2;
+}
+
+int round_version_gone(const struct crawl_dir *d, int ver, int *now)
+{
+	*now = ver;
+	if (layout_crawldb_current(d, now) != CR_OK)
+		return 0;
+	return !round_version_kept(ver, *now);
+}
+
 /* "YYYY-MM-DDThh:mm:ssZ" of us (µs since the epoch). */
 static void iso_utc(int64_t us, char *out, size_t cap)
 {

@@ -65,6 +65,15 @@ void round_progress_str(const struct round_snapshot *s, int running, char *out, 
  * CrawlDb version V, round ...". Pure. */
 void round_live_line(const struct round_live *v, char *out, size_t cap);
 
+/* 1 if CrawlDb version ver is still kept while current is the committed
+ * one: the version before it is kept too, older ones are removed as a
+ * commit ends (round_commit_version). Pure. */
+int round_version_kept(int ver, int current);
+/* 1 if version ver, current when a read began, is removed or being
+ * removed now: two commits came since (*now: CURRENT's version). A reader
+ * that finds one of its files gone reads again from *now. */
+int round_version_gone(const struct crawl_dir *d, int ver, int *now);
+
 /* Reads the lock (without taking it: lock_peek) and the snapshot. */
 void round_live_read(const struct crawl_dir *d, struct round_live *v);
 /* Says round_live_line once on stderr, as "mpicrawl CMD: ...", when a job

@@ -73,6 +73,24 @@ static void decision_kinds(void)
 	}
 }
 
+static void kept(void)
+{
+	static const struct {
+		int ver, current, want;
+	} rows[] = {
+		{ 4, 4, 1 }, { 4, 5, 1 },     /* current, and the one before it */
+		{ 4, 6, 0 }, { 4, 9, 0 },     /* removed as version 6 committed */
+		{ 5, 4, 0 },                  /* not committed: CURRENT went back (repair) */
+		{ 0, 0, 0 },                  /* none */
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		CHECK(round_version_kept(rows[i].ver, rows[i].current) == rows[i].want,
+		      "version %d with %d current: %d", rows[i].ver, rows[i].current,
+		      !rows[i].want);
+}
+
 static void temps(void)
 {
 	static const struct {
@@ -183,6 +201,7 @@ int main(void)
 {
 	committed();
 	decision_kinds();
+	kept();
 	temps();
 	progress();
 	line();
