@@ -157,51 +157,64 @@ static int moved_on(struct ck *c, int ver)
 	return 1;
 }
 
-static void check_crawldb(struct ck *c, const struct round_snapshot *s)
+/* Partition p of version s->version: its part, seen-set and stores, the
+ * damaged ones counted into bad[0] (parts) and bad[1] (stores). 0, or -1
+ * when a job removed the version meanwhile (said: nothing more is). */
+static int check_partition(struct ck *c, const struct round_snapshot *s, uint32_t p,
+			   uint64_t bad[2])
 {
 	char path[PATH_MAX];
-	uint64_t part_bad = 0, stores_bad = 0;
+	struct bloom b;
+	enum cr_err e;
+	int part_ok, k;
+
+	layout_crawldb_part(c->d, s->version, p, path, sizeof(path));
+	part_ok = read_whole(c, path, REC_KIND_CRAWLDB, NULL, NULL) == CR_OK;
+	if (!part_ok && moved_on(c, s->version))
+		return -1;
+	if (!part_ok) {
+		say(c, 0, "damaged or missing CrawlDb part '%s'", path);
+		bad[0]++;
+	}
+	layout_seen_part(c->d, s->version, p, path, sizeof(path));
+	e = fs_exists(path) ? bloom_load(&b, path) : CR_OK;
+	if (e == CR_OK && fs_exists(path))
+		bloom_release(&b);
+	if (e && moved_on(c, s->version))
+		return -1;
+	if (e && c->repair && part_ok && seen_rebuild(c->d, c->cfg, s->version, p) == CR_OK)
+		say(c, 1, "seen-set '%s' rebuilt from its CrawlDb part", path);
+	else if (e)
+		say(c, 0, "damaged seen-set '%s' (%s)", path, error_str(e));
+	for (k = 0; k < DEDUP_STORES; k++) {
+		const char *why;
+
+		if (dedup_runs_check(c->d, s->version, (enum dedup_store)k, p, 1, path,
+				     sizeof(path), &why, &c->r->files) == CR_OK)
+			continue;
+		if (moved_on(c, s->version))
+			return -1;
+		say(c, 0, "damaged near-duplicate store '%s': %s", path, why);
+		bad[1]++;
+	}
+	return 0;
+}
+
+static void check_crawldb(struct ck *c, const struct round_snapshot *s)
+{
+	uint64_t bad[2] = { 0, 0 };   /* parts, stores */
 	uint32_t p;
-	int k;
 
-	for (p = 0; p < c->d->partitions; p++) {
-		struct bloom b;
-		enum cr_err e;
-		int part_ok;
-
-		layout_crawldb_part(c->d, s->version, p, path, sizeof(path));
-		part_ok = read_whole(c, path, REC_KIND_CRAWLDB, NULL, NULL) == CR_OK;
-		if (!part_ok && moved_on(c, s->version))
+	for (p = 0; p < c->d->partitions; p++)
+		if (check_partition(c, s, p, bad) < 0)
 			return;
-		if (!part_ok) {
-			say(c, 0, "damaged or missing CrawlDb part '%s'", path);
-			part_bad++;
-		}
-		layout_seen_part(c->d, s->version, p, path, sizeof(path));
-		e = fs_exists(path) ? bloom_load(&b, path) : CR_OK;
-		if (e == CR_OK && fs_exists(path))
-			bloom_release(&b);
-		if (e && c->repair && part_ok && seen_rebuild(c->d, c->cfg, s->version, p) == CR_OK)
-			say(c, 1, "seen-set '%s' rebuilt from its CrawlDb part", path);
-		else if (e)
-			say(c, 0, "damaged seen-set '%s' (%s)", path, error_str(e));
-		for (k = 0; k < DEDUP_STORES; k++) {
-			const char *why;
-
-			if (dedup_runs_check(c->d, s->version, (enum dedup_store)k, p, 1, path,
-					     sizeof(path), &why, &c->r->files) == CR_OK)
-				continue;
-			say(c, 0, "damaged near-duplicate store '%s': %s", path, why);
-			stores_bad++;
-		}
-	}
 	/* What a repair mends is no longer a problem left. */
-	if (stores_bad && c->repair) {
+	if (bad[1] && c->repair) {
 		drop_stores(c, s->version);
-		c->r->problems -= stores_bad;
+		c->r->problems -= bad[1];
 	}
-	if (part_bad && c->repair && roll_back(c, s))
-		c->r->problems -= part_bad;
+	if (bad[0] && c->repair && roll_back(c, s))
+		c->r->problems -= bad[0];
 }
 
 /* ---- segments ---- */
