@@ -430,6 +430,8 @@ int cmd_readdb(int argc, char **argv)
 			       "                 max_pages (its limit spent) or open\n"
 			       "  --decisions    every URL segment N did not fetch or store, as\n"
 			       "  --segment N    JSON lines: url, reason, from (docs/SCOPE.md)\n\n"
+			       "while a job runs, readdb reads what it has committed, and says so\n"
+			       "on stderr\n\n"
 			       "exit codes: 0 done; 1 not a crawl directory, no such segment or\n"
 			       "log, or a damaged file (named); 2 bad usage\n", usage);
 			return 0;

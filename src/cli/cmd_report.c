@@ -506,7 +506,9 @@ int cmd_report(int argc, char **argv)
 			puts("usage: mpicrawl report --dir DIR [--out FILE]"
 			     "  (default DIR/report.html)\n\n"
 			     "  one HTML page of charts: pages, bytes and duplicates per round,\n"
-			     "  the status mix, top hosts, latencies, politeness, errors\n\n"
+			     "  the status mix, top hosts, latencies, politeness, errors;\n"
+			     "  while a job runs, what it has committed (the round in progress\n"
+			     "  as far as its committed phases go, marked so)\n\n"
 			     "exit codes: 0 written; 1 not a crawl directory, a record file\n"
 			     "damaged, or cannot write;\n"
 			     "2 bad usage");

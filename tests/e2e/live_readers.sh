@@ -2,12 +2,13 @@
 # The read-only commands while a job writes the crawl directory (issue 35,
 # round/live.h): during a 2-rank crawl of the local web that lasts some
 # 20-40 s (politeness.delay_ms, links followed round by round), `report`,
-# `readdb --stats`, `readdb --seeds` and `check` run every second. Every
-# call exits 0, none says "damaged" (a phase's temporary files, or the
-# files of a phase not committed yet, are not read), each says once on
-# stderr that a job is running, and a report made mid-crawl names the
-# round in progress. After the crawl: the report marks no round in
-# progress, check finds no problem, every seed is complete, and nothing
+# `readdb --stats`, `--seeds`, `--dump` (and `--fetchlist` of segment 1
+# once generated) and `check` run every second. Every call exits 0, none
+# says "damaged" (a phase's temporary files, or the files of a phase not
+# committed yet, are not read), each says once on stderr that a job is
+# running, a report made mid-crawl names the round in progress, and
+# `check --repair` is refused. After the crawl: the report marks no round
+# in progress, check finds no problem, every seed is complete, and nothing
 # says a job runs.
 . "$(dirname "$0")/lib.sh"
 
@@ -47,6 +48,13 @@ while kill -0 "$CRAWL" 2>/dev/null && [ $i -lt 90 ]; do
 	call "$i-stats" readdb --dir "$C" --stats
 	call "$i-seeds" readdb --dir "$C" --seeds
 	call "$i-check" check --dir "$C"
+	call "$i-dump" readdb --dir "$C" --dump
+	[ -e "$C/segments/00001/_SUCCESS.generate" ] &&
+		call "$i-fetchlist" readdb --dir "$C" --fetchlist --segment 1
+	if [ "$i" -eq 3 ]; then
+		"$MPICRAWL" check --dir "$C" --repair >/dev/null 2>"$L/repair.err"
+		echo $? >"$L/repair.code"
+	fi
 	sleep 1
 done
 wait "$CRAWL"
@@ -60,12 +68,20 @@ check "at least 10 rounds of calls during the crawl ($i)" test "$i" -ge 10
 bad_rc=$(grep -L '^0$' "$L"/*.rc | sed 's|.*/||; s|\.rc$||' | tr '\n' ' ')
 check "every call during the crawl exits 0 (not: ${bad_rc:-none})" test -z "$bad_rc" ||
 	for f in $bad_rc; do echo "  $f: $(head -c 300 "$L/$f.err")"; done
+check "check --repair is refused while the job runs" grep -q \
+	"is in use by job .*: --repair waits for it to end" "$L/repair.err"
+check "... with exit 1" test "$(cat "$L/repair.code")" -eq 1
+dumped=$(cat "$L"/*-dump.out | python3 -c '
+import json, sys
+print(sum(1 for l in sys.stdin if json.loads(l)["url"]))')
+check "the dumps are JSON lines ($dumped URLs in all)" test "$dumped" -gt 0
 damaged=$(grep -il damaged "$L"/*.err "$L"/*.out | sed 's|.*/||' | tr '\n' ' ')
 check "no call says damaged (said by: ${damaged:-none})" test -z "$damaged" ||
 	grep -ih damaged "$L"/*.err | head -n 5
+calls=$(ls "$L"/*.rc | wc -l)
 said=$(grep -l '^mpicrawl [a-z]*: a job is running (job .*, pid [0-9]* on host ' "$L"/*.err |
 	wc -l)
-check "calls say that a job is running ($said of $((i * 4)))" test "$said" -ge $((i * 2))
+check "calls say that a job is running ($said of $calls)" test "$said" -ge $((calls / 2))
 twice=$(for f in "$L"/*.err; do
 	[ "$(grep -c 'a job is running' "$f")" -gt 1 ] && echo "$f"
 done | wc -l)
