@@ -224,7 +224,7 @@ enum cr_err lock_clear(const char *path, int force, struct lock_holder *h,
 		return CR_ERR_IO;
 	}
 	holder_read(fd, h);
-	held = flock(fd, LOCK_EX | LOCK_NB) != 0 && (errno == EWOULDBLOCK || errno == EAGAIN);
+	held = flock_ex(fd) != 0 && (errno == EWOULDBLOCK || errno == EAGAIN);
 	if (gethostname(host, sizeof(host) - 1) != 0)
 		host[0] = '\0';
 	if (!held) {

@@ -51,8 +51,9 @@ void lock_release(struct dir_lock *l);
  * For the read-only commands: is the lock at path held by a job, without
  * taking it? *held 1 (h receives what its file says) or 0 (no file, or a
  * file whose flock is free: a killed job's). The look is a shared flock
- * dropped at once; lock_acquire tries again for a moment, so that a job
- * starting just then is not refused for it. Logs nothing.
+ * dropped at once; lock_acquire and lock_clear try again for a moment,
+ * so that a job starting just then is not refused for it, nor a stale
+ * lock kept. Logs nothing.
  */
 void lock_peek(const char *path, int *held, struct lock_holder *h);
 
