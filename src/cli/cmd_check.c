@@ -1,12 +1,15 @@
 /*
  * cmd_check.c - `mpicrawl check --dir DIR [--repair]`: fsck for a crawl
- * directory (round/check.h). One process; it holds the directory's lock
- * while it works, so no crawl runs meanwhile.
+ * directory (round/check.h). One process. --repair holds the directory's
+ * lock while it works, so no crawl runs meanwhile (and is refused while one
+ * does); without it, check takes no lock and reads the committed state,
+ * saying so when a job runs (round/live.h).
  */
 #include "cli/cmds.h"
 #include "config/config.h"
 #include "crawldb/layout.h"
 #include "round/check.h"
+#include "round/live.h"
 #include "util/lock.h"
 #include "util/log.h"
 
@@ -30,8 +33,60 @@ static void check_help(void)
 	       "            seen-sets, drops damaged near-duplicate stores, goes back to the\n"
 	       "            CrawlDb version before a damaged one (its update is redone),\n"
 	       "            removes a damaged robots cache and leftovers\n\n"
+	       "  while a job runs, check reads what it has committed (and says so);\n"
+	       "  --repair is refused until the job ends\n\n"
 	       "exit codes: 0 no problem is left; 1 a problem is left (named), or the\n"
-	       "directory is not a crawl directory or is in use; 2 bad usage\n", check_usage);
+	       "directory is not a crawl directory, or --repair while it is in use;\n"
+	       "2 bad usage\n", check_usage);
+}
+
+/* Prints the summary; the exit code. */
+static int check_said(const struct check_report *r, int repair)
+{
+	printf("%llu files and %llu WARC records checked: %llu problems left%s\n",
+	       (unsigned long long)r->files, (unsigned long long)r->records,
+	       (unsigned long long)r->problems,
+	       r->repaired ? "" : (repair ? "" : " (--repair does what is safe)"));
+	if (r->repaired)
+		printf("%llu repaired\n", (unsigned long long)r->repaired);
+	return r->problems ? 1 : 0;
+}
+
+/* --repair: under the directory's lock, refused while a job holds it. */
+static int check_repair(const char *dir, const struct crawl_dir *d, const struct config *cfg)
+{
+	struct dir_lock lk = { .fd = -1 };
+	struct lock_holder h;
+	struct check_report r;
+	char path[PATH_MAX], who[512];
+	enum cr_err e;
+
+	layout_top(dir, "lock", path, sizeof(path));
+	if ((e = lock_acquire(path, &lk, &h)) != CR_OK) {
+		if (e != CR_ERR_STATE)
+			return 1;   /* said: the lock cannot be opened */
+		lock_holder_str(&h, who, sizeof(who));
+		fprintf(stderr, "mpicrawl: crawl directory '%s' is in use by %s: --repair waits "
+			"for it to end (without --repair, check reads what it has committed)\n",
+			dir, who);
+		return 1;
+	}
+	e = check_run(d, cfg, CHECK_REPAIR, &r);
+	lock_release(&lk);
+	return e != CR_OK ? 1 : check_said(&r, 1);
+}
+
+/* Without --repair: no lock; while a job runs, its committed state. */
+static int check_read(const struct crawl_dir *d, const struct config *cfg)
+{
+	struct round_live live;
+	struct check_report r;
+
+	round_live_read(d, &live);
+	round_live_say(&live, "check");
+	if (check_run(d, cfg, live.running ? CHECK_LIVE : CHECK_READ, &r) != CR_OK)
+		return 1;
+	return check_said(&r, 0);
 }
 
 int cmd_check(int argc, char **argv)
@@ -44,13 +99,8 @@ int cmd_check(int argc, char **argv)
 	};
 	const char *dir = NULL;
 	int repair = 0, c;
-	enum cr_err e;
 	struct config cfg;
 	struct crawl_dir d;
-	struct dir_lock lk = { .fd = -1 };
-	struct lock_holder h;
-	struct check_report r;
-	char path[PATH_MAX], who[512];
 
 	opterr = 0;
 	optind = 1;
@@ -73,24 +123,5 @@ int cmd_check(int argc, char **argv)
 	config_defaults(&cfg);
 	if (layout_open(dir, &cfg, 0, &d) != CR_OK)
 		return 1;
-	layout_top(dir, "lock", path, sizeof(path));
-	if ((e = lock_acquire(path, &lk, &h)) != CR_OK) {
-		if (e != CR_ERR_STATE)
-			return 1;   /* said: the lock cannot be opened */
-		lock_holder_str(&h, who, sizeof(who));
-		fprintf(stderr, "mpicrawl: crawl directory '%s' is in use by %s\n", dir, who);
-		return 1;
-	}
-	if (check_run(&d, &cfg, repair, &r) != CR_OK) {
-		lock_release(&lk);
-		return 1;
-	}
-	lock_release(&lk);
-	printf("%llu files and %llu WARC records checked: %llu problems left%s\n",
-	       (unsigned long long)r.files, (unsigned long long)r.records,
-	       (unsigned long long)r.problems,
-	       r.repaired ? "" : (repair ? "" : " (--repair does what is safe)"));
-	if (r.repaired)
-		printf("%llu repaired\n", (unsigned long long)r.repaired);
-	return r.problems ? 1 : 0;
+	return repair ? check_repair(dir, &d, &cfg) : check_read(&d, &cfg);
 }

@@ -1,7 +1,8 @@
 /*
  * cmd_readdb.c - mpicrawl readdb: statistics or a dump of the committed
  * CrawlDb, or a segment's decision log. Reads the files directly (no MPI):
- * any rank count wrote them.
+ * any rank count wrote them. While a job runs it reads what the job has
+ * committed, and says so (round/live.h).
  */
 #include "cli/cmds.h"
 #include "config/config.h"
@@ -14,6 +15,7 @@
 #include "scope/scope.h"
 #include "scope/seeds.h"
 #include "rank/record.h"
+#include "round/live.h"
 #include "score/score.h"
 #include "store/recfile.h"
 #include "util/fs.h"
@@ -105,10 +107,13 @@ static void count_seed(struct hmap *seeds, const struct crawl_record *rec)
 	sc->waiting += rec->status == ST_UNFETCHED || crawl_record_status_retries(rec->status);
 }
 
+/* read_parts: a job removed the version while it was read (round/live.h) */
+#define READ_MOVED 3
+
 /* Reads every part of CrawlDb version ver (or, seg > 0, of segment seg's
  * fetch lists): counts by status, with dump every record as a JSON line,
- * with seeds (id -> struct seed_count) the records of each seed. 0, or 1
- * with the damaged file named. */
+ * with seeds (id -> struct seed_count) the records of each seed. 0, 1
+ * with the damaged file named, or READ_MOVED (nothing said). */
 static int read_parts(const struct crawl_dir *d, int ver, int seg, int dump, struct hmap *seeds,
 		      uint64_t *counts, uint64_t *total)
 {
@@ -130,6 +135,12 @@ static int read_parts(const struct crawl_dir *d, int ver, int seg, int dump, str
 			layout_crawldb_part(d, ver, p, path, sizeof(path));
 		if (recfile_reader_open(path, seg > 0 ? REC_KIND_FETCHLIST : REC_KIND_CRAWLDB,
 					&r) != CR_OK) {
+			int now;
+
+			if (seg == 0 && round_version_gone(d, ver, &now)) {
+				rc = READ_MOVED;
+				break;
+			}
 			fprintf(stderr, "mpicrawl: cannot read %s part '%s'\n",
 				seg > 0 ? "fetch list" : "CrawlDb", path);
 			rc = 1;
@@ -234,6 +245,7 @@ static int read_fetchlist(const struct crawl_dir *d, const char *segment)
 {
 	uint64_t counts[ST_COUNT_] = { 0 }, total = 0;
 	char path[PATH_MAX];
+	struct round_snapshot s;
 	int rc = 0, seg = segment_of(d, segment, &rc);
 
 	if (!seg)
@@ -241,6 +253,12 @@ static int read_fetchlist(const struct crawl_dir *d, const char *segment)
 	layout_segment_sub(d, seg, "fetchlist", path, sizeof(path));
 	if (!fs_exists(path)) {
 		fprintf(stderr, "mpicrawl: segment %d has no fetch lists\n", seg);
+		return 1;
+	}
+	round_read(d, seg, &s);
+	if (!round_sub_committed(s.phases, "fetchlist")) {
+		fprintf(stderr, "mpicrawl: the fetch lists of segment %d are not committed (its "
+			"generate is under way, or was interrupted)\n", seg);
 		return 1;
 	}
 	return read_parts(d, 0, seg, 1, NULL, counts, &total);
@@ -295,6 +313,7 @@ static int read_ranks(const struct crawl_dir *d)
 /* Prints segment seg's decision log. */
 static int read_decisions(const struct crawl_dir *d, const char *segment)
 {
+	struct round_snapshot s;
 	uint64_t lines;
 	enum cr_err e;
 	int rc = 0;
@@ -302,13 +321,54 @@ static int read_decisions(const struct crawl_dir *d, const char *segment)
 
 	if (!seg)
 		return rc;
-	e = decisions_print(d, (int)seg, stdout, &lines);
+	round_read(d, (int)seg, &s);
+	e = decisions_print(d, (int)seg, round_decision_kinds(s.phases), stdout, &lines);
 	if (e == CR_EOF) {
 		fprintf(stderr, "mpicrawl: segment %ld has no decision log (its update has not "
 			"run, or log.decisions was false)\n", seg);
 		return 1;
 	}
 	return e ? 1 : 0;
+}
+
+/* readdb --stats (dump 0) or --dump of CrawlDb version ver. */
+static int read_current(const struct crawl_dir *d, int ver, int dump)
+{
+	uint64_t counts[ST_COUNT_] = { 0 }, total = 0;
+	int rc = read_parts(d, ver, 0, dump, NULL, counts, &total), s;
+
+	if (dump || rc)
+		return rc;
+	printf("crawldb version %d: %llu URLs\n", ver, (unsigned long long)total);
+	for (s = 0; s < ST_COUNT_; s++)
+		printf("%-10s %llu\n", crawl_record_status_name(s), (unsigned long long)counts[s]);
+	return 0;
+}
+
+/* readdb --stats, --dump or --seeds of CrawlDb version ver, the one the
+ * line about a running job said; when the job removes it meanwhile (two
+ * commits), --stats and --seeds read the newer one, a dump is cut. */
+static int read_committed(const struct crawl_dir *d, int ver, int mode)
+{
+	int tries, rc = 1, now = ver;
+
+	for (tries = 0; tries < 3; tries++) {
+		ver = now;
+		rc = mode == 'S' ? read_seeds(d, ver) : read_current(d, ver, mode == 'D');
+		if (rc != READ_MOVED)
+			return rc;
+		if (layout_crawldb_current(d, &now) != CR_OK)
+			return 1;
+		if (mode == 'D') {
+			fprintf(stderr, "mpicrawl readdb: the job committed CrawlDb version %d and "
+				"removed version %d while it was dumped: the dump is cut; run it "
+				"again\n", now, ver);
+			return 1;
+		}
+		fprintf(stderr, "mpicrawl readdb: the job committed CrawlDb version %d and removed "
+			"version %d while it was read: reading version %d\n", now, ver, now);
+	}
+	return 1;
 }
 
 int cmd_readdb(int argc, char **argv)
@@ -326,10 +386,10 @@ int cmd_readdb(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *dir = NULL, *segment = NULL;
-	int mode = 0, c, ver, rc;
+	int mode = 0, c;
 	struct config cfg;
 	struct crawl_dir d;
-	uint64_t counts[ST_COUNT_] = { 0 }, total = 0;
+	struct round_live live;
 
 	opterr = 0;
 	optind = 1;
@@ -370,6 +430,8 @@ int cmd_readdb(int argc, char **argv)
 			       "                 max_pages (its limit spent) or open\n"
 			       "  --decisions    every URL segment N did not fetch or store, as\n"
 			       "  --segment N    JSON lines: url, reason, from (docs/SCOPE.md)\n\n"
+			       "while a job runs, readdb reads what it has committed, and says so\n"
+			       "on stderr\n\n"
 			       "exit codes: 0 done; 1 not a crawl directory, no such segment or\n"
 			       "log, or a damaged file (named); 2 bad usage\n", usage);
 			return 0;
@@ -389,24 +451,15 @@ int cmd_readdb(int argc, char **argv)
 	config_defaults(&cfg);
 	if (layout_open(dir, &cfg, 0, &d) != CR_OK)
 		return 1;
+	round_live_read(&d, &live);
+	round_live_say(&live, "readdb");
 	if (mode == 'x')
 		return read_decisions(&d, segment);
 	if (mode == 'f')
 		return read_fetchlist(&d, segment);
 	if (mode == 'R')
 		return read_ranks(&d);
-	if (layout_crawldb_current(&d, &ver) != CR_OK)
-		return 1;
-	if (mode == 'S')
-		return read_seeds(&d, ver);
-	rc = read_parts(&d, ver, 0, mode == 'D', NULL, counts, &total);
-	if (mode == 's' && !rc) {
-		int s;
-
-		printf("crawldb version %d: %llu URLs\n", ver, (unsigned long long)total);
-		for (s = 0; s < ST_COUNT_; s++)
-			printf("%-10s %llu\n", crawl_record_status_name(s),
-			       (unsigned long long)counts[s]);
-	}
-	return rc;
+	if (!live.s.ok)
+		return 1;   /* said: CURRENT cannot be read */
+	return read_committed(&d, live.s.version, mode);
 }

@@ -4,14 +4,17 @@
  * a crawl: pages, bytes and duplicate rate per round, the CrawlDb's status
  * mix and top hosts, fetch latencies, politeness waits and errors by kind.
  *
- * It reads segments/NNNNN/stats.json, the fetch outcomes of every segment
- * and the current CrawlDb version; one process, no MPI. Written to
- * DIR/report.html unless --out says otherwise.
+ * It reads segments/NNNNN/stats.json, the committed fetch outcomes of every
+ * segment and the current CrawlDb version; one process, no MPI. Written to
+ * DIR/report.html unless --out says otherwise. While a job runs it shows
+ * the last committed state (round/live.h): the round in progress as far as
+ * its committed phases go, marked so.
  */
 #include "cli/cmds.h"
 #include "crawldb/crawl_record.h"
 #include "crawldb/fetch_record.h"
 #include "crawldb/layout.h"
+#include "round/live.h"
 #include "store/recfile.h"
 #include "util/buf.h"
 #include "util/fs.h"
@@ -26,6 +29,8 @@
 
 #define REPORT_ROUNDS_MAX 1000
 #define REPORT_TOP 15
+/* write_report: read again, the job removed the CrawlDb version read */
+#define REPORT_MOVED 3
 
 struct named {
 	const char *name;
@@ -45,6 +50,8 @@ struct report {
 	uint64_t lat[8];
 	uint64_t urls;
 	unsigned damaged;     /* record files that could not be read whole */
+	int moved;            /* the job removed the CrawlDb version as it was read */
+	struct round_live live;   /* a job running, and the last round's state */
 };
 
 static const char *const lat_names[8] = {
@@ -186,11 +193,18 @@ static void each_part(const char *dir, enum rec_kind kind,
 		size_t n;
 		enum cr_err e;
 
-		if (strncmp(de->d_name, "part-", 5) || !strstr(de->d_name, ".zst"))
+		if (strncmp(de->d_name, "part-", 5) || !strstr(de->d_name, ".zst") ||
+		    round_name_is_temp(de->d_name))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
 		if (recfile_reader_open(path, kind, &rr) != CR_OK) {
-			r->damaged++;
+			int now;
+
+			if (kind == REC_KIND_CRAWLDB &&
+			    round_version_gone(&r->cd, r->version, &now))
+				r->moved = 1;
+			else
+				r->damaged++;
 			continue;
 		}
 		while ((e = recfile_reader_next(rr, &p, &n)) == CR_OK)
@@ -241,15 +255,28 @@ static void on_fetch(struct report *r, const void *p, size_t n)
 		      strlen(crawl_record_status_name(f.rec.status)));
 }
 
+/* A round's name on a chart: "round 5", and the round not finished
+ * "round 6 (in progress)" (or "(interrupted)" when no job runs). */
+static void round_label(const struct report *r, int i, char *out, size_t cap)
+{
+	const struct round_snapshot *s = &r->live.s;
+
+	if (r->segs[i] == s->seg && round_in_progress(s))
+		snprintf(out, cap, "round %d (%s)", r->segs[i],
+			 r->live.running ? "in progress" : "interrupted");
+	else
+		snprintf(out, cap, "round %d", r->segs[i]);
+}
+
 static void per_round(struct buf *o, struct report *r, const char *title, const char *unit,
 		      const char *phase, const char *name, double scale)
 {
 	struct named it[REPORT_ROUNDS_MAX];
-	char labels[REPORT_ROUNDS_MAX][16];
+	char labels[REPORT_ROUNDS_MAX][40];
 	int i;
 
 	for (i = 0; i < r->nsegs; i++) {
-		snprintf(labels[i], sizeof(labels[i]), "round %d", r->segs[i]);
+		round_label(r, i, labels[i], sizeof(labels[i]));
 		it[i].name = labels[i];
 		it[i].v = stat(&r->stats[i], phase, name) * scale;
 	}
@@ -266,26 +293,36 @@ static void load_report(struct report *r)
 
 	layout_top(r->dir, "segments", path, sizeof(path));
 	d = opendir(path);
+	/* the segments up to the snapshot's last: a newer one began since */
 	while (d && (de = readdir(d)) != NULL && r->nsegs < REPORT_ROUNDS_MAX)
-		if (is_num_dir(de->d_name))
+		if (is_num_dir(de->d_name) && strtol(de->d_name, NULL, 10) <= r->live.s.seg)
 			r->segs[r->nsegs++] = (int)strtol(de->d_name, NULL, 10);
 	if (d)
 		closedir(d);
 	qsort(r->segs, (size_t)r->nsegs, sizeof(int), cmp_int);
 	for (i = 0; i < r->nsegs; i++) {
+		struct round_snapshot s;
+
 		buf_init(&r->stats[i]);
 		layout_segment_sub(&r->cd, r->segs[i], "stats.json", path, sizeof(path));
 		if (fs_read_all(path, 1 << 20, &r->stats[i]) != CR_OK)
 			r->stats[i].len = 0;
 		buf_cstr(&r->stats[i]);
+		round_read(&r->cd, r->segs[i], &s);
+		if (!round_sub_committed(s.phases, "fetch"))
+			continue;   /* not fetched, or a fetch under way: its files are not yet */
 		layout_segment_sub(&r->cd, r->segs[i], "fetch", path, sizeof(path));
 		each_part(path, REC_KIND_FETCH, on_fetch, r);
 	}
-	if (layout_crawldb_current(&r->cd, &r->version) != CR_OK)
-		r->version = 0;
+	/* the version of the snapshot the rounds were judged by */
+	r->version = r->live.s.version;
 	if (r->version > 0) {
+		int now;
+
 		layout_crawldb_dir(&r->cd, r->version, path, sizeof(path));
 		each_part(path, REC_KIND_CRAWLDB, on_crawldb, r);
+		/* parts removed before they were listed are missed, not said */
+		r->moved |= round_version_gone(&r->cd, r->version, &now);
 	}
 }
 
@@ -321,15 +358,35 @@ static void decisions_chart(struct buf *o, const struct report *r)
 	chart(o, "Not fetched or not stored, by reason (all rounds)", "URLs", it, k);
 }
 
+/* The round not finished, said in a paragraph: what of it is committed. */
+static void progress_par(struct buf *o, const struct report *r)
+{
+	char what[200];
+
+	if (!round_in_progress(&r->live.s))
+		return;
+	round_progress_str(&r->live.s, r->live.running, what, sizeof(what));
+	buf_adds(o, "<p id=\"round-in-progress\"><strong>");
+	html_text(o, what);
+	buf_adds(o, r->live.running ? "</strong>: a job is running; the charts show what it has "
+		 "committed so far.</p>\n" : "</strong>: the next crawl continues it; the charts "
+		 "show what was committed.</p>\n");
+}
+
 static int write_report(struct report *r, const char *out)
 {
 	struct named it[ST_COUNT_ + 8];
-	char labels[REPORT_ROUNDS_MAX][16];
+	char labels[REPORT_ROUNDS_MAX][40];
 	struct buf o;
 	int i, v, rc;
 	size_t k, n;
 
 	load_report(r);
+	if (r->moved) {
+		for (i = 0; i < r->nsegs; i++)
+			buf_release(&r->stats[i]);
+		return REPORT_MOVED;
+	}
 	if (r->damaged) {
 		fprintf(stderr, "mpicrawl report: %u record files cannot be read whole: the report "
 			"would be wrong, and is not written (`mpicrawl check` names them)\n",
@@ -348,6 +405,7 @@ static int write_report(struct report *r, const char *out)
 	html_text(&o, r->dir);
 	buf_addf(&o, ": %d rounds; CrawlDb version %d with %llu URLs.</p>\n", r->nsegs, v,
 		 (unsigned long long)r->urls);
+	progress_par(&o, r);
 	per_round(&o, r, "Pages fetched per round", "pages", "fetch", "fetched", 1);
 	for (k = 0, n = 0; k < ST_COUNT_; k++) {
 		if (!r->status[k])
@@ -364,7 +422,7 @@ static int write_report(struct report *r, const char *out)
 	chart(&o, "Fetch latency (request start to last byte)", "requests", it, 8);
 	chart_map(&o, "Top hosts (URLs in the CrawlDb)", "URLs", &r->hosts);
 	for (i = 0; i < r->nsegs; i++)
-		snprintf(labels[i], sizeof(labels[i]), "round %d", r->segs[i]);
+		round_label(r, i, labels[i], sizeof(labels[i]));
 	{
 		struct named dr[REPORT_ROUNDS_MAX];
 
@@ -405,6 +463,33 @@ static int write_report(struct report *r, const char *out)
 	return rc;
 }
 
+/* Reads the crawl and writes the report to out, saying once that a job
+ * runs; read again (at most twice) when the job removed the CrawlDb
+ * version meanwhile. */
+static int report_run(struct report *r, const char *dir, const char *out)
+{
+	int tries, rc = 1;
+
+	for (tries = 0; tries < 3; tries++) {
+		memset(r, 0, sizeof(*r));
+		snprintf(r->cd.root, sizeof(r->cd.root), "%s", dir);
+		r->dir = dir;
+		round_live_read(&r->cd, &r->live);
+		if (!tries)
+			round_live_say(&r->live, "report");
+		hmap_init(&r->hosts);
+		hmap_init(&r->errors);
+		rc = write_report(r, out);
+		hmap_release(&r->hosts);
+		hmap_release(&r->errors);
+		if (rc != REPORT_MOVED)
+			return rc;
+		fprintf(stderr, "mpicrawl report: the job committed two CrawlDb versions while it "
+			"was read: reading it again\n");
+	}
+	return 1;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static struct report r;
@@ -421,7 +506,9 @@ int cmd_report(int argc, char **argv)
 			puts("usage: mpicrawl report --dir DIR [--out FILE]"
 			     "  (default DIR/report.html)\n\n"
 			     "  one HTML page of charts: pages, bytes and duplicates per round,\n"
-			     "  the status mix, top hosts, latencies, politeness, errors\n\n"
+			     "  the status mix, top hosts, latencies, politeness, errors;\n"
+			     "  while a job runs, what it has committed (the round in progress\n"
+			     "  as far as its committed phases go, marked so)\n\n"
 			     "exit codes: 0 written; 1 not a crawl directory, a record file\n"
 			     "damaged, or cannot write;\n"
 			     "2 bad usage");
@@ -442,13 +529,7 @@ int cmd_report(int argc, char **argv)
 		return 1;
 	}
 	layout_top(dir, "report.html", out, sizeof(out));
-	snprintf(r.cd.root, sizeof(r.cd.root), "%s", dir);
-	r.dir = dir;
-	hmap_init(&r.hosts);
-	hmap_init(&r.errors);
-	rc = write_report(&r, outp ? outp : out);
-	hmap_release(&r.hosts);
-	hmap_release(&r.errors);
+	rc = report_run(&r, dir, outp ? outp : out);
 	if (!rc)
 		printf("%s\n", outp ? outp : out);
 	return rc;

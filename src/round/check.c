@@ -1,4 +1,5 @@
 #include "round/check.h"
+#include "round/live.h"
 #include "crawldb/crawl_record.h"
 #include "crawldb/fetch_record.h"
 #include "dedup/runs.h"
@@ -33,6 +34,7 @@ struct ck {
 	const struct crawl_dir *d;
 	const struct config *cfg;
 	int repair;
+	int live;              /* a job runs (CHECK_LIVE) */
 	struct check_report *r;
 };
 
@@ -142,49 +144,77 @@ static int roll_back(struct ck *c, const struct round_snapshot *s)
 	return 1;
 }
 
-static void check_crawldb(struct ck *c, const struct round_snapshot *s)
+/* While a job runs: 1 if CrawlDb version ver, which was current, is
+ * removed (said): two commits were made while it was read. */
+static int moved_on(struct ck *c, int ver)
+{
+	int now;
+
+	if (!c->live || !round_version_gone(c->d, ver, &now))
+		return 0;
+	fprintf(stderr, "mpicrawl check: the job committed CrawlDb version %d and removed "
+		"version %d while it was read: check again to read version %d\n", now, ver, now);
+	return 1;
+}
+
+/* Partition p of version s->version: its part, seen-set and stores, the
+ * damaged ones counted into bad[0] (parts) and bad[1] (stores). 0, or -1
+ * when a job removed the version meanwhile (said: nothing more is). */
+static int check_partition(struct ck *c, const struct round_snapshot *s, uint32_t p,
+			   uint64_t bad[2])
 {
 	char path[PATH_MAX];
-	uint64_t part_bad = 0, stores_bad = 0;
+	struct bloom b;
+	enum cr_err e;
+	int part_ok, k;
+
+	layout_crawldb_part(c->d, s->version, p, path, sizeof(path));
+	part_ok = read_whole(c, path, REC_KIND_CRAWLDB, NULL, NULL) == CR_OK;
+	if (!part_ok && moved_on(c, s->version))
+		return -1;
+	if (!part_ok) {
+		say(c, 0, "damaged or missing CrawlDb part '%s'", path);
+		bad[0]++;
+	}
+	layout_seen_part(c->d, s->version, p, path, sizeof(path));
+	e = fs_exists(path) ? bloom_load(&b, path) : CR_OK;
+	if (e == CR_OK && fs_exists(path))
+		bloom_release(&b);
+	if (e && moved_on(c, s->version))
+		return -1;
+	if (e && c->repair && part_ok && seen_rebuild(c->d, c->cfg, s->version, p) == CR_OK)
+		say(c, 1, "seen-set '%s' rebuilt from its CrawlDb part", path);
+	else if (e)
+		say(c, 0, "damaged seen-set '%s' (%s)", path, error_str(e));
+	for (k = 0; k < DEDUP_STORES; k++) {
+		const char *why;
+
+		if (dedup_runs_check(c->d, s->version, (enum dedup_store)k, p, 1, path,
+				     sizeof(path), &why, &c->r->files) == CR_OK)
+			continue;
+		if (moved_on(c, s->version))
+			return -1;
+		say(c, 0, "damaged near-duplicate store '%s': %s", path, why);
+		bad[1]++;
+	}
+	return 0;
+}
+
+static void check_crawldb(struct ck *c, const struct round_snapshot *s)
+{
+	uint64_t bad[2] = { 0, 0 };   /* parts, stores */
 	uint32_t p;
-	int k;
 
-	for (p = 0; p < c->d->partitions; p++) {
-		struct bloom b;
-		enum cr_err e;
-		int part_ok;
-
-		layout_crawldb_part(c->d, s->version, p, path, sizeof(path));
-		part_ok = read_whole(c, path, REC_KIND_CRAWLDB, NULL, NULL) == CR_OK;
-		if (!part_ok) {
-			say(c, 0, "damaged or missing CrawlDb part '%s'", path);
-			part_bad++;
-		}
-		layout_seen_part(c->d, s->version, p, path, sizeof(path));
-		e = fs_exists(path) ? bloom_load(&b, path) : CR_OK;
-		if (e == CR_OK && fs_exists(path))
-			bloom_release(&b);
-		if (e && c->repair && part_ok && seen_rebuild(c->d, c->cfg, s->version, p) == CR_OK)
-			say(c, 1, "seen-set '%s' rebuilt from its CrawlDb part", path);
-		else if (e)
-			say(c, 0, "damaged seen-set '%s' (%s)", path, error_str(e));
-		for (k = 0; k < DEDUP_STORES; k++) {
-			const char *why;
-
-			if (dedup_runs_check(c->d, s->version, (enum dedup_store)k, p, 1, path,
-					     sizeof(path), &why, &c->r->files) == CR_OK)
-				continue;
-			say(c, 0, "damaged near-duplicate store '%s': %s", path, why);
-			stores_bad++;
-		}
-	}
+	for (p = 0; p < c->d->partitions; p++)
+		if (check_partition(c, s, p, bad) < 0)
+			return;
 	/* What a repair mends is no longer a problem left. */
-	if (stores_bad && c->repair) {
+	if (bad[1] && c->repair) {
 		drop_stores(c, s->version);
-		c->r->problems -= stores_bad;
+		c->r->problems -= bad[1];
 	}
-	if (part_bad && c->repair && roll_back(c, s))
-		c->r->problems -= part_bad;
+	if (bad[0] && c->repair && roll_back(c, s))
+		c->r->problems -= bad[0];
 }
 
 /* ---- segments ---- */
@@ -318,7 +348,7 @@ static void check_cdxj(struct ck *c, struct hmap *files, int seg)
 		size_t cap = 0, bad = 0;
 		FILE *fp;
 
-		if (!strstr(de->d_name, ".cdxj"))
+		if (!strstr(de->d_name, ".cdxj") || round_name_is_temp(de->d_name))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
 		fp = fopen(path, "r");
@@ -380,6 +410,23 @@ static int fetchlist_lost(struct ck *c, int seg, const struct round_snapshot *s,
 	return 1;
 }
 
+/* A journal of partition p beside segment seg's committed fetch: left by
+ * a job killed between the mark and their removal - unless a job runs
+ * and seg is its last segment, whose journals it removes just after the
+ * mark. */
+static void journal_left(struct ck *c, int seg, uint32_t p)
+{
+	char path[PATH_MAX];
+
+	layout_journal(c->d, seg, p, path, sizeof(path));
+	if (!fs_exists(path) || (c->live && seg == layout_segment_last(c->d)))
+		return;
+	if (c->repair && unlink(path) == 0)
+		say(c, 1, "'%s' left beside a committed fetch: removed", path);
+	else
+		say(c, 0, "'%s' left beside a committed fetch", path);
+}
+
 /* A segment's record files as far as its phases went, and its archive. */
 static void check_segment(struct ck *c, int seg)
 {
@@ -392,23 +439,19 @@ static void check_segment(struct ck *c, int seg)
 	round_read(c->d, seg, &s);
 	hmap_init(&files);
 	for (p = 0; p < c->d->partitions; p++) {
-		if (s.phases & ROUND_GENERATED) {
+		if (round_sub_committed(s.phases, "fetchlist")) {
 			layout_segment_part(c->d, seg, "fetchlist", p, path, sizeof(path));
 			if (read_whole(c, path, REC_KIND_FETCHLIST, NULL, NULL) != CR_OK &&
 			    !fetchlist_lost(c, seg, &s, path))
 				say(c, 0, "damaged or missing fetch list '%s'", path);
 		}
-		if (s.phases & ROUND_FETCHED) {
+		if (round_sub_committed(s.phases, "fetch")) {
 			layout_segment_part(c->d, seg, "fetch", p, path, sizeof(path));
 			if (read_whole(c, path, REC_KIND_FETCH, check_outcome, &o) != CR_OK)
 				say(c, 0, "damaged or missing fetch outcomes '%s'", path);
-			layout_journal(c->d, seg, p, path, sizeof(path));
-			if (fs_exists(path) && c->repair && unlink(path) == 0)
-				say(c, 1, "'%s' left beside a committed fetch: removed", path);
-			else if (fs_exists(path))
-				say(c, 0, "'%s' left beside a committed fetch", path);
+			journal_left(c, seg, p);
 		}
-		if (s.phases & ROUND_PARSED) {
+		if (round_sub_committed(s.phases, "parse")) {
 			layout_segment_part(c->d, seg, "parse", p, path, sizeof(path));
 			if (read_whole(c, path, REC_KIND_PARSE, NULL, NULL) != CR_OK)
 				say(c, 0, "damaged or missing parse data '%s'", path);
@@ -417,7 +460,7 @@ static void check_segment(struct ck *c, int seg)
 	if (o.missing)
 		say(c, 0, "segment %d: %llu fetched URLs have no response record where their "
 		    "outcome says, e.g. %s", seg, (unsigned long long)o.missing, o.example);
-	if (s.phases & ROUND_INDEXED)
+	if (round_sub_committed(s.phases, "cdxj"))
 		check_cdxj(c, &files, seg);
 	index_free(&files);
 }
@@ -504,9 +547,12 @@ static void check_seeds(struct ck *c, int version)
 static void check_decisions(struct ck *c, int seg)
 {
 	FILE *null = fopen("/dev/null", "w");
+	struct round_snapshot s;
 	uint64_t lines;
 
-	if (null && decisions_print(c->d, seg, null, &lines) == CR_ERR_FORMAT)
+	round_read(c->d, seg, &s);
+	if (null && decisions_print(c->d, seg, round_decision_kinds(s.phases), null, &lines) ==
+		    CR_ERR_FORMAT)
 		say(c, 0, "segment %d: a damaged decision log (named above); it only reports, "
 		    "nothing reads it back", seg);
 	if (null)
@@ -562,10 +608,11 @@ static void check_archive(struct ck *c)
 		    error_str(e));
 }
 
-enum cr_err check_run(const struct crawl_dir *d, const struct config *cfg, int repair,
-		      struct check_report *r)
+enum cr_err check_run(const struct crawl_dir *d, const struct config *cfg,
+		      enum check_mode mode, struct check_report *r)
 {
-	struct ck c = { d, cfg, repair, r };
+	struct ck c = { d, cfg, mode == CHECK_REPAIR, mode == CHECK_LIVE, r };
+	int repair = c.repair;
 	struct round_snapshot s;
 	int seg;
 

@@ -8,7 +8,10 @@
  * record at the offset the outcome names, and at the offset each CDXJ line
  * names; the manifests (_SUCCESS, _FROM, CURRENT) and that they agree; the
  * latest robots cache; the seeds; the ranks (rank/part-*.zst). Every
- * problem is one line on stderr.
+ * problem is one line on stderr. Only committed files are read (a
+ * segment's folders once their phase is marked, no temporaries:
+ * round/live.h), so a check while a job runs finds no damage in what the
+ * job is writing.
  *
  * With repair, what can be done safely is done and said:
  * - a missing or damaged crawldb/CURRENT names the newest whole CrawlDb
@@ -48,8 +51,19 @@ struct check_report {
 	uint64_t repaired;     /* of them, repaired */
 };
 
-/* Checks (and with repair, repairs) the crawl directory d. */
-CR_WUR enum cr_err check_run(const struct crawl_dir *d, const struct config *cfg, int repair,
-			     struct check_report *r);
+/* How check_run reads the directory. */
+enum check_mode {
+	CHECK_READ,       /* report problems only */
+	CHECK_LIVE,       /* the same while a job runs (round/live.h): what the job is
+			   * about to remove as it commits - a journal beside the fetch
+			   * it has just marked, a CrawlDb version two commits old - is
+			   * no problem */
+	CHECK_REPAIR,     /* report and repair; the caller holds the lock */
+};
+
+/* Checks (and with CHECK_REPAIR, repairs) the crawl directory d. It reads
+ * committed files alone (round/live.h), whether or not a job runs. */
+CR_WUR enum cr_err check_run(const struct crawl_dir *d, const struct config *cfg,
+			     enum check_mode mode, struct check_report *r);
 
 #endif

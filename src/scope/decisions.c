@@ -323,7 +323,19 @@ static int is_log(const struct dirent *de)
 	return n > 10 && !strcmp(de->d_name + n - 10, ".jsonl.zst");
 }
 
-enum cr_err decisions_print(const struct crawl_dir *d, int seg, FILE *out, uint64_t *lines)
+/* 1 if name begins with one of kinds (NULL: any). */
+static int of_kinds(const char *name, const char *const *kinds)
+{
+	size_t i;
+
+	for (i = 0; kinds && kinds[i]; i++)
+		if (!strncmp(name, kinds[i], strlen(kinds[i])))
+			return 1;
+	return !kinds;
+}
+
+enum cr_err decisions_print(const struct crawl_dir *d, int seg, const char *const *kinds,
+			    FILE *out, uint64_t *lines)
 {
 	char dir[PATH_MAX], path[PATH_MAX];
 	struct dirent **names = NULL;
@@ -336,7 +348,7 @@ enum cr_err decisions_print(const struct crawl_dir *d, int seg, FILE *out, uint6
 	if (n < 0)
 		return errno == ENOENT ? CR_EOF : CR_ERR_IO;
 	for (i = 0; i < n; i++) {
-		if (!e) {
+		if (!e && of_kinds(names[i]->d_name, kinds)) {
 			layout_segment_file(d, seg, "decisions", names[i]->d_name, path,
 					    sizeof(path));
 			e = print_file(path, out, lines);

@@ -70,8 +70,12 @@ CR_WUR enum cr_err decisions_scan(const struct crawl_dir *d, int seg, const char
 int decisions_field(const char *line, size_t n, const char *name, char *out, size_t cap);
 
 /* Writes every line of the segment's decision log to out, files in name
- * order. A damaged file is an error naming it (CR_ERR_FORMAT). */
-CR_WUR enum cr_err decisions_print(const struct crawl_dir *d, int seg, FILE *out,
+ * order: those whose names begin with one of kinds (NULL-terminated:
+ * "generate-", "update-", "held-"; NULL: all) - the logs of the phases
+ * committed (round/live.h). A damaged file is an error naming it
+ * (CR_ERR_FORMAT). */
+CR_WUR enum cr_err decisions_print(const struct crawl_dir *d, int seg,
+				   const char *const *kinds, FILE *out,
 				   uint64_t *lines);
 
 #endif

@@ -104,6 +104,38 @@ static int same_file(int fd, const char *path)
 	       a.st_ino == b.st_ino;
 }
 
+/* flock(LOCK_EX | LOCK_NB), tried for about 100 ms while refused: a
+ * reader's look (lock_peek) holds a shared lock for a moment. */
+static int flock_ex(int fd)
+{
+	const struct timespec pause = { 0, 10 * 1000 * 1000 };
+	int i, rc = -1;
+
+	for (i = 0; i < 10; i++) {
+		rc = flock(fd, LOCK_EX | LOCK_NB);
+		if (rc == 0 || (errno != EWOULDBLOCK && errno != EAGAIN))
+			return rc;
+		nanosleep(&pause, NULL);
+	}
+	return rc;
+}
+
+void lock_peek(const char *path, int *held, struct lock_holder *h)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	*held = 0;
+	memset(h, 0, sizeof(*h));
+	if (fd < 0)
+		return;
+	if (flock(fd, LOCK_SH | LOCK_NB) != 0) {
+		*held = errno == EWOULDBLOCK || errno == EAGAIN;
+		if (*held)
+			holder_read(fd, h);
+	}
+	close(fd);   /* drops the shared lock, if it was had */
+}
+
 enum cr_err lock_acquire(const char *path, struct dir_lock *l, struct lock_holder *h)
 {
 	int tries;
@@ -120,7 +152,7 @@ enum cr_err lock_acquire(const char *path, struct dir_lock *l, struct lock_holde
 			log_err("lock", "cannot open '%s': %s", l->path, strerror(errno));
 			return CR_ERR_IO;
 		}
-		if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		if (flock_ex(fd) != 0) {
 			if (errno == EWOULDBLOCK || errno == EAGAIN) {
 				if (h)
 					holder_read(fd, h);
@@ -212,7 +244,7 @@ enum cr_err lock_clear(const char *path, int force, struct lock_holder *h,
 		return CR_ERR_IO;
 	}
 	holder_read(fd, h);
-	held = flock(fd, LOCK_EX | LOCK_NB) != 0 && (errno == EWOULDBLOCK || errno == EAGAIN);
+	held = flock_ex(fd) != 0 && (errno == EWOULDBLOCK || errno == EAGAIN);
 	if (gethostname(host, sizeof(host) - 1) != 0)
 		host[0] = '\0';
 	if (!held) {

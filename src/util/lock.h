@@ -52,6 +52,16 @@ int lock_probe(const char *path, struct lock_holder *h);
 /* Removes the lock file and drops the lock. Accepts a lock not held. */
 void lock_release(struct dir_lock *l);
 
+/*
+ * For the read-only commands: is the lock at path held by a job, without
+ * taking it? *held 1 (h receives what its file says) or 0 (no file, or a
+ * file whose flock is free: a killed job's). The look is a shared flock
+ * dropped at once; lock_acquire and lock_clear try again for a moment,
+ * so that a job starting just then is not refused for it, nor a stale
+ * lock kept. Logs nothing.
+ */
+void lock_peek(const char *path, int *held, struct lock_holder *h);
+
 /* One line describing a holder: "job J, pid P on host H, since T" (or, with
  * no pid written, says so: a job starting, or a lock file left empty). */
 void lock_holder_str(const struct lock_holder *h, char *out, size_t cap);

@@ -172,11 +172,14 @@ check "readdb on 2 ranks prints once" test \
 check "check on 2 ranks" bash -c 'timeout 120 mpirun --oversubscribe -n 2 "$1" check \
 	--dir "$2" >/dev/null 2>&1' _ "$MPICRAWL" "$SCRATCH/m"
 
-# A lock that cannot be opened is said as such, not as a holder "pid 0".
+# A lock that cannot be opened is said as such, not as a holder "pid 0"
+# (check --repair takes the lock; check alone reads without it).
 cp -a "$SCRATCH/m" "$SCRATCH/mlock" && mkdir "$SCRATCH/mlock/lock"
-check "check on a lock that is a directory says so" expect 1 'cannot open .*lock.*Is a directory' \
-	"$MPICRAWL" check --dir "$SCRATCH/mlock"
+check "check --repair on a lock that is a directory says so" expect 1 \
+	'cannot open .*lock.*Is a directory' "$MPICRAWL" check --dir "$SCRATCH/mlock" --repair
 check "... and names no holder" eval '! grep -q "in use by" "$SCRATCH/err"'
+check "check without --repair reads it all the same" bash -c \
+	'"$1" check --dir "$2" >/dev/null 2>&1' _ "$MPICRAWL" "$SCRATCH/mlock"
 
 # A damaged fetch list of a segment not fetched yet: --repair has it planned again.
 "$MPICRAWL" inject --dir "$SCRATCH/fl" --seeds "$SCRATCH/s1" "${opts[@]}" 2>/dev/null
