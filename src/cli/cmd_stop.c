@@ -35,14 +35,14 @@ static int bad_usage(const char *what)
 }
 
 /* The holder of DIR/lock, once it has written who it is (a job that is
- * starting has not, for a moment). 1 held, 0 not, -1 unreadable. */
+ * starting has not, for a moment): 1 held, 0 not. */
 static int holder_of(const char *lock, struct lock_holder *h)
 {
 	int held = 0, tries;
 
 	for (tries = 0; tries < 40; tries++) {
-		held = lock_probe(lock, h);
-		if (held != 1 || h->pid > 0)
+		lock_peek(lock, &held, h);
+		if (!held || h->pid > 0)
 			return held;
 		usleep(50000);
 	}
@@ -73,14 +73,17 @@ static int ask(const char *dir, const struct lock_holder *h)
 static int wait_free(const char *path, long secs)
 {
 	struct lock_holder h;
+	int held = 0;
 	long i;
 
 	for (i = 0; i < secs * 10; i++) {
-		if (lock_probe(path, &h) != 1)
+		lock_peek(path, &held, &h);
+		if (!held)
 			return 0;
 		usleep(100000);
 	}
-	return lock_probe(path, &h) == 1;
+	lock_peek(path, &held, &h);
+	return held;
 }
 
 static int parse_args(int argc, char **argv, const char **dir, long *wait)
@@ -132,8 +135,7 @@ int cmd_stop(int argc, char **argv)
 		return 1;
 	}
 	layout_top(dir, "lock", lock, sizeof(lock));
-	if ((held = holder_of(lock, &h)) < 0)
-		return 1;
+	held = holder_of(lock, &h);
 	if (!held) {
 		printf("no job is working on '%s': nothing to stop\n", dir);
 		return 0;

@@ -201,26 +201,6 @@ void lock_release(struct dir_lock *l)
 	l->fd = -1;
 }
 
-int lock_probe(const char *path, struct lock_holder *h)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC), held;
-
-	memset(h, 0, sizeof(*h));
-	if (fd < 0) {
-		if (errno == ENOENT)
-			return 0;
-		log_err("lock", "cannot open '%s': %s", path, strerror(errno));
-		return -1;
-	}
-	holder_read(fd, h);
-	if (flock(fd, LOCK_SH | LOCK_NB) == 0)
-		held = 0;   /* closing drops it */
-	else
-		held = errno == EWOULDBLOCK || errno == EAGAIN ? 1 : h->pid > 0;
-	close(fd);
-	return held;
-}
-
 /* 1 if pid is a live process of this host. */
 static int pid_alive(long pid)
 {

@@ -44,11 +44,6 @@ struct lock_holder {
  */
 CR_WUR enum cr_err lock_acquire(const char *path, struct dir_lock *l,
 				struct lock_holder *h);
-/* Whether a job holds the lock at path, without taking it: 1 held (h gets
- * its record), 0 free or no file, -1 the file cannot be read (logged). On
- * a filesystem without flock, a record with a pid counts as held. */
-int lock_probe(const char *path, struct lock_holder *h);
-
 /* Removes the lock file and drops the lock. Accepts a lock not held. */
 void lock_release(struct dir_lock *l);
 

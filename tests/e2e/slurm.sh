@@ -64,9 +64,10 @@ printf 'node1 slots=4\nnode2 slots=4\n' >"$SCRATCH/hosts"
 fake_run() { env -u MPICRAWL MPIRUN="$SCRATCH/fake-mpirun" "$ROOT/scripts/mpicrawl-run" "$@" 2>&1; }
 check "mpicrawl-run --hostfile: passed to mpirun, a rank per slot" test \
 	"$(fake_run --hostfile "$SCRATCH/hosts" crawl --dir /c | head -n 1)" = \
-	"--hostfile $SCRATCH/hosts $MPICRAWL crawl --dir /c"
+	"-x MPICRAWL_RUN_ID --hostfile $SCRATCH/hosts $MPICRAWL crawl --dir /c"
 check "mpicrawl-run --host with -n: both passed to mpirun" test \
-	"$(fake_run -n 3 --host=node1,node2 crawl | head -n 1)" = "--host node1,node2 -n 3 $MPICRAWL crawl"
+	"$(fake_run -n 3 --host=node1,node2 crawl | head -n 1)" = \
+	"-x MPICRAWL_RUN_ID --host node1,node2 -n 3 $MPICRAWL crawl"
 check "mpicrawl-run: a hostfile it cannot read is refused (exit 2)" \
 	expect 2 "cannot read the hostfile" "$ROOT/scripts/mpicrawl-run" --hostfile /nonexistent crawl
 check "mpicrawl-run sets mpirun's OOB keepalive (10 s, 5 s, 3 probes)" test \
