@@ -32,6 +32,7 @@ static const struct {
 	{ "report", cmd_report, 1, "write DIR/report.html: charts of the crawl" },
 	{ "unlock", cmd_unlock, 1, "clear the stale lock of a crawl directory" },
 	{ "check", cmd_check, 1, "verify a crawl directory's files; --repair what is safe" },
+	{ "status", cmd_status, 1, "what a crawl's job is doing, how far, how fast, when it ends" },
 };
 
 static void usage(FILE *to)
@@ -39,7 +40,8 @@ static void usage(FILE *to)
 	size_t i;
 
 	fputs("usage: mpicrawl COMMAND [OPTIONS]   (under mpirun/srun for several ranks;\n"
-	      "       readdb, url, robots, warc, wacz, report, unlock and check run once)\n"
+	      "       readdb, url, robots, warc, wacz, report, unlock, check and status\n"
+	      "       run once)\n"
 	      "commands:\n", to);
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(to, "  %-9s %s\n", commands[i].name, commands[i].help);

@@ -83,7 +83,8 @@ void round_read(const struct crawl_dir *d, int seg, struct round_snapshot *s);
  * generate planned (ms; -1: it says none) and the growth steps of that
  * plan (-1: none said), the CrawlDb's URLs its update counted (0: it says
  * none) and their origins (-1: none said); the URLs its generate
- * selected and those it found denied by robots.txt (-1: it says none). */
+ * selected and those it found denied by robots.txt (-1: it says none);
+ * the due URLs it left for later rounds. */
 struct round_facts {
 	int64_t round_ms;
 	int64_t steps;
@@ -91,6 +92,8 @@ struct round_facts {
 	int64_t origins;
 	int64_t selected;
 	int64_t denied;
+	uint64_t due_later;   /* due URLs its generate left for later rounds
+				 (host_capped, politeness_capped, budget_capped) */
 };
 void round_read_facts(const struct crawl_dir *d, int seg, struct round_facts *f);
 

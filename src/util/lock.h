@@ -69,4 +69,17 @@ enum lock_clear_result {
 CR_WUR enum cr_err lock_clear(const char *path, int force, struct lock_holder *h,
 			      enum lock_clear_result *res);
 
+enum lock_peek_result {
+	LOCK_PEEK_NONE,           /* no lock file: no job */
+	LOCK_PEEK_ALIVE,          /* its holder is a live process of this host */
+	LOCK_PEEK_GONE,           /* its holder was of this host and is gone */
+	LOCK_PEEK_REMOTE,         /* held from another host (or not written yet):
+				     not known from here */
+};
+
+/* What the lock file at path says, read without locking it (a probe that
+ * took the flock could make a job starting that moment fail): h receives
+ * the holder record. For `mpicrawl status`. */
+enum lock_peek_result lock_peek(const char *path, struct lock_holder *h);
+
 #endif
