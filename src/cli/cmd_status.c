@@ -238,7 +238,7 @@ static int show(const char *dir, int as_json, int *over)
 {
 	struct status st;
 	struct buf o;
-	enum cr_err e = status_read(dir, clock_now_us(), &st);
+	enum cr_err e = status_read(dir, clock_now_us(), STATUS_DISK, &st);
 
 	if (e) {
 		if (e == CR_ERR_ARG)

@@ -183,7 +183,7 @@ static enum cr_err round_progress(const struct crawl_dir *d, struct status *st)
 	return CR_OK;
 }
 
-enum cr_err status_read(const char *dir, int64_t now_us, struct status *st)
+enum cr_err status_read(const char *dir, int64_t now_us, unsigned flags, struct status *st)
 {
 	struct crawl_dir d;
 	struct round_snapshot snap;
@@ -208,7 +208,8 @@ enum cr_err status_read(const char *dir, int64_t now_us, struct status *st)
 	round_read_facts(&d, st->seg, &facts);
 	st->selected = facts.selected > 0 ? (uint64_t)facts.selected : 0;
 	st->due_later = facts.due_later;
-	st->disk_bytes = status_disk_bytes(dir);
+	if (flags & STATUS_DISK)
+		st->disk_bytes = status_disk_bytes(dir);
 	return round_progress(&d, st);
 }
 

@@ -67,9 +67,13 @@ struct status {
 	int64_t now_us;
 };
 
-/* Reads dir into *st. CR_ERR_ARG: dir is not a crawl directory (no
- * crawl.meta). Free with status_release. */
-CR_WUR enum cr_err status_read(const char *dir, int64_t now_us, struct status *st);
+enum { STATUS_DISK = 1 };
+
+/* Reads dir into *st; flags: STATUS_DISK measures the disk used (a walk of
+ * the directory), else disk_bytes is 0. CR_ERR_ARG: dir is not a crawl
+ * directory (no crawl.meta). Free with status_release, also on error. */
+CR_WUR enum cr_err status_read(const char *dir, int64_t now_us, unsigned flags,
+			       struct status *st);
 void status_release(struct status *st);
 
 /* The bytes the files under root take on disk (du); 0 on error. */

@@ -7,7 +7,9 @@
 #include "test.h"
 #include "fetch/sched.h"
 #include "status/estimate.h"
+#include "status/metrics.h"
 #include "status/progfile.h"
+#include "status/prom.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -196,6 +198,83 @@ static void need(void)
 	CHECK(sched_need_us(&h, &pol, 5, 2000000) == 2 * 1002000, "2 at a time: 5 in 2 delays");
 }
 
+static void prom_text(void)
+{
+	struct buf b;
+
+	buf_init(&b);
+	prom_family(&b, "mpicrawl_x_total", PROM_COUNTER, "what \\ it\nis");
+	prom_sample(&b, "mpicrawl_x_total", (const char *const[]){ "rank", "0", "host",
+		    "a\"b\\c\nd", NULL }, 42);
+	prom_sample(&b, "mpicrawl_x_total", NULL, 0.5);
+	prom_family(&b, "mpicrawl_y", PROM_GAUGE, "y");
+	prom_sample(&b, "mpicrawl_y", NULL, 1.0 / 0.0);
+	prom_sample(&b, "mpicrawl_y", NULL, 0.0 / 0.0);
+	prom_sample(&b, "mpicrawl_y", NULL, 18446744073709551615.0);
+	CHECK_STR(buf_cstr(&b),
+		  "# HELP mpicrawl_x_total what \\\\ it\\nis\n"
+		  "# TYPE mpicrawl_x_total counter\n"
+		  "mpicrawl_x_total{rank=\"0\",host=\"a\\\"b\\\\c\\nd\"} 42\n"
+		  "mpicrawl_x_total 0.5\n"
+		  "# HELP mpicrawl_y y\n# TYPE mpicrawl_y gauge\n"
+		  "mpicrawl_y +Inf\nmpicrawl_y NaN\nmpicrawl_y 1.8446744073709552e+19\n");
+	CHECK(prom_name_ok("mpicrawl_a:b", 1) && !prom_name_ok("mpicrawl_a:b", 0) &&
+	      !prom_name_ok("9a", 1) && !prom_name_ok("", 1) && !prom_name_ok("a-b", 1),
+	      "names");
+	buf_release(&b);
+}
+
+/* Every family of metrics.prom once, HELP then TYPE then its samples;
+ * every sample of a family announced; every name valid. */
+static void metrics_families(void)
+{
+	struct status st;
+	struct progfile f[2];
+	int ok[2] = { 1, 0 }, nfam = 0, nsample = 0;
+	char fam[64][128], *line, *save = NULL;
+	struct buf b;
+
+	memset(&st, 0, sizeof(st));
+	sample(&f[0], 0, 2);
+	st.job = STATUS_RUNNING;
+	st.phase = "fetch";
+	st.seg = 3;
+	st.prog.ranks = st.prog.n = 2;
+	st.prog.files = f;
+	st.prog.ok = ok;
+	estimate_round(f, ok, 2, 2, 216, &st.est);
+	st.crawl_eta_s = -1;
+	buf_init(&b);
+	metrics_text(&st, &b);
+	for (line = strtok_r((char *)buf_cstr(&b), "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char name[128];
+		int i, known = 0;
+
+		if (!strncmp(line, "# HELP ", 7)) {
+			sscanf(line + 7, "%127s", name);
+			for (i = 0; i < nfam; i++)
+				CHECK(strcmp(fam[i], name), "family %s once", name);
+			CHECK(prom_name_ok(name, 1) && !strncmp(name, "mpicrawl_", 9), "%s", name);
+			if (nfam < 64)
+				snprintf(fam[nfam++], sizeof(fam[0]), "%s", name);
+			continue;
+		}
+		if (!strncmp(line, "# TYPE ", 7)) {
+			CHECK(nfam && !strncmp(line + 7, fam[nfam - 1], strlen(fam[nfam - 1])),
+			      "TYPE after its HELP: %s", line);
+			continue;
+		}
+		sscanf(line, "%127[^{ ]", name);
+		known = nfam && !strcmp(name, fam[nfam - 1]);
+		CHECK(known, "sample of the family just announced: %s", line);
+		nsample++;
+	}
+	CHECK(nfam >= 15, "families: %d", nfam);
+	CHECK(nsample > nfam, "samples: %d", nsample);
+	buf_release(&b);
+}
+
 int main(void)
 {
 	round_trip();
@@ -204,5 +283,7 @@ int main(void)
 	round_sums();
 	etas();
 	need();
+	prom_text();
+	metrics_families();
 	TEST_DONE();
 }
