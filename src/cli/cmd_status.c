@@ -47,11 +47,23 @@ static void iso(int64_t us, char *out, size_t cap)
 	strftime(out, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* "pid P on host H since T, Slurm job J" (no job: not said). */
+static void holder(const struct lock_holder *h, char *out, size_t cap)
+{
+	if (h->pid <= 0) {
+		lock_holder_str(h, out, cap);
+		return;
+	}
+	snprintf(out, cap, "pid %ld on host %s since %s%s%s", h->pid, h->host, h->started,
+		 h->job[0] && strcmp(h->job, "-") ? ", Slurm job " : "",
+		 h->job[0] && strcmp(h->job, "-") ? h->job : "");
+}
+
 static void text_job(const char *dir, const struct status *st, struct buf *o)
 {
 	char who[512];
 
-	lock_holder_str(&st->holder, who, sizeof(who));
+	holder(&st->holder, who, sizeof(who));
 	buf_addf(o, "crawl '%s': %s", dir, status_job_names[st->job]);
 	if (st->lock == LOCK_PEEK_ALIVE || st->lock == LOCK_PEEK_REMOTE)
 		buf_addf(o, " - %s%s", who,
@@ -261,9 +273,10 @@ static int show(const char *dir, int as_json, int *over)
 	return 0;
 }
 
+/* One line: what is wrong, and the usage. */
 static int bad_usage(const char *why)
 {
-	fprintf(stderr, "mpicrawl status: %s\nusage: %s\n", why, status_usage);
+	fprintf(stderr, "mpicrawl status: %s (usage: %s)\n", why, status_usage);
 	return 2;
 }
 
@@ -309,9 +322,10 @@ static int parse(int argc, char **argv, struct status_opts *o)
 			printf("usage: %s\n\n%s", status_usage, status_help);
 			return 0;
 		} else {
-			fprintf(stderr, "mpicrawl status: bad argument '%s'\nusage: %s\n", argv[i],
-				status_usage);
-			return 2;
+			char why[96];
+
+			snprintf(why, sizeof(why), "bad argument '%.64s'", argv[i]);
+			return bad_usage(why);
 		}
 	}
 	return o->dir ? -1 : bad_usage("--dir is required");

@@ -348,6 +348,7 @@ enum cr_err fetch_run(struct job *j, int seg, int version, uint64_t *counters,
 	if (!e)
 		e = load(&f, clock_now_us());
 	progress_init(&f.prog, j, seg, "fetch");
+	f.prog.kept = f.kept;
 	if (!e)
 		fetch_loop(&f);
 	e = handoffs(&f, e);

@@ -134,6 +134,7 @@ void progress_tick(struct progress *p, const uint64_t *counters,
 	f.time_us = clock_now_us();
 	f.elapsed_us = now - p->start_us;
 	counters_into(counters, &f);
+	f.kept = p->kept;
 	recent(p, now, f.requests, &f);
 	if (hosts && !f.final)
 		hosts_into(hosts, now, &f);

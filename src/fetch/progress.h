@@ -29,6 +29,8 @@ struct progress {
 	int ok;                 /* its folder exists and writes succeed */
 	int64_t start_us, last_us;
 	uint64_t selected;      /* rank 0: the URLs generate selected (0: unknown) */
+	uint64_t kept;          /* outcomes an earlier attempt finished (the
+				   fetcher sets it once its queues are loaded) */
 	int64_t ring_us[PROGRESS_RING];
 	uint64_t ring_req[PROGRESS_RING];
 	int nring, ring_at;

@@ -40,6 +40,7 @@ static void add_file(const struct progfile *f, struct estimate_round *o, uint64_
 	o->reporting++;
 	o->finished += f->final;
 	o->done += f->done;
+	o->kept += f->kept < f->done ? f->kept : f->done;
 	o->total += f->urls - (f->urls > f->fetchlist ? f->fetchlist : f->urls);
 	*listed += f->fetchlist;
 	o->requests += f->requests;
@@ -98,7 +99,7 @@ void estimate_round(const struct progfile *files, const int *ok, int n, int rank
 		out->total = out->done;
 	secs = (double)out->elapsed_us / 1e6;
 	out->rate = secs > 0 ? (double)out->requests / secs : 0;
-	out->url_rate = secs > 0 ? (double)out->done / secs : 0;
+	out->url_rate = secs > 0 ? (double)(out->done - out->kept) / secs : 0;
 	out->rate_recent = recent;
 	balance(files, ok, n, out);
 	if (ranks > 0 && out->reporting == ranks && out->finished == ranks)

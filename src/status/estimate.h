@@ -22,10 +22,11 @@ struct estimate_round {
 	int finished;             /* ... whose loop has ended */
 	uint64_t total;           /* the round's URLs, every rank counted */
 	uint64_t done;            /* ... with an outcome */
+	uint64_t kept;            /* ... of them, finished by an earlier attempt */
 	uint64_t requests, bytes;
 	double rate;              /* requests/s over the phase (the slowest rank's time) */
 	double rate_recent;       /* requests/s lately (each rank's last seconds) */
-	double url_rate;          /* outcomes/s over the phase */
+	double url_rate;          /* outcomes/s over the phase (kept ones not counted) */
 	int64_t elapsed_us;       /* the longest any rank has fetched */
 	uint64_t fail[PF_COUNT_];
 	uint64_t hosts_active, hosts_parked, hosts_held;

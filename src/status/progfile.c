@@ -30,6 +30,7 @@ void progfile_encode(const struct progfile *p, struct buf *out)
 	buf_addf(out, "time_us %" PRId64 "\nelapsed_us %" PRId64 "\n", p->time_us, p->elapsed_us);
 	buf_addf(out, "urls %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", p->done, p->urls,
 		 p->fetchlist);
+	buf_addf(out, "kept %" PRIu64 "\n", p->kept);
 	buf_addf(out, "requests %" PRIu64 "\nbytes %" PRIu64 "\nrecent %" PRIu64 " %" PRId64 "\n",
 		 p->requests, p->bytes, p->recent_requests, p->recent_us);
 	buf_addf(out, "hosts %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", p->hosts_active,
@@ -166,6 +167,8 @@ static int take_line(const char *key, const char *s, struct progfile *p)
 		return nums(s, 1, &p->elapsed_us);
 	if (!strcmp(key, "urls"))
 		return u64s(s, 3, (uint64_t *[]){ &p->done, &p->urls, &p->fetchlist });
+	if (!strcmp(key, "kept"))
+		return u64s(s, 1, (uint64_t *[]){ &p->kept });
 	if (!strcmp(key, "requests"))
 		return u64s(s, 1, (uint64_t *[]){ &p->requests });
 	if (!strcmp(key, "bytes"))

@@ -63,6 +63,8 @@ struct progfile {
 	uint64_t fetchlist;       /* URLs of its fetch lists (finished ones included) */
 	uint64_t urls;            /* ... and those that joined in the round */
 	uint64_t done;            /* URLs with an outcome */
+	uint64_t kept;            /* ... of them, finished by an earlier attempt
+				     (a resumed fetch: not done at this rate) */
 	uint64_t requests;        /* HTTP requests completed, robots.txt included */
 	uint64_t bytes;           /* body bytes received */
 	uint64_t recent_requests; /* requests over the last recent_us */

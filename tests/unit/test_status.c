@@ -26,6 +26,7 @@ static void sample(struct progfile *p, int rank, int ranks)
 	p->fetchlist = 100;
 	p->urls = 108;
 	p->done = 56;
+	p->kept = 0;
 	p->requests = 60;
 	p->bytes = 123456;
 	p->recent_requests = 12;
@@ -164,6 +165,15 @@ static void round_sums(void)
 	f[0].final = f[1].final = f[2].final = 1;
 	estimate_round(f, ok, 3, 3, 216, &e);
 	CHECK(e.eta_s == 0 && e.finished == 3, "all ranks done: nothing to go");
+	/* A resumed fetch: what an earlier attempt finished is not this
+	 * attempt's rate. */
+	f[0].final = f[1].final = f[2].final = 0;
+	f[0].kept = 20;
+	f[1].kept = 20;
+	f[2].kept = 99;   /* more than done: capped */
+	estimate_round(f, ok, 3, 3, 216, &e);
+	CHECK(e.kept == 66 && e.url_rate > 1.59 && e.url_rate < 1.61,   /* (82 - 66) / 10 s */
+	      "kept %llu, rate %.2f", (unsigned long long)e.kept, e.url_rate);
 }
 
 static void etas(void)
