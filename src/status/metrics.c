@@ -6,6 +6,7 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -179,6 +180,8 @@ static void *writer_main(void *arg)
 enum cr_err metrics_start(const char *dir, const char *path, long interval_s)
 {
 	char def[PATH_MAX];
+	sigset_t all, old;
+	int rc;
 
 	if (interval_s <= 0 || writer.running)
 		return CR_OK;
@@ -187,7 +190,13 @@ enum cr_err metrics_start(const char *dir, const char *path, long interval_s)
 	snprintf(writer.path, sizeof(writer.path), "%s", path && path[0] ? path : def);
 	writer.interval_s = interval_s;
 	atomic_store(&writer.stop, 0);
-	if (pthread_create(&writer.thread, NULL, writer_main, NULL) != 0) {
+	/* Signals are the main thread's business (util/stop.h): its poll
+	 * they cut short. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&writer.thread, NULL, writer_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
 		log_warn("metrics", "cannot start the metrics writer: no %s", writer.path);
 		return CR_ERR_IO;
 	}
