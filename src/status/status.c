@@ -76,7 +76,7 @@ enum cr_err status_progress_read(const struct crawl_dir *d, int seg,
 {
 	char dir[PATH_MAX];
 	char **names;
-	size_t n = 0, i;
+	size_t listed = 0, n, i;
 	struct progfile *all;
 	int *good;
 	enum cr_err e = CR_OK;
@@ -85,9 +85,8 @@ enum cr_err status_progress_read(const struct crawl_dir *d, int seg,
 	if (seg <= 0)
 		return CR_OK;
 	layout_segment_sub(d, seg, "progress", dir, sizeof(dir));
-	names = fs_list(dir, "r", "", &n);
-	if (n > STATUS_RANKS_MAX)
-		n = STATUS_RANKS_MAX;
+	names = fs_list(dir, "r", "", &listed);
+	n = listed < STATUS_RANKS_MAX ? listed : STATUS_RANKS_MAX;
 	all = calloc(n ? n : 1, sizeof(*all));
 	good = calloc(n ? n : 1, sizeof(*good));
 	if (!all || !good)
@@ -98,7 +97,7 @@ enum cr_err status_progress_read(const struct crawl_dir *d, int seg,
 		e = place(sp, all, good, n);
 	free(all);
 	free(good);
-	fs_list_free(names, n);
+	fs_list_free(names, listed);
 	return e;
 }
 

@@ -24,7 +24,7 @@ sleep 0.5
 timeout 120 "$MPICRAWL" status --dir "$C" --watch 1 --json >"$SCRATCH/watch" 2>&1 &
 watch=$!
 
-calls=0 bad_rc=0 bad_json=0 bad_order=0 proms=0 bad_prom=0
+calls=0 bad_rc=0 bad_json=0 bad_order=0 proms=0 bad_prom=0 running=0
 last_round=0 last_done=0
 while kill -0 "$crawl" 2>/dev/null; do
 	calls=$((calls + 1))
@@ -43,6 +43,8 @@ while kill -0 "$crawl" 2>/dev/null; do
 				"$last_round done $last_done"
 		fi
 		last_round=$round last_done=$done
+		jq -e '.job == "running" and .lock.alive == true and .lock.pid > 0' \
+			"$SCRATCH/s.json" >/dev/null && running=$((running + 1))
 	fi
 	if [ -n "$PROMTOOL" ] && cp "$C/metrics.prom" "$SCRATCH/m.prom" 2>/dev/null; then
 		proms=$((proms + 1))
@@ -59,6 +61,8 @@ echo "$calls status calls during the crawl, $proms metrics.prom files checked"
 check "status called during the crawl (at least 4 times, $calls)" test "$calls" -ge 4
 check "every status call exits 0" test "$bad_rc" -eq 0
 check "every status --json parses" test "$bad_json" -eq 0
+check "status --json said running, with the lock's live pid ($running times)" \
+	test "$running" -ge 2
 check "round never goes back; done never decreases, never exceeds total" test "$bad_order" -eq 0
 check "the last status --json says complete" bash -c \
 	"$MPICRAWL status --dir '$C' --json | jq -e '.job == \"complete\"' >/dev/null"
@@ -116,7 +120,26 @@ check "a damaged progress file in --json: a note, the rank not reporting" bash -
 check "status never reads a temporary file" bash -c \
 	"! $MPICRAWL status --dir '$C' | grep -q 'r0001.tmp'"
 
+# A job killed mid-fetch: stopped, its holder gone; the round's URLs not
+# all done.
+K=$SCRATCH/killed
+"$MPICRAWL" crawl --dir "$K" --seeds "$SCRATCH/seeds" --set fetch.allow_private=true \
+	--set "dns.servers=127.0.0.1:$DNS_PORT" --set politeness.delay_ms=300 \
+	--set generate.round_s=3 --set partition.count=4 --rounds 1 >"$SCRATCH/klog" 2>&1 &
+kpid=$!
+for _ in $(seq 50); do
+	[ -e "$K/segments/00001/progress/r0000" ] && break
+	sleep 0.2
+done
+kill -KILL "$kpid"
+wait "$kpid" 2>/dev/null
+check "a killed job: stopped, its last job gone" bash -c \
+	"$MPICRAWL status --dir '$K' | grep -q \"': stopped - its last job is gone\""
+check "a killed job in --json: stopped, the round not done" bash -c \
+	"$MPICRAWL status --dir '$K' --json | jq -e '.job == \"stopped\" and .lock.alive == false and .phase == \"fetch\" and .urls.done < .urls.total' >/dev/null"
+
 check "bad usage: exit 2, one line" expect 2 "^mpicrawl status: --dir is required" "$MPICRAWL" status
+check "... one line" test "$(wc -l <"$SCRATCH/err")" -eq 1
 check "bad --watch: exit 2" expect 2 "--watch wants seconds" "$MPICRAWL" status --dir "$C" --watch 0
 check "not a crawl directory: exit 1" expect 1 "is not a crawl directory" \
 	"$MPICRAWL" status --dir "$SCRATCH"
