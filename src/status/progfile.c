@@ -103,10 +103,14 @@ static int host_line(const char *s, struct progfile *p)
 	const char *sp = strchr(s, ' ');
 	struct progfile_host *h;
 	int64_t v[2];
+	const char *c;
 
 	if (!sp || sp == s || (size_t)(sp - s) >= PROGFILE_HOST_MAX || !nums(sp, 2, v) ||
 	    v[0] < 0)
 		return 0;
+	for (c = s; c < sp; c++)   /* one word of printable ASCII, as written */
+		if (*c <= ' ' || *c >= 0x7f)
+			return 0;
 	if (p->ntop >= PROGFILE_TOP)
 		return 1;
 	h = &p->top[p->ntop++];
@@ -119,10 +123,13 @@ static int host_line(const char *s, struct progfile *p)
 
 static int phase_line(const char *s, struct progfile *p)
 {
-	const char *sp = strchr(s, ' ');
+	const char *sp = strchr(s, ' '), *c;
 
 	if (!sp || sp == s || (size_t)(sp - s) >= sizeof(p->phase))
 		return 0;
+	for (c = s; c < sp; c++)
+		if (*c < 'a' || *c > 'z')
+			return 0;
 	memcpy(p->phase, s, (size_t)(sp - s));
 	p->phase[sp - s] = '\0';
 	if (!strcmp(sp + 1, "done"))
