@@ -217,12 +217,18 @@ enum cr_err lock_clear(const char *path, int force, struct lock_holder *h,
 enum lock_peek_result lock_peek(const char *path, struct lock_holder *h)
 {
 	char host[256] = "";
+	struct stat st;
 	int fd;
 
 	memset(h, 0, sizeof(*h));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return LOCK_PEEK_NONE;
+	/* Not a file (a directory, a fifo): no job could hold it. */
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return LOCK_PEEK_NONE;
+	}
 	holder_read(fd, h);
 	close(fd);
 	if (gethostname(host, sizeof(host) - 1) != 0)
