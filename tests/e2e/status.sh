@@ -19,8 +19,13 @@ run_ranks 2 crawl --dir "$C" --seeds "$SCRATCH/seeds" --set fetch.allow_private=
 	--set generate.round_s=3 --set metrics.interval_s=1 --set partition.count=4 \
 	--rounds 3 >"$SCRATCH/log" 2>&1 &
 crawl=$!
-# --watch from the start: it must end by itself once the job is over.
-sleep 0.5
+# From when the directory is a crawl's (mpirun may take a while to start)
+# and its job holds the lock; --watch from then on must end by itself once
+# the job is over.
+for _ in $(seq 300); do
+	[ -e "$C/crawl.meta" ] && [ -e "$C/lock" ] && break
+	sleep 0.1
+done
 timeout 120 "$MPICRAWL" status --dir "$C" --watch 1 --json >"$SCRATCH/watch" 2>&1 &
 watch=$!
 
