@@ -121,7 +121,7 @@ static void text_ends(const struct status *st, struct buf *o)
 		buf_addf(o, "round's fetch ends: %s (no rate yet)\n", a);
 	}
 	span(st->crawl_eta_s, a, sizeof(a));
-	buf_addf(o, "crawl ends: %s%s (%" PRIu64 " due URLs left for later rounds; links found "
+	buf_addf(o, "crawl ends: %s%s (%" PRIu64 " URLs due after this round; links found "
 		 "add more)\n", st->crawl_eta_s >= 0 ? "in at least " : "", a, st->due_later);
 }
 

@@ -114,11 +114,11 @@ void round_read_facts(const struct crawl_dir *d, int seg, struct round_facts *f)
 	f->selected = -1;
 	f->denied = -1;
 	f->due_later = 0;
+	f->unfetched = -1;
 	if (seg <= 0)
 		return;
 	f->selected = phase_int(d, seg, "generate", "counters", "selected");
 	f->denied = phase_int(d, seg, "generate", "counters", "robots_denied");
-	f->due_later = 0;
 	for (i = 0; i < 3; i++) {
 		static const char *const later[3] = {
 			"host_capped", "politeness_capped", "budget_capped",
@@ -130,6 +130,7 @@ void round_read_facts(const struct crawl_dir *d, int seg, struct round_facts *f)
 	f->round_ms = phase_int(d, seg, "generate", NULL, "round_ms");
 	f->steps = phase_int(d, seg, "generate", NULL, "round_steps");
 	f->origins = phase_int(d, seg, "update", "counters", "origins");
+	f->unfetched = phase_int(d, seg, "update", "counters", "status_unfetched");
 	r = phase_int(d, seg, "update", "counters", "records");
 	f->records = r > 0 ? (uint64_t)r : 0;
 }

@@ -38,7 +38,8 @@ static void job_metrics(const struct status *st, struct buf *o)
 	gauge(o, "mpicrawl_disk_used_bytes", "Bytes the crawl directory takes on disk",
 	      (double)st->disk_bytes);
 	gauge(o, "mpicrawl_due_later_urls",
-	      "Due URLs the round's generate left for later rounds", (double)st->due_later);
+	      "URLs due after the round (generate's leftovers; once updated, the CrawlDb's "
+	      "unfetched URLs)", (double)st->due_later);
 }
 
 static void round_metrics(const struct status *st, struct buf *o)

@@ -206,7 +206,8 @@ enum cr_err status_read(const char *dir, int64_t now_us, unsigned flags, struct 
 	st->phase = phase_of(&snap, st->job == STATUS_RUNNING);
 	round_read_facts(&d, st->seg, &facts);
 	st->selected = facts.selected > 0 ? (uint64_t)facts.selected : 0;
-	st->due_later = facts.due_later;
+	st->due_later = (st->phases & ROUND_UPDATED) && facts.unfetched >= 0 ?
+			(uint64_t)facts.unfetched : facts.due_later;
 	if (flags & STATUS_DISK)
 		st->disk_bytes = status_disk_bytes(dir);
 	return round_progress(&d, st);

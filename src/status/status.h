@@ -59,7 +59,9 @@ struct status {
 	int phases;               /* its round/state.h phase bits */
 	const char *phase;        /* the phase under way or next: "fetch", ...; "done" */
 	uint64_t selected;        /* the URLs its generate selected */
-	uint64_t due_later;       /* due URLs its generate left for later rounds */
+	uint64_t due_later;       /* due URLs after the round: those its generate left
+				     for later rounds; once updated, the CrawlDb's
+				     unfetched URLs */
 	struct status_progress prog;
 	struct estimate_round est;   /* of prog: only when prog.ranks */
 	int64_t crawl_eta_s;      /* -1 unknown */
