@@ -6,6 +6,9 @@ pkgs=(build-essential pkg-config libopenmpi-dev openmpi-bin libcurl4-openssl-dev
       libc-ares-dev libxml2-dev libzstd-dev libxxhash-dev libpsl-dev libidn2-dev zlib1g-dev
       libssl-dev libpcre2-dev libdeflate-dev libbrotli-dev libcld2-dev libzip-dev libmagic-dev brotli dnsmasq-base nginx wget2 clang libclang-rt-dev python3 time zstd jq chromium
       slurmctld slurmd slurm-client munge
+      # promtool, which tests/e2e/status.sh checks every metrics.prom with
+      # (the file node_exporter's textfile collector reads; docs/OPERATIONS.md)
+      prometheus
       # Real HTML written by others, served by tests/e2e/real_pages.sh
       # (docs/REAL_PAGES.md): Debian's documentation.
       python3-doc postgresql-doc-15 git-doc sqlite3-doc zsh-doc debian-reference-en vim-doc

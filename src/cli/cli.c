@@ -16,6 +16,7 @@
 #include "util/lock.h"
 #include "util/log.h"
 #include "util/stop.h"
+#include "status/metrics.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -337,6 +338,10 @@ int cli_job_start(struct job *j, const struct cli_opts *o, int create)
 		return e == CR_ERR_ARG ? 2 : 1;
 	if (!take_lock(j, o->dir))
 		return 1;
+	/* A writer that cannot start is said, and the crawl goes on. */
+	if (j->rank == 0 &&
+	    metrics_start(o->dir, j->cfg.metrics_path, j->cfg.metrics_interval_s) != CR_OK)
+		log_warn("job", "metrics.prom will not be written");
 	if (create && j->rank == 0) {
 		char meta[PATH_MAX];
 
@@ -419,6 +424,7 @@ int cli_job_end(int code)
 		log_info("job", "stopped early: exit 0 under the launcher, 75 in '%s/last_job' "
 			 "(the scripts return 75); run again to continue", job_dir);
 	lock_release(&job_lock);
+	metrics_stop();   /* its last version: the job over */
 	comm_finalize();
 	return quiet ? 0 : code;
 }

@@ -24,5 +24,6 @@ int cmd_report(int argc, char **argv);
 int cmd_unlock(int argc, char **argv);
 int cmd_stop(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_status(int argc, char **argv);
 
 #endif

@@ -33,6 +33,7 @@ static const struct {
 	{ "unlock", cmd_unlock, 1, "clear the stale lock of a crawl directory" },
 	{ "stop", cmd_stop, 1, "ask the job working on a crawl directory to stop soon" },
 	{ "check", cmd_check, 1, "verify a crawl directory's files; --repair what is safe" },
+	{ "status", cmd_status, 1, "what a crawl's job is doing, how far, how fast, when it ends" },
 };
 
 static void usage(FILE *to)
@@ -40,7 +41,8 @@ static void usage(FILE *to)
 	size_t i;
 
 	fputs("usage: mpicrawl COMMAND [OPTIONS]   (under mpirun/srun for several ranks;\n"
-	      "       readdb, url, robots, warc, wacz, report, unlock, stop and check run once)\n"
+	      "       readdb, url, robots, warc, wacz, report, unlock, stop, check and\n"
+	      "       status run once)\n"
 	      "commands:\n", to);
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(to, "  %-9s %s\n", commands[i].name, commands[i].help);

@@ -551,6 +551,11 @@ static const struct key keys[] = {
 	  "bytes one rank sends to all others in one link exchange step (KiB)"),
 	L("progress.interval_ms", progress_ms, 100, 3600000, "1000",
 	  "how often rank 0 prints the progress line (ms)"),
+	L("metrics.interval_s", metrics_interval_s, 0, 3600, "5",
+	  "how often rank 0 rewrites DIR/metrics.prom, Prometheus metrics (s); 0: never"),
+	S("metrics.path", metrics_path, "",
+	  "where metrics.prom is written instead of DIR/metrics.prom (a node_exporter "
+	  "textfile directory's NAME.prom)"),
 	{ NULL, K_LONG, 0, 0, 0, 0, NULL, NULL, NULL, NULL, 0 },
 };
 

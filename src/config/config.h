@@ -137,6 +137,8 @@ struct config {
 	long dedup_max_runs;
 	long exchange_batch_kb;
 	long progress_ms;
+	long metrics_interval_s;   /* metrics.interval_s: DIR/metrics.prom; 0: none */
+	char metrics_path[512];    /* metrics.path: where instead; "": DIR/metrics.prom */
 	int partitions_set;   /* partition.count was given explicitly */
 	int dedup_signature_set;   /* dedup.signature was given explicitly */
 	int partition_by_set;      /* partition.by was given explicitly */

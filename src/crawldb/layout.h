@@ -3,6 +3,7 @@
  *
  *   crawl.meta                        format, partition count and key, warc.prefix, creation config
  *   lock                              the job's lock (util/lock.h)
+ *   metrics.prom                      the job's state for Prometheus (status/metrics.h)
  *   crawldb/CURRENT                   number of the committed CrawlDb version
  *   crawldb/NNNNN/part-PPPPP.zst      CrawlDb records of partition PPPPP
  *   crawldb/NNNNN/seen-PPPPP.bloom    its seen-set (seen/bloom.h)
@@ -18,7 +19,7 @@
  *   segments/NNNNN/fetch/part-PPPPP.journal   an unfinished fetch's journal
  *   segments/NNNNN/warc/              WARC files (.warc.gz)
  *   segments/NNNNN/cdxj/ text/ links/ the index step's outputs (index/index.h)
- *   segments/NNNNN/progress/rRRRR     live counters of rank RRRR (fetch/progress.h)
+ *   segments/NNNNN/progress/rRRRR     live progress of rank RRRR (status/progfile.h)
  *   segments/NNNNN/_SUCCESS.<phase>   a phase of the round is complete
  *   segments/NNNNN/stats.json         every phase's counters
  *   tmp/rRRRR/                        scratch of rank RRRR (sort runs)
@@ -74,8 +75,8 @@ CR_WUR enum cr_err layout_write_meta(const struct crawl_dir *d, const struct con
 void layout_make_prefix(int64_t now_us, char *out, size_t cap);
 
 /* Paths at the top of the crawl directory root: crawl.meta, lock,
- * report.html, and the folders crawldb, segments, robots and tmp. name is
- * one of those. */
+ * report.html, metrics.prom, and the folders crawldb, segments, robots and
+ * tmp. name is one of those. */
 void layout_top(const char *root, const char *name, char *out, size_t cap);
 
 /* Partition of a canonical URL. */

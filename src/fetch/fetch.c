@@ -17,7 +17,6 @@
 #include "fetch/http.h"
 #include "fetch/origins.h"
 #include "fetch/outcome.h"
-#include "fetch/progress.h"
 #include "fetch/segout.h"
 #include "parse/parse.h"
 #include "robots/robots.h"
@@ -563,11 +562,9 @@ void fetch_loop(struct fetcher *f)
 {
 	const struct config *cfg = &f->j->cfg;
 	const struct http_result *r;
-	struct progress prog;
 	struct host *h;
 	int64_t grace = 0, now = clock_mono_us();
 
-	progress_init(&prog, f->j, f->seg, "fetch");
 	/* Links followed meanwhile a stop are journaled, not fetched. Early
 	 * robots.txt files keep the loop only for their grace once the round
 	 * has no work of its own, and no new request starts in it. */
@@ -591,14 +588,13 @@ void fetch_loop(struct fetcher *f)
 			fetch_net_judge(f);
 		comm_hint_poll(on_hint_in, f);
 		f->c[FC_EMBEDS] = f->frontier.embeds;   /* also those another rank handed in */
-		progress_tick(&prog, f->c, (uint64_t)f->hosts.left, 0);
+		progress_tick(&f->prog, f->c, &f->hosts, 0);
 		now = clock_mono_us();
 	}
 	/* Time limit, stop or failure: what is still open is abandoned and
 	 * stays due. Outcomes still held are judged. */
 	http_abandon_all(f->http, on_abandon, f);
 	fetch_net_end(f);
-	progress_tick(&prog, f->c, 0, 1);
-	progress_release(&prog);
+	progress_tick(&f->prog, f->c, &f->hosts, PROGRESS_FORCE);
 }
 

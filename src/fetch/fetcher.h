@@ -19,6 +19,7 @@
 #include "fetch/http.h"
 #include "fetch/netwatch.h"
 #include "fetch/origins.h"
+#include "fetch/progress.h"
 #include "fetch/segout.h"
 #include "parse/parse.h"
 #include "scope/host_rules.h"
@@ -48,6 +49,7 @@ struct fetcher {
 	struct http_client *http;
 	struct segout *out;
 	struct frontier frontier;   /* links followed in the round */
+	struct progress prog;       /* this rank's progress file (progress.h) */
 	int64_t limit;              /* fetch.time_limit_s, monotonic µs (INT64_MAX: none) */
 	uint64_t c[FC_COUNT_];
 	uint64_t pc[PC_COUNT_];     /* parse counters, with fetch.parse */

@@ -347,10 +347,14 @@ enum cr_err fetch_run(struct job *j, int seg, int version, uint64_t *counters,
 	}
 	if (!e)
 		e = load(&f, clock_now_us());
+	progress_init(&f.prog, j, seg, "fetch");
+	f.prog.kept = f.kept;
 	if (!e)
 		fetch_loop(&f);
 	e = handoffs(&f, e);
 	e = agree(&f, e);
+	progress_tick(&f.prog, f.c, NULL, PROGRESS_FINAL);
+	progress_release(&f.prog);
 	if (!e)
 		e = finish(&f);
 	memcpy(counters, f.c, sizeof(f.c));

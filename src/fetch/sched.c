@@ -28,6 +28,22 @@ int64_t sched_next_start(const struct sched_host *h, const struct sched_policy *
 	return t;
 }
 
+int64_t sched_need_us(const struct sched_host *h, const struct sched_policy *p,
+		      uint64_t queue, int64_t now_us)
+{
+	int64_t gap = p->delay_us > 0 ? p->delay_us + SCHED_MARGIN_US : 0;
+	int64_t next = sched_next_start(h, p), wait;
+	int m = p->max_in_flight > 0 ? p->max_in_flight : 1;
+
+	if (!queue)
+		return 0;
+	/* All open: the next start is a delay after one of them ends. */
+	wait = next == INT64_MAX ? gap : next > now_us ? next - now_us : 0;
+	if (queue - 1 > (uint64_t)(INT64_MAX - wait) / (uint64_t)(gap ? gap : 1))
+		return INT64_MAX;
+	return wait + (int64_t)((queue - 1) / (uint64_t)m) * gap;
+}
+
 void sched_on_start(struct sched_host *h, int64_t now_us)
 {
 	h->in_flight++;

@@ -61,6 +61,12 @@ struct sched_host {
 void sched_host_init(struct sched_host *h);
 /* Earliest start of a new request; INT64_MAX if max_in_flight are open. */
 int64_t sched_next_start(const struct sched_host *h, const struct sched_policy *p);
+/* How long politeness keeps a host busy with queue more URLs from now_us,
+ * at least: until its next start, then a delay between starts
+ * (max_in_flight at a time). The requests' own time is not counted.
+ * INT64_MAX when it does not fit. */
+int64_t sched_need_us(const struct sched_host *h, const struct sched_policy *p,
+		      uint64_t queue, int64_t now_us);
 void sched_on_start(struct sched_host *h, int64_t now_us);
 void sched_on_end(struct sched_host *h, int64_t now_us);
 

@@ -105,6 +105,7 @@ static int64_t phase_int(const struct crawl_dir *d, int seg, const char *phase,
 void round_read_facts(const struct crawl_dir *d, int seg, struct round_facts *f)
 {
 	int64_t r;
+	int i;
 
 	f->round_ms = -1;
 	f->steps = -1;
@@ -113,14 +114,25 @@ void round_read_facts(const struct crawl_dir *d, int seg, struct round_facts *f)
 	f->selected = -1;
 	f->denied = -1;
 	f->rescope_due = -1;
+	f->due_later = 0;
+	f->unfetched = -1;
 	if (seg <= 0)
 		return;
 	f->selected = phase_int(d, seg, "generate", "counters", "selected");
 	f->denied = phase_int(d, seg, "generate", "counters", "robots_denied");
 	f->rescope_due = phase_int(d, seg, "generate", "counters", "rescope_due");
+	for (i = 0; i < 3; i++) {
+		static const char *const later[3] = {
+			"host_capped", "politeness_capped", "budget_capped",
+		};
+
+		r = phase_int(d, seg, "generate", "counters", later[i]);
+		f->due_later += r > 0 ? (uint64_t)r : 0;
+	}
 	f->round_ms = phase_int(d, seg, "generate", NULL, "round_ms");
 	f->steps = phase_int(d, seg, "generate", NULL, "round_steps");
 	f->origins = phase_int(d, seg, "update", "counters", "origins");
+	f->unfetched = phase_int(d, seg, "update", "counters", "status_unfetched");
 	r = phase_int(d, seg, "update", "counters", "records");
 	f->records = r > 0 ? (uint64_t)r : 0;
 }

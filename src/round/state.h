@@ -83,7 +83,9 @@ void round_read(const struct crawl_dir *d, int seg, struct round_snapshot *s);
  * generate planned (ms; -1: it says none) and the growth steps of that
  * plan (-1: none said), the CrawlDb's URLs its update counted (0: it says
  * none) and their origins (-1: none said); the URLs its generate
- * selected and those it found denied by robots.txt (-1: it says none). */
+ * selected and those it found denied by robots.txt (-1: it says none);
+ * the due URLs it left for later rounds, and the unfetched URLs of the
+ * CrawlDb its update made. */
 struct round_facts {
 	int64_t round_ms;
 	int64_t steps;
@@ -92,6 +94,10 @@ struct round_facts {
 	int64_t selected;
 	int64_t denied;
 	int64_t rescope_due;   /* generate's pages due for a scope's refusals */
+	uint64_t due_later;   /* due URLs its generate left for later rounds
+				 (host_capped, politeness_capped, budget_capped) */
+	int64_t unfetched;    /* the CrawlDb's unfetched URLs (due at once) its
+				 update counted; -1: not updated */
 };
 void round_read_facts(const struct crawl_dir *d, int seg, struct round_facts *f);
 

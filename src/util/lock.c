@@ -245,3 +245,27 @@ enum cr_err lock_clear(const char *path, int force, struct lock_holder *h,
 	close(fd);
 	return CR_OK;
 }
+
+enum lock_peek_result lock_look(const char *path, struct lock_holder *h)
+{
+	char host[256] = "";
+	struct stat st;
+	int fd;
+
+	memset(h, 0, sizeof(*h));
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return LOCK_PEEK_NONE;
+	/* Not a file (a directory, a fifo): no job could hold it. */
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return LOCK_PEEK_NONE;
+	}
+	holder_read(fd, h);
+	close(fd);
+	if (gethostname(host, sizeof(host) - 1) != 0)
+		host[0] = '\0';
+	if (h->pid <= 0 || strcmp(h->host, host))
+		return LOCK_PEEK_REMOTE;
+	return pid_alive(h->pid) ? LOCK_PEEK_ALIVE : LOCK_PEEK_GONE;
+}

@@ -79,4 +79,17 @@ enum lock_clear_result {
 CR_WUR enum cr_err lock_clear(const char *path, int force, struct lock_holder *h,
 			      enum lock_clear_result *res);
 
+enum lock_peek_result {
+	LOCK_PEEK_NONE,           /* no lock file: no job */
+	LOCK_PEEK_ALIVE,          /* its holder is a live process of this host */
+	LOCK_PEEK_GONE,           /* its holder was of this host and is gone */
+	LOCK_PEEK_REMOTE,         /* held from another host (or not written yet):
+				     not known from here */
+};
+
+/* What the lock file at path says of its holder, read without any flock
+ * (lock_peek asks the lock itself): h receives the holder record, whose
+ * pid is looked for when it is of this host. For `mpicrawl status`. */
+enum lock_peek_result lock_look(const char *path, struct lock_holder *h);
+
 #endif

@@ -11,6 +11,7 @@
 #include "crawldb/parse_record.h"
 #include "index/stage.h"
 #include "robots/cache.h"
+#include "status/progfile.h"
 #include "store/recfile.h"
 #include "util/buf.h"
 #include "util/fs.h"
@@ -137,6 +138,50 @@ static void robots_cache(struct buf *b)
 	t.dns.addr[0] = '\0';
 	robots_cache_pack(b, "http://nx.test", 0, 0, "", 0, &t);
 	put_buf("fuzz_robots_cache", "dns-nxdomain", b);
+}
+
+/* Progress files (status/progfile.h): a rank fetching, with its slowest
+ * hosts; one done; one cut short. */
+static void progfile(struct buf *b)
+{
+	static const char *const names[3] = {
+		"slow.example.org", "xn--bcher-kva.example", "[2001:db8::1]",
+	};
+	struct progfile p;
+	int i;
+
+	memset(&p, 0, sizeof(p));
+	p.rank = 1;
+	p.ranks = 4;
+	p.seg = 12;
+	snprintf(p.phase, sizeof(p.phase), "fetch");
+	p.time_us = 1795815113859562LL;
+	p.elapsed_us = 61000000;
+	p.fetchlist = 400;
+	p.urls = 450;
+	p.done = 210;
+	p.kept = 30;
+	p.requests = 190;
+	p.bytes = 9000000;
+	p.recent_requests = 40;
+	p.recent_us = 15000000;
+	p.fail[PF_ERROR] = 4;
+	p.fail[PF_TLS] = 1;
+	p.fail[PF_GONE] = 7;
+	p.hosts_active = 25;
+	p.hosts_parked = 1;
+	p.hosts_held = 2;
+	for (i = 0; i < 3; i++)
+		progfile_top_add(p.top, &p.ntop, PROGFILE_TOP, names[i], (uint64_t)(40 - 10 * i),
+				 80000 - 30000 * i);
+	progfile_encode(&p, b);
+	put("fuzz_progfile", "cut", b->p, 200);
+	put_buf("fuzz_progfile", "running", b);
+	p.final = 1;
+	p.ntop = 0;
+	p.done = p.urls;
+	progfile_encode(&p, b);
+	put_buf("fuzz_progfile", "done", b);
 }
 
 /* A staged file of the index step (index/stage.h): a WARC file, its CDXJ
@@ -289,6 +334,7 @@ int main(int argc, char **argv)
 	buf_init(&b);
 	records(&b);
 	robots_cache(&b);
+	progfile(&b);
 	recfile(tmp, &b, REC_KIND_CRAWLDB, "crawldb-3", 3);
 	recfile(tmp, &b, REC_KIND_LINK, "link-2", 2);
 	recfile(tmp, &b, REC_KIND_FETCHLIST, "fetchlist-empty", 0);
