@@ -61,6 +61,8 @@ check "stop: ended within fetch.stop_grace_s + 5 s ($SECS s)" test "$SECS" -le $
 check "stop under mpicrawl-run: no abort banner" bash -c "! grep -qE '$banner' '$SCRATCH/a.out'"
 check "the control file is gone with the job" test ! -e "$D/stop"
 check "last_job records the stop" grep -qx 'exit=75' "$D/last_job"
+check "status says the job stopped" bash -c \
+	"'$MPICRAWL' status --dir '$D' --json | jq -e '.job == \"stopped\"' >/dev/null"
 check "the stopped crawl continues" run_ranks 2 crawl --dir "$D" "${opts[@]}" >"$SCRATCH/a2.out" 2>&1
 dump_db "$D" >"$SCRATCH/a.db"
 check "... to the CrawlDb of a crawl never stopped" cmp -s "$SCRATCH/ref.db" "$SCRATCH/a.db"
