@@ -442,6 +442,7 @@ static void test_partition(void)
 		struct link_record l;
 		char u[64];
 
+		memset(&l, 0, sizeof(l));   /* flags, kind, meta: none */
 		if (i < sizeof(links) / sizeof(links[0])) {
 			l.url = links[i].url;
 			l.depth = links[i].depth;
