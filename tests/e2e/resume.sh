@@ -24,7 +24,8 @@
 # under test is build/bin/mpicrawl-test, bin/mpicrawl with the kill hook of
 # tests/hooks/kill.c, which the crawler itself does not contain. The trials
 # are seeded: RESUME_SEED=N replays a run, RESUME_TRIALS=N changes their
-# number (14 by default: a run is seeded afresh, so runs cover other points).
+# number (10 by default: every phase killed twice, on 1, 2 and 4 ranks; a
+# run is seeded afresh, so runs cover other points).
 # Also: the directory lock (a second job is refused, naming the holder;
 # `mpicrawl unlock` refuses a live holder and clears a stale one) and an
 # external SIGTERM of a running crawl (exit 75, lock released).
@@ -35,7 +36,7 @@ MPICRAWL=$ROOT/build/bin/mpicrawl-test
 HOSTS=20
 PAGES=20
 DELAY=10
-TRIALS=${RESUME_TRIALS:-14}
+TRIALS=${RESUME_TRIALS:-10}
 SEED=${RESUME_SEED:-$(( $(date +%s) % 100000 ))}
 echo "seed: $SEED (replay with RESUME_SEED=$SEED $0)"
 RANDOM=$SEED
@@ -180,7 +181,7 @@ stopped=0
 killed=0
 for ((i = 0; i < TRIALS; i++)); do
 	phase=${phases[i % 5]}
-	n=${ranks[(i / 5) % 3]}
+	n=${ranks[i % 3]}   # 1, 2 and 4 ranks, each phase on two of them
 	mode=${modes[(i + i / 5) % 4]}
 	rr=${ranks[RANDOM % 3]}
 	seg=$((1 + RANDOM % 3))
