@@ -57,7 +57,7 @@ FUZZ_TARGETS ?= $(FUZZ_SRC:tests/fuzz/%.c=%)
 # links libFuzzer's instead (FUZZ_MAIN empty, FUZZ_LDFLAGS=-fsanitize=fuzzer).
 FUZZ_MAIN ?= tests/fuzz/replay.c
 
-.PHONY: all test demo bench deps clean lint fuzz fuzz-bins unit install uninstall install-paths
+.PHONY: all check test-quick test demo bench deps clean lint fuzz fuzz-bins unit install uninstall install-paths
 all: bin/mpicrawl bin/simweb $(UNIT_BIN) $(B)/bin/mpicrawl-test
 # The unit test programs alone, e.g. make B=build-san SANITIZE=address,undefined unit
 unit: $(UNIT_BIN)
@@ -132,6 +132,16 @@ test: deps
 	@$(MAKE) --no-print-directory WERROR=1 all
 	@$(MAKE) --no-print-directory $(WARCIO)
 	@bash tests/run.sh
+
+# The inner loop: the unit programs, in seconds (no dependencies checked).
+check: unit
+	@bash tests/run.sh unit
+
+# Unit programs, lint and a handful of end-to-end scripts (a few minutes).
+test-quick: deps
+	@$(MAKE) --no-print-directory WERROR=1 all
+	@$(MAKE) --no-print-directory $(WARCIO)
+	@bash tests/run.sh unit lint cli rejudge outputs stop seeds
 
 demo: deps
 	@$(MAKE) --no-print-directory all

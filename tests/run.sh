@@ -3,6 +3,12 @@
 # tests/mpi/. Each prints "result: P passed, F failed" as its last result line;
 # a program that exits non-zero without one counts as one failure. Ends with
 # the summary line "N passed, N failed" and exits non-zero if anything failed.
+#
+#   tests/run.sh                 everything (make test)
+#   tests/run.sh NAME...         only these: "unit" (every unit program, built
+#                                first), "lint", a unit program (test_merge),
+#                                a script of tests/e2e or tests/mpi (stop,
+#                                e2e/stop.sh, mpi/budget_ranks) - tests/README.md
 set -u
 cd "$(dirname "$0")/.."
 # The public conformance suites live beside the repository (../shared/).
@@ -46,6 +52,42 @@ run_one() {
 	fi
 	rm -f "$log"
 }
+
+# named NAME: runs what NAME names (see the top), or says it names nothing.
+named() {
+	local n=${1%.sh} t
+	case $n in
+	unit)
+		make --no-print-directory -j2 unit >/dev/null || { failed=$((failed + 1)); return; }
+		for t in build/tests/test_*; do
+			[ -x "$t" ] && run_one "unit/$(basename "$t")" "$t"
+		done
+		return ;;
+	lint) run_one "lint" bash scripts/lint.sh; return ;;
+	esac
+	n=${n#unit/}
+	if [ -x "build/tests/$n" ]; then
+		run_one "unit/$n" "build/tests/$n"
+		return
+	fi
+	for t in "tests/$n.sh" "tests/e2e/$n.sh" "tests/mpi/$n.sh"; do
+		if [ -f "$t" ] && [ "$(basename "$t")" != lib.sh ]; then
+			run_one "${t#tests/}" bash "$t"
+			return
+		fi
+	done
+	echo "tests/run.sh: '$1' names no test (unit, lint, test_NAME, or a script of tests/e2e or tests/mpi)" >&2
+	exit 2
+}
+
+if [ $# -gt 0 ]; then
+	for a in "$@"; do
+		named "$a"
+	done
+	echo "$passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+	exit
+fi
 
 run_one "lint" bash scripts/lint.sh
 for t in build/tests/test_*; do
