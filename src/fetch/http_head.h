@@ -5,8 +5,9 @@
  * Pure: bytes in, values out; no I/O, no clock (the time is passed in), no
  * allocation. The head is any bytes, not NUL-terminated: lines end at LF,
  * a CR before it is dropped; a line without a colon, or a folded line, is
- * not a field. The fetcher uses these for Content-Type, Location and
- * Retry-After.
+ * not a field. Read wherever a stored or fetched response is looked at:
+ * the fetch outcome (Content-Type, Location, Retry-After), parse, the
+ * index (CDXJ, WAT, sniffing), `mpicrawl warc`.
  */
 #ifndef CR_FETCH_HTTP_HEAD_H
 #define CR_FETCH_HTTP_HEAD_H

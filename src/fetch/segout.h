@@ -1,7 +1,8 @@
 /*
  * segout.h - what a fetch phase writes for its segment, per owned
- * partition: three WARC series (pages: 2xx and 304; robots.txt;
- * diagnostics: 3xx, 4xx, 5xx, as Common Crawl keeps them apart), the fetch
+ * partition: four WARC series (pages: 2xx and 304; robots.txt;
+ * diagnostics: 3xx, 4xx, 5xx, as Common Crawl keeps them apart; sitemaps
+ * and feeds read for URLs), the fetch
  * records, with fetch.parse the parse records, a metadata record after each
  * page (warc.metadata), and the journal that lets a killed fetch resume
  * where it was (journal.h).
