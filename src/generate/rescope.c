@@ -4,17 +4,27 @@
 #include "generate/rescope.h"
 #include "scope/decisions.h"
 #include "url/url.h"
+#include "util/json.h"
 #include "util/log.h"
 
 #include <string.h>
+
+/* 1 if s holds a control byte: no canonical URL does. */
+static int has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20)
+			return 1;
+	return 0;
+}
 
 int rescope_refused_from(const char *line, size_t n, char *from, size_t cap)
 {
 	char reason[32];
 
-	return decisions_field(line, n, "reason", reason, sizeof(reason)) &&
-	       !strncmp(reason, "scope:", 6) && decisions_field(line, n, "from", from, cap) &&
-	       from[0];
+	return json_get_str(line, n, "reason", reason, sizeof(reason)) == CR_OK &&
+	       !strncmp(reason, "scope:", 6) && json_get_str(line, n, "from", from, cap) == CR_OK &&
+	       from[0] && !has_control(from);
 }
 
 /* Bytes a page of the set costs at most, as counted against the budget:

@@ -284,33 +284,6 @@ enum cr_err decisions_scan(const struct crawl_dir *d, int seg, const char *phase
 	return e;
 }
 
-int decisions_field(const char *line, size_t n, const char *name, char *out, size_t cap)
-{
-	char key[64];
-	const char *s, *end = line + n;
-	size_t o = 0, kl;
-
-	kl = (size_t)snprintf(key, sizeof(key), "\"%s\":\"", name);
-	if (kl >= sizeof(key) || !(s = memmem(line, n, key, kl)))
-		return 0;
-	for (s += kl; s < end && *s != '"'; s++) {
-		char c = *s;
-
-		if (c == '\\') {
-			if (++s >= end || *s == 'u')
-				return 0;
-			c = *s == 'n' ? '\n' : *s == 't' ? '\t' : *s == 'r' ? '\r' : *s;
-		}
-		if (o + 1 >= cap)
-			return 0;
-		out[o++] = c;
-	}
-	if (s >= end)
-		return 0;   /* no closing quote */
-	out[o] = '\0';
-	return 1;
-}
-
 static int by_name(const struct dirent **a, const struct dirent **b)
 {
 	return strcmp((*a)->d_name, (*b)->d_name);

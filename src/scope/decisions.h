@@ -64,11 +64,6 @@ typedef void (*decisions_line_fn)(void *arg, const char *line, size_t n);
 CR_WUR enum cr_err decisions_scan(const struct crawl_dir *d, int seg, const char *phase,
 				  uint32_t p, decisions_line_fn fn, void *arg);
 
-/* Pure: field name's string value of a decision line (as decisions_add
- * writes them) into out; 0 when the line has no such field, or its value
- * does not fit cap or holds a \u escape. */
-int decisions_field(const char *line, size_t n, const char *name, char *out, size_t cap);
-
 /* Writes every line of the segment's decision log to out, files in name
  * order: those whose names begin with one of kinds (NULL-terminated:
  * "generate-", "update-", "held-"; NULL: all) - the logs of the phases

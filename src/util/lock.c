@@ -15,7 +15,7 @@
 
 
 /* Parses "key=value" lines; missing keys stay empty. */
-static void holder_parse(const char *text, struct lock_holder *h)
+void lock_holder_parse(const char *text, struct lock_holder *h)
 {
 	const char *p = text;
 
@@ -60,7 +60,7 @@ static void holder_read(int fd, struct lock_holder *h)
 	ssize_t n = pread(fd, text, sizeof(text) - 1, 0);
 
 	text[n > 0 ? n : 0] = '\0';
-	holder_parse(text, h);
+	lock_holder_parse(text, h);
 }
 
 void lock_holder_str(const struct lock_holder *h, char *out, size_t cap)

@@ -57,6 +57,10 @@ void lock_release(struct dir_lock *l);
  */
 void lock_peek(const char *path, int *held, struct lock_holder *h);
 
+/* Reads a holder record's "key=value" lines (host, pid, job, started;
+ * others ignored) from text into h. Pure. */
+void lock_holder_parse(const char *text, struct lock_holder *h);
+
 /* One line describing a holder: "job J, pid P on host H, since T" (or, with
  * no pid written, says so: a job starting, or a lock file left empty). */
 void lock_holder_str(const struct lock_holder *h, char *out, size_t cap);

@@ -1,5 +1,6 @@
 #include "util/stop.h"
 #include "util/clock.h"
+#include "util/lock.h"
 
 #include <limits.h>
 #include <signal.h>
@@ -43,13 +44,10 @@ static int64_t watch_next;
 
 int stop_file_names(const char *text, long pid, const char *host)
 {
-	const char *p = strstr(text, "pid="), *h = strstr(text, "host=");
-	size_t hl = strlen(host);
+	struct lock_holder h;
 
-	if (!p || !h || (p != text && p[-1] != '\n') || (h != text && h[-1] != '\n'))
-		return 0;
-	return strtol(p + 4, NULL, 10) == pid && pid > 0 && !strncmp(h + 5, host, hl) &&
-	       (h[5 + hl] == '\n' || h[5 + hl] == '\0');
+	lock_holder_parse(text, &h);   /* the lock's own lines name the job */
+	return pid > 0 && h.pid == pid && !strcmp(h.host, host);
 }
 
 void stop_watch_file(const char *path)
