@@ -18,7 +18,7 @@
  * Prints "name value unit" lines. Texts and keys are made before the clock
  * starts; each measurement is repeated until it has run for 2 s.
  */
-#include "dedup/minhash.h"
+#include "util/minhash.h"
 #include "seen/bloom.h"
 #include "util/buf.h"
 #include "warc/warc.h"

@@ -15,13 +15,13 @@
  *
  * With --text, one line per 2xx text/html response instead:
  * Target-URI<TAB>WORDS, the words of the page's title and visible text as
- * near-duplicate detection reads them (dedup/minhash.h; the page read as
+ * near-duplicate detection reads them (util/minhash.h; the page read as
  * parsing reads it, its Content-Encoding undone), separated by single
  * spaces - for checking the detector against exact Jaccard indexes.
  */
 #include "cli/cmds.h"
 #include "crawldb/job.h"
-#include "dedup/minhash.h"
+#include "util/minhash.h"
 #include "fetch/http_head.h"
 #include "parse/html.h"
 #include "parse/parse.h"

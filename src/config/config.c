@@ -1,6 +1,6 @@
 #include "config/config.h"
-#include "dedup/minhash.h"
-#include "fetch/addr.h"
+#include "util/minhash.h"
+#include "util/addr.h"
 #include "inputs/inputs.h"
 #include "scope/host_rules.h"
 #include "scope/rules.h"
@@ -60,7 +60,7 @@ struct key {
 	{ name, K_DBL, offsetof(struct config, field), 0, min, max, def, doc, NULL, NULL, 0 }
 
 static const char *const warc_compressions[] = { "gzip", "zstd", NULL };
-/* In the order of enum minhash_scheme (dedup/minhash.h). */
+/* In the order of enum minhash_scheme (util/minhash.h). */
 static const char *const dedup_signatures[] = { "minhash", "oph", NULL };
 /* In the order of enum dns_family (fetch/dns.h) and enum http_version (fetch/http.h). */
 static const char *const dns_families[] = { "auto", "ipv4", "ipv6", NULL };
@@ -116,7 +116,7 @@ static const char *check_servers(const char *v)
 	return NULL;
 }
 
-/* fetch.allow_addresses: addresses and CIDR ranges (fetch/addr.h). */
+/* fetch.allow_addresses: addresses and CIDR ranges (util/addr.h). */
 static const char *check_addresses(const char *v)
 {
 	struct addr_list l;

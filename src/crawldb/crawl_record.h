@@ -32,7 +32,7 @@ enum crawl_status {
 	ST_BLOCKED = 6,    /* refused by policy: non-public address, bad scheme */
 	ST_DEFERRED = 7,   /* the host asks for more politeness than allowed (Crawl-delay) */
 	ST_DUPLICATE = 8,  /* fetched; a near-duplicate of the page dup_of (dedup/) */
-	ST_TRAP = 9,       /* a link into a URL space without end (update/trap.h): never fetched */
+	ST_TRAP = 9,       /* a link into a URL space without end (url/trap.h): never fetched */
 	ST_TRUNCATED = 10, /* 2xx, the body cut short: fetch.max_body_bytes, time, disconnect */
 	ST_TOO_LARGE = 11, /* 2xx, the body decodes to more than fetch.max_decoded_bytes */
 	ST_TIMEOUT = 12,   /* transient like error: no whole answer within the time limits */

@@ -1,5 +1,5 @@
 #include "crawldb/layout.h"
-#include "dedup/minhash.h"
+#include "util/minhash.h"
 #include "util/buf.h"
 #include "util/clock.h"
 #include "util/fs.h"

@@ -1,7 +1,7 @@
 #include "dedup/dedup.h"
 #include "comm/comm.h"
 #include "crawldb/parse_record.h"
-#include "dedup/minhash.h"
+#include "util/minhash.h"
 #include "dedup/runs.h"
 #include "store/recfile.h"
 #include "store/xsort.h"

@@ -10,7 +10,7 @@
 #include "fetch/fetcher.h"
 #include "comm/comm.h"
 #include "crawldb/fetch_record.h"
-#include "fetch/addr.h"
+#include "util/addr.h"
 #include "fetch/dns.h"
 #include "fetch/frontier.h"
 #include "fetch/hosts.h"

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "crawldb/job.h"
-#include "fetch/addr.h"
+#include "util/addr.h"
 #include "fetch/dns.h"
 #include "fetch/fetch.h"
 #include "fetch/frontier.h"

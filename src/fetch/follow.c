@@ -3,7 +3,7 @@
  */
 #include "fetch/follow.h"
 #include "crawldb/link_record.h"
-#include "update/trap.h"
+#include "url/trap.h"
 #include "scope/scope.h"
 
 #include <string.h>

@@ -4,7 +4,7 @@
 #include "fetch/frontier.h"
 #include "generate/generate.h"
 #include "crawldb/parse_record.h"
-#include "dedup/minhash.h"
+#include "util/minhash.h"
 #include "score/score.h"
 #include "seen/seen.h"
 #include "url/url.h"

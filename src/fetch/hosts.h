@@ -30,7 +30,7 @@
 #include <stdint.h>
 
 #include "crawldb/crawl_record.h"
-#include "fetch/addr.h"
+#include "util/addr.h"
 #include "fetch/sched.h"
 #include "scope/host_rules.h"
 #include "robots/origin.h"

@@ -36,7 +36,7 @@
 #include <stdint.h>
 
 #include "crawldb/crawl_record.h"
-#include "fetch/addr.h"
+#include "util/addr.h"
 #include "util/error.h"
 
 /* http.version, in the order of its words. */

@@ -2,7 +2,7 @@
 #include "crawldb/provenance.h"
 #include "util/clock.h"
 #include "crawldb/parse_record.h"
-#include "dedup/minhash.h"
+#include "util/minhash.h"
 #include "fetch/journal.h"
 #include "fetch/syncer.h"
 #include "index/index.h"

@@ -2,7 +2,7 @@
 #include "crawldb/crawl_record.h"
 #include "crawldb/fetch_record.h"
 #include "crawldb/parse_record.h"
-#include "dedup/minhash.h"
+#include "util/minhash.h"
 #include "fetch/http_head.h"
 #include "parse/css.h"
 #include "parse/decode.h"
@@ -135,7 +135,7 @@ static void set_langs(const struct lang_result *l, struct parse_record *pr)
 	pr->lang_reliable = (uint8_t)l->reliable;
 }
 
-/* The page's MinHash signature over its title and text (dedup/minhash.h). */
+/* The page's MinHash signature over its title and text (util/minhash.h). */
 static void sign_page(const struct job *j, const struct html_page *page,
 		      struct parse_record *pr, uint32_t *sig)
 {

@@ -1,5 +1,5 @@
 #include "scope/host_rules.h"
-#include "fetch/addr.h"
+#include "util/addr.h"
 #include "inputs/inputs.h"
 #include "util/buf.h"
 #include "util/hmap.h"

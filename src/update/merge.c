@@ -3,7 +3,7 @@
 #include "score/score.h"
 #include "seen/seen.h"
 #include "store/recfile.h"
-#include "update/trap.h"
+#include "url/trap.h"
 #include "url/url.h"
 #include "util/log.h"
 

@@ -1,5 +1,5 @@
 #include "test.h"
-#include "fetch/addr.h"
+#include "util/addr.h"
 
 static const struct { const char *a; int pub; } cases[] = {
 	{ "8.8.8.8", 1 }, { "1.1.1.1", 1 }, { "93.184.216.34", 1 },

@@ -1,6 +1,6 @@
 #include "crawldb/crawl_record.h"
 #include "crawldb/parse_record.h"
-#include "dedup/minhash.h"
+#include "util/minhash.h"
 #include "test.h"
 
 #include <math.h>

@@ -1,5 +1,5 @@
 #include "test.h"
-#include "update/trap.h"
+#include "url/trap.h"
 
 #include <stdlib.h>
 

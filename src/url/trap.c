@@ -1,4 +1,4 @@
-#include "update/trap.h"
+#include "url/trap.h"
 
 #include <string.h>
 

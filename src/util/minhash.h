@@ -23,8 +23,8 @@
  * the scheme it was created with (crawl.meta). Pure and deterministic on
  * every rank.
  */
-#ifndef CR_DEDUP_MINHASH_H
-#define CR_DEDUP_MINHASH_H
+#ifndef CR_UTIL_MINHASH_H
+#define CR_UTIL_MINHASH_H
 
 #include <stddef.h>
 #include <stdint.h>

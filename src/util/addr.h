@@ -14,8 +14,8 @@
  * a DNS answer that changes between our lookup and the connect does not get
  * through. Pure.
  */
-#ifndef CR_FETCH_ADDR_H
-#define CR_FETCH_ADDR_H
+#ifndef CR_UTIL_ADDR_H
+#define CR_UTIL_ADDR_H
 
 #include <sys/socket.h>
 

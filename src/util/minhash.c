@@ -1,4 +1,4 @@
-#include "dedup/minhash.h"
+#include "util/minhash.h"
 
 #include <string.h>
 #include <xxhash.h>

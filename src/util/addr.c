@@ -1,4 +1,4 @@
-#include "fetch/addr.h"
+#include "util/addr.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -15,8 +15,8 @@
  * and those of one path with different queries, are neighbours: the state
  * below counts them as they pass. Pure, and the same on any rank count.
  */
-#ifndef CR_UPDATE_TRAP_H
-#define CR_UPDATE_TRAP_H
+#ifndef CR_URL_TRAP_H
+#define CR_URL_TRAP_H
 
 #include <stddef.h>
 #include <stdint.h>
