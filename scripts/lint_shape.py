@@ -18,7 +18,7 @@ import glob, os, re, subprocess, sys
 FUNC_MAX = 100
 LOOP_MAX = 700
 LIB_HOMES = {
-    'curl/curl.h': 'src/fetch/http.c',
+    'curl/curl.h': ('src/fetch/http.c', 'src/http/head.c'),
     'ares.h': 'src/fetch/dns.c',
     'libxml/': ('src/parse/html.c', 'src/parse/sitemap.c'),
     'mpi.h': 'src/comm/comm.c',

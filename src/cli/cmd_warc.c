@@ -22,7 +22,7 @@
 #include "cli/cmds.h"
 #include "crawldb/job.h"
 #include "util/minhash.h"
-#include "fetch/http_head.h"
+#include "http/head.h"
 #include "parse/html.h"
 #include "parse/parse.h"
 #include "warc/warc.h"

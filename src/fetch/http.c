@@ -663,10 +663,3 @@ void http_client_free(struct http_client **cp)
 	free(c);
 	*cp = NULL;
 }
-
-int64_t http_date(const char *s)
-{
-	time_t t = curl_getdate(s, NULL);
-
-	return t <= 0 ? -1 : (int64_t)t;
-}

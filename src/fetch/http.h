@@ -154,8 +154,4 @@ void http_release(struct http_client *c, const struct http_result *r);
 void http_abandon_all(struct http_client *c, void (*fn)(void *arg, void *user, int kind),
 		      void *arg);
 
-/* An HTTP date (RFC 9110 5.6.7, and the obsolete forms) in seconds since
- * the epoch, or -1. */
-int64_t http_date(const char *s);
-
 #endif

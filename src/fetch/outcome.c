@@ -1,7 +1,7 @@
 #include "fetch/outcome.h"
 #include "crawldb/fetch_record.h"
 #include "fetch/fetch.h"
-#include "fetch/http_head.h"
+#include "http/head.h"
 #include "parse/decode.h"
 
 #include <ctype.h>

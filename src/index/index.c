@@ -5,7 +5,7 @@
 #include "index/index.h"
 #include "crawldb/crawl_record.h"
 #include "crawldb/parse_record.h"
-#include "fetch/http_head.h"
+#include "http/head.h"
 #include "index/sniff.h"
 #include "index/stage.h"
 #include "index/wat.h"

@@ -3,7 +3,7 @@
  * that speaks to libmagic.
  */
 #include "index/sniff.h"
-#include "fetch/http_head.h"
+#include "http/head.h"
 #include "parse/decode.h"
 #include "util/buf.h"
 #include "util/log.h"

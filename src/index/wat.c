@@ -2,7 +2,7 @@
 #include "index/index.h"
 #include "crawldb/layout.h"
 #include "crawldb/provenance.h"
-#include "fetch/http_head.h"
+#include "http/head.h"
 #include "parse/parse.h"
 #include "util/fs.h"
 #include "util/json.h"

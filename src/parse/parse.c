@@ -3,7 +3,7 @@
 #include "crawldb/fetch_record.h"
 #include "crawldb/parse_record.h"
 #include "util/minhash.h"
-#include "fetch/http_head.h"
+#include "http/head.h"
 #include "parse/css.h"
 #include "parse/decode.h"
 #include "parse/html.h"

@@ -7,7 +7,7 @@
 #include <strings.h>
 #include <time.h>
 
-#include "fetch/http.h"
+#include "http/head.h"
 
 /* What one record (url, sitemap, item, entry) holds as it is read. */
 enum field { F_NONE, F_LOC, F_LASTMOD, F_CHANGEFREQ, F_PRIORITY };

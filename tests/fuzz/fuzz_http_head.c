@@ -1,12 +1,12 @@
 /*
  * fuzz_http_head - the response-head helpers the fetcher uses
- * (fetch/http_head.h): fields, Content-Type and charset, Retry-After.
+ * (http/head.h): fields, Content-Type and charset, Retry-After.
  *
  * Input: a raw response head, any bytes. The output buffers are sized as
  * the fetcher's, then tightly (sizes taken from the input). A field's value
  * must lie inside the head; type and charset must be lower-case and fit.
  */
-#include "fetch/http_head.h"
+#include "http/head.h"
 #include "fuzz.h"
 
 #include <ctype.h>

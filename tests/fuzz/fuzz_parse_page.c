@@ -14,7 +14,7 @@
 #include "crawldb/fetch_record.h"
 #include "crawldb/job.h"
 #include "crawldb/parse_record.h"
-#include "fetch/http_head.h"
+#include "http/head.h"
 #include "fuzz.h"
 #include "parse/parse.h"
 #include "url/url.h"

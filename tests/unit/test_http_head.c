@@ -1,11 +1,11 @@
 /*
  * test_http_head.c - reading the fields of a raw response head
- * (fetch/http_head.h), as tables: which field a name finds (the last, any
+ * (http/head.h), as tables: which field a name finds (the last, any
  * case, blanks and CR off, folded or colon-less lines not fields), what a
  * Content-Type says (type and charset, cut to their caps), and how long a
  * Retry-After asks to wait.
  */
-#include "fetch/http_head.h"
+#include "http/head.h"
 #include "test.h"
 
 #include <string.h>

@@ -1,7 +1,7 @@
-#include "fetch/http_head.h"
-#include "fetch/http.h"
+#include "http/head.h"
 
 #include <ctype.h>
+#include <curl/curl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -84,4 +84,11 @@ int64_t http_head_retry_after_s(const char *v, size_t vlen, int64_t now_s)
 	if (when <= 0)
 		return -1;
 	return (int64_t)when - now_s;
+}
+
+int64_t http_date(const char *s)
+{
+	time_t t = curl_getdate(s, NULL);
+
+	return t <= 0 ? -1 : (int64_t)t;
 }

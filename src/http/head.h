@@ -1,5 +1,5 @@
 /*
- * http_head.h - reading the fields of a raw HTTP response head, the bytes a
+ * head.h - reading the fields of a raw HTTP response head, the bytes a
  * server sent from the status line to the blank line.
  *
  * Pure: bytes in, values out; no I/O, no clock (the time is passed in), no
@@ -7,10 +7,12 @@
  * a CR before it is dropped; a line without a colon, or a folded line, is
  * not a field. Read wherever a stored or fetched response is looked at:
  * the fetch outcome (Content-Type, Location, Retry-After), parse, the
- * index (CDXJ, WAT, sniffing), `mpicrawl warc`.
+ * index (CDXJ, WAT, sniffing), `mpicrawl warc`. The HTTP message format
+ * lives in this folder, below everything that reads one; the transfers are
+ * fetch/http.c.
  */
-#ifndef CR_FETCH_HTTP_HEAD_H
-#define CR_FETCH_HTTP_HEAD_H
+#ifndef CR_HTTP_HEAD_H
+#define CR_HTTP_HEAD_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -40,5 +42,10 @@ void http_head_content_type(const void *head, size_t len, char *type, size_t tca
  * Not capped: the caller decides how long a hold it honours.
  */
 int64_t http_head_retry_after_s(const char *v, size_t vlen, int64_t now_s);
+
+/* An HTTP date (RFC 9110 5.6.7, and the obsolete forms) in seconds since
+ * the epoch, or -1. Parsed by libcurl's date parser (curl_getdate), the one
+ * use of libcurl outside the transfers of fetch/http.c. */
+int64_t http_date(const char *s);
 
 #endif
