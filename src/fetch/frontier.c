@@ -2,7 +2,7 @@
  * frontier.c - links followed inside the round; see frontier.h.
  */
 #include "fetch/frontier.h"
-#include "generate/generate.h"
+#include "fetch/sched.h"
 #include "crawldb/parse_record.h"
 #include "util/minhash.h"
 #include "score/score.h"
@@ -414,7 +414,7 @@ uint64_t frontier_room(const struct host *h, int64_t limit, int64_t now, int64_t
 						(h->pol.delay_us + SCHED_MARGIN_US)) : 0;
 		room = left > queued ? left - queued : 0;
 	}
-	all = generate_feasible(span_ms, (long)(h->pol.delay_us / 1000));
+	all = sched_feasible(span_ms, (long)(h->pol.delay_us / 1000));
 	if (all != INT64_MAX) {
 		left = (uint64_t)all > h->n + h->earlier ? (uint64_t)all - h->n - h->earlier : 0;
 		room = left < room ? left : room;

@@ -145,7 +145,7 @@ void frontier_count_earlier(struct host_table *t, const struct hmap *done);
 /* The room of frontier_page: the URLs politeness (one a delay) lets h start
  * from now until limit (monotonic µs; INT64_MAX: none), beyond those it has
  * queued; and in the round's span (span_ms, job_round_span_ms; 0: none) no
- * more than generate would have selected (generate_feasible) in all, the
+ * more than generate would have selected (sched_feasible) in all, the
  * URLs an interrupted attempt finished included. */
 uint64_t frontier_room(const struct host *h, int64_t limit, int64_t now, int64_t span_ms);
 

@@ -241,3 +241,12 @@ struct sched_host *sched_heap_top(const struct sched_heap *q)
 {
 	return q->n ? q->v[0] : NULL;
 }
+
+int64_t sched_feasible(int64_t span_ms, long delay_ms)
+{
+	if (span_ms <= 0 || delay_ms <= 0)
+		return INT64_MAX;
+	/* One request (the robots.txt, or the first page) at the start, then
+	 * one per delay until the span ends. */
+	return span_ms / delay_ms + 1;
+}

@@ -70,6 +70,11 @@ int64_t sched_need_us(const struct sched_host *h, const struct sched_policy *p,
 void sched_on_start(struct sched_host *h, int64_t now_us);
 void sched_on_end(struct sched_host *h, int64_t now_us);
 
+/* The most requests of one host a span of span_ms holds at one request per
+ * delay_ms (INT64_MAX when either is 0: no bound): what generate selects of
+ * a host for a round, and what the fetcher's frontier lets a host queue. */
+int64_t sched_feasible(int64_t span_ms, long delay_ms);
+
 /* Raises p's delay to a robots.txt Crawl-delay (ms; negative: none).
  * Returns 1, leaving p alone, if it is above p->max_crawl_delay_us: the
  * host's URLs are then deferred. */

@@ -26,15 +26,6 @@ const char *const generate_counter_names[GC_COUNT_] = {
 	"robots_denied", "rescope_due",
 };
 
-int64_t generate_feasible(int64_t span_ms, long delay_ms)
-{
-	if (span_ms <= 0 || delay_ms <= 0)
-		return INT64_MAX;
-	/* One request (the robots.txt, or the first page) at the start, then
-	 * one per delay until the span ends. */
-	return span_ms / delay_ms + 1;
-}
-
 void generate_rules_from(const struct config *cfg, struct generate_rules *g)
 {
 	g->max_depth = cfg->max_depth;
@@ -190,7 +181,7 @@ enum generate_verdict generate_select(const struct crawl_record *r,
 	 * would idle), and those are bounded apart, as many again. */
 	if (g->round_ms > 0 && (int64_t)(h->robots == GEN_ROBOTS_STALE ? h->denied_taken
 								       : h->selected) >=
-				       generate_feasible(g->round_ms, host_delay_ms(g, h)))
+				       sched_feasible(g->round_ms, host_delay_ms(g, h)))
 		return GEN_POLITENESS_CAPPED;
 	return GEN_SELECT;
 }

@@ -77,10 +77,6 @@ int generate_due(const struct crawl_record *r, int64_t now, long max_depth);
 int generate_rejudged(const struct crawl_record *r, int64_t since_us);
 
 
-/* The most URLs of one host a span of span_ms can fetch at one request per
- * delay_ms (INT64_MAX when either is 0: no bound). Pure. */
-int64_t generate_feasible(int64_t span_ms, long delay_ms);
-
 /* The rules of selection (from the config: crawl.max_depth,
  * generate.max_per_host, trap.demote_*, fetch.time_limit_s, politeness.*;
  * generate_run sets round_ms to the round's span, job_round_span_ms). */

@@ -448,16 +448,6 @@ int main(void)
 
 	rejudged_table();
 	rescope_table();
-	CHECK(generate_feasible(0, 1000) == INT64_MAX, "no span, no bound");
-	CHECK(generate_feasible(600000, 0) == INT64_MAX, "no delay, no bound");
-	CHECK(generate_feasible(600000, 1000) == 601, "10 min at 1 s: %lld",
-	      (long long)generate_feasible(600000, 1000));
-	CHECK(generate_feasible(60000, 5000) == 13, "1 min at 5 s: %lld",
-	      (long long)generate_feasible(60000, 5000));
-	CHECK(generate_feasible(1000, 30000) == 1, "a delay longer than the span: one URL");
-	CHECK(generate_feasible(3750, 1000) == 4, "3.75 s at 1 s: %lld",
-	      (long long)generate_feasible(3750, 1000));
-
 	memset(&r, 0, sizeof(r));
 	r.next_fetch = 100;
 	CHECK(!generate_due(&r, 99, 0) && generate_due(&r, 100, 0), "due at next_fetch");

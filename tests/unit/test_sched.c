@@ -139,6 +139,20 @@ static void carried(void)
 	}
 }
 
+/* The most requests a span holds (what generate selects of a host). */
+static void feasible(void)
+{
+	CHECK(sched_feasible(0, 1000) == INT64_MAX, "no span, no bound");
+	CHECK(sched_feasible(600000, 0) == INT64_MAX, "no delay, no bound");
+	CHECK(sched_feasible(600000, 1000) == 601, "10 min at 1 s: %lld",
+	      (long long)sched_feasible(600000, 1000));
+	CHECK(sched_feasible(60000, 5000) == 13, "1 min at 5 s: %lld",
+	      (long long)sched_feasible(60000, 5000));
+	CHECK(sched_feasible(1000, 30000) == 1, "a delay longer than the span: one URL");
+	CHECK(sched_feasible(3750, 1000) == 4, "3.75 s at 1 s: %lld",
+	      (long long)sched_feasible(3750, 1000));
+}
+
 int main(void)
 {
 	struct sched_policy one = { .delay_us = 1000, .max_in_flight = 1 };
@@ -147,6 +161,7 @@ int main(void)
 	struct sched_heap q;
 	int i;
 
+	feasible();
 	sched_host_init(&h);
 	CHECK(sched_next_start(&h, &one) <= 0, "a new host may start at once");
 	sched_on_start(&h, 5000);
