@@ -2,6 +2,7 @@
  * main.c - bin/mpicrawl: one binary, one subcommand per stage of the crawl.
  */
 #include "cli/cmds.h"
+#include "scope/scope.h"
 #include "util/log.h"
 
 #include <stdio.h>
@@ -54,6 +55,7 @@ int main(int argc, char **argv)
 {
 	size_t i;
 
+	scope_register_checks();
 	if (argc < 2) {
 		fputs("mpicrawl: missing command\n", stderr);
 		usage(stderr);

@@ -2,9 +2,6 @@
 #include "util/minhash.h"
 #include "util/addr.h"
 #include "inputs/inputs.h"
-#include "scope/host_rules.h"
-#include "scope/rules.h"
-#include "scope/scope.h"
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/log.h"
@@ -65,6 +62,8 @@ static const char *const dedup_signatures[] = { "minhash", "oph", NULL };
 /* In the order of enum dns_family (fetch/dns.h) and enum http_version (fetch/http.h). */
 static const char *const dns_families[] = { "auto", "ipv4", "ipv6", NULL };
 static const char *const http_versions[] = { "auto", "1.1", "2", NULL };
+/* In the order of enum scope_mode (scope/scope.h). */
+const char *const config_scope_modes[] = { "seeds-domains", "seeds-hosts", "any", NULL };
 /* In the order of enum scope_embeds (scope/scope.h). */
 static const char *const scope_embeds[] = { "any-host", "in-scope", NULL };
 
@@ -250,34 +249,6 @@ static const char *check_ca_file(const char *v)
 	}
 	buf_release(&b);
 	return why;
-}
-/* scope.rules: "" or a rules file that parses (scope/rules.h). */
-static const char *check_rules(const char *v)
-{
-	static char why[600];
-	struct scope_rules *r = NULL;
-
-	if (!*v)
-		return NULL;
-	why[0] = '\0';
-	if (scope_rules_read(v, &r, why, sizeof(why)) != CR_OK)
-		return why[0] ? why : "cannot be read";
-	scope_rules_free(&r);
-	return NULL;
-}
-/* hosts.rules: "" or a host rules file that parses (scope/host_rules.h). */
-static const char *check_host_rules(const char *v)
-{
-	static char why[600];
-	struct host_rules *r = NULL;
-
-	if (!*v)
-		return NULL;
-	why[0] = '\0';
-	if (host_rules_read(v, &r, why, sizeof(why)) != CR_OK)
-		return why[0] ? why : "cannot be read";
-	host_rules_free(&r);
-	return NULL;
 }
 static const char *const text_formats[] = { "wet", "jsonl", "none", NULL };
 /* In the order of enum score_order (score/score.h). */
@@ -493,12 +464,12 @@ static const struct key keys[] = {
 	  "outlinks kept per page"),
 	C("scope.embeds", scope_embeds, scope_embeds, "any-host",
 	  "requisites: any-host (wherever they are) or in-scope (as links are scoped)"),
-	C("scope.mode", scope_mode, scope_mode_names, "seeds-domains",
+	C("scope.mode", scope_mode, config_scope_modes, "seeds-domains",
 	  "URLs that may enter the CrawlDb: of the seeds' registrable domains, the seeds' "
 	  "hosts, or any"),
-	SP("scope.rules", scope_rules, "", check_rules,
+	SP("scope.rules", scope_rules, "", NULL,
 	  "a rules file (SURT prefixes, regexes), consulted before scope.mode (docs/SCOPE.md)"),
-	SP("hosts.rules", hosts_rules, "", check_host_rules,
+	SP("hosts.rules", hosts_rules, "", NULL,
 	  "the operator's host rules: block a host, or override its delay_ms, max_in_flight, "
 	  "max_per_host (docs/SCOPE.md); read again by every round"),
 	B("sitemaps.enabled", sitemaps_enabled, "true",
@@ -570,10 +541,43 @@ void config_key(size_t i, const char **name, const char **def, const char **doc)
 	*doc = keys[i].doc;
 }
 
-/* A string key: its capacity, then its check. */
+/* Checks modules registered for their keys (config_register_check). */
+static struct {
+	const char *key;
+	config_check_fn fn;
+} registered[8];
+
+void config_register_check(const char *key, config_check_fn fn)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(registered) / sizeof(registered[0]); i++)
+		if (!registered[i].key || !strcmp(registered[i].key, key)) {
+			registered[i].key = key;
+			registered[i].fn = fn;
+			return;
+		}
+	abort();   /* a programming error: more checks than slots */
+}
+
+static const char *registered_check(const char *key, const char *v)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(registered) / sizeof(registered[0]) && registered[i].key; i++)
+		if (!strcmp(registered[i].key, key))
+			return registered[i].fn(v);
+	return NULL;
+}
+
+/* A string key: its capacity, then its check (config.c's, then the
+ * module's that registered one). */
 static enum cr_err set_str(const struct key *k, char *p, const char *v)
 {
 	const char *why = k->check ? k->check(v) : NULL;
+
+	if (!why)
+		why = registered_check(k->name, v);
 
 	if (strlen(v) >= k->size) {
 		log_err("config", "%s: value longer than %zu bytes", k->name, k->size - 1);

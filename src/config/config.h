@@ -144,6 +144,20 @@ struct config {
 	int partition_by_set;      /* partition.by was given explicitly */
 };
 
+/*
+ * What a module says of a value of one of its string keys: NULL if it is
+ * good, else what is wrong (a string that lives on). config.c knows a key's
+ * type and size; the module knows what its value means (a rules file that
+ * parses), and registers its check before any value is set - at start-up,
+ * from one thread (scope_register_checks). Copies nothing: key and fn must
+ * live on.
+ */
+typedef const char *(*config_check_fn)(const char *v);
+void config_register_check(const char *key, config_check_fn fn);
+
+/* The words of scope.mode, in the order of enum scope_mode (scope/scope.h). */
+extern const char *const config_scope_modes[];
+
 /* Sets every key to its default. */
 void config_defaults(struct config *c);
 /* Applies one "key=value" (or key and value apart). */

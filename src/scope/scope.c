@@ -2,6 +2,7 @@
 #include "crawldb/job.h"
 #include "scope/seeds.h"
 #include "crawldb/link_record.h"
+#include "scope/host_rules.h"
 #include "scope/surt.h"
 #include "url/url.h"
 #include "util/log.h"
@@ -11,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const scope_mode_names[] = { "seeds-domains", "seeds-hosts", "any", NULL };
 
 void scope_init(struct scope *s, int mode)
 {
@@ -233,8 +233,44 @@ enum cr_err scope_open(struct scope *s, const struct job *j, int version)
 		e = seeds_load_scope(&j->dir, version, s);
 	if (!e && s->seeds == 0 && s->mode != SCOPE_ANY && j->rank == 0 && version > 0)
 		log_warn("scope", "the crawl has no recorded seeds: scope.mode %s acts as any",
-			 scope_mode_names[s->mode]);
+			 config_scope_modes[s->mode]);
 	if (e)
 		scope_release(s);
 	return e;
+}
+
+/* scope.rules: "" or a rules file that parses (rules.h). */
+static const char *check_rules(const char *v)
+{
+	static char why[600];
+	struct scope_rules *r = NULL;
+
+	if (!*v)
+		return NULL;
+	why[0] = '\0';
+	if (scope_rules_read(v, &r, why, sizeof(why)) != CR_OK)
+		return why[0] ? why : "cannot be read";
+	scope_rules_free(&r);
+	return NULL;
+}
+
+/* hosts.rules: "" or a host rules file that parses (host_rules.h). */
+static const char *check_host_rules(const char *v)
+{
+	static char why[600];
+	struct host_rules *r = NULL;
+
+	if (!*v)
+		return NULL;
+	why[0] = '\0';
+	if (host_rules_read(v, &r, why, sizeof(why)) != CR_OK)
+		return why[0] ? why : "cannot be read";
+	host_rules_free(&r);
+	return NULL;
+}
+
+void scope_register_checks(void)
+{
+	config_register_check("scope.rules", check_rules);
+	config_register_check("hosts.rules", check_host_rules);
 }

@@ -39,8 +39,10 @@ enum scope_embeds { SCOPE_EMBEDS_ANY_HOST = 0, SCOPE_EMBEDS_IN_SCOPE = 1 };
 
 enum scope_mode { SCOPE_SEEDS_DOMAINS = 0, SCOPE_SEEDS_HOSTS = 1, SCOPE_ANY = 2 };
 
-/* The words of scope.mode, in enum order (the config key's choices). */
-extern const char *const scope_mode_names[];
+/* Registers the checks of scope.rules and hosts.rules with the config (a
+ * rules file that does not parse is refused where it is set, with its line):
+ * called once at start-up, before a config is read. */
+void scope_register_checks(void);
 
 /* One seed of the crawl: what its line set for everything reached from it. */
 struct scope_seed {

@@ -7,6 +7,7 @@
  * documented in docs/CONFIG.md as `key`, with the same default.
  */
 #include "config/config.h"
+#include "scope/scope.h"
 #include "test.h"
 #include "util/buf.h"
 #include "util/fs.h"
@@ -400,6 +401,7 @@ static void test_docs(void)
 
 int main(void)
 {
+	scope_register_checks();
 	snprintf(tmp_dir, sizeof(tmp_dir), "/tmp/mpicrawl-config-XXXXXX");
 	if (!mkdtemp(tmp_dir)) {
 		perror("mkdtemp");
