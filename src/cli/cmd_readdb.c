@@ -255,7 +255,7 @@ static int read_fetchlist(const struct crawl_dir *d, const char *segment)
 		fprintf(stderr, "mpicrawl: segment %d has no fetch lists\n", seg);
 		return 1;
 	}
-	round_read(d, seg, &s);
+	state_read(d, seg, &s);
 	if (!round_sub_committed(s.phases, "fetchlist")) {
 		fprintf(stderr, "mpicrawl: the fetch lists of segment %d are not committed (its "
 			"generate is under way, or was interrupted)\n", seg);
@@ -321,7 +321,7 @@ static int read_decisions(const struct crawl_dir *d, const char *segment)
 
 	if (!seg)
 		return rc;
-	round_read(d, (int)seg, &s);
+	state_read(d, (int)seg, &s);
 	e = decisions_print(d, (int)seg, round_decision_kinds(s.phases), stdout, &lines);
 	if (e == CR_EOF) {
 		fprintf(stderr, "mpicrawl: segment %ld has no decision log (its update has not "

@@ -308,7 +308,7 @@ static void load_report(struct report *r)
 		if (fs_read_all(path, 1 << 20, &r->stats[i]) != CR_OK)
 			r->stats[i].len = 0;
 		buf_cstr(&r->stats[i]);
-		round_read(&r->cd, r->segs[i], &s);
+		state_read(&r->cd, r->segs[i], &s);
 		if (!round_sub_committed(s.phases, "fetch"))
 			continue;   /* not fetched, or a fetch under way: its files are not yet */
 		layout_segment_sub(&r->cd, r->segs[i], "fetch", path, sizeof(path));

@@ -11,7 +11,7 @@
  * WARC files are flushed and fsynced first, then the entries are appended
  * and the journal fsynced, so an entry on disk never names WARC bytes that
  * are not. The journal outlives the partition's committed record files
- * until the phase is marked done (round/state.h's round_forget_journals):
+ * until the phase is marked done (crawldb/state.h's state_forget_journals):
  * the robots cache the phase writes after its record files is made from
  * the answers it holds, and a fetch killed in between resumes from it.
  *

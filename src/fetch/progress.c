@@ -1,6 +1,6 @@
 #include "fetch/progress.h"
 #include "fetch/fetch.h"
-#include "round/state.h"
+#include "crawldb/state.h"
 #include "status/estimate.h"
 #include "status/status.h"
 #include "util/buf.h"
@@ -25,7 +25,7 @@ void progress_init(struct progress *p, const struct job *j, int seg, const char 
 	if (j->rank == 0) {
 		struct round_facts f;
 
-		round_read_facts(&j->dir, seg, &f);
+		state_read_facts(&j->dir, seg, &f);
 		p->selected = f.selected > 0 ? (uint64_t)f.selected : 0;
 	}
 }

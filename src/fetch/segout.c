@@ -803,7 +803,7 @@ static enum cr_err check_written(struct segout *s, uint32_t p)
 
 /* Commits partition p: WARC files closed and checked, the record files
  * renamed into place. The journal stays until the phase is marked done
- * (round_forget_journals): the robots cache written after this is made
+ * (state_forget_journals): the robots cache written after this is made
  * from the answers it holds, and a fetch killed before the mark resumes
  * from it (journal.h). */
 static enum cr_err commit_part(struct segout *s, uint32_t p)

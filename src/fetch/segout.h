@@ -14,7 +14,7 @@
  * every fetch.sync_interval_ms (WARC bytes fsynced before the journal
  * entries that name them, by a thread of its own), and at the end
  * segout_commit (record files renamed into place; the journals stay until the
- * phase is marked done, round/state.h's round_forget_journals) or
+ * phase is marked done, crawldb/state.h's state_forget_journals) or
  * nothing (a stopped fetch: the journals keep what finished). segout_free
  * in every case.
  *

@@ -5,7 +5,7 @@
 #include "dedup/runs.h"
 #include "rank/record.h"
 #include "round/repair.h"
-#include "round/state.h"
+#include "crawldb/state.h"
 #include "scope/decisions.h"
 #include "seen/bloom.h"
 #include "seen/seen.h"
@@ -138,7 +138,7 @@ static int roll_back(struct ck *c, const struct round_snapshot *s)
 		say(c, 0, "cannot move CURRENT back to version %d", ver - 1);
 		return 0;
 	}
-	round_clean_version(c->d, ver);
+	state_clean_version(c->d, ver);
 	say(c, 1, "CrawlDb version %d was damaged: back to version %d; the next crawl redoes "
 	    "the update of segment %d", ver, ver - 1, s->seg);
 	return 1;
@@ -436,7 +436,7 @@ static void check_segment(struct ck *c, int seg)
 	char path[PATH_MAX];
 	uint32_t p;
 
-	round_read(c->d, seg, &s);
+	state_read(c->d, seg, &s);
 	hmap_init(&files);
 	for (p = 0; p < c->d->partitions; p++) {
 		if (round_sub_committed(s.phases, "fetchlist")) {
@@ -550,7 +550,7 @@ static void check_decisions(struct ck *c, int seg)
 	struct round_snapshot s;
 	uint64_t lines;
 
-	round_read(c->d, seg, &s);
+	state_read(c->d, seg, &s);
 	if (null && decisions_print(c->d, seg, round_decision_kinds(s.phases), null, &lines) ==
 		    CR_ERR_FORMAT)
 		say(c, 0, "segment %d: a damaged decision log (named above); it only reports, "
@@ -617,12 +617,12 @@ enum cr_err check_run(const struct crawl_dir *d, const struct config *cfg,
 	int seg;
 
 	memset(r, 0, sizeof(*r));
-	round_read(d, 0, &s);
+	state_read(d, 0, &s);
 	if (!s.ok && !check_current(&c))
 		return CR_OK;
 	if (repair)
 		check_archive(&c);
-	round_read(d, 0, &s);   /* as the repairs left it */
+	state_read(d, 0, &s);   /* as the repairs left it */
 	if (s.version > 0)
 		check_crawldb(&c, &s);
 	for (seg = 1; seg <= s.seg; seg++) {
@@ -638,6 +638,6 @@ enum cr_err check_run(const struct crawl_dir *d, const struct config *cfg,
 	check_ranks(&c);
 	check_seeds(&c, s.version);
 	if (repair)
-		round_clean_tmp(d);
+		state_clean_tmp(d);
 	return CR_OK;
 }

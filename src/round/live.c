@@ -55,7 +55,7 @@ int round_name_is_temp(const char *name)
 
 int round_in_progress(const struct round_snapshot *s)
 {
-	return s->seg > 0 && !(s->phases & ROUND_UPDATED) && !round_left_behind(s);
+	return s->seg > 0 && !(s->phases & ROUND_UPDATED) && !state_left_behind(s);
 }
 
 /* The names of the phases done, as "generate, fetch"; the first not done
@@ -72,7 +72,7 @@ static void phases_done(int phases, char *out, size_t cap, int *first)
 				*first = (int)i;
 		} else if (at < cap) {
 			at += (size_t)snprintf(out + at, cap - at, "%s%s", at ? ", " : "",
-					       round_phase_names[i]);
+					       state_phase_names[i]);
 		}
 	}
 }
@@ -94,7 +94,7 @@ void round_progress_str(const struct round_snapshot *s, int running, char *out, 
 	phases_done(s->phases, done, sizeof(done), &first);
 	snprintf(out, cap, "round %d %s (%s%s%s %s)", s->seg,
 		 running ? "in progress" : "interrupted", done, done[0] ? " committed; " : "",
-		 round_phase_names[first], running ? "under way" : "not done");
+		 state_phase_names[first], running ? "under way" : "not done");
 }
 
 int round_version_kept(int ver, int current)
@@ -153,12 +153,12 @@ void round_live_read(const struct crawl_dir *d, struct round_live *v)
 	memset(v, 0, sizeof(*v));
 	layout_top(d->root, "lock", path, sizeof(path));
 	lock_peek(path, &v->running, &v->holder);
-	round_read(d, 0, &v->s);
+	state_read(d, 0, &v->s);
 	layout_top(d->root, "crawldb", dir, sizeof(dir));
 	snprintf(path, sizeof(path), "%s/CURRENT", dir);
 	newer(path, &v->committed_us);
 	for (i = 0; v->s.seg > 0 && i < ROUND_PHASES; i++) {
-		snprintf(name, sizeof(name), "_SUCCESS.%s", round_phase_names[i]);
+		snprintf(name, sizeof(name), "_SUCCESS.%s", state_phase_names[i]);
 		layout_segment_sub(d, v->s.seg, name, path, sizeof(path));
 		newer(path, &v->committed_us);
 	}

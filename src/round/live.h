@@ -28,13 +28,13 @@
 #include <stdint.h>
 
 #include "crawldb/layout.h"
-#include "round/state.h"
+#include "crawldb/state.h"
 #include "util/lock.h"
 
 struct round_live {
 	int running;                  /* a job holds the directory's lock */
 	struct lock_holder holder;    /* who, when running */
-	struct round_snapshot s;      /* the last segment's, as round_read */
+	struct round_snapshot s;      /* the last segment's, as state_read */
 	int64_t committed_us;         /* the newest commit (CURRENT, a manifest); 0: none */
 };
 
@@ -67,7 +67,7 @@ void round_live_line(const struct round_live *v, char *out, size_t cap);
 
 /* 1 if CrawlDb version ver is still kept while current is the committed
  * one: the version before it is kept too, older ones are removed as a
- * commit ends (round_commit_version). Pure. */
+ * commit ends (state_commit_version). Pure. */
 int round_version_kept(int ver, int current);
 /* 1 if version ver, current when a read began, is removed or being
  * removed now: two commits came since (*now: CURRENT's version). A reader

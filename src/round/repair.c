@@ -7,7 +7,7 @@
 #include "crawldb/job.h"
 #include "crawldb/provenance.h"
 #include "index/index.h"
-#include "round/state.h"
+#include "crawldb/state.h"
 #include "store/recfile.h"
 #include "util/buf.h"
 #include "util/fs.h"
@@ -622,7 +622,7 @@ static enum cr_err due_again(struct mend *m, int ver)
 		abort();
 	while ((s = hmap_next(&m->lost, &i)) != NULL)
 		has[layout_partition(m->d, s->key, s->klen)] = 1;
-	round_clean_version(m->d, ver + 1);
+	state_clean_version(m->d, ver + 1);
 	layout_crawldb_dir(m->d, ver + 1, dir, sizeof(dir));
 	e = fs_mkdirs(dir);
 	for (p = 0; e == CR_OK && p < m->d->partitions; p++)
@@ -647,9 +647,9 @@ static enum cr_err due_again(struct mend *m, int ver)
 	fs_list_free(names, n);
 	free(has);
 	if (e == CR_OK)
-		e = round_commit_version(m->d, ver + 1, "repair\n");
+		e = state_commit_version(m->d, ver + 1, "repair\n");
 	if (e != CR_OK)
-		round_clean_version(m->d, ver + 1);
+		state_clean_version(m->d, ver + 1);
 	return e;
 }
 
@@ -688,8 +688,8 @@ static int round_busy(const struct crawl_dir *d)
 	struct round_snapshot s;
 	struct round_plan p;
 
-	round_read(d, 0, &s);
-	round_next(&s, &p);
+	state_read(d, 0, &s);
+	state_next(&s, &p);
 	return !s.ok || (p.step != ROUND_GENERATE && p.step != ROUND_INJECT);
 }
 

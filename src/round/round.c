@@ -15,7 +15,7 @@
 #include "inputs/inputs.h"
 #include "parse/parse.h"
 #include "round/length.h"
-#include "round/state.h"
+#include "crawldb/state.h"
 #include "scope/decisions.h"
 #include "scope/host_rules.h"
 #include "update/update.h"
@@ -48,7 +48,7 @@ static double secs_since(int64_t t0)
 static int snapshot(struct job *j, int seg, struct round_snapshot *s)
 {
 	if (j->rank == 0)
-		round_read(&j->dir, seg, s);
+		state_read(&j->dir, seg, s);
 	comm_bcast(s, sizeof(*s), 0);
 	return s->ok ? 0 : 1;
 }
@@ -57,7 +57,7 @@ static int snapshot(struct job *j, int seg, struct round_snapshot *s)
 static void clean(struct job *j, const struct round_plan *p)
 {
 	if (j->rank == 0)
-		round_clean(&j->dir, p);
+		state_clean(&j->dir, p);
 	comm_barrier();
 }
 
@@ -103,13 +103,13 @@ void round_write_stats(struct job *j, int seg)
 	for (i = 0; i < ROUND_PHASES; i++) {
 		char name[32];
 
-		snprintf(name, sizeof(name), "_SUCCESS.%s", round_phase_names[i]);
+		snprintf(name, sizeof(name), "_SUCCESS.%s", state_phase_names[i]);
 		layout_segment_sub(&j->dir, seg, name, path, sizeof(path));
 		buf_reset(&p);
 		if (fs_read_all(path, 1 << 20, &p) == CR_OK && p.len) {
 			while (p.len && p.p[p.len - 1] == '\n')
 				p.len--;
-			buf_addf(&b, ",\"%s\":", round_phase_names[i]);
+			buf_addf(&b, ",\"%s\":", state_phase_names[i]);
 			buf_add(&b, p.p, p.len);
 		}
 	}
@@ -155,7 +155,7 @@ static int commit_version(struct job *j, int ver, const char *origin)
 	enum cr_err e = CR_OK;
 
 	if (j->rank == 0)
-		e = round_commit_version(&j->dir, ver, origin);
+		e = state_commit_version(&j->dir, ver, origin);
 	return comm_agree(e == CR_OK) ? 0 : 1;
 }
 
@@ -182,7 +182,7 @@ static int round_steps(const struct crawl_dir *d, int seg)
 	int i = seg - 1, steps = 0;
 
 	for (; i >= 1; i--) {
-		round_read_facts(d, i, &f);
+		state_read_facts(d, i, &f);
 		if (f.steps >= 0) {
 			steps = (int)f.steps;
 			break;
@@ -190,9 +190,9 @@ static int round_steps(const struct crawl_dir *d, int seg)
 	}
 	if (i < 1)
 		i = 1;   /* the first round's: none */
-	round_read_facts(d, i - 1, &before);
+	state_read_facts(d, i - 1, &before);
 	for (; i < seg; i++) {
-		round_read_facts(d, i, &f);
+		state_read_facts(d, i, &f);
 		steps = round_steps_next(steps, f.origins, before.origins);
 		before = f;
 	}
@@ -212,11 +212,11 @@ static int64_t round_plan(struct job *j, int seg, int *steps)
 		struct round_facts here, prev;
 		struct round_length_in in = { j->cfg.round_s, j->cfg.delay_ms, 0, 0 };
 
-		round_read_facts(&j->dir, seg, &here);
+		state_read_facts(&j->dir, seg, &here);
 		if (here.round_ms >= 0) {
 			v[0] = here.round_ms;
 		} else {
-			round_read_facts(&j->dir, seg - 1, &prev);
+			state_read_facts(&j->dir, seg - 1, &prev);
 			in.records = prev.records;
 			if (in.configured_s == ROUND_LENGTH_AUTO && in.delay_ms > 0)
 				v[1] = in.steps = round_steps(&j->dir, seg);
@@ -348,7 +348,7 @@ int round_generate(struct job *j, struct round_generated *out)
 	if (verify_version(j, s.version))
 		return 1;
 	/* An unfinished generate left its segment: reuse the number. */
-	p.seg = round_generate_target(&s, &redo);
+	p.seg = state_generate_target(&s, &redo);
 	if (p.seg > LAYOUT_SEGMENT_MAX) {
 		log_user("segment %d exists, the last number a segment may have: no round can "
 			 "follow (a stray segments/%05d? remove it if it is empty)", p.seg - 1,
@@ -487,7 +487,7 @@ int round_fetch(struct job *j, int seg, uint64_t *outcomes)
 
 	if (ready_segment(j, &seg, "generate", ROUND_GENERATED, &s))
 		return 1;
-	if (round_left_behind(&s)) {
+	if (state_left_behind(&s)) {
 		say_stale(&s);
 		return 1;
 	}
@@ -506,7 +506,7 @@ int round_fetch(struct job *j, int seg, uint64_t *outcomes)
 	p.clean_robots = 1;
 	clean(j, &p);
 	j->round_ms = round_plan(j, seg, NULL);
-	round_read_facts(&j->dir, seg, &facts);
+	state_read_facts(&j->dir, seg, &facts);
 	j->whole_before_us = facts.rescope_due > 0 ? j->config_since_us : 0;
 	if ((rc = reread_host_rules(j, "fetch")) != 0)
 		return rc;
@@ -524,7 +524,7 @@ int round_fetch(struct job *j, int seg, uint64_t *outcomes)
 	if (fetch_mark(j, seg, c, pc, t0))
 		return 1;
 	if (j->rank == 0)
-		round_forget_journals(&j->dir, seg);
+		state_forget_journals(&j->dir, seg);
 	if (outcomes)
 		*outcomes = c[FC_FETCHED] + c[FC_REDIRECT] + c[FC_GONE] + c[FC_ERROR] +
 			    c[FC_DENIED] + c[FC_BLOCKED] + c[FC_DEFERRED] + c[FC_TRUNCATED] +
@@ -622,7 +622,7 @@ int round_update(struct job *j, int seg)
 
 	if (ready_segment(j, &seg, "parse", ROUND_PARSED, &s))
 		return 1;
-	switch (round_update_step(&s)) {
+	switch (state_update_step(&s)) {
 	case ROUND_MARK_UPDATE:
 		/* A previous run committed the CrawlDb and stopped before
 		 * marking the phase: only the mark is missing. */
@@ -865,7 +865,7 @@ static int fetched_nothing(struct job *j, int seg)
 	if (j->rank == 0) {
 		struct round_facts f;
 
-		round_read_facts(&j->dir, seg, &f);
+		state_read_facts(&j->dir, seg, &f);
 		v[0] = f.selected;
 		v[1] = f.denied;
 	}
@@ -894,7 +894,7 @@ static int fetched_nothing(struct job *j, int seg)
 static int step(struct job *j, const struct round_plan *p, int *round_done, int *complete,
 		uint64_t *outcomes)
 {
-	const char *phase = p->step >= ROUND_UPDATE ? "update" : round_step_name(p->step);
+	const char *phase = p->step >= ROUND_UPDATE ? "update" : state_step_name(p->step);
 
 	if (p->step != ROUND_GENERATE && p->step != ROUND_INJECT) {
 		if (stop_here(j, phase))
@@ -932,10 +932,10 @@ static int begin(struct job *j, const struct inject_seeds *seeds, int *pending)
 	if (snapshot(j, 0, &s))
 		return 1;
 	if (j->rank == 0) {
-		round_clean_tmp(&j->dir);
+		state_clean_tmp(&j->dir);
 		/* A job killed between a fetch's mark and its journals' removal */
 		if (s.seg > 0 && (s.phases & ROUND_FETCHED))
-			round_forget_journals(&j->dir, s.seg);
+			state_forget_journals(&j->dir, s.seg);
 	}
 	if (s.version == 0) {
 		if (!seeds) {
@@ -966,7 +966,7 @@ int round_crawl(struct job *j, const struct inject_seeds *seeds, long rounds)
 
 		if (snapshot(j, 0, &s))
 			return 1;
-		round_next(&s, &p);
+		state_next(&s, &p);
 		if (p.step == ROUND_GENERATE && stop_here(j, "the next round"))
 			return ROUND_EXIT_STOPPED;
 		if (p.step == ROUND_GENERATE && pending) {
@@ -982,7 +982,7 @@ int round_crawl(struct job *j, const struct inject_seeds *seeds, long rounds)
 		if (first && p.step >= ROUND_FETCH && p.step <= ROUND_UPDATE &&
 		    verify_version(j, s.version))
 			return 1;
-		if (p.step == ROUND_GENERATE && round_left_behind(&s) && j->rank == 0)
+		if (p.step == ROUND_GENERATE && state_left_behind(&s) && j->rank == 0)
 			log_info("crawl", "segment %d was generated from CrawlDb version %d, which "
 				 "is no longer current (%d): it is left as it is (what it fetched "
 				 "stays in its WARC files) and a new segment is generated", s.seg,

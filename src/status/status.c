@@ -1,5 +1,5 @@
 #include "status/status.h"
-#include "round/state.h"
+#include "crawldb/state.h"
 #include "util/buf.h"
 #include "util/fs.h"
 
@@ -138,7 +138,7 @@ static const char *phase_of(const struct round_snapshot *s, int running)
 		return "inject";
 	if (s->seg && (s->phases & ROUND_UPDATED))
 		return running ? (s->phases & ROUND_INDEXED ? "generate" : "index") : "done";
-	round_next(s, &plan);
+	state_next(s, &plan);
 	switch (plan.step) {
 	case ROUND_INJECT: return "inject";
 	case ROUND_GENERATE: case ROUND_STALE: return "generate";
@@ -218,13 +218,13 @@ enum cr_err status_read(const char *dir, int64_t now_us, unsigned flags, struct 
 	layout_top(dir, "lock", path, sizeof(path));
 	st->lock = lock_look(path, &st->holder);
 	st->last_exit = last_exit(dir);
-	round_read(&d, 0, &snap);
+	state_read(&d, 0, &snap);
 	st->version = snap.version;
 	st->seg = snap.seg;
 	st->phases = snap.phases;
 	st->job = job_of(st);
 	st->phase = phase_of(&snap, st->job == STATUS_RUNNING);
-	round_read_facts(&d, st->seg, &facts);
+	state_read_facts(&d, st->seg, &facts);
 	st->selected = facts.selected > 0 ? (uint64_t)facts.selected : 0;
 	st->due_later = (st->phases & ROUND_UPDATED) && facts.unfetched >= 0 ?
 			(uint64_t)facts.unfetched : facts.due_later;

@@ -1,7 +1,7 @@
 /*
  * status.h - what a crawl directory says of its job, read from any node
  * at any time, while a job runs or after: the lock's holder, the round
- * and its phase (round/state.h), the ranks' progress files (progfile.h)
+ * and its phase (crawldb/state.h), the ranks' progress files (progfile.h)
  * added up (estimate.h), the estimates of the round's and the crawl's
  * end, the disk used. `mpicrawl status` prints it; rank 0's metrics
  * writer (metrics.h) and the fetch's progress line read the same files.
@@ -57,7 +57,7 @@ struct status {
 	int last_exit;            /* DIR/last_job's exit code; -1: none */
 	int version;              /* the committed CrawlDb version; 0: none */
 	int seg;                  /* the last segment; 0: none */
-	int phases;               /* its round/state.h phase bits */
+	int phases;               /* its crawldb/state.h phase bits */
 	const char *phase;        /* the phase under way or next: "fetch", ...; "done" */
 	uint64_t selected;        /* the URLs its generate selected */
 	uint64_t due_later;       /* due URLs after the round: those its generate left

@@ -1,12 +1,12 @@
 /*
- * test_round.c - the round engine's decision (round/state.h): from a table
+ * test_round.c - the round engine's decision (crawldb/state.h): from a table
  * of directory snapshots - fresh, between phases, killed in each phase,
  * committed but not marked, stale - the step it takes, the segment, and
- * what it removes first. Then round_read on a real directory, and the JSON
+ * what it removes first. Then state_read on a real directory, and the JSON
  * reader it uses. No MPI.
  */
 #include "round/length.h"
-#include "round/state.h"
+#include "crawldb/state.h"
 #include "test.h"
 #include "util/json.h"
 
@@ -63,17 +63,17 @@ static void decisions(void)
 		struct round_plan p;
 		const char *first;
 
-		round_next(&rows[i].s, &p);
+		state_next(&rows[i].s, &p);
 		first = p.clean_subdirs ? p.clean_subdirs[0] : "";
 		CHECK(p.step == rows[i].step && p.seg == rows[i].seg &&
 		      p.clean_version == rows[i].clean_version && !strcmp(first, rows[i].clean) &&
 		      p.clean_robots == rows[i].clean_robots,
 		      "%s: %s seg %d clean v%d '%s' robots %d", rows[i].name,
-		      round_step_name(p.step), p.seg, p.clean_version, first, p.clean_robots);
+		      state_step_name(p.step), p.seg, p.clean_version, first, p.clean_robots);
 	}
 }
 
-/* round_read over a directory laid out by hand. */
+/* state_read over a directory laid out by hand. */
 static void reading(void)
 {
 	char root[] = "/tmp/test_round.XXXXXX", path[PATH_MAX];
@@ -86,22 +86,22 @@ static void reading(void)
 	memset(&d, 0, sizeof(d));
 	snprintf(d.root, sizeof(d.root), "%s", root);
 	d.partitions = 4;
-	round_read(&d, 0, &s);
+	state_read(&d, 0, &s);
 	CHECK(s.ok && s.version == 0 && s.seg == 0, "empty: version %d seg %d", s.version, s.seg);
 	layout_crawldb_dir(&d, 3, path, sizeof(path));
 	CHECK(fs_mkdirs(path) == CR_OK, "mkdir");
-	CHECK(round_commit_version(&d, 3, "segment 2\n") == CR_OK, "commit");
+	CHECK(state_commit_version(&d, 3, "segment 2\n") == CR_OK, "commit");
 	layout_segment_dir(&d, 3, path, sizeof(path));
 	CHECK(fs_mkdirs(path) == CR_OK && layout_phase_mark(&d, 3, "generate", gen) == CR_OK &&
 	      layout_phase_mark(&d, 3, "fetch", "{}") == CR_OK, "marks");
-	round_read(&d, 0, &s);
+	state_read(&d, 0, &s);
 	CHECK(s.ok && s.version == 3 && s.version_from == 2 && s.seg == 3 &&
 	      s.phases == (G | F) && s.seg_base == 3,
 	      "read: version %d from %d seg %d phases %d base %d", s.version, s.version_from,
 	      s.seg, s.phases, s.seg_base);
 	layout_top(root, "crawldb/CURRENT", path, sizeof(path));
 	CHECK(test_spit(path, "garbage", 7) == 0, "damage CURRENT");
-	round_read(&d, 0, &s);
+	state_read(&d, 0, &s);
 	CHECK(!s.ok, "a damaged CURRENT: not ok");
 	CHECK(fs_remove_tree(root) == CR_OK, "cleanup");
 }

@@ -1,12 +1,14 @@
 /*
  * state.h - the state of a crawl directory, for the round engine
- * (round.h): which phase of the crawl runs (or is redone) next, and the
- * commits that move the directory from one state to the next.
+ * (round/round.h) and its readers (status, check, report): which phase of
+ * the crawl runs (or is redone) next, and the commits that move the
+ * directory from one state to the next. Beside layout.h: both say what a
+ * crawl directory is; nothing here runs a phase.
  *
  * The directory's state is read into one struct round_snapshot by rank 0
- * (round_read) and broadcast by the driver, so that every rank decides
+ * (state_read) and broadcast by the driver, so that every rank decides
  * alike even when a shared filesystem shows them different views. What to
- * do next is a pure function of that snapshot (round_next):
+ * do next is a pure function of that snapshot (state_next):
  *
  *   no CrawlDb version                  inject
  *   no segment, or the last one updated generate a new segment
@@ -32,8 +34,8 @@
  * writing crawldb/V+1/_FROM, then replacing crawldb/CURRENT, then removing
  * version V-1 (two versions are kept).
  */
-#ifndef CR_ROUND_STATE_H
-#define CR_ROUND_STATE_H
+#ifndef CR_CRAWLDB_STATE_H
+#define CR_CRAWLDB_STATE_H
 
 #include "crawldb/layout.h"
 #include "util/error.h"
@@ -44,9 +46,9 @@ enum round_phase {
 };
 
 /* The phases of a segment in order, as their _SUCCESS.<name> files name
- * them; bit i of enum round_phase is phase round_phase_names[i]. */
+ * them; bit i of enum round_phase is phase state_phase_names[i]. */
 #define ROUND_PHASES 5
-extern const char *const round_phase_names[ROUND_PHASES];
+extern const char *const state_phase_names[ROUND_PHASES];
 
 /* What the crawl directory says, as plain ints (broadcast as bytes). */
 struct round_snapshot {
@@ -78,7 +80,7 @@ struct round_plan {
 
 /* Reads the snapshot (rank 0) of segment seg, or of the last one when seg
  * is 0. */
-void round_read(const struct crawl_dir *d, int seg, struct round_snapshot *s);
+void state_read(const struct crawl_dir *d, int seg, struct round_snapshot *s);
 /* What segment seg's _SUCCESS files say for round/length.h: the span its
  * generate planned (ms; -1: it says none) and the growth steps of that
  * plan (-1: none said), the CrawlDb's URLs its update counted (0: it says
@@ -99,43 +101,43 @@ struct round_facts {
 	int64_t unfetched;    /* the CrawlDb's unfetched URLs (due at once) its
 				 update counted; -1: not updated */
 };
-void round_read_facts(const struct crawl_dir *d, int seg, struct round_facts *f);
+void state_read_facts(const struct crawl_dir *d, int seg, struct round_facts *f);
 
 /* What the crawl does next, from the snapshot of the last segment. Pure. */
-void round_next(const struct round_snapshot *s, struct round_plan *out);
+void state_next(const struct round_snapshot *s, struct round_plan *out);
 /* The segment a generate writes: the next number, or the snapshot's when
  * its generate did not finish (*redo set: its fetch list is removed
  * first). Pure. */
-int round_generate_target(const struct round_snapshot *s, int *redo);
+int state_generate_target(const struct round_snapshot *s, int *redo);
 /* What an update of the snapshot's segment (parsed) does: ROUND_UPDATE,
  * ROUND_MARK_UPDATE or ROUND_STALE. Pure. */
-enum round_step round_update_step(const struct round_snapshot *s);
+enum round_step state_update_step(const struct round_snapshot *s);
 /* 1 if the snapshot's segment is generated, not updated, and from a known
- * CrawlDb version that is no longer current (round_update_step says stale):
- * round_next leaves it behind. Pure. */
-int round_left_behind(const struct round_snapshot *s);
+ * CrawlDb version that is no longer current (state_update_step says stale):
+ * state_next leaves it behind. Pure. */
+int state_left_behind(const struct round_snapshot *s);
 
-const char *round_step_name(enum round_step s);
+const char *state_step_name(enum round_step s);
 
 /* ---- commits and clean-ups (rank 0) ---- */
 
 /* Removes what plan says an interrupted attempt left. */
-void round_clean(const struct crawl_dir *d, const struct round_plan *p);
+void state_clean(const struct crawl_dir *d, const struct round_plan *p);
 /* Removes segment folders (NULL-terminated names) of seg. */
-void round_clean_subdirs(const struct crawl_dir *d, int seg, const char *const *subdirs);
+void state_clean_subdirs(const struct crawl_dir *d, int seg, const char *const *subdirs);
 /* Removes CrawlDb version ver, not committed (CURRENT is older). */
-void round_clean_version(const struct crawl_dir *d, int ver);
+void state_clean_version(const struct crawl_dir *d, int ver);
 /* Removes the files a killed job left under temporary names (NAME.tmp.PID)
  * in crawldb/ and in the last segment. */
-void round_clean_tmp(const struct crawl_dir *d);
+void state_clean_tmp(const struct crawl_dir *d);
 /* Removes the fetch journals of segment seg, once its fetch is marked
  * done: they outlive its committed record files until then, since the
  * robots cache the fetch writes last is made from the answers they hold
  * (fetch/journal.h). */
-void round_forget_journals(const struct crawl_dir *d, int seg);
+void state_forget_journals(const struct crawl_dir *d, int seg);
 /* Commits CrawlDb version ver, made by origin ("inject\n" or "segment N\n"),
  * and drops version ver - 2. */
-CR_WUR enum cr_err round_commit_version(const struct crawl_dir *d, int ver,
+CR_WUR enum cr_err state_commit_version(const struct crawl_dir *d, int ver,
 					const char *origin);
 
 #endif

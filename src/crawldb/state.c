@@ -1,4 +1,4 @@
-#include "round/state.h"
+#include "crawldb/state.h"
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/json.h"
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-const char *const round_phase_names[ROUND_PHASES] = { "generate", "fetch", "parse", "update",
+const char *const state_phase_names[ROUND_PHASES] = { "generate", "fetch", "parse", "update",
 							"index" };
 
 /* The CrawlDb version segment seg was generated from, as its
@@ -49,7 +49,7 @@ static int made_by(const struct crawl_dir *d, int ver)
 	return seg;
 }
 
-void round_read(const struct crawl_dir *d, int seg, struct round_snapshot *s)
+void state_read(const struct crawl_dir *d, int seg, struct round_snapshot *s)
 {
 	size_t i;
 
@@ -71,7 +71,7 @@ void round_read(const struct crawl_dir *d, int seg, struct round_snapshot *s)
 	if (s->seg == 0)
 		return;
 	for (i = 0; i < ROUND_PHASES; i++)
-		if (layout_phase_done(d, s->seg, round_phase_names[i]))
+		if (layout_phase_done(d, s->seg, state_phase_names[i]))
 			s->phases |= 1 << i;
 	if (s->phases & ROUND_GENERATED)
 		s->seg_base = base_version(d, s->seg);
@@ -102,7 +102,7 @@ static int64_t phase_int(const struct crawl_dir *d, int seg, const char *phase,
 	return v;
 }
 
-void round_read_facts(const struct crawl_dir *d, int seg, struct round_facts *f)
+void state_read_facts(const struct crawl_dir *d, int seg, struct round_facts *f)
 {
 	int64_t r;
 	int i;
@@ -137,13 +137,13 @@ void round_read_facts(const struct crawl_dir *d, int seg, struct round_facts *f)
 	f->records = r > 0 ? (uint64_t)r : 0;
 }
 
-int round_generate_target(const struct round_snapshot *s, int *redo)
+int state_generate_target(const struct round_snapshot *s, int *redo)
 {
 	*redo = s->seg > 0 && !(s->phases & ROUND_GENERATED);
 	return *redo ? s->seg : s->seg + 1;
 }
 
-enum round_step round_update_step(const struct round_snapshot *s)
+enum round_step state_update_step(const struct round_snapshot *s)
 {
 	if (s->seg_base <= 0)
 		return ROUND_STALE;
@@ -154,13 +154,13 @@ enum round_step round_update_step(const struct round_snapshot *s)
 	return ROUND_STALE;
 }
 
-int round_left_behind(const struct round_snapshot *s)
+int state_left_behind(const struct round_snapshot *s)
 {
 	return (s->phases & (ROUND_UPDATED | ROUND_GENERATED)) == ROUND_GENERATED &&
-	       s->seg_base > 0 && round_update_step(s) == ROUND_STALE;
+	       s->seg_base > 0 && state_update_step(s) == ROUND_STALE;
 }
 
-void round_next(const struct round_snapshot *s, struct round_plan *p)
+void state_next(const struct round_snapshot *s, struct round_plan *p)
 {
 	static const char *const fetchlist[] = { "fetchlist", "denied", NULL };
 	static const char *const progress[] = { "progress", NULL };
@@ -174,9 +174,9 @@ void round_next(const struct round_snapshot *s, struct round_plan *p)
 		p->clean_version = 1;
 	} else if (s->seg == 0 ||
 		   (s->phases & (ROUND_UPDATED | ROUND_GENERATED)) != ROUND_GENERATED ||
-		   round_left_behind(s)) {
+		   state_left_behind(s)) {
 		p->step = ROUND_GENERATE;
-		p->seg = round_generate_target(s, &redo);
+		p->seg = state_generate_target(s, &redo);
 		p->clean_subdirs = redo ? fetchlist : NULL;
 	} else if (!(s->phases & ROUND_FETCHED)) {
 		/* Resumed from its journals; the robots cache it may have half
@@ -188,13 +188,13 @@ void round_next(const struct round_snapshot *s, struct round_plan *p)
 		p->step = ROUND_PARSE;
 		p->clean_subdirs = parse;
 	} else {
-		p->step = round_update_step(s);
+		p->step = state_update_step(s);
 		if (p->step == ROUND_UPDATE)
 			p->clean_version = s->version + 1;
 	}
 }
 
-const char *round_step_name(enum round_step s)
+const char *state_step_name(enum round_step s)
 {
 	static const char *const names[] = { "inject", "generate", "fetch", "parse", "update",
 					     "mark update", "stale" };
@@ -204,7 +204,7 @@ const char *round_step_name(enum round_step s)
 
 /* ---- commits and clean-ups ---- */
 
-void round_clean_subdirs(const struct crawl_dir *d, int seg, const char *const *subdirs)
+void state_clean_subdirs(const struct crawl_dir *d, int seg, const char *const *subdirs)
 {
 	char path[PATH_MAX];
 	size_t i;
@@ -240,7 +240,7 @@ static void remove_prefixed(const char *path)
 		closedir(dp);
 }
 
-void round_clean_version(const struct crawl_dir *d, int ver)
+void state_clean_version(const struct crawl_dir *d, int ver)
 {
 	char dir[PATH_MAX];
 
@@ -253,13 +253,13 @@ void round_clean_version(const struct crawl_dir *d, int ver)
 	remove_prefixed(dir);
 }
 
-void round_clean(const struct crawl_dir *d, const struct round_plan *p)
+void state_clean(const struct crawl_dir *d, const struct round_plan *p)
 {
 	char dir[PATH_MAX];
 
 	if (p->clean_version)
-		round_clean_version(d, p->clean_version);
-	round_clean_subdirs(d, p->seg, p->clean_subdirs);
+		state_clean_version(d, p->clean_version);
+	state_clean_subdirs(d, p->seg, p->clean_subdirs);
 	if (p->clean_robots) {
 		layout_robots_dir(d, p->seg, dir, sizeof(dir));
 		if (fs_exists(dir) && fs_remove_tree(dir) != CR_OK)
@@ -293,7 +293,7 @@ static void clean_tmp(const char *dir, int depth)
 	closedir(dh);
 }
 
-void round_clean_tmp(const struct crawl_dir *d)
+void state_clean_tmp(const struct crawl_dir *d)
 {
 	char dir[PATH_MAX];
 	int last = layout_segment_last(d);
@@ -306,7 +306,7 @@ void round_clean_tmp(const struct crawl_dir *d)
 	}
 }
 
-void round_forget_journals(const struct crawl_dir *d, int seg)
+void state_forget_journals(const struct crawl_dir *d, int seg)
 {
 	char path[PATH_MAX];
 	uint32_t p;
@@ -318,7 +318,7 @@ void round_forget_journals(const struct crawl_dir *d, int seg)
 	}
 }
 
-enum cr_err round_commit_version(const struct crawl_dir *d, int ver, const char *origin)
+enum cr_err state_commit_version(const struct crawl_dir *d, int ver, const char *origin)
 {
 	char path[PATH_MAX];
 	enum cr_err e;
