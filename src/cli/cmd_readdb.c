@@ -185,7 +185,7 @@ static int read_seeds(const struct crawl_dir *d, int ver)
 	scope_init(&s, SCOPE_ANY);
 	s.keep_plain = 1;
 	hmap_init(&by_id);
-	if (seeds_load_scope(d, ver, &s) != CR_OK) {
+	if (scope_add_seeds(&s, d, ver) != CR_OK) {
 		scope_release(&s);
 		return 1;
 	}

@@ -138,7 +138,7 @@ static enum cr_err index_seeds(struct seedcap *c, const struct job *j, int ver)
 
 	scope_init(&s, SCOPE_ANY);
 	s.settings_only = 1;
-	e = seeds_load_scope(&j->dir, ver, &s);
+	e = scope_add_seeds(&s, &j->dir, ver);
 	for (i = 0; !e && i < s.nlist; i++)
 		if (s.list[i]->set.max_pages > 0)
 			c->n++;

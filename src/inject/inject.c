@@ -20,96 +20,65 @@ const char *const inject_counter_names[IC_COUNT_] = {
 	"lines", "valid", "invalid", "refused", "added", "records",
 };
 
-struct seed_reader {
-	FILE *fp;
-	const char *path;
-	uint64_t lineno;
-	int rank, nranks;
-	char *line;
-	size_t cap;
+struct seed_share {
+	struct seeds_reader rd;   /* this rank's share of the lines */
+	const char *path;         /* the seed file's name, for messages */
 	uint64_t *c;
-	struct scope *scope;   /* its rules may refuse a seed */
-	double seed_cash;      /* score.seed_cash */
+	struct scope *scope;      /* its rules may refuse a seed */
+	double seed_cash;         /* score.seed_cash */
 };
 
-/* A seed line's settings; bad ones (take_seed refuses the line) as none. */
-static void seed_settings_of(const char *settings, struct seed_settings *ss)
+/* Counts and (the first few) logs a line that is no seed to inject. */
+static void refuse(struct seed_share *s, const struct seed_line *l, int refused)
 {
-	if (seeds_parse_settings(settings, ss))
-		seeds_parse_settings("", ss);
-}
-
-/* Checks one seed line's URL and settings; CR_OK and the canonical URL in
- * out, or a logged warning (the first few) and the counter. */
-static enum cr_err take_seed(struct seed_reader *s, const char *t, const char *settings,
-			     char *out, size_t cap)
-{
-	const char *why = NULL;
-	int refused = 0;
-
-	if (url_canon(NULL, t, out, cap, &why) != CR_OK)
-		;
-	else if ((why = seeds_check_settings(settings)) != NULL)
-		;
-	else if ((why = scope_check_rules(s->scope, out, strlen(out))) != NULL)
-		refused = 1;
-	if (!why)
-		return CR_OK;
-	if (s->c[IC_INVALID] + s->c[IC_REFUSED] < INJECT_LOG_MAX)
-		log_warn("inject", "%s:%llu: %s seed '%.200s': %s", s->path,
-			 (unsigned long long)s->lineno, refused ? "refused" : "invalid", t,
-			 refused ? "a rule of scope.rules refuses it" : why);
+	if (s->c[IC_INVALID] + s->c[IC_REFUSED] < INJECT_LOG_MAX) {
+		if (l->bad_line)
+			log_warn("inject", "%s:%llu: invalid seed line: %s", s->path,
+				 (unsigned long long)l->lineno, l->why);
+		else
+			log_warn("inject", "%s:%llu: %s seed '%.200s': %s", s->path,
+				 (unsigned long long)l->lineno, refused ? "refused" : "invalid",
+				 l->text, refused ? "a rule of scope.rules refuses it" : l->why);
+	}
 	s->c[refused ? IC_REFUSED : IC_INVALID]++;
-	return CR_ERR_FORMAT;
-}
-
-/* A line that is no seed (seeds_split's why). */
-static void bad_line(struct seed_reader *s, const char *why)
-{
-	if (s->c[IC_INVALID] + s->c[IC_REFUSED] < INJECT_LOG_MAX)
-		log_warn("inject", "%s:%llu: invalid seed line: %s", s->path,
-			 (unsigned long long)s->lineno, why);
-	s->c[IC_INVALID]++;
 }
 
 static int produce_seeds(void *arg, struct route *r)
 {
-	struct seed_reader *s = arg;
+	struct seed_share *s = arg;
+	struct seed_line l;
+	enum cr_err e;
 
 	while (!route_full(r)) {
-		ssize_t n = getline(&s->line, &s->cap, s->fp);
-		char url[URL_MAX_LEN + 1];
-		char *t, *settings;
+		struct link_record lr = { .from = "" };
 
-		if (n < 0)
-			return ferror(s->fp) ? -1 : 1;
-		if ((s->lineno++ % (uint64_t)s->nranks) != (uint64_t)s->rank)
-			continue;
-		struct link_record l = { .from = "" };
-		struct seed_settings ss;
-		const char *bad = NULL;
-		int seed = seeds_split(s->line, (size_t)n, s->lineno == 1, &t, &settings, &bad);
-
-		if (!seed)
-			continue;
+		if ((e = seeds_reader_next(&s->rd, &l)) != CR_OK)
+			return e == CR_EOF ? 1 : -1;
 		s->c[IC_LINES]++;
-		if (seed < 0) {
-			bad_line(s, bad);
+		if (l.why) {
+			refuse(s, &l, 0);
 			continue;
 		}
-		seed_settings_of(settings, &ss);
-		l.meta.kind = seeds_sitemap(&t) || ss.sitemap ? CRAWL_SITEMAP : CRAWL_PAGE;
-		l.meta.vouched = l.meta.kind == CRAWL_SITEMAP;   /* the operator vouches */
-		if (take_seed(s, t, settings, url, sizeof(url)) != CR_OK)
+		if (scope_check_rules(s->scope, l.url, strlen(l.url))) {
+			refuse(s, &l, 1);
 			continue;
+		}
 		s->c[IC_VALID]++;
-		l.url = url;
-		l.url_len = strlen(url);
-		l.seed = seeds_id(url, l.url_len);
-		l.cash = s->seed_cash * ss.score;   /* OPIC: a seed enters with cash */
-		route_add_link(r, &l);
+		lr.meta.kind = l.set.sitemap ? CRAWL_SITEMAP : CRAWL_PAGE;
+		lr.meta.vouched = lr.meta.kind == CRAWL_SITEMAP;   /* the operator vouches */
+		lr.url = l.url;
+		lr.url_len = strlen(l.url);
+		lr.seed = seeds_id(l.url, lr.url_len);
+		lr.cash = s->seed_cash * l.set.score;   /* OPIC: a seed enters with cash */
+		route_add_link(r, &lr);
 	}
 	return 0;
+}
+
+/* seeds_write's filter: what scope.rules lets in. */
+static int in_rules(void *arg, const char *url)
+{
+	return !scope_check_rules(arg, url, strlen(url));
 }
 
 /* Merges the routed seeds into each owned partition's next version. */
@@ -145,12 +114,12 @@ static enum cr_err merge_seeds(struct job *j, int ver, struct route *rt, uint64_
 
 /* Opens the seed file's copy and the scope's rules; collective. */
 static enum cr_err open_seeds(struct job *j, const struct inject_seeds *seeds, int ver,
-			      struct seed_reader *s, struct scope *scope)
+			      struct seed_share *s, struct scope *scope)
 {
-	enum cr_err e = CR_OK;
+	enum cr_err e = seeds_reader_open(&s->rd, seeds->path, (uint64_t)j->nranks,
+					  (uint64_t)j->rank);
 
-	s->fp = fopen(seeds->path, "r");
-	if (!s->fp) {
+	if (e) {
 		log_err("inject", "cannot read the copy '%s' of seed file '%s': %s", seeds->path,
 			seeds->name, strerror(errno));
 		e = CR_ERR_ARG;
@@ -159,8 +128,7 @@ static enum cr_err open_seeds(struct job *j, const struct inject_seeds *seeds, i
 		e = scope_open(scope, j, ver);
 	if (comm_agree(e == CR_OK))
 		return CR_OK;
-	if (s->fp)
-		fclose(s->fp);
+	seeds_reader_close(&s->rd);
 	if (!e)
 		scope_release(scope);
 	return e ? e : CR_ERR_COMM;
@@ -168,7 +136,7 @@ static enum cr_err open_seeds(struct job *j, const struct inject_seeds *seeds, i
 
 enum cr_err inject_run(struct job *j, const struct inject_seeds *seeds, int ver, uint64_t *c)
 {
-	struct seed_reader s;
+	struct seed_share s;
 	struct scope scope;
 	struct route rt;
 	char dir[PATH_MAX];
@@ -176,9 +144,7 @@ enum cr_err inject_run(struct job *j, const struct inject_seeds *seeds, int ver,
 
 	memset(&s, 0, sizeof(s));
 	s.path = seeds->name;
-	s.rank = j->rank;
 	s.seed_cash = j->cfg.score_seed_cash;
-	s.nranks = j->nranks;
 	s.c = c;
 	s.scope = &scope;
 	e = open_seeds(j, seeds, ver, &s, &scope);
@@ -186,18 +152,18 @@ enum cr_err inject_run(struct job *j, const struct inject_seeds *seeds, int ver,
 		return e;
 	e = route_init(&rt, &j->dir, &j->cfg, j->tmpdir, j->rank, j->nranks, 0);
 	if (!comm_agree(e == CR_OK)) {
-		fclose(s.fp);
+		seeds_reader_close(&s.rd);
 		scope_release(&scope);
 		if (!e)
 			route_release(&rt);
 		return e ? e : CR_ERR_COMM;
 	}
 	e = route_run(&rt, produce_seeds, &s);
-	fclose(s.fp);
-	free(s.line);
+	seeds_reader_close(&s.rd);
 	/* The scope of every later round is built from the recorded seeds. */
 	if (!e && j->rank == 0)
-		e = seeds_write(&j->dir, ver + 1, seeds->path, &scope, (int)j->cfg.zstd_level);
+		e = seeds_write(&j->dir, ver + 1, seeds->path, in_rules, &scope,
+				(int)j->cfg.zstd_level);
 	layout_crawldb_dir(&j->dir, ver + 1, dir, sizeof(dir));
 	if (!e)
 		e = fs_mkdirs(dir);
@@ -214,35 +180,19 @@ enum cr_err inject_run(struct job *j, const struct inject_seeds *seeds, int ver,
 enum cr_err inject_check(const char *path, uint64_t *lines, uint64_t *invalid, char *first,
 			 size_t cap_first)
 {
-	FILE *fp = fopen(path, "r");
-	char *line = NULL, url[URL_MAX_LEN + 1];
-	size_t cap = 0;
-	ssize_t n;
-	enum cr_err e = CR_EOF;
+	struct seeds_reader rd;
+	struct seed_line l;
+	enum cr_err e;
 
 	*lines = *invalid = 0;
 	first[0] = '\0';
-	if (!fp)
+	if (seeds_reader_open(&rd, path, 1, 0) != CR_OK)
 		return CR_ERR_IO;
-	while (e == CR_EOF && (n = getline(&line, &cap, fp)) >= 0) {
-		char *t, *settings;
-		const char *why = NULL;
-		int seed = seeds_split(line, (size_t)n, (*lines)++ == 0, &t, &settings, &why);
-
-		if (!seed)
-			continue;
-		if (seed > 0)
-			seeds_sitemap(&t);
-		if (seed > 0 && url_canon(NULL, t, url, sizeof(url), &why) == CR_OK &&
-		    !(why = seeds_check_settings(settings)))
-			e = CR_OK;
-		else if ((*invalid)++ == 0)
-			snprintf(first, cap_first, "line %llu: %s", (unsigned long long)*lines,
-				 why);
-	}
-	if (e == CR_EOF && ferror(fp))
-		e = CR_ERR_IO;
-	free(line);
-	fclose(fp);
+	while ((e = seeds_reader_next(&rd, &l)) == CR_OK && l.why)
+		if ((*invalid)++ == 0)
+			snprintf(first, cap_first, "line %llu: %s", (unsigned long long)l.lineno,
+				 l.why);
+	*lines = rd.lineno;
+	seeds_reader_close(&rd);
 	return e;
 }

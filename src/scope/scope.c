@@ -222,6 +222,17 @@ const char *scope_check_link(struct scope *s, const struct link_record *l)
 	return mode_accepts(s, tmp) ? NULL : "scope:mode";
 }
 
+static enum cr_err add_recorded(void *arg, const char *url, size_t ulen,
+				const struct seed_settings *set)
+{
+	return scope_add_seed(arg, url, ulen, set);
+}
+
+enum cr_err scope_add_seeds(struct scope *s, const struct crawl_dir *d, int version)
+{
+	return seeds_load(d, version, add_recorded, s);
+}
+
 enum cr_err scope_open(struct scope *s, const struct job *j, int version)
 {
 	enum cr_err e = CR_OK;
@@ -230,7 +241,7 @@ enum cr_err scope_open(struct scope *s, const struct job *j, int version)
 	if (j->cfg.scope_rules[0])
 		e = scope_rules_load(j->cfg.scope_rules, &s->rules);
 	if (!e)
-		e = seeds_load_scope(&j->dir, version, s);
+		e = scope_add_seeds(s, &j->dir, version);
 	if (!e && s->seeds == 0 && s->mode != SCOPE_ANY && j->rank == 0 && version > 0)
 		log_warn("scope", "the crawl has no recorded seeds: scope.mode %s acts as any",
 			 config_scope_modes[s->mode]);

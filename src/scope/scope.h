@@ -79,6 +79,10 @@ void scope_release(struct scope *s);
  * (NULL: none; a seed added again takes its latest settings). */
 CR_WUR enum cr_err scope_add_seed(struct scope *s, const char *url, size_t len,
 				  const struct seed_settings *set);
+/* Adds the seeds recorded in d up to version (seeds_load) to s. A damaged
+ * seeds file is an error naming it. */
+CR_WUR enum cr_err scope_add_seeds(struct scope *s, const struct crawl_dir *d, int version);
+
 /* The seed of id, or NULL (also for a seed without settings, unless
  * keep_plain). */
 const struct scope_seed *scope_seed_of(const struct scope *s, uint64_t id);

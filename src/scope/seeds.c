@@ -1,5 +1,4 @@
 #include "scope/seeds.h"
-#include "scope/scope.h"
 #include "store/recfile.h"
 #include "url/url.h"
 #include "util/buf.h"
@@ -72,7 +71,9 @@ uint64_t seeds_id(const char *url, size_t len)
 	return h ? h : 1;
 }
 
-int seeds_sitemap(char **url)
+/* 1 if a seed URL is written "sitemap:URL" (a sitemap to read, not a
+ * page): *url then points past the prefix. */
+static int is_sitemap(char **url)
 {
 	if (strncasecmp(*url, "sitemap:", 8))
 		return 0;
@@ -168,59 +169,103 @@ static void pack_seed(struct buf *out, const char *url, const char *settings)
 	buf_put_str(out, settings, strlen(settings));
 }
 
-/* The seed records of one open file, each added to w. */
-static enum cr_err write_lines(FILE *fp, struct recfile_writer *w, struct scope *s)
+enum cr_err seeds_reader_open(struct seeds_reader *r, const char *path, uint64_t stride,
+			      uint64_t offset)
 {
-	char *line = NULL, canon[URL_MAX_LEN + 1];
-	size_t cap = 0;
+	memset(r, 0, sizeof(*r));
+	r->fp = fopen(path, "r");
+	if (!r->fp)
+		return CR_ERR_IO;
+	r->stride = stride ? stride : 1;
+	r->offset = offset;
+	buf_init(&r->settings);
+	return CR_OK;
+}
+
+/* A line split into a seed: its URL canonical, its settings parsed. */
+static void judge(struct seeds_reader *r, char *url, char *settings, struct seed_line *l)
+{
+	if (is_sitemap(&url)) {
+		/* "sitemap:URL" is kept as the setting it stands for. */
+		buf_reset(&r->settings);
+		buf_addf(&r->settings, "%s%skind=sitemap", settings, *settings ? "\t" : "");
+		settings = (char *)buf_cstr(&r->settings);
+	}
+	l->text = url;
+	l->settings = settings;
+	if (url_canon(NULL, url, l->url, sizeof(l->url), &l->why) == CR_OK)
+		l->why = seeds_parse_settings(settings, &l->set);
+	if (l->why)
+		seeds_parse_settings("", &l->set);
+}
+
+enum cr_err seeds_reader_next(struct seeds_reader *r, struct seed_line *l)
+{
 	ssize_t n;
-	int first = 1;
-	struct buf rec, extra;
-	enum cr_err e = CR_OK;
+
+	while ((n = getline(&r->line, &r->cap, r->fp)) >= 0) {
+		char *url, *settings;
+		const char *why = NULL;
+		int seed;
+
+		if (r->lineno++ % r->stride != r->offset)
+			continue;
+		seed = seeds_split(r->line, (size_t)n, r->lineno == 1, &url, &settings, &why);
+		if (!seed)
+			continue;
+		memset(l, 0, sizeof(*l));
+		l->lineno = r->lineno;
+		if (seed < 0) {
+			l->why = why;
+			l->bad_line = 1;
+			l->text = l->settings = "";
+			seeds_parse_settings("", &l->set);
+		} else {
+			judge(r, url, settings, l);
+		}
+		return CR_OK;
+	}
+	return ferror(r->fp) ? CR_ERR_IO : CR_EOF;
+}
+
+void seeds_reader_close(struct seeds_reader *r)
+{
+	if (r->fp)
+		fclose(r->fp);
+	free(r->line);
+	buf_release(&r->settings);
+	memset(r, 0, sizeof(*r));
+}
+
+/* The seed records of the reader's file, each added to w. */
+static enum cr_err write_lines(struct seeds_reader *rd, struct recfile_writer *w,
+			       int (*keep)(void *arg, const char *url), void *arg)
+{
+	struct seed_line l;
+	struct buf rec;
+	enum cr_err e;
 
 	buf_init(&rec);
-	buf_init(&extra);
-	while (!e && (n = getline(&line, &cap, fp)) >= 0) {
-		char *url, *settings;
-		const char *why;
-		int sitemap;
-
-		if (seeds_split(line, (size_t)n, first, &url, &settings, &why) <= 0) {
-			first = 0;
+	while ((e = seeds_reader_next(rd, &l)) == CR_OK) {
+		if (l.why || (keep && !keep(arg, l.url)))
 			continue;
-		}
-		first = 0;
-		sitemap = seeds_sitemap(&url);
-		if (url_canon(NULL, url, canon, sizeof(canon), &why) != CR_OK ||
-		    seeds_check_settings(settings) || (s && s->rules &&
-			scope_check_rules(s, canon, strlen(canon))))
-			continue;
-		if (sitemap) {
-			/* "sitemap:URL" is kept as the setting it stands for. */
-			buf_reset(&extra);
-			buf_addf(&extra, "%s%skind=sitemap", settings, *settings ? "\t" : "");
-			settings = (char *)buf_cstr(&extra);
-		}
-		pack_seed(&rec, canon, settings);
-		e = recfile_writer_add(w, rec.p, rec.len);
+		pack_seed(&rec, l.url, l.settings);
+		if ((e = recfile_writer_add(w, rec.p, rec.len)) != CR_OK)
+			break;
 	}
-	if (!e && ferror(fp))
-		e = CR_ERR_IO;
-	free(line);
 	buf_release(&rec);
-	buf_release(&extra);
-	return e;
+	return e == CR_EOF ? CR_OK : e;
 }
 
 enum cr_err seeds_write(const struct crawl_dir *d, int version, const char *path,
-			struct scope *s, int zstd_level)
+			int (*keep)(void *arg, const char *url), void *arg, int zstd_level)
 {
 	char out[PATH_MAX];
 	struct recfile_writer *w = NULL;
-	FILE *fp = fopen(path, "r");
+	struct seeds_reader rd;
 	enum cr_err e;
 
-	if (!fp) {
+	if (seeds_reader_open(&rd, path, 1, 0) != CR_OK) {
 		log_err("inject", "cannot read seed file '%s': %s", path, strerror(errno));
 		return CR_ERR_ARG;
 	}
@@ -230,8 +275,8 @@ enum cr_err seeds_write(const struct crawl_dir *d, int version, const char *path
 	if (!e)
 		e = recfile_writer_open(out, REC_KIND_SEEDS, zstd_level, &w);
 	if (!e)
-		e = write_lines(fp, w, s);
-	fclose(fp);
+		e = write_lines(&rd, w, keep, arg);
+	seeds_reader_close(&rd);
 	if (e) {
 		recfile_writer_abort(&w);
 		log_err("inject", "cannot record the seeds in '%s'", out);
@@ -265,7 +310,7 @@ static enum cr_err settings_of(const char *raw, size_t slen, struct seed_setting
 	return seeds_parse_settings(text, set) ? CR_ERR_FORMAT : CR_OK;
 }
 
-static enum cr_err load_file(const char *path, struct scope *s)
+static enum cr_err load_file(const char *path, seeds_fn fn, void *arg)
 {
 	struct recfile_reader *r;
 	const void *p;
@@ -282,8 +327,7 @@ static enum cr_err load_file(const char *path, struct scope *s)
 		struct seed_settings set;
 
 		if (seeds_record_unpack(p, n, &url, &ulen, &settings, &slen) != CR_OK ||
-		    settings_of(settings, slen, &set) != CR_OK ||
-		    scope_add_seed(s, url, ulen, &set) != CR_OK) {
+		    settings_of(settings, slen, &set) != CR_OK || fn(arg, url, ulen, &set)) {
 			log_err("scope", "damaged seed record in '%s'", path);
 			e = CR_ERR_FORMAT;
 			break;
@@ -293,7 +337,7 @@ static enum cr_err load_file(const char *path, struct scope *s)
 	return e == CR_EOF ? CR_OK : e;
 }
 
-enum cr_err seeds_load_scope(const struct crawl_dir *d, int version, struct scope *s)
+enum cr_err seeds_load(const struct crawl_dir *d, int version, seeds_fn fn, void *arg)
 {
 	char dir[PATH_MAX], path[PATH_MAX];
 	DIR *dp;
@@ -315,7 +359,7 @@ enum cr_err seeds_load_scope(const struct crawl_dir *d, int version, struct scop
 		layout_seeds(d, v, path, sizeof(path));
 		if (strcmp(strrchr(path, '/') + 1, de->d_name))
 			continue;
-		e = load_file(path, s);
+		e = load_file(path, fn, arg);
 	}
 	closedir(dp);
 	return e;

@@ -10,6 +10,11 @@
  * Settings: max_pages=N, max_depth=N, scope=host|domain|any, kind=sitemap.
  * '#' starts a comment line. The URL is canonicalised (url_canon) like any
  * link.
+ *
+ * One reader (struct seeds_reader) turns a seed file into seeds for every
+ * caller: inject's ranks (each its share of the lines), the check before a
+ * job starts, and the record written into the crawl directory. Nothing here
+ * knows the scope: it is built from the record (seeds_load) by scope.c.
  */
 #ifndef CR_SCOPE_SEEDS_H
 #define CR_SCOPE_SEEDS_H
@@ -17,10 +22,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "crawldb/layout.h"
-#include "util/error.h"
+#include <stdio.h>
 
-struct scope;
+#include "crawldb/layout.h"
+#include "url/url.h"
+#include "util/buf.h"
+#include "util/error.h"
 
 /*
  * Splits a seed line in place: *url the URL (leading blanks, a first
@@ -39,10 +46,6 @@ int seeds_split(char *line, size_t n, int first_line, char **url, char **setting
  * XXH3-64 of the URL, never 0. */
 uint64_t seeds_id(const char *url, size_t len);
 
-/* 1 if a seed URL is written "sitemap:URL" (a sitemap to read, not a
- * page): *url then points past the prefix. */
-int seeds_sitemap(char **url);
-
 /* What a seed line may set for everything reached from that seed; -1:
  * not set (the job's setting holds). */
 struct seed_settings {
@@ -60,21 +63,56 @@ const char *seeds_parse_settings(const char *settings, struct seed_settings *out
 /* NULL if settings parse, else why not. */
 const char *seeds_check_settings(const char *settings);
 
+/* One line of a seed file that is not blank or a comment. */
+struct seed_line {
+	uint64_t lineno;            /* 1-based, in the file */
+	const char *why;            /* NULL: a seed; else why not (a static string) */
+	int bad_line;               /* why concerns the line itself (seeds_split) */
+	const char *text;           /* the URL as written; borrowed until the next read */
+	char url[URL_MAX_LEN + 1];  /* canonical (when why is NULL) */
+	const char *settings;       /* as recorded ("sitemap:URL" adds kind=sitemap);
+				       borrowed until the next read */
+	struct seed_settings set;   /* parsed; all unset when why is not NULL */
+};
+
+struct seeds_reader {
+	FILE *fp;
+	char *line;
+	size_t cap;
+	uint64_t lineno;            /* lines read so far */
+	uint64_t stride, offset;    /* lines whose (lineno - 1) % stride is not offset
+				       are skipped unread: a rank's share */
+	struct buf settings;
+};
+
+/* Opens path for reading, every line (stride 1, offset 0) or a share.
+ * CR_ERR_IO (errno set) if it cannot be opened. */
+CR_WUR enum cr_err seeds_reader_open(struct seeds_reader *r, const char *path, uint64_t stride,
+				     uint64_t offset);
+/* The next line of the share that is no blank or comment line: CR_OK with
+ * *l filled (a seed, or why not), CR_EOF at the end, CR_ERR_IO. */
+CR_WUR enum cr_err seeds_reader_next(struct seeds_reader *r, struct seed_line *l);
+void seeds_reader_close(struct seeds_reader *r);
+
 /*
  * Writes seeds/NNNNN.zst (version: the CrawlDb version the inject makes)
- * from the seed file at path: every line whose URL is valid and in scope
- * by s's rules, canonical, with its settings. One rank calls it.
+ * from the seed file at path: every seed whose canonical URL keep (NULL:
+ * all) returns 1 for, with its settings. One rank calls it.
  */
 CR_WUR enum cr_err seeds_write(const struct crawl_dir *d, int version, const char *path,
-			       struct scope *s, int zstd_level);
+			       int (*keep)(void *arg, const char *url), void *arg,
+			       int zstd_level);
 
 /* One record of a seeds file: its URL and settings, borrowed from p.
  * CR_ERR_FORMAT for bad bytes. */
 CR_WUR enum cr_err seeds_record_unpack(const void *p, size_t n, const char **url, size_t *ulen,
 				       const char **settings, size_t *slen);
 
-/* Adds the seeds of every seeds/NNNNN.zst with NNNNN <= version to s. A
- * damaged file is an error naming it. */
-CR_WUR enum cr_err seeds_load_scope(const struct crawl_dir *d, int version, struct scope *s);
+/* Calls fn with each recorded seed of every seeds/NNNNN.zst with NNNNN <=
+ * version (url and set borrowed during the call); an error of fn ends it.
+ * A damaged file is an error naming it. */
+typedef enum cr_err (*seeds_fn)(void *arg, const char *url, size_t ulen,
+				 const struct seed_settings *set);
+CR_WUR enum cr_err seeds_load(const struct crawl_dir *d, int version, seeds_fn fn, void *arg);
 
 #endif

@@ -7,7 +7,10 @@
 #include "crawldb/link_record.h"
 #include "url/url.h"
 
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static void surt_forms(void)
 {
@@ -345,6 +348,70 @@ static void seed_lines(void)
 	}
 }
 
+/* The one seed-file reader: what each line becomes, and a rank's share. */
+static void seed_reader(void)
+{
+	static const char file[] =
+		"\xef\xbb\xbfhttps://A.example/x  # the first line, a BOM\n"
+		"\n"
+		"# a comment\n"
+		"sitemap:https://b.example/sm.xml\tscore=2\n"
+		"https://c.example/ trailing words\n"
+		"https://d.example/\tmax_pages=0\n"
+		"ftp://e.example/\n"
+		"https://f.example/\tkind=sitemap\tmax_depth=3\n";
+	static const struct {
+		uint64_t lineno;
+		const char *url;   /* NULL: no seed */
+		int bad_line, sitemap;
+		const char *settings;
+	} want[] = {
+		{ 1, "https://a.example/x", 0, 0, "" },
+		{ 4, "https://b.example/sm.xml", 0, 1, "score=2\tkind=sitemap" },
+		{ 5, NULL, 1, 0, "" },
+		{ 6, NULL, 0, 0, "max_pages=0" },
+		{ 7, NULL, 0, 0, "" },
+		{ 8, "https://f.example/", 0, 1, "kind=sitemap\tmax_depth=3" },
+	};
+	char path[] = "/tmp/mpicrawl-seeds-XXXXXX";
+	int fd = mkstemp(path);
+	struct seeds_reader rd;
+	struct seed_line l;
+	size_t i, k;
+
+	CHECK(fd >= 0 && write(fd, file, sizeof(file) - 1) == (ssize_t)sizeof(file) - 1,
+	      "write %s", path);
+	close(fd);
+	CHECK(seeds_reader_open(&rd, path, 1, 0) == CR_OK, "open");
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		CHECK(seeds_reader_next(&rd, &l) == CR_OK, "line %zu read", i);
+		CHECK(l.lineno == want[i].lineno, "row %zu: line %llu", i,
+		      (unsigned long long)l.lineno);
+		CHECK(want[i].url ? !l.why && !strcmp(l.url, want[i].url) : l.why != NULL,
+		      "row %zu: %s %s", i, l.why ? l.why : "seed", l.why ? "" : l.url);
+		CHECK(l.bad_line == want[i].bad_line, "row %zu: bad line %d", i, l.bad_line);
+		CHECK(l.set.sitemap == want[i].sitemap && !strcmp(l.settings, want[i].settings),
+		      "row %zu: sitemap %d settings '%s'", i, l.set.sitemap, l.settings);
+	}
+	CHECK(seeds_reader_next(&rd, &l) == CR_EOF && rd.lineno == 8, "the end, 8 lines");
+	seeds_reader_close(&rd);
+	/* Three ranks' shares: every line once, lines 1, 4 and 7 to rank 0. */
+	for (k = 0; k < 3; k++) {
+		int n = 0;
+
+		CHECK(seeds_reader_open(&rd, path, 3, k) == CR_OK, "open share %zu", k);
+		while (seeds_reader_next(&rd, &l) == CR_OK) {
+			CHECK((l.lineno - 1) % 3 == k, "share %zu got line %llu", k,
+			      (unsigned long long)l.lineno);
+			n++;
+		}
+		CHECK(n == (k == 0 ? 3 : k == 1 ? 2 : 1), "share %zu: %d lines", k, n);
+		seeds_reader_close(&rd);
+	}
+	CHECK(seeds_reader_open(&rd, "/nonexistent/seeds", 1, 0) == CR_ERR_IO, "no file");
+	unlink(path);
+}
+
 static void host_rule_table(void)
 {
 	static const char text[] =
@@ -424,6 +491,7 @@ int main(void)
 	parse_errors();
 	modes();
 	seed_lines();
+	seed_reader();
 	per_seed();
 	host_rule_table();
 	TEST_DONE();
