@@ -926,3 +926,11 @@ void config_write(const struct config *c, char *out, size_t cap)
 	snprintf(out, cap, "%s", buf_cstr(&b));
 	buf_release(&b);
 }
+
+size_t config_warc_block_max(const struct config *c)
+{
+	const uint64_t least = 64u << 20;
+	uint64_t n = (uint64_t)c->max_body_bytes + 2 * (uint64_t)c->max_header_bytes + 65536;
+
+	return n > least && n < SIZE_MAX ? (size_t)n : (size_t)least;
+}

@@ -158,6 +158,12 @@ void config_register_check(const char *key, config_check_fn fn);
 /* The words of scope.mode, in the order of enum scope_mode (scope/scope.h). */
 extern const char *const config_scope_modes[];
 
+/* The largest WARC record block a crawl with c writes, and so what every
+ * reader of its WARC files (parse, index, WAT, repair) accepts: what the
+ * fetcher may store (fetch.max_body_bytes and max_header_bytes, the request
+ * beside), at least 64 MiB. */
+size_t config_warc_block_max(const struct config *c);
+
 /* Sets every key to its default. */
 void config_defaults(struct config *c);
 /* Applies one "key=value" (or key and value apart). */

@@ -32,7 +32,6 @@
 #include <zstd.h>
 
 #define INDEX_URI_MAX 8192
-#define INDEX_MIN_BLOCK (64u << 20)
 #define INDEX_STREAMS_MAX 64      /* staged series of a partition (4 a fetch attempt) */
 
 const char *const index_counter_names[IX_COUNT_] = {
@@ -293,13 +292,6 @@ static void head_mime(const unsigned char *h, size_t n, char *out, size_t cap)
 			return;
 		}
 	}
-}
-
-size_t index_max_block(const struct config *cfg)
-{
-	uint64_t n = (uint64_t)cfg->max_body_bytes + 2 * (uint64_t)cfg->max_header_bytes + 65536;
-
-	return n > INDEX_MIN_BLOCK && n < SIZE_MAX ? (size_t)n : INDEX_MIN_BLOCK;
 }
 
 void index_cdxj_filename(int seg, const char *name, char *out, size_t cap)
@@ -947,7 +939,7 @@ static enum cr_err one_warc(struct part_ix *x, const char *name)
 	enum cr_err e;
 
 	layout_segment_file(&x->j->dir, x->seg, "warc", name, path, sizeof(path));
-	if ((e = warc_reader_open(path, index_max_block(&x->j->cfg), &r)) != CR_OK)
+	if ((e = warc_reader_open(path, config_warc_block_max(&x->j->cfg), &r)) != CR_OK)
 		return e;
 	x->cdxj = &l;
 	while ((e = warc_reader_next(r, &rec)) == CR_OK)

@@ -91,10 +91,6 @@ void index_cdxj_extras(const char *uri, const void *head, size_t head_len, int s
 void index_cdxj_line(struct buf *b, const char *uri, const char *date, const char *mime,
 		     int status, const char *digest, uint64_t length, uint64_t offset,
 		     const char *fname, const struct index_cdxj_extra *e);
-/* The largest WARC record block the index step reads back: what the
- * fetcher may have stored (fetch.max_body_bytes and max_header_bytes, the
- * request beside), at least 64 MiB. */
-size_t index_max_block(const struct config *cfg);
 
 /* The CDXJ filename of WARC file name of segment seg. */
 void index_cdxj_filename(int seg, const char *name, char *out, size_t cap);

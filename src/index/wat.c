@@ -1,5 +1,4 @@
 #include "index/wat.h"
-#include "index/index.h"
 #include "crawldb/layout.h"
 #include "crawldb/provenance.h"
 #include "http/head.h"
@@ -464,7 +463,7 @@ enum cr_err wat_write_file(const struct job *j, int seg, const char *name, uint6
 	layout_segment_file(&j->dir, seg, "wat", wname, out, sizeof(out));
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", out, (int)getpid());
 	layout_segment_file(&j->dir, seg, "warc", name, in, sizeof(in));
-	if ((e = warc_reader_open(in, index_max_block(&j->cfg), &r)) != CR_OK)
+	if ((e = warc_reader_open(in, config_warc_block_max(&j->cfg), &r)) != CR_OK)
 		return e;
 	/* JSON compresses well at level 1; the files are rewritten whenever
 	 * the index is. The warcinfo names the crawl as its WARC files do. */

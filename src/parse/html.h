@@ -28,11 +28,12 @@
 #include <stdint.h>
 
 #include "parse/boiler.h"
+#include "parse/htmlmeta.h"
 #include "parse/lang.h"
 #include "util/buf.h"
 #include "util/error.h"
 
-#define HTML_ANCHOR_MAX 256
+#define HTML_ANCHOR_MAX HTMLMETA_ANCHOR_MAX
 /* Links left out that a page keeps for the decision log: past this many,
  * they are only counted. */
 #define HTML_REFUSED_MAX 64

@@ -1,5 +1,4 @@
 #include "parse/htmlmeta.h"
-#include "parse/html.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -205,7 +204,7 @@ void htmlmeta_word(struct htmlmeta *m, const char *s, size_t n, int blank)
 	if (m->open_a < 0)
 		return;
 	it = (struct htmlmeta_item *)(m->items.p + (size_t)m->open_a * sizeof(*it));
-	if (it->text_len + n + 1 > HTML_ANCHOR_MAX)
+	if (it->text_len + n + 1 > HTMLMETA_ANCHOR_MAX)
 		return;
 	if (blank && it->text_len) {
 		buf_addc(&m->texts, ' ');

@@ -13,8 +13,8 @@
  * Life: htmlmeta_init, the parser's calls, read the items, then
  * htmlmeta_release. Caps: HTMLMETA_ITEMS_MAX items and HTMLMETA_BYTES_MAX
  * bytes of their values (more items are counted in dropped),
- * HTMLMETA_VALUE_MAX bytes of an attribute value, HTML_ANCHOR_MAX of an
- * anchor's text.
+ * HTMLMETA_VALUE_MAX bytes of an attribute value, HTMLMETA_ANCHOR_MAX of an
+ * anchor's text (html.h keeps the same).
  */
 #ifndef CR_PARSE_HTMLMETA_H
 #define CR_PARSE_HTMLMETA_H
@@ -27,6 +27,7 @@
 #define HTMLMETA_ITEMS_MAX 100000
 #define HTMLMETA_BYTES_MAX (16u << 20)
 #define HTMLMETA_VALUE_MAX 2048
+#define HTMLMETA_ANCHOR_MAX 256
 
 /* Where an item belongs in WAT's HTML-Metadata. */
 enum htmlmeta_kind {

@@ -395,8 +395,16 @@ int parse_page(const struct job *j, const struct fetch_record *f,
 
 		buf_init(&dec);
 		ok = undo_encoding(j, head, hlen, &body, &blen, &dec, c, NULL);
-		if (ok)
-			sitemap_page_parse(&pr, f->rec.meta.vouched, body, blen, out, c);
+		if (ok) {
+			struct sitemap_page_counts n;
+
+			sitemap_page_parse(&pr, f->rec.meta.vouched, body, blen, out, &n);
+			c[PC_SITEMAPS]++;
+			c[PC_SITEMAP_ENTRIES] += n.entries;
+			c[PC_SITEMAP_DROPPED] += n.dropped;
+			c[PC_SITEMAP_INVALID] += n.invalid;
+			c[PC_SITEMAP_MALFORMED] += (uint64_t)n.malformed;
+		}
 		buf_release(&dec);
 		return ok;
 	}
@@ -459,7 +467,7 @@ static enum cr_err read_body(struct parse_ctx *x, const struct fetch_record *f,
 	if (!x->wr || strcmp(name, x->wr_name)) {
 		warc_reader_free(&x->wr);
 		layout_segment_file(&x->j->dir, x->seg, "warc", name, path, sizeof(path));
-		e = warc_reader_open(path, (size_t)x->j->cfg.max_body_bytes + (1u << 20), &x->wr);
+		e = warc_reader_open(path, config_warc_block_max(&x->j->cfg), &x->wr);
 		if (e)
 			return e;
 		snprintf(x->wr_name, sizeof(x->wr_name), "%s", name);

@@ -1,7 +1,6 @@
 #include "parse/sitemap_page.h"
 #include "crawldb/link_record.h"
 #include "parse/decode.h"
-#include "parse/parse.h"
 #include "parse/sitemap.h"
 #include "store/recfile.h"
 #include "url/url.h"
@@ -74,8 +73,8 @@ static int take(void *arg, const struct sitemap_entry *e)
 	return 0;
 }
 
-int sitemap_page_parse(struct parse_record *pr, int vouched, const unsigned char *body,
-		       size_t blen, struct buf *out, uint64_t *c)
+void sitemap_page_parse(struct parse_record *pr, int vouched, const unsigned char *body,
+			size_t blen, struct buf *out, struct sitemap_page_counts *n)
 {
 	struct gather g;
 	struct sitemap_stats st;
@@ -98,14 +97,12 @@ int sitemap_page_parse(struct parse_record *pr, int vouched, const unsigned char
 	sitemap_parse((const char *)body, blen, cut, pr->url, take, &g, &st);
 	buf_release(&unz);
 	parse_record_pack_sitemap(pr, (const char *const *)g.links, g.entries, g.n, out);
-	c[PC_SITEMAPS]++;
-	c[PC_SITEMAP_ENTRIES] += g.n;
-	c[PC_SITEMAP_DROPPED] += st.dropped + (st.entries - g.n);
-	c[PC_SITEMAP_INVALID] += st.invalid;
-	c[PC_SITEMAP_MALFORMED] += st.malformed || st.kind == SITEMAP_NONE;
+	n->entries = g.n;
+	n->dropped = st.dropped + (st.entries - g.n);
+	n->invalid = st.invalid;
+	n->malformed = st.malformed || st.kind == SITEMAP_NONE;
 	for (i = 0; i < g.n; i++)
 		free(g.links[i]);
 	free(g.links);
 	free(g.entries);
-	return 1;
 }

@@ -25,12 +25,20 @@
  * (vouched: anywhere on its site - scheme, host and port). */
 int sitemap_page_owns(const char *sitemap_url, const char *url, int vouched);
 
+/* What one sitemap held (parse.h's counters add them up). */
+struct sitemap_page_counts {
+	uint64_t entries;    /* URLs kept */
+	uint64_t dropped;    /* past the protocol's caps */
+	uint64_t invalid;    /* entries without a usable URL */
+	int malformed;       /* not a sitemap, or it broke off */
+};
+
 /*
  * Appends pr (url, depth, hops set by the caller) as a sitemap's record
- * with the entries of body[0..blen) (Content-Encoding already undone).
- * Counts in c (parse counters). Returns 1.
+ * with the entries of body[0..blen) (Content-Encoding already undone);
+ * *n says what it held.
  */
-int sitemap_page_parse(struct parse_record *pr, int vouched, const unsigned char *body,
-		       size_t blen, struct buf *out, uint64_t *c);
+void sitemap_page_parse(struct parse_record *pr, int vouched, const unsigned char *body,
+			size_t blen, struct buf *out, struct sitemap_page_counts *n);
 
 #endif

@@ -705,7 +705,7 @@ static int plan_all(const struct crawl_dir *d, int last, struct hmap *fixes, enu
 		hmap_init(&fixes[seg]);
 		if (!layout_phase_done(d, seg, "fetch"))
 			continue;
-		*e = find_damaged(d, seg, index_max_block(&cfg), &fixes[seg]);
+		*e = find_damaged(d, seg, config_warc_block_max(&cfg), &fixes[seg]);
 		if (*e == CR_OK)
 			*e = each_outcome(d, seg, outcome_missing, &fixes[seg]);
 		cdxj_missing(d, seg, &fixes[seg]);

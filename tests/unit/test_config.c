@@ -399,9 +399,23 @@ static void test_docs(void)
 	buf_release(&b);
 }
 
+/* The read-back cap follows what the fetcher may store: a 200 MB body
+ * (fetch.max_body_bytes) is read, not refused. */
+static void test_max_block(void)
+{
+	struct config c;
+
+	config_defaults(&c);
+	CHECK(config_warc_block_max(&c) == 64u << 20, "default: 64 MiB, %zu", config_warc_block_max(&c));
+	c.max_body_bytes = 200000000;
+	CHECK(config_warc_block_max(&c) > 200000000 + (size_t)c.max_header_bytes,
+	      "200 MB bodies: %zu", config_warc_block_max(&c));
+}
+
 int main(void)
 {
 	scope_register_checks();
+	test_max_block();
 	snprintf(tmp_dir, sizeof(tmp_dir), "/tmp/mpicrawl-config-XXXXXX");
 	if (!mkdtemp(tmp_dir)) {
 		perror("mkdtemp");

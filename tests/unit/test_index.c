@@ -225,19 +225,6 @@ static void test_cdxj_facts(void)
 	buf_release(&b);
 }
 
-/* The read-back cap follows what the fetcher may store: a 200 MB body
- * (fetch.max_body_bytes) is read, not refused. */
-static void test_max_block(void)
-{
-	struct config c;
-
-	config_defaults(&c);
-	CHECK(index_max_block(&c) == 64u << 20, "default: 64 MiB, %zu", index_max_block(&c));
-	c.max_body_bytes = 200000000;
-	CHECK(index_max_block(&c) > 200000000 + (size_t)c.max_header_bytes,
-	      "200 MB bodies: %zu", index_max_block(&c));
-}
-
 /* What an index run again removes from cdxj/ and wat/: the outputs of WARC
  * files that are gone, and every WAT file once index.wat is off (issue 34
  * items 5 and 11b). */
@@ -274,7 +261,6 @@ static void test_output_stale(void)
 int main(void)
 {
 	test_output_stale();
-	test_max_block();
 	test_surt();
 	test_language();
 	test_stage_names();
