@@ -6,7 +6,6 @@
  * outcome.h, which links join the round of frontier.h - and every byte
  * written goes through segout.h.
  */
-#include "fetch/fetch.h"
 #include "fetch/fetcher.h"
 #include "comm/comm.h"
 #include "crawldb/fetch_record.h"

@@ -13,7 +13,7 @@
 #include "crawldb/job.h"
 #include "util/addr.h"
 #include "fetch/dns.h"
-#include "fetch/fetch.h"
+#include "fetch/counters.h"
 #include "fetch/frontier.h"
 #include "fetch/hosts.h"
 #include "fetch/http.h"

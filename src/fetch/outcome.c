@@ -1,6 +1,6 @@
 #include "fetch/outcome.h"
 #include "crawldb/fetch_record.h"
-#include "fetch/fetch.h"
+#include "fetch/counters.h"
 #include "http/head.h"
 #include "parse/decode.h"
 

@@ -6,6 +6,7 @@
  * hosts (handoff.h) and the loop runs again for them; then every rank
  * commits its outputs and robots cache, or none does.
  */
+#include "fetch/fetch.h"
 #include "fetch/fetcher.h"
 #include "comm/comm.h"
 #include "crawldb/fetch_record.h"

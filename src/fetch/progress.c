@@ -1,5 +1,5 @@
 #include "fetch/progress.h"
-#include "fetch/fetch.h"
+#include "fetch/counters.h"
 #include "crawldb/state.h"
 #include "status/estimate.h"
 #include "status/status.h"

@@ -7,7 +7,7 @@
 #define CR_GENERATE_PART_H
 
 #include "generate/budget.h"
-#include "generate/generate.h"
+#include "generate/select.h"
 #include "generate/refresh.h"
 #include "rank/record.h"
 #include "scope/decisions.h"

@@ -1,5 +1,5 @@
 #include "generate/seedcap.h"
-#include "generate/generate.h"
+#include "generate/select.h"
 #include "scope/scope.h"
 #include "scope/seeds.h"
 #include "store/recfile.h"
