@@ -7,6 +7,13 @@
   wrapper), as LIB_HOMES lists; a library wrapped by one file is upgraded or
   stubbed there alone.
 - The fetch phase's event loop (src/fetch/fetch.c) stays under LOOP_MAX lines.
+- No file of src/ longer than FILE_MAX lines.
+- Floors: each folder of src/ has a floor (FLOORS); a file includes headers
+  of its own folder or of folders on lower floors only. The bottom holds
+  what everything uses (util, store), the top the commands (cli); an
+  include that runs up or sideways is a finding.
+- No circle of files: a module is a stem (x.c with x.h); the includes
+  between modules of a folder form no cycle.
 - Every exported symbol starts with its module: the file's name or its
   folder's, then '_' (src/cli/ commands: cmd_), or is the file's name itself.
   Read from the objects of the last build ($B/src/, B=build), by nm.
@@ -17,6 +24,27 @@ import glob, os, re, subprocess, sys
 
 FUNC_MAX = 100
 LOOP_MAX = 700
+FILE_MAX = 2000
+# The floors of src/'s folders, bottom first: a folder includes only its own
+# headers and those of lower floors. Folders on one floor know nothing of
+# each other.
+FLOORS = [
+    ('util',),                                   # libc-level helpers
+    ('store', 'comm', 'http'),                   # record files, MPI, HTTP messages
+    ('inputs',),                                 # the user's files, read once
+    ('config', 'warc'),                          # keys; the WARC format
+    ('url',),                                    # URLs and their rules
+    ('crawldb',),                                # the crawl directory: records, layout, state
+    ('seen', 'score', 'robots', 'rank', 'dedup', 'status'),
+    ('scope', 'parse'),
+    ('index',),                                  # CDXJ, text, WAT, WACZ
+    ('fetch',),
+    ('generate',),                               # asks fetch's politeness rules
+    ('update',),
+    ('inject',),                                 # routes seeds as update routes links
+    ('round',),                                  # runs the phases
+    ('cli',),
+]
 LIB_HOMES = {
     'curl/curl.h': ('src/fetch/http.c', 'src/http/head.c'),
     'ares.h': 'src/fetch/dns.c',
@@ -101,6 +129,55 @@ def check_symbols():
             report(src, 'exported symbol %s does not start with %s' % (sym, ' or '.join(allowed)))
 
 
+def check_floors(files):
+    floor = {f: i for i, names in enumerate(FLOORS) for f in names}
+    for folder in sorted({p.split('/')[1] for p in files}):
+        if folder not in floor:
+            report('src/' + folder, 'folder has no floor in FLOORS (scripts/lint_shape.py)')
+    for path, lines in files.items():
+        here = path.split('/')[1]
+        for i, line in enumerate(lines, 1):
+            m = re.match(r'\s*#\s*include\s*"([a-z_]+)/[^"]+"', line)
+            if not m or m.group(1) == here or here not in floor or m.group(1) not in floor:
+                continue
+            if floor[m.group(1)] >= floor[here]:
+                report('%s:%d' % (path, i), 'includes %s/ (floor %d) from %s/ (floor %d): '
+                       'an include runs down only' % (m.group(1), floor[m.group(1)], here,
+                                                      floor[here]))
+
+
+def check_circles(files):
+    edges = {}
+    for path, lines in files.items():
+        a = path[4:].rsplit('.', 1)[0]
+        for line in lines:
+            m = re.match(r'\s*#\s*include\s*"([a-z_]+/[^"]+)\.h"', line)
+            if m and m.group(1) != a:
+                edges.setdefault(a, set()).add(m.group(1))
+    # Depth-first search for a back edge; each cycle reported once by its set.
+    state, stack, seen = {}, [], set()
+
+    def visit(v):
+        state[v] = 1
+        stack.append(v)
+        for w in sorted(edges.get(v, ())):
+            if state.get(w) == 1:
+                cyc = stack[stack.index(w):]
+                key = frozenset(cyc)
+                if key not in seen:
+                    seen.add(key)
+                    report('src/%s' % cyc[0], 'a circle of includes: %s'
+                           % ' -> '.join(cyc + [w]))
+            elif w not in state:
+                visit(w)
+        stack.pop()
+        state[v] = 2
+
+    for v in sorted(edges):
+        if v not in state:
+            visit(v)
+
+
 def main():
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
     files = {}
@@ -111,6 +188,11 @@ def main():
         if path.endswith('.c'):
             check_functions(path, lines)
     check_includes(files)
+    check_floors(files)
+    check_circles(files)
+    for path, lines in files.items():
+        if len(lines) - 1 > FILE_MAX:
+            report(path, '%d lines (at most %d)' % (len(lines) - 1, FILE_MAX))
     loop = files.get('src/fetch/fetch.c', [])
     if len(loop) - 1 >= LOOP_MAX:
         report('src/fetch/fetch.c', '%d lines: the event loop stays under %d' % (len(loop) - 1, LOOP_MAX))
