@@ -356,3 +356,13 @@ void fs_list_free(char **v, size_t n)
 		free(v[--n]);
 	free(v);
 }
+
+ssize_t fs_pread(int fd, void *p, size_t n, uint64_t off)
+{
+	ssize_t r;
+
+	do
+		r = pread(fd, p, n, (off_t)off);
+	while (r < 0 && errno == EINTR);
+	return r;
+}

@@ -22,6 +22,9 @@ CR_WUR enum cr_err fs_write_atomic(const char *path, const void *data, size_t n)
  * (progress counters), where losing the last write in a crash is fine. */
 CR_WUR enum cr_err fs_write_replace(const char *path, const void *data, size_t n);
 /* Reads the whole file (at most max bytes, else CR_ERR_LIMIT) into out (appended). */
+/* pread(2) of up to n bytes at off, again when a signal interrupts it: the
+ * bytes read, 0 at the end of the file, -1 (errno set) on failure. */
+ssize_t fs_pread(int fd, void *p, size_t n, uint64_t off);
 CR_WUR enum cr_err fs_read_all(const char *path, size_t max, struct buf *out);
 /* 1 if path exists. */
 int fs_exists(const char *path);
