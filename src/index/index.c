@@ -12,6 +12,7 @@
 #include "parse/html.h"
 #include "parse/parse.h"
 #include "store/recfile.h"
+#include "url/surt.h"
 #include "util/fs.h"
 #include "util/hmap.h"
 #include "util/json.h"
@@ -39,98 +40,9 @@ const char *const index_counter_names[IX_COUNT_] = {
 	"links", "parse_failed", "staged_files", "wat_records",
 };
 
-/* ---- SURT ---- */
-
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-void index_surt(const char *url, struct buf *out)
-{
-	const char *p, *host, *hend, *port = NULL, *path;
-	char *low, *q;
-	size_t n = strlen(url), i;
-
-	if (strncasecmp(url, "http://", 7) && strncasecmp(url, "https://", 8)) {
-		buf_adds(out, url);
-		return;
-	}
-	low = malloc(n + 1);
-	if (!low)
-		return;
-	for (i = 0; i <= n; i++)
-		low[i] = (char)((url[i] >= 'A' && url[i] <= 'Z') ? url[i] + 32 : url[i]);
-	host = strstr(low, "://") + 3;
-	if (!strncmp(host, "www", 3)) {
-		p = host + 3;
-		while (*p >= '0' && *p <= '9')
-			p++;
-		if (*p == '.')
-			host = p + 1;
-	}
-	hend = host + strcspn(host, ":/?#");
-	if (*hend == ':') {
-		port = hend + 1;
-		path = port + strcspn(port, "/?#");
-	} else {
-		path = hend;
-	}
-	/* host labels reversed */
-	p = hend;
-	while (p > host) {
-		const char *s = p;
-
-		while (s > host && s[-1] != '.')
-			s--;
-		buf_add(out, s, (size_t)(p - s));
-		p = s > host ? s - 1 : host;
-		if (s > host)
-			buf_addc(out, ',');
-	}
-	/* a default port is dropped, as a WHATWG URL parser does */
-	if (port && path > port &&
-	    !(path - port == 2 && !strncmp(port, "80", 2) && low[4] == ':') &&
-	    !(path - port == 3 && !strncmp(port, "443", 3) && low[4] == 's'))
-		buf_addf(out, ":%.*s", (int)(path - port), port);
-	buf_addc(out, ')');
-	q = strchr(path, '#');
-	if (q)
-		*q = '\0';
-	q = strchr(path, '?');
-	if (q)
-		*q++ = '\0';
-	buf_adds(out, *path ? path : "/");
-	if (q && *q) {
-		char **parts = NULL;
-		size_t np = 0, cap = 0;
-		char *s = q;
-
-		for (;;) {
-			char *amp = strchr(s, '&');
-
-			if (np == cap) {
-				char **g = realloc(parts, (cap = cap ? 2 * cap : 8) * sizeof(*g));
-				if (!g)
-					break;
-				parts = g;
-			}
-			parts[np++] = s;
-			if (!amp)
-				break;
-			*amp = '\0';
-			s = amp + 1;
-		}
-		qsort(parts, np, sizeof(*parts), cmp_str);
-		buf_addc(out, '?');
-		for (i = 0; i < np; i++) {
-			if (i)
-				buf_addc(out, '&');
-			buf_adds(out, parts[i]);
-		}
-		free(parts);
-	}
-	free(low);
 }
 
 /* ---- small writers ---- */
@@ -341,7 +253,7 @@ void index_cdxj_line(struct buf *b, const char *uri, const char *date, const cha
 		if (date[i] >= '0' && date[i] <= '9')
 			ts[k++] = date[i];
 	ts[k] = '\0';
-	index_surt(uri, b);
+	surt_key(uri, b);
 	buf_addf(b, " %s {\"url\":", ts);
 	json_str(b, uri, strlen(uri));
 	if (mime[0]) {

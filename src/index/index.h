@@ -105,13 +105,4 @@ void index_cdxj_filename(int seg, const char *name, char *out, size_t cap);
 int index_record_facts(const char *type, const char *ct, const unsigned char *block,
 		       size_t len, char *mime, size_t cap, int *status, size_t *head);
 
-/*
- * The SURT form of a URL as pywb and warcio key CDXJ lines: lower-cased,
- * a leading "www" label (www, www2, ...) dropped, host labels reversed and
- * joined by ',', ":port" if any, ')', the path, and the query's parameters
- * sorted. Non-http(s) URLs stay as they are. Appended to out.
- */
-void index_surt(const char *url, struct buf *out);
-
-
 #endif

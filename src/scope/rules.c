@@ -1,7 +1,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "scope/rules.h"
 #include "inputs/inputs.h"
-#include "scope/surt.h"
+#include "url/surt.h"
 #include "url/url.h"
 #include "util/buf.h"
 #include "util/log.h"

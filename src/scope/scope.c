@@ -3,7 +3,7 @@
 #include "scope/seeds.h"
 #include "crawldb/link_record.h"
 #include "scope/host_rules.h"
-#include "scope/surt.h"
+#include "url/surt.h"
 #include "url/url.h"
 #include "util/log.h"
 

@@ -1,6 +1,6 @@
 /*
  * fuzz_scope_rules - a scope.rules file (scope/rules.h) and the SURT form
- * (scope/surt.h).
+ * (url/surt.h).
  *
  * Input: RULES [NUL URL]... The rules text is parsed; when it parses, each
  * URL given (and a few fixed ones) is matched against it, and its SURT form
@@ -11,7 +11,7 @@
  */
 #include "fuzz.h"
 #include "scope/rules.h"
-#include "scope/surt.h"
+#include "url/surt.h"
 #include "url/url.h"
 
 static const char *const fixed_urls[] = {

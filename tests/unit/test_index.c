@@ -4,6 +4,7 @@
  * stages for the index step (index/stage.h).
  */
 #include "test.h"
+#include "url/surt.h"
 #include "parse/lang.h"
 #include "index/index.h"
 #include "index/stage.h"
@@ -32,7 +33,7 @@ static void test_surt(void)
 		struct buf b;
 
 		buf_init(&b);
-		index_surt(cases[i].url, &b);
+		surt_key(cases[i].url, &b);
 		CHECK_STR(buf_cstr(&b), cases[i].want);
 		buf_release(&b);
 	}

@@ -3,7 +3,7 @@
 #include "scope/rules.h"
 #include "scope/scope.h"
 #include "scope/seeds.h"
-#include "scope/surt.h"
+#include "url/surt.h"
 #include "crawldb/link_record.h"
 #include "url/url.h"
 

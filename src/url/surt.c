@@ -1,8 +1,10 @@
-#include "scope/surt.h"
+#include "url/surt.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* Appends n bytes at *pos; 0 when they do not fit (with the NUL). */
 static int put(char *out, size_t cap, size_t *pos, const char *s, size_t n)
@@ -144,4 +146,103 @@ enum cr_err surt_prefix(const char *text, char *out, size_t cap, const char **wh
 long_:
 	*why = "too long";
 	return CR_ERR_LIMIT;
+}
+
+/* ---- the CDXJ form ---- */
+
+/* Query parameters sort as strings. */
+static int cmp_param(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Appends '?' and the parameters of query q (cut in place) sorted. */
+static void sorted_query(char *q, struct buf *out)
+{
+	char **parts = NULL;
+	size_t np = 0, cap = 0, i;
+
+	for (;;) {
+		char *amp = strchr(q, '&');
+
+		if (np == cap) {
+			char **g = realloc(parts, (cap = cap ? 2 * cap : 8) * sizeof(*g));
+			if (!g)
+				break;
+			parts = g;
+		}
+		parts[np++] = q;
+		if (!amp)
+			break;
+		*amp = '\0';
+		q = amp + 1;
+	}
+	qsort(parts, np, sizeof(*parts), cmp_param);
+	buf_addc(out, '?');
+	for (i = 0; i < np; i++) {
+		if (i)
+			buf_addc(out, '&');
+		buf_adds(out, parts[i]);
+	}
+	free(parts);
+}
+
+void surt_key(const char *url, struct buf *out)
+{
+	const char *p, *host, *hend, *port = NULL, *path;
+	char *low, *q;
+	size_t n = strlen(url), i;
+
+	if (strncasecmp(url, "http://", 7) && strncasecmp(url, "https://", 8)) {
+		buf_adds(out, url);
+		return;
+	}
+	low = malloc(n + 1);
+	if (!low)
+		return;
+	for (i = 0; i <= n; i++)
+		low[i] = (char)((url[i] >= 'A' && url[i] <= 'Z') ? url[i] + 32 : url[i]);
+	host = strstr(low, "://") + 3;
+	if (!strncmp(host, "www", 3)) {
+		p = host + 3;
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (*p == '.')
+			host = p + 1;
+	}
+	hend = host + strcspn(host, ":/?#");
+	if (*hend == ':') {
+		port = hend + 1;
+		path = port + strcspn(port, "/?#");
+	} else {
+		path = hend;
+	}
+	/* host labels reversed */
+	p = hend;
+	while (p > host) {
+		const char *s = p;
+
+		while (s > host && s[-1] != '.')
+			s--;
+		buf_add(out, s, (size_t)(p - s));
+		p = s > host ? s - 1 : host;
+		if (s > host)
+			buf_addc(out, ',');
+	}
+	/* a default port is dropped, as a WHATWG URL parser does */
+	if (port && path > port &&
+	    !(path - port == 2 && !strncmp(port, "80", 2) && low[4] == ':') &&
+	    !(path - port == 3 && !strncmp(port, "443", 3) && low[4] == 's'))
+		buf_addf(out, ":%.*s", (int)(path - port), port);
+	buf_addc(out, ')');
+	q = strchr(path, '#');
+	if (q)
+		*q = '\0';
+	q = strchr(path, '?');
+	if (q)
+		*q++ = '\0';
+	buf_adds(out, *path ? path : "/");
+	if (q && *q)
+		sorted_query(q, out);
+	free(low);
 }
