@@ -12,6 +12,7 @@
 #include "config/config.h"
 #include "url/url.h"
 #include "util/fs.h"
+#include "util/hex.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +32,7 @@ static long unhex(const char *s, char *out, size_t cap)
 	if (n % 2 || n / 2 >= cap)
 		return -1;
 	for (i = 0; i < n; i += 2) {
-		int h = url_hexval((unsigned char)s[i]), l = url_hexval((unsigned char)s[i + 1]);
+		int h = hex_value((unsigned char)s[i]), l = hex_value((unsigned char)s[i + 1]);
 
 		if (h < 0 || l < 0)
 			return -1;

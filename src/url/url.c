@@ -1,11 +1,12 @@
 #include "url/url.h"
 #include "config/config.h"
+#include "url/host.h"
+#include "util/hex.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-#include <idn2.h>
 
 /*
  * The parser is the WHATWG "basic URL parser" cut down to the special
@@ -62,17 +63,6 @@ static void putch(struct wbuf *w, char c)
 }
 
 static const char hexdig[] = "0123456789ABCDEF";
-
-int url_hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 /* The percent-encode sets of the standard, one bit each. */
 enum { SET_FRAG = 1, SET_QUERY = 2, SET_PATH = 4, SET_USER = 8 };
@@ -135,303 +125,6 @@ static int double_dot(const char *s, size_t n)
 		return (s[0] == '.' && !strncasecmp(s + 1, "%2e", 3)) ||
 		       (!strncasecmp(s, "%2e", 3) && s[3] == '.');
 	return n == 6 && !strncasecmp(s, "%2e%2e", 6);
-}
-
-/* ---- hosts ---- */
-
-/* An IPv4 number ("0x" hex, "0" octal, decimal); -1 if not one. */
-static long long ipv4_number(const char *s, size_t n)
-{
-	unsigned long long v = 0;
-	int radix = 10;
-	size_t i;
-
-	if (n == 0)
-		return -1;
-	if (n >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		s += 2;
-		n -= 2;
-		radix = 16;
-	} else if (n >= 2 && s[0] == '0') {
-		s++;
-		n--;
-		radix = 8;
-	}
-	for (i = 0; i < n; i++) {
-		int d = url_hexval((unsigned char)s[i]);
-
-		if (d < 0 || d >= radix)
-			return -1;
-		if (v < (1ULL << 40))
-			v = v * (unsigned)radix + (unsigned)d;
-	}
-	return v > (1ULL << 40) ? (long long)(1ULL << 40) : (long long)v;
-}
-
-/* The standard's "ends in a number": such a host must be an IPv4 address. */
-static int ends_in_number(const char *s, size_t n)
-{
-	size_t start, i;
-
-	if (n && s[n - 1] == '.')
-		n--;
-	for (start = n; start > 0 && s[start - 1] != '.'; start--)
-		;
-	if (start == n)
-		return 0;
-	for (i = start; i < n && isdigit((unsigned char)s[i]); i++)
-		;
-	return i == n || ipv4_number(s + start, n - start) >= 0;
-}
-
-/* Parses s as an IPv4 address into *v; 0 or -1. */
-static int ipv4_parse(const char *s, size_t n, uint32_t *v)
-{
-	long long num[4];
-	size_t parts = 0, i, start = 0;
-	unsigned long long ip;
-
-	if (n && s[n - 1] == '.')
-		n--;
-	for (i = 0; i <= n; i++) {
-		if (i < n && s[i] != '.')
-			continue;
-		if (parts == 4)
-			return -1;
-		num[parts] = ipv4_number(s + start, i - start);
-		if (num[parts] < 0)
-			return -1;
-		parts++;
-		start = i + 1;
-	}
-	for (i = 0; i + 1 < parts; i++)
-		if (num[i] > 255)
-			return -1;
-	if ((unsigned long long)num[parts - 1] >= 1ULL << (8 * (5 - parts)))
-		return -1;
-	ip = (unsigned long long)num[parts - 1];
-	for (i = 0; i + 1 < parts; i++)
-		ip += (unsigned long long)num[i] << (8 * (3 - i));
-	*v = (uint32_t)ip;
-	return 0;
-}
-
-/* The standard's IPv6 parser; 0 or -1. */
-static int ipv6_parse(const char *s, size_t n, uint16_t a[8])
-{
-	int piece = 0, compress = -1;
-	size_t i = 0;
-
-	memset(a, 0, 8 * sizeof(a[0]));
-	if (n && s[0] == ':') {
-		if (n < 2 || s[1] != ':')
-			return -1;
-		i = 2;
-		compress = piece = 1;
-	}
-	while (i < n) {
-		unsigned value = 0, len = 0;
-
-		if (piece == 8)
-			return -1;
-		if (s[i] == ':') {
-			if (compress >= 0)
-				return -1;
-			i++;
-			compress = ++piece;
-			continue;
-		}
-		while (len < 4 && i < n && url_hexval((unsigned char)s[i]) >= 0) {
-			value = value * 16 + (unsigned)url_hexval((unsigned char)s[i]);
-			i++;
-			len++;
-		}
-		if (i < n && s[i] == '.') {
-			int seen = 0;
-
-			if (len == 0 || piece > 6)
-				return -1;
-			i -= len;
-			while (i < n) {
-				int v4 = -1;
-
-				if (seen > 0) {
-					if (s[i] != '.' || seen >= 4)
-						return -1;
-					i++;
-				}
-				if (i >= n || !isdigit((unsigned char)s[i]))
-					return -1;
-				while (i < n && isdigit((unsigned char)s[i])) {
-					int d = s[i] - '0';
-
-					if (v4 == 0)
-						return -1;
-					v4 = v4 < 0 ? d : v4 * 10 + d;
-					if (v4 > 255)
-						return -1;
-					i++;
-				}
-				a[piece] = (uint16_t)(a[piece] * 0x100 + v4);
-				seen++;
-				if (seen == 2 || seen == 4)
-					piece++;
-			}
-			if (seen != 4)
-				return -1;
-			break;
-		}
-		if (i < n && s[i] == ':') {
-			if (++i >= n)
-				return -1;
-		} else if (i < n) {
-			return -1;
-		}
-		a[piece++] = (uint16_t)value;
-	}
-	if (compress >= 0) {
-		int swaps = piece - compress;
-
-		piece = 7;
-		while (piece != 0 && swaps > 0) {
-			uint16_t t = a[piece];
-
-			a[piece] = a[compress + swaps - 1];
-			a[compress + swaps - 1] = t;
-			piece--;
-			swaps--;
-		}
-	} else if (piece != 8) {
-		return -1;
-	}
-	return 0;
-}
-
-static void ipv6_write(struct wbuf *w, const uint16_t a[8])
-{
-	int i, best = -1, bestlen = 1, ignore0 = 0;
-	char t[8];
-
-	for (i = 0; i < 8;) {
-		int j = i;
-
-		while (j < 8 && a[j] == 0)
-			j++;
-		if (j - i > bestlen) {
-			best = i;
-			bestlen = j - i;
-		}
-		i = j > i ? j : i + 1;
-	}
-	putch(w, '[');
-	for (i = 0; i < 8; i++) {
-		if (ignore0 && a[i] == 0)
-			continue;
-		ignore0 = 0;
-		if (best == i) {
-			put(w, i == 0 ? "::" : ":", i == 0 ? 2 : 1);
-			ignore0 = 1;
-			continue;
-		}
-		put(w, t, (size_t)snprintf(t, sizeof(t), "%x", a[i]));
-		if (i != 7)
-			putch(w, ':');
-	}
-	putch(w, ']');
-}
-
-static int forbidden_domain_char(unsigned char c)
-{
-	return c <= 0x20 || c == 0x7f || strchr("#%/:<>?@[\\]^|", c) != NULL;
-}
-
-/* The host parser: s (n bytes, as written) to its serialised form. */
-static int host_parse(struct wbuf *w, const char *s, size_t n, const char **reason)
-{
-	char d[URL_HOST_MAX * 4];
-	const char *h = d;
-	char *idn = NULL;
-	size_t i, hn = 0, start = w->len;
-	int nonascii = 0, xn = 0;
-	uint32_t v4;
-
-	if (n && s[0] == '[') {
-		uint16_t a[8];
-
-		if (s[n - 1] != ']' || ipv6_parse(s + 1, n - 2, a) < 0) {
-			*reason = "bad IPv6 address";
-			return -1;
-		}
-		ipv6_write(w, a);
-		return 0;
-	}
-	for (i = 0; i < n; i++) {
-		int h1, h2;
-		unsigned char c = (unsigned char)s[i];
-
-		if (hn + 1 >= sizeof(d)) {
-			*reason = "host too long";
-			return -1;
-		}
-		if (c == '%' && i + 2 < n && (h1 = url_hexval((unsigned char)s[i + 1])) >= 0 &&
-		    (h2 = url_hexval((unsigned char)s[i + 2])) >= 0) {
-			c = (unsigned char)(h1 * 16 + h2);
-			i += 2;
-		}
-		if (c >= 0x80)
-			nonascii = 1;
-		else if (c == 0)
-			nonascii = 1;   /* let libidn2 refuse it */
-		d[hn++] = (char)c;
-	}
-	d[hn] = '\0';
-	for (i = 0; i + 4 <= hn; i++)
-		if ((i == 0 || d[i - 1] == '.') && !strncasecmp(d + i, "xn--", 4))
-			xn = 1;
-	/* UTS #46 as the standard asks: non-transitional, then (as curl does)
-	 * transitional for what IDNA2008 disallows but UTS #46 maps, e.g. a
-	 * snowman. An ASCII host whose "xn--" labels libidn2 will not decode
-	 * stays as written: WHATWG keeps such labels (ignoreInvalidPunycode). */
-	if (nonascii || xn) {
-		const uint8_t *in8 = (const uint8_t *)d;
-
-		if (!memchr(d, '\0', hn) &&
-		    (idn2_lookup_u8(in8, (uint8_t **)&idn,
-				    IDN2_NFC_INPUT | IDN2_NONTRANSITIONAL) == IDN2_OK ||
-		     (nonascii && idn2_lookup_u8(in8, (uint8_t **)&idn,
-						 IDN2_NFC_INPUT | IDN2_TRANSITIONAL) == IDN2_OK))) {
-			h = idn;
-			hn = strlen(idn);
-		} else if (nonascii) {
-			*reason = "bad international host name";
-			return -1;
-		}
-	}
-	for (i = 0; i < hn; i++) {
-		if (forbidden_domain_char((unsigned char)h[i])) {
-			*reason = "bad character in host";
-			idn2_free(idn);
-			return -1;
-		}
-		putch(w, (char)tolower((unsigned char)h[i]));
-	}
-	idn2_free(idn);
-	if (hn == 0) {
-		*reason = "no host";
-		return -1;
-	}
-	if (ends_in_number(w->p + start, w->len - start)) {
-		char t[16];
-
-		if (w->over || ipv4_parse(w->p + start, w->len - start, &v4) < 0) {
-			*reason = "bad IPv4 address";
-			return -1;
-		}
-		w->len = start;
-		put(w, t, (size_t)snprintf(t, sizeof(t), "%u.%u.%u.%u", v4 >> 24,
-					   (v4 >> 16) & 255, (v4 >> 8) & 255, v4 & 255));
-	}
-	return 0;
 }
 
 /* ---- the parser ---- */
@@ -568,8 +261,14 @@ static int parse_authority(struct parts *u, const char *s, size_t n, int dots,
 		return -1;
 	}
 	span_start(u, &u->host);
-	if (host_parse(&u->w, s + hs, he - hs, reason) < 0)
-		return -1;
+	{
+		char host[HOST_OUT_MAX];
+		size_t hl;
+
+		if (host_parse(s + hs, he - hs, host, sizeof(host), &hl, reason) < 0)
+			return -1;
+		put(&u->w, host, hl);
+	}
 	span_end(u, &u->host);
 	u->port = -1;
 	if (he < e) {
@@ -734,8 +433,8 @@ static void put_norm(struct wbuf *w, const char *s, size_t n, const struct url_r
 	for (i = 0; i < n; i++) {
 		int h1, h2;
 
-		if (s[i] == '%' && i + 2 < n && (h1 = url_hexval((unsigned char)s[i + 1])) >= 0 &&
-		    (h2 = url_hexval((unsigned char)s[i + 2])) >= 0) {
+		if (s[i] == '%' && i + 2 < n && (h1 = hex_value((unsigned char)s[i + 1])) >= 0 &&
+		    (h2 = hex_value((unsigned char)s[i + 2])) >= 0) {
 			int c = h1 * 16 + h2;
 
 			if (is_unreserved(c) && (c != '.' || r->dot_segments)) {
@@ -920,7 +619,7 @@ static void serialise(struct wbuf *w, const struct parts *u, const struct url_ru
 	while (r && r->drop_trailing_dot && hl > 1 && p[u->host.off + hl - 1] == '.')
 		hl--;
 	/* "9.." without its dots would be read as an IPv4 address. */
-	if (hl < u->host.len && ends_in_number(p + u->host.off, hl))
+	if (hl < u->host.len && host_ends_in_number(p + u->host.off, hl))
 		hl = u->host.len;
 	put(w, p + u->host.off, hl);
 	if (u->port >= 0) {

@@ -93,7 +93,4 @@ const char *url_path(const char *url);
  * page: the path "/" with no query. */
 int url_is_root(const char *url, size_t len);
 
-/* The value of a hex digit, or -1. */
-int url_hexval(int c);
-
 #endif

@@ -4,6 +4,7 @@
  */
 #include "warc/warc.h"
 #include "warc/shared.h"
+#include "util/hex.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -31,16 +32,6 @@ static void enc_b32(const unsigned char *p, size_t n, char *out)
 	if (bits > 0)
 		out[o++] = b32_alpha[(acc << (5 - bits)) & 31];
 	out[o] = '\0';
-}
-
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = warc_lower(c);
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
 }
 
 static int b32val(int c)
@@ -76,8 +67,8 @@ static int dec_hex(const char *s, size_t n, unsigned char *out, size_t want)
 	if (n != 2 * want)
 		return 0;
 	for (i = 0; i < want; i++) {
-		int h = hexval((unsigned char)s[2 * i]);
-		int l = hexval((unsigned char)s[2 * i + 1]);
+		int h = hex_value((unsigned char)s[2 * i]);
+		int l = hex_value((unsigned char)s[2 * i + 1]);
 		if (h < 0 || l < 0)
 			return 0;
 		out[i] = (unsigned char)(h << 4 | l);
