@@ -22,6 +22,7 @@
 
 #include "crawldb/job.h"
 #include "inject/inject.h"
+#include "round/nothing.h"
 
 /* EX_TEMPFAIL of sysexits.h. */
 #define ROUND_EXIT_STOPPED 75
@@ -30,21 +31,7 @@
 #define ROUND_EXIT_LOST 69
 
 int round_inject(struct job *j, const struct inject_seeds *seeds);
-/* What a generate made, over all ranks: its segment, the URLs selected,
- * the due URLs of hosts that asked for a pause (held), the URLs not due
- * that wait to be tried again (retry), and the due URLs a cached
- * robots.txt denies (denied: recorded, not selected). */
-struct round_generated {
-	int seg;
-	uint64_t selected, held, retry, denied;
-	uint64_t seed_capped;   /* due, held back by their seed's max_pages */
-};
 int round_generate(struct job *j, struct round_generated *out);
-/* 1 if a generate found nothing to do: nothing selected, nothing denied. */
-int round_nothing_generated(const struct round_generated *g);
-/* After a round_generate that found nothing to do: removes its segment
- * (rank 0) and says why nothing is due. Collective. */
-void round_nothing_due(struct job *j, const struct round_generated *g);
 /* seg 0: the last segment. A fetched segment is fetched again afresh; an
  * interrupted fetch resumes. *outcomes (may be NULL) gets how many URLs got
  * an outcome, over all ranks. */
