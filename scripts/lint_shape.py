@@ -22,9 +22,9 @@ Prints FILE:LINE: what for each finding; exits 1 if there was any.
 """
 import glob, os, re, subprocess, sys
 
-FUNC_MAX = 100
+FUNC_MAX = 80
 LOOP_MAX = 700
-FILE_MAX = 2000
+FILE_MAX = 1000
 # The floors of src/'s folders, bottom first: a folder includes only its own
 # headers and those of lower floors. Folders on one floor know nothing of
 # each other.

@@ -371,6 +371,38 @@ static int read_committed(const struct crawl_dir *d, int ver, int mode)
 	return 1;
 }
 
+/* What --help says after the usage line. */
+static const char help[] =
+	"  --dir DIR      the crawl directory\n"
+	"  --stats        its current CrawlDb's URLs by status\n"
+	"  --dump         every URL as a JSON line: url, status,\n"
+	"                 http_status, depth, retries, fetched_at,\n"
+	"                 next_fetch (seconds), digest, reason (why its\n"
+	"                 last fetch failed), dup_of, kind, lastmod,\n"
+	"                 priority, changefreq; score, cash and history\n"
+	"                 (OPIC, docs/SCORING.md); etag, last_modified,\n"
+	"                 visits ([seconds since the visit before, 1 if\n"
+	"                 changed, its Last-Modified age], newest first),\n"
+	"                 first_age and changes_per_day\n"
+	"                 (their estimate, docs/SCORING.md)\n"
+	"  --fetchlist    segment N's fetch lists, as --dump, in the order\n"
+	"  --segment N    each partition's are fetched\n"
+	"  --ranks        what 'mpicrawl rank' computed, a JSON line per\n"
+	"                 URL: page (PageRank x URLs), host (its host's\n"
+	"                 PageRank x hosts), harmonic (its host's harmonic\n"
+	"                 centrality / (hosts - 1))\n"
+	"  --seeds        each seed as a JSON line: seed, reached (URLs\n"
+	"                 first reached from it), fetched (answered by\n"
+	"                 their server), waiting (due\n"
+	"                 or to retry), max_pages, state: complete,\n"
+	"                 max_pages (its limit spent) or open\n"
+	"  --decisions    every URL segment N did not fetch or store, as\n"
+	"  --segment N    JSON lines: url, reason, from (docs/SCOPE.md)\n\n"
+	"while a job runs, readdb reads what it has committed, and says so\n"
+	"on stderr\n\n"
+	"exit codes: 0 done; 1 not a crawl directory, no such segment or\n"
+	"log, or a damaged file (named); 2 bad usage\n";
+
 int cmd_readdb(int argc, char **argv)
 {
 	static const struct option longs[] = {
@@ -404,36 +436,7 @@ int cmd_readdb(int argc, char **argv)
 		case 'R': mode = 'R'; break;
 		case 'g': segment = optarg; break;
 		case 'h':
-			printf("usage: %s\n\n"
-			       "  --dir DIR      the crawl directory\n"
-			       "  --stats        its current CrawlDb's URLs by status\n"
-			       "  --dump         every URL as a JSON line: url, status,\n"
-			       "                 http_status, depth, retries, fetched_at,\n"
-			       "                 next_fetch (seconds), digest, reason (why its\n"
-			       "                 last fetch failed), dup_of, kind, lastmod,\n"
-			       "                 priority, changefreq; score, cash and history\n"
-			       "                 (OPIC, docs/SCORING.md); etag, last_modified,\n"
-			       "                 visits ([seconds since the visit before, 1 if\n"
-			       "                 changed, its Last-Modified age], newest first),\n"
-			       "                 first_age and changes_per_day\n"
-			       "                 (their estimate, docs/SCORING.md)\n"
-			       "  --fetchlist    segment N's fetch lists, as --dump, in the order\n"
-			       "  --segment N    each partition's are fetched\n"
-			       "  --ranks        what 'mpicrawl rank' computed, a JSON line per\n"
-			       "                 URL: page (PageRank x URLs), host (its host's\n"
-			       "                 PageRank x hosts), harmonic (its host's harmonic\n"
-			       "                 centrality / (hosts - 1))\n"
-			       "  --seeds        each seed as a JSON line: seed, reached (URLs\n"
-			       "                 first reached from it), fetched (answered by\n"
-			       "                 their server), waiting (due\n"
-			       "                 or to retry), max_pages, state: complete,\n"
-			       "                 max_pages (its limit spent) or open\n"
-			       "  --decisions    every URL segment N did not fetch or store, as\n"
-			       "  --segment N    JSON lines: url, reason, from (docs/SCOPE.md)\n\n"
-			       "while a job runs, readdb reads what it has committed, and says so\n"
-			       "on stderr\n\n"
-			       "exit codes: 0 done; 1 not a crawl directory, no such segment or\n"
-			       "log, or a damaged file (named); 2 bad usage\n", usage);
+			printf("usage: %s\n\n%s", usage, help);
 			return 0;
 		default:
 			fprintf(stderr, "mpicrawl: bad option '%s'\nusage: %s\n",

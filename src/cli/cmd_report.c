@@ -373,10 +373,46 @@ static void progress_par(struct buf *o, const struct report *r)
 		 "show what was committed.</p>\n");
 }
 
+/* The share of near-duplicate text pages in each round. */
+static void duplicates_chart(struct buf *o, const struct report *r)
+{
+	char labels[REPORT_ROUNDS_MAX][40];
+	struct named dr[REPORT_ROUNDS_MAX];
+	int i;
+
+	for (i = 0; i < r->nsegs; i++) {
+		double docs = stat(&r->stats[i], "index", "text_docs");
+		double dups = stat(&r->stats[i], "index", "text_duplicates");
+
+		round_label(r, i, labels[i], sizeof(labels[i]));
+		dr[i].name = labels[i];
+		dr[i].v = docs > 0 ? 100.0 * dups / docs : 0;
+	}
+	chart(o, "Duplicate rate per round (near-duplicate text pages)", "%", dr,
+	      (size_t)r->nsegs);
+}
+
+/* What politeness cost over all rounds: waits, back-offs, refusals. */
+static void politeness_chart(struct buf *o, const struct report *r)
+{
+	static const char *const pol[] = { "robots_wait", "backoffs", "parked", "deferred",
+					   "denied", "robots_unavailable" };
+	struct named pn[6];
+	size_t k;
+	int i;
+
+	for (k = 0; k < 6; k++) {
+		pn[k].name = pol[k];
+		pn[k].v = 0;
+		for (i = 0; i < r->nsegs; i++)
+			pn[k].v += stat(&r->stats[i], "fetch", pol[k]);
+	}
+	chart(o, "Politeness: waits, back-offs and refusals (all rounds)", "events", pn, 6);
+}
+
 static int write_report(struct report *r, const char *out)
 {
 	struct named it[ST_COUNT_ + 8];
-	char labels[REPORT_ROUNDS_MAX][40];
 	struct buf o;
 	int i, v, rc;
 	size_t k, n;
@@ -421,35 +457,8 @@ static int write_report(struct report *r, const char *out)
 	}
 	chart(&o, "Fetch latency (request start to last byte)", "requests", it, 8);
 	chart_map(&o, "Top hosts (URLs in the CrawlDb)", "URLs", &r->hosts);
-	for (i = 0; i < r->nsegs; i++)
-		round_label(r, i, labels[i], sizeof(labels[i]));
-	{
-		struct named dr[REPORT_ROUNDS_MAX];
-
-		for (i = 0; i < r->nsegs; i++) {
-			double docs = stat(&r->stats[i], "index", "text_docs");
-			double dups = stat(&r->stats[i], "index", "text_duplicates");
-
-			dr[i].name = labels[i];
-			dr[i].v = docs > 0 ? 100.0 * dups / docs : 0;
-		}
-		chart(&o, "Duplicate rate per round (near-duplicate text pages)", "%", dr,
-		      (size_t)r->nsegs);
-	}
-	{
-		static const char *const pol[] = { "robots_wait", "backoffs", "parked", "deferred",
-						   "denied", "robots_unavailable" };
-		struct named pn[6];
-
-		for (k = 0; k < 6; k++) {
-			pn[k].name = pol[k];
-			pn[k].v = 0;
-			for (i = 0; i < r->nsegs; i++)
-				pn[k].v += stat(&r->stats[i], "fetch", pol[k]);
-		}
-		chart(&o, "Politeness: waits, back-offs and refusals (all rounds)", "events",
-		      pn, 6);
-	}
+	duplicates_chart(&o, r);
+	politeness_chart(&o, r);
 	chart_map(&o, "Errors by kind (fetch outcomes)", "URLs", &r->errors);
 	decisions_chart(&o, r);
 	buf_adds(&o, "<script>document.body.dataset.charts = "

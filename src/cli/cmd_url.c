@@ -110,9 +110,41 @@ static int from_stdin(int resolve_only, int hex)
 	return 0;
 }
 
+/* What --help says after the usage line. */
+static const char help[] =
+	"  prints each HREF's canonical form (resolved against BASE), or\n"
+	"  invalid<TAB>why; the url.* keys of the configuration apply\n"
+	"  --resolve-only  resolve as a browser does, without the\n"
+	"                  canonical rules\n"
+	"  --hex           each HREF (and BASE) is given as hex\n"
+	"  --stdin         read BASE<TAB>HREF lines from standard input,\n"
+	"                  one output line each (no tab: no base)\n\n"
+	"exit codes: 0 done (invalid URLs are output, not errors);\n"
+	"1 standard input unreadable; 2 bad usage\n";
+
+/* One HREF of the command line (hex: written as hex). */
+static void one_arg(const char *base, const char *arg, int hex, int resolve_only)
+{
+	static char in[4 * URL_MAX_LEN + 1];
+	const char *href = arg;
+	size_t n = strlen(arg);
+
+	if (hex) {
+		long k = unhex(arg, in, sizeof(in));
+
+		if (k < 0) {
+			printf("invalid\tnot hex\n");
+			return;
+		}
+		href = in;
+		n = (size_t)k;
+	}
+	one(base, href, n, resolve_only);
+}
+
 int cmd_url(int argc, char **argv)
 {
-	static char in[4 * URL_MAX_LEN + 1], basebuf[4 * URL_MAX_LEN + 1];
+	static char basebuf[4 * URL_MAX_LEN + 1];
 	const char *base = NULL;
 	int resolve_only = 0, hex = 0, stdin_mode = 0, i = 1, any = 0;
 	struct config cfg;
@@ -146,17 +178,7 @@ int cmd_url(int argc, char **argv)
 			if (config_set_kv(&cfg, argv[++i]) != CR_OK)
 				return 2;
 		} else if (!strcmp(argv[i], "--help")) {
-			printf("usage: %s\n\n"
-			       "  prints each HREF's canonical form (resolved against BASE), or\n"
-			       "  invalid<TAB>why; the url.* keys of the configuration apply\n"
-			       "  --resolve-only  resolve as a browser does, without the\n"
-			       "                  canonical rules\n"
-			       "  --hex           each HREF (and BASE) is given as hex\n"
-			       "  --stdin         read BASE<TAB>HREF lines from standard input,\n"
-			       "                  one output line each (no tab: no base)\n\n"
-			       "exit codes: 0 done (invalid URLs are output, not errors);\n"
-			       "1 standard input unreadable; 2 bad usage\n",
-			       usage);
+			printf("usage: %s\n\n%s", usage, help);
 			return 0;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "mpicrawl: unknown option '%s'\nusage: %s\n", argv[i],
@@ -185,23 +207,8 @@ int cmd_url(int argc, char **argv)
 		}
 		base = basebuf;
 	}
-	for (; i < argc; i++) {
-		const char *href = argv[i];
-		size_t n = strlen(href);
-
-		any = 1;
-		if (hex) {
-			long k = unhex(argv[i], in, sizeof(in));
-
-			if (k < 0) {
-				printf("invalid\tnot hex\n");
-				continue;
-			}
-			href = in;
-			n = (size_t)k;
-		}
-		one(base, href, n, resolve_only);
-	}
+	for (; i < argc; i++, any = 1)
+		one_arg(base, argv[i], hex, resolve_only);
 	if (!any) {
 		fprintf(stderr, "mpicrawl: no URL given\nusage: %s\n", usage);
 		return 2;

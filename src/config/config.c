@@ -591,97 +591,104 @@ static enum cr_err set_str(const struct key *k, char *p, const char *v)
 	return CR_OK;
 }
 
-static enum cr_err set_key(struct config *c, const struct key *k, const char *v)
+/* K_LONG: an integer in [min, max]; a minimum of -1 stands for the word
+ * auto (stored as -1). */
+static enum cr_err set_long(const struct key *k, long *p, const char *v)
 {
-	char *p = (char *)c + k->off;
+	char *end;
+	long x;
 
-	switch (k->type) {
-	case K_LONG: {
-		char *end;
-		long x;
+	if (k->min == -1 && !strcmp(v, "auto")) {
+		*p = -1;
+		return CR_OK;
+	}
+	errno = 0;
+	x = strtol(v, &end, 10);
+	if (errno || end == v || *end || x < (k->min < 0 ? 0 : k->min) || x > k->max) {
+		log_err("config", "%s: bad value '%s' (an integer from %ld to %ld%s)", k->name, v,
+			k->min < 0 ? 0 : k->min, k->max, k->min == -1 ? ", or auto" : "");
+		return CR_ERR_ARG;
+	}
+	*p = x;
+	return CR_OK;
+}
 
-		/* A minimum of -1 stands for the word auto. */
-		if (k->min == -1 && !strcmp(v, "auto")) {
-			*(long *)p = -1;
+/* K_DBL: a number in [min/1e9, max/1e9]. */
+static enum cr_err set_double(const struct key *k, double *p, const char *v)
+{
+	char *end;
+	double x;
+
+	errno = 0;
+	x = strtod(v, &end);
+	if (errno || end == v || *end || !(x >= (double)k->min / 1e9) ||
+	    !(x <= (double)k->max / 1e9)) {
+		log_err("config", "%s: bad value '%s' (a number from %g to %g)", k->name, v,
+			(double)k->min / 1e9, (double)k->max / 1e9);
+		return CR_ERR_ARG;
+	}
+	*p = x;
+	return CR_OK;
+}
+
+/* One of words (NULL-terminated), stored as its index; what names the
+ * words in the error line when v is none of them. */
+static enum cr_err set_word(const struct key *k, int *p, const char *v,
+			    const char *const *words, const char *what)
+{
+	size_t i;
+
+	for (i = 0; words[i]; i++)
+		if (!strcmp(v, words[i])) {
+			*p = (int)i;
 			return CR_OK;
 		}
-		errno = 0;
-		x = strtol(v, &end, 10);
-		if (errno || end == v || *end || x < (k->min < 0 ? 0 : k->min) || x > k->max) {
-			log_err("config", "%s: bad value '%s' (an integer from %ld to %ld%s)",
-				k->name, v, k->min < 0 ? 0 : k->min, k->max,
-				k->min == -1 ? ", or auto" : "");
-			return CR_ERR_ARG;
-		}
-		*(long *)p = x;
-		return CR_OK;
-	}
-	case K_DBL: {
-		char *end;
-		double x;
+	log_err("config", "%s: bad value '%s' (%s)", k->name, v, what);
+	return CR_ERR_ARG;
+}
 
-		errno = 0;
-		x = strtod(v, &end);
-		if (errno || end == v || *end || !(x >= (double)k->min / 1e9) ||
-		    !(x <= (double)k->max / 1e9)) {
-			log_err("config", "%s: bad value '%s' (a number from %g to %g)",
-				k->name, v, (double)k->min / 1e9, (double)k->max / 1e9);
-			return CR_ERR_ARG;
-		}
-		*(double *)p = x;
-		return CR_OK;
-	}
+/* K_CHOICE: one of the key's own words, which the error line lists. */
+static enum cr_err set_choice(const struct key *k, int *p, const char *v)
+{
+	struct buf w;
+	enum cr_err e;
+	size_t i;
+
+	buf_init(&w);
+	for (i = 0; k->choices[i]; i++)
+		buf_addf(&w, "%s%s", i ? ", " : "", k->choices[i]);
+	e = set_word(k, p, v, k->choices, buf_cstr(&w));
+	buf_release(&w);
+	return e;
+}
+
+static enum cr_err set_key(struct config *c, const struct key *k, const char *v)
+{
+	/* In the order of enum politeness_by and enum partition_by (config.h). */
+	static const char *const polite[] = { "host", "domain", "ip", NULL };
+	static const char *const part[] = { "host", "domain", NULL };
+	static const char *const yes[] = { "false", "true", "0", "1", "no", "yes", NULL };
+	char *p = (char *)c + k->off;
+	enum cr_err e;
+
+	switch (k->type) {
+	case K_LONG:
+		return set_long(k, (long *)p, v);
+	case K_DBL:
+		return set_double(k, (double *)p, v);
 	case K_BOOL:
-		if (!strcmp(v, "true") || !strcmp(v, "1") || !strcmp(v, "yes")) {
-			*(int *)p = 1;
-		} else if (!strcmp(v, "false") || !strcmp(v, "0") || !strcmp(v, "no")) {
-			*(int *)p = 0;
-		} else {
-			log_err("config", "%s: bad value '%s' (true or false)", k->name, v);
-			return CR_ERR_ARG;
-		}
-		return CR_OK;
+		e = set_word(k, (int *)p, v, yes, "true or false");
+		if (e == CR_OK)
+			*(int *)p %= 2;   /* the odd words say yes */
+		return e;
 	case K_STR:
 		return set_str(k, p, v);
 	case K_ENUM_POLITENESS:
-		if (!strcmp(v, "host")) {
-			*(int *)p = POLITE_BY_HOST;
-		} else if (!strcmp(v, "domain")) {
-			*(int *)p = POLITE_BY_DOMAIN;
-		} else if (!strcmp(v, "ip")) {
-			*(int *)p = POLITE_BY_IP;
-		} else {
-			log_err("config", "%s: bad value '%s' (host, domain or ip)", k->name, v);
-			return CR_ERR_ARG;
-		}
-		return CR_OK;
-	case K_CHOICE: {
-		size_t i;
-		struct buf w;
-
-		for (i = 0; k->choices[i]; i++) {
-			if (!strcmp(v, k->choices[i])) {
-				*(int *)p = (int)i;
-				return CR_OK;
-			}
-		}
-		buf_init(&w);
-		for (i = 0; k->choices[i]; i++)
-			buf_addf(&w, "%s%s", i ? ", " : "", k->choices[i]);
-		log_err("config", "%s: bad value '%s' (%s)", k->name, v, buf_cstr(&w));
-		buf_release(&w);
-		return CR_ERR_ARG;
-	}
+		return set_word(k, (int *)p, v, polite, "host, domain or ip");
+	case K_CHOICE:
+		return set_choice(k, (int *)p, v);
 	case K_ENUM_PARTITION:
-		if (!strcmp(v, "host")) {
-			*(int *)p = PARTITION_BY_HOST;
-		} else if (!strcmp(v, "domain")) {
-			*(int *)p = PARTITION_BY_DOMAIN;
-		} else {
-			log_err("config", "%s: bad value '%s' (host or domain)", k->name, v);
-			return CR_ERR_ARG;
-		}
-		return CR_OK;
+		return set_word(k, (int *)p, v, part, "host or domain");
 	}
 	return CR_ERR_ARG;
 }

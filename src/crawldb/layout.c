@@ -116,6 +116,36 @@ static enum cr_err open_new(const char *root, const struct config *cfg, struct c
 	return CR_OK;
 }
 
+/* The keys a crawl directory fixes when it is made: a config that sets
+ * another value is refused; one that does not takes the directory's. */
+static enum cr_err fixed_keys(const struct crawl_dir *d, struct config *cfg, int sig)
+{
+	if (cfg->partition_by_set && cfg->partition_by != d->partition_by) {
+		log_err("layout", "partition.by is %s in '%s' and cannot change",
+			d->partition_by == PARTITION_BY_DOMAIN ? "domain" : "host", d->root);
+		return CR_ERR_ARG;
+	}
+	if (cfg->warc_prefix[0] && strcmp(cfg->warc_prefix, d->warc_prefix)) {
+		log_err("layout", "warc.prefix is '%s' in '%s' and cannot change (asked '%s')",
+			d->warc_prefix, d->root, cfg->warc_prefix);
+		return CR_ERR_ARG;
+	}
+	if (cfg->dedup_signature_set && cfg->dedup_signature != sig) {
+		log_err("layout", "dedup.signature is %s in '%s' and cannot change",
+			sig == MINHASH_OPH ? "oph" : "minhash", d->root);
+		return CR_ERR_ARG;
+	}
+	if (cfg->partitions_set && cfg->partitions != (long)d->partitions) {
+		log_err("layout", "partition.count is %ld in '%s' and cannot change (asked %ld)",
+			(long)d->partitions, d->root, cfg->partitions);
+		return CR_ERR_ARG;
+	}
+	cfg->dedup_signature = sig;
+	cfg->partitions = (long)d->partitions;
+	cfg->partition_by = d->partition_by;
+	return CR_OK;
+}
+
 enum cr_err layout_open(const char *root, struct config *cfg, int create,
 			struct crawl_dir *d)
 {
@@ -175,29 +205,8 @@ enum cr_err layout_open(const char *root, struct config *cfg, int create,
 			bad);
 		return CR_ERR_FORMAT;
 	}
-	if (cfg->partition_by_set && cfg->partition_by != d->partition_by) {
-		log_err("layout", "partition.by is %s in '%s' and cannot change",
-			d->partition_by == PARTITION_BY_DOMAIN ? "domain" : "host", root);
+	if (fixed_keys(d, cfg, sig) != CR_OK)
 		return CR_ERR_ARG;
-	}
-	if (cfg->warc_prefix[0] && strcmp(cfg->warc_prefix, d->warc_prefix)) {
-		log_err("layout", "warc.prefix is '%s' in '%s' and cannot change (asked '%s')",
-			d->warc_prefix, root, cfg->warc_prefix);
-		return CR_ERR_ARG;
-	}
-	if (cfg->dedup_signature_set && cfg->dedup_signature != sig) {
-		log_err("layout", "dedup.signature is %s in '%s' and cannot change",
-			sig == MINHASH_OPH ? "oph" : "minhash", root);
-		return CR_ERR_ARG;
-	}
-	cfg->dedup_signature = sig;
-	if (cfg->partitions_set && cfg->partitions != P) {
-		log_err("layout", "partition.count is %ld in '%s' and cannot change (asked %ld)",
-			P, root, cfg->partitions);
-		return CR_ERR_ARG;
-	}
-	cfg->partitions = P;
-	cfg->partition_by = d->partition_by;
 	return parts_agree(d);
 }
 

@@ -154,6 +154,52 @@ static enum cr_err get_langs(struct buf_reader *rd, uint8_t v, struct parse_reco
 	return CR_OK;
 }
 
+/* The seed and the refused links at rd (version 5; none before). */
+static enum cr_err get_seed_refused(struct buf_reader *rd, uint8_t v, struct parse_record *t)
+{
+	uint64_t nr, i;
+	int why;
+	const char *u;
+	size_t ul;
+
+	t->seed = 0;
+	t->nrefused = 0;
+	t->refused_urls = NULL;
+	t->refused_why = NULL;
+	t->refused = rd->p + rd->off;
+	t->refused_len = 0;
+	if (v < PARSE_RECORD_V5)
+		return CR_OK;
+	if (buf_get_varint(rd, &t->seed) || buf_get_varint(rd, &nr) || nr > rd->len)
+		return CR_ERR_FORMAT;
+	t->refused = rd->p + rd->off;
+	for (i = 0; i < nr; i++)
+		if (get_refused(rd, &why, &u, &ul))
+			return CR_ERR_FORMAT;
+	t->nrefused = (uint32_t)nr;
+	t->refused_len = rd->off - (size_t)(t->refused - rd->p);
+	return CR_OK;
+}
+
+/* A sitemap's entries at rd, one a link (version 5 on). */
+static enum cr_err get_entries(struct buf_reader *rd, uint8_t v, struct parse_record *t)
+{
+	struct parse_entry e;
+	uint32_t i;
+
+	t->entries = rd->p + rd->off;
+	t->entries_len = 0;
+	if (!(t->flags & PARSE_SITEMAP))
+		return CR_OK;
+	if (v < PARSE_RECORD_V5)
+		return CR_ERR_FORMAT;
+	for (i = 0; i < t->nlinks; i++)
+		if (get_entry(rd, &e))
+			return CR_ERR_FORMAT;
+	t->entries_len = rd->off - (size_t)(t->entries - rd->p);
+	return CR_OK;
+}
+
 enum cr_err parse_record_unpack(const void *p, size_t n, struct parse_record *r)
 {
 	struct buf_reader rd;
@@ -203,40 +249,8 @@ enum cr_err parse_record_unpack(const void *p, size_t n, struct parse_record *r)
 	t.hops = 0;
 	if (v >= PARSE_RECORD_V4 && buf_get_u8(&rd, &t.hops))
 		return CR_ERR_FORMAT;
-	t.seed = 0;
-	t.nrefused = 0;
-	t.refused_urls = NULL;
-	t.refused_why = NULL;
-	t.refused = rd.p + rd.off;
-	t.refused_len = 0;
-	if (v >= PARSE_RECORD_V5) {
-		uint64_t nr;
-		int why;
-		const char *u;
-		size_t ul;
-
-		if (buf_get_varint(&rd, &t.seed) || buf_get_varint(&rd, &nr) || nr > rd.len)
-			return CR_ERR_FORMAT;
-		t.refused = rd.p + rd.off;
-		for (i = 0; i < nr; i++)
-			if (get_refused(&rd, &why, &u, &ul))
-				return CR_ERR_FORMAT;
-		t.nrefused = (uint32_t)nr;
-		t.refused_len = rd.off - (size_t)(t.refused - rd.p);
-	}
-	t.entries = rd.p + rd.off;
-	t.entries_len = 0;
-	if (t.flags & PARSE_SITEMAP) {
-		struct parse_entry e;
-
-		if (v < PARSE_RECORD_V5)
-			return CR_ERR_FORMAT;
-		for (i = 0; i < nl; i++)
-			if (get_entry(&rd, &e))
-				return CR_ERR_FORMAT;
-		t.entries_len = rd.off - (size_t)(t.entries - rd.p);
-	}
-	if (get_embeds(&rd, v, &t) || get_langs(&rd, v, &t))
+	if (get_seed_refused(&rd, v, &t) || get_entries(&rd, v, &t) ||
+	    get_embeds(&rd, v, &t) || get_langs(&rd, v, &t))
 		return CR_ERR_FORMAT;
 	t.cash = 0;
 	if (v >= PARSE_RECORD_V8 && crawl_record_cash_get(&rd, &t.cash))

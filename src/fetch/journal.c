@@ -553,6 +553,56 @@ static enum cr_err journal_open(const char *path, uint64_t valid, struct journal
 	return CR_OK;
 }
 
+/* The WARC files of committed parts are whole: the journal names each to
+ * its end. */
+static void name_whole_warcs(struct resume_ctx *c, struct journal *jn)
+{
+	size_t i;
+
+	for (i = 0; i < c->nfiles; i++) {
+		struct journal_entry je;
+
+		memset(&je, 0, sizeof(je));
+		je.kind = JOURNAL_WARC;
+		je.warc = c->files[i].name;
+		je.warc_len = strlen(c->files[i].name);
+		je.warc_end = c->files[i].size;
+		journal_add(jn, &je);
+		c->files[i].named = 1;
+		c->files[i].end = c->files[i].size;
+	}
+}
+
+/* WARC bytes no kept entry names were not committed: files no entry names
+ * are removed, the others cut to their last named exchange. */
+static enum cr_err cut_warcs(struct resume_ctx *c, struct journal_resume *out)
+{
+	enum cr_err e = CR_OK;
+	size_t i;
+
+	for (i = 0; !e && i < c->nfiles; i++) {
+		struct warc_file *w = &c->files[i];
+		char path[PATH_MAX + 512];
+
+		layout_segment_file(&c->j->dir, c->seg, "warc", w->name, path, sizeof(path));
+		if (!w->named) {
+			if (unlink(path) != 0) {
+				log_err("fetch", "cannot remove '%s': %s", path, strerror(errno));
+				e = CR_ERR_IO;
+			}
+			out->warc_removed++;
+			w->attempt = -1;
+		} else if (w->size > w->end) {
+			if (truncate(path, (off_t)w->end) != 0) {
+				log_err("fetch", "cannot cut '%s': %s", path, strerror(errno));
+				e = CR_ERR_IO;
+			}
+			out->warc_cut += w->size - w->end;
+		}
+	}
+	return e;
+}
+
 enum cr_err journal_resume_part(const struct job *j, int seg, uint32_t p, int with_parse,
 				journal_keep_fn keep, void *arg, struct journal_resume *out)
 {
@@ -597,40 +647,11 @@ enum cr_err journal_resume_part(const struct job *j, int seg, uint32_t p, int wi
 			e = read_part(&c, ppath, REC_KIND_PARSE, keep, arg, out->jn, &dropped,
 				      &out->kept);
 		hmap_release(&dropped);
-		for (i = 0; !e && i < c.nfiles; i++) {
-			struct journal_entry je;
-
-			memset(&je, 0, sizeof(je));
-			je.kind = JOURNAL_WARC;
-			je.warc = c.files[i].name;
-			je.warc_len = strlen(c.files[i].name);
-			je.warc_end = c.files[i].size;
-			journal_add(out->jn, &je);
-			c.files[i].named = 1;
-			c.files[i].end = c.files[i].size;
-		}
+		if (!e)
+			name_whole_warcs(&c, out->jn);
 	}
-	/* WARC bytes no kept entry names were not committed: cut them. */
-	for (i = 0; !e && i < c.nfiles; i++) {
-		struct warc_file *w = &c.files[i];
-		char path[PATH_MAX + 512];
-
-		layout_segment_file(&j->dir, seg, "warc", w->name, path, sizeof(path));
-		if (!w->named) {
-			if (unlink(path) != 0) {
-				log_err("fetch", "cannot remove '%s': %s", path, strerror(errno));
-				e = CR_ERR_IO;
-			}
-			out->warc_removed++;
-			w->attempt = -1;
-		} else if (w->size > w->end) {
-			if (truncate(path, (off_t)w->end) != 0) {
-				log_err("fetch", "cannot cut '%s': %s", path, strerror(errno));
-				e = CR_ERR_IO;
-			}
-			out->warc_cut += w->size - w->end;
-		}
-	}
+	if (!e)
+		e = cut_warcs(&c, out);
 	for (i = 0; i < c.nfiles; i++)
 		if (c.files[i].attempt >= out->attempt)
 			out->attempt = c.files[i].attempt + 1;

@@ -502,14 +502,43 @@ static enum cr_err index_partition(struct part_ix *x, char **names, size_t nn, i
 	return e;
 }
 
+/* The WARC files of an open folder, sorted by name (strdup'd; as many as
+ * were read when memory ran out). */
+static enum cr_err warc_names(DIR *d, char ***names, size_t *nn)
+{
+	struct dirent *de;
+	size_t cap = 0;
+	enum cr_err e = CR_OK;
+
+	while ((de = readdir(d)) != NULL) {
+		if (!is_warc_name(de->d_name))
+			continue;
+		if (*nn == cap) {
+			char **g = realloc(*names, (cap = cap ? 2 * cap : 64) * sizeof(*g));
+			if (!g) {
+				e = CR_ERR_NOMEM;
+				break;
+			}
+			*names = g;
+		}
+		if (!((*names)[*nn] = strdup(de->d_name))) {
+			e = CR_ERR_NOMEM;
+			break;
+		}
+		(*nn)++;
+	}
+	if (*nn)
+		qsort(*names, *nn, sizeof(**names), cmp_str);
+	return e;
+}
+
 enum cr_err index_segment(const struct job *j, int seg, int crawldb_version, int use_staged,
 			  uint64_t *c)
 {
 	struct part_ix x;
 	char dir[PATH_MAX];
 	char **names = NULL;
-	size_t nn = 0, cap = 0, i;
-	struct dirent *de;
+	size_t nn = 0, i;
 	DIR *d;
 	enum cr_err e = CR_OK;
 	uint32_t p;
@@ -525,26 +554,8 @@ enum cr_err index_segment(const struct job *j, int seg, int crawldb_version, int
 	d = opendir(dir);
 	if (!d)
 		return CR_OK;   /* nothing was fetched */
-	while ((de = readdir(d)) != NULL) {
-		if (!is_warc_name(de->d_name))
-			continue;
-		if (nn == cap) {
-			char **g = realloc(names, (cap = cap ? 2 * cap : 64) * sizeof(*g));
-			if (!g) {
-				e = CR_ERR_NOMEM;
-				break;
-			}
-			names = g;
-		}
-		if (!(names[nn] = strdup(de->d_name))) {
-			e = CR_ERR_NOMEM;
-			break;
-		}
-		nn++;
-	}
+	e = warc_names(d, &names, &nn);
 	closedir(d);
-	if (nn)
-		qsort(names, nn, sizeof(*names), cmp_str);
 	x.streams = calloc(INDEX_STREAMS_MAX, sizeof(*x.streams));
 	if (!x.streams)
 		e = CR_ERR_NOMEM;
