@@ -595,10 +595,7 @@ static void test_entries(void)
 
 int main(void)
 {
-	/* tmpfs where there is one: each journal_sync is an fdatasync */
-	snprintf(root, sizeof(root), "%s/test_journal.XXXXXX",
-		 access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
-	if (!mkdtemp(root)) {
+	if (test_scratch("test_journal", root, sizeof(root)) != 0) {
 		perror("mkdtemp");
 		return 1;
 	}
