@@ -340,6 +340,8 @@ static void attempt0(int kill)
 		memset(&link, 0, sizeof(link));
 		link.url = "http://a.example/followed";
 		link.url_len = strlen(link.url);
+		/* a's entry made durable by the sync thread */
+		ok = ok && segout_sync_async(s) == CR_OK;
 		segout_followed(s, 0, &link, &band, 1);
 		segout_robots_answer(s, 0, 0, "answer-a", 8);
 		ok = ok && page(s, SEGOUT_PAGES, "http://a.example/b", head_ok, name, &off) ==

@@ -16,7 +16,9 @@
 #include "comm_sim.h"
 #include "test.h"
 
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 
 #define RANKS 4
 #define RECS_MAX 2000
@@ -444,6 +446,43 @@ static void sim_main(void *arg)
 	buf_release(&b);
 }
 
+/* Ranks that disagree on the collective they are in. */
+static void astray_main(void *arg)
+{
+	(void)arg;
+	if (comm_rank() == 1)
+		comm_barrier();
+	else
+		(void)comm_agree(1);
+}
+
+/* Ranks of which one leaves while the others wait in a collective. */
+static void early_main(void *arg)
+{
+	(void)arg;
+	if (comm_rank() != 2)
+		comm_barrier();
+}
+
+/* fn on n ranks in a child: 1 if the simulated comm ended it (abort). */
+static int sim_aborts(int n, void (*fn)(void *arg))
+{
+	pid_t pid;
+	int st = 0;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 2);
+		comm_sim_run(n, fn, NULL);
+		_exit(0);
+	}
+	return pid > 0 && waitpid(pid, &st, 0) == pid && WIFSIGNALED(st) &&
+	       WTERMSIG(st) == SIGABRT;
+}
+
 static void test_sim(void)
 {
 	int64_t out[RANKS * 8];
@@ -464,6 +503,8 @@ static void test_sim(void)
 	CHECK(comm_rank() == 0 && comm_size() == 1 && comm_agree(1) && !comm_agree(0),
 	      "outside a run: one rank");
 	CHECK(comm_sim_run(0, sim_main, out) == -1, "no ranks: refused");
+	CHECK(sim_aborts(2, astray_main), "collectives out of order end the program");
+	CHECK(sim_aborts(3, early_main), "a rank that leaves a collective ends the program");
 }
 
 int main(void)
