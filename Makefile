@@ -118,7 +118,7 @@ $(B)/tests/%: tests/unit/%.c tests/unit/test.h $(B)/libcore.a
 # crawler never links the simulated one.
 SIM_TESTS := test_stream test_route
 SIM_OBJ   := $(B)/tests/unit/comm_sim.o $(B)/sim/src/comm/stream.o
-$(SIM_TESTS:%=$(B)/tests/%): $(SIM_OBJ)
+$(SIM_TESTS:%=$(B)/tests/%): $(SIM_OBJ) tests/unit/comm_sim.h
 $(SIM_TESTS:%=$(B)/tests/%): UNIT_LINK = $(SIM_OBJ)
 
 $(B)/sim/src/comm/stream.o: src/comm/stream.c

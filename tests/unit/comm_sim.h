@@ -16,6 +16,10 @@
  * never came). Outside comm_sim_run the calling thread is a job of one rank,
  * as comm.c is before comm_init.
  *
+ * Not simulated: comm_init and comm_finalize, the stop notices, the hints
+ * and the liveness watch - a program that calls them does not link with
+ * this one (the fetch phase is tested end to end, tests/mpi/).
+ *
  * The test harness's CHECK is not thread-safe: rank functions should note
  * what they saw and let the main thread check it after comm_sim_run.
  */
