@@ -109,7 +109,21 @@ bin/simweb: $(SIMWEB_SRC) $(wildcard tests/simweb/*.h)
 
 $(B)/tests/%: tests/unit/%.c tests/unit/test.h $(B)/libcore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(B)/libcore.a $(LIBS)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(UNIT_LINK) \
+		$(B)/libcore.a $(LIBS)
+
+# Unit programs whose ranks run on the simulated comm (tests/unit/comm_sim.h,
+# threads for ranks): linked with it and with comm_stream (src/comm/stream.c
+# holds no MPI) built by $(CC). The others link no comm at all, and the
+# crawler never links the simulated one.
+SIM_TESTS := test_stream test_route
+SIM_OBJ   := $(B)/tests/unit/comm_sim.o $(B)/sim/src/comm/stream.o
+$(SIM_TESTS:%=$(B)/tests/%): $(SIM_OBJ) tests/unit/comm_sim.h
+$(SIM_TESTS:%=$(B)/tests/%): UNIT_LINK = $(SIM_OBJ)
+
+$(B)/sim/src/comm/stream.o: src/comm/stream.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
 
 $(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FUZZ_MAIN) $(B)/libcore.a
 	@mkdir -p $(dir $@)

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -59,6 +60,15 @@ static inline int test_slurp(const char *path, struct buf *b)
 static inline int test_spit(const char *path, const void *p, size_t n)
 {
 	return fs_write_atomic(path, p, n) == CR_OK ? 0 : -1;
+}
+
+/* Makes a new scratch directory NAME.XXXXXX into out: on tmpfs (/dev/shm)
+ * where there is one, where an fsync costs nothing; 0 or -1. */
+static inline int test_scratch(const char *name, char *out, size_t cap)
+{
+	snprintf(out, cap, "%s/%s.XXXXXX", access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp",
+		 name);
+	return mkdtemp(out) ? 0 : -1;
 }
 
 /* Silences stderr (the code's log lines) around loops of bad input;
