@@ -149,34 +149,34 @@ static void start_page(struct fetcher *f, struct host *h, struct host_item *it)
 	start(f, h, it->url, REQ_PAGE, it, &cond);
 }
 
-enum rules_verdict { RULES_ALLOW, RULES_DEFER, RULES_DENY };
+enum robots_word { ROBOTS_ALLOWS, ROBOTS_DEFERS, ROBOTS_DENIES };
 
 /* What robots.txt says of a URL whose origin's rules are known: a
  * Crawl-delay past politeness.max_crawl_delay_ms defers it, else its rules
  * allow or deny it. Raises h's delay to the Crawl-delay. */
-static enum rules_verdict rules_verdict(struct host *h, const struct host_item *it)
+static enum robots_word robots_word_of(struct host *h, const struct host_item *it)
 {
 	const struct robots *rules = it->origin->rules;
 	char path[URL_MAX_LEN + 1];
 
 	if (sched_crawl_delay(&h->pol, robots_crawl_delay_ms(rules)))
-		return RULES_DEFER;
+		return ROBOTS_DEFERS;
 	if (robots_url_path(it->url, path, sizeof(path)) == CR_OK && !robots_allowed(rules, path))
-		return RULES_DENY;
-	return RULES_ALLOW;
+		return ROBOTS_DENIES;
+	return ROBOTS_ALLOWS;
 }
 
 /* 1 if the URL may be fetched, else its outcome is written. */
 static int allowed(struct fetcher *f, struct host *h, struct host_item *it)
 {
-	switch (rules_verdict(h, it)) {
-	case RULES_DEFER:
+	switch (robots_word_of(h, it)) {
+	case ROBOTS_DEFERS:
 		emit_status(f, it, ST_DEFERRED, "crawl-delay above politeness.max_crawl_delay_ms");
 		return 0;
-	case RULES_DENY:
+	case ROBOTS_DENIES:
 		emit_status(f, it, ST_DENIED, "robots.txt");
 		return 0;
-	case RULES_ALLOW:
+	case ROBOTS_ALLOWS:
 		break;
 	}
 	return 1;
@@ -192,7 +192,7 @@ static void skip_denied(struct fetcher *f, struct host *h)
 		struct host_item *it = h->items[h->next];
 
 		if (it->early || it->origin->state != ORIGIN_READY ||
-		    rules_verdict(h, it) != RULES_DENY)
+		    robots_word_of(h, it) != ROBOTS_DENIES)
 			return;
 		h->next++;
 		emit_status(f, it, ST_DENIED, "robots.txt");

@@ -133,7 +133,7 @@ enum follow_verdict follow_handoff(const struct follow_page *pg, const struct fo
 	lr.from = "";
 	if (scope && (cfg->scope_embeds == SCOPE_EMBEDS_ANY_HOST
 		      ? scope->rules && scope_check_rules(scope, l->url, l->len)
-		      : scope_check_link(scope, &lr) != NULL))
+		      : scope_check_link(scope, &lr) != SCOPE_IN))
 		return FOLLOW_SCOPE;
 	if (trap_check(&none, l->url, l->len, cfg))
 		return FOLLOW_TRAP;
@@ -167,7 +167,7 @@ enum follow_verdict follow_early(const struct follow_page *pg, const struct foll
 	lr.seed = pg->seed;
 	lr.meta.kind = CRAWL_PAGE;
 	lr.from = "";
-	if (scope && scope_check_link(scope, &lr) != NULL)
+	if (scope && scope_check_link(scope, &lr) != SCOPE_IN)
 		return FOLLOW_SCOPE;
 	if (trap_check(&none, l->url, l->len, cfg))
 		return FOLLOW_TRAP;

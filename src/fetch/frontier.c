@@ -127,7 +127,7 @@ static enum cr_err requeue(struct frontier *fr, struct fetchlist_load *l)
 		if (next_kept(&rd, &k) != CR_OK)
 			return CR_ERR_FORMAT;
 		/* a root went next when it was followed: it goes next again */
-		if ((it = fetchlist_add(l, &k.rec, k.p, score_first(&k.rec))) != NULL)
+		if ((it = fetchlist_add(l, &k.rec, k.p, score_is_root(&k.rec))) != NULL)
 			note_followed(fr, it, k.bands, k.nb);
 	}
 	l->urls = urls;   /* the fetch lists' count: these were followed */
@@ -231,8 +231,9 @@ static void follow_one(struct frontier *fr, struct host *h, const struct host_it
 	u[len] = '\0';
 	link_of(it, u, len, kind, cash, &rec);
 	segout_followed(out, it->part, &rec, bands, nb);
-	/* A site's root starts next (score_first); the rest keep their order. */
-	queued = (score_first(&rec) ? hosts_add_next : hosts_add)(h, u, &rec, it->part, it->origin);
+	/* A site's root starts next (score_is_root); the rest keep their order. */
+	queued = (score_is_root(&rec) ? hosts_add_next : hosts_add)(h, u, &rec, it->part,
+								  it->origin);
 	note_followed(fr, queued, bands, nb);
 	if (kind == CRAWL_EMBED)
 		fr->embeds++;

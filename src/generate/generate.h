@@ -11,7 +11,7 @@
  *
  * The order (generate.order, score/score.h): with score, each host's due
  * URLs are taken best first (ranked.c sorts them, on disk past the memory
- * budget; its root page first, score_first), so its caps and a time limit
+ * budget; its root page first, score_is_root), so its caps and a time limit
  * cut the least important; with
  * fifo, in URL order as the CrawlDb streams. generate.top_n bounds the
  * round over all ranks (budget.h).

@@ -121,8 +121,8 @@ static void ranks_of(struct gen_part *g, const struct crawl_record *rec, struct 
 	}
 }
 
-/* The key of a record in its host's order: first what score_first puts
- * first, then by the order generate.order asks for: its
+/* The key of a record in its host's order: its site's root page first
+ * (score_is_root), then by the order generate.order asks for: its
  * priority, then its URL's hash - for pagerank and hostrank, the top 24
  * bits of its secondary (score_secondary) before 40 bits of the hash. Two
  * URLs whose keys are equal are both taken or both left, so a budget may
@@ -142,7 +142,7 @@ static void keys_of(struct gen_part *g, const struct crawl_record *rec, struct c
 	k->side = BUDGET_NEW;
 	k->budget = k->sort;
 	/* just under a requisite's HUGE_VAL: after requisites, before the rest */
-	if (score_first(rec))
+	if (score_is_root(rec))
 		k->sort.hi = topn_key_of(DBL_MAX, 0).hi;
 	if (g->budget && refresh_is_refetch(rec)) {
 		k->side = BUDGET_REFETCH;

@@ -145,7 +145,7 @@ static int mode_accepts(const struct scope *s, const char *url)
 }
 
 /* The rules' verdict on the NUL-terminated url. */
-static enum rule_verdict rules_verdict(struct scope *s, const char *url, size_t len)
+static enum rule_verdict rules_match(struct scope *s, const char *url, size_t len)
 {
 	char surt[URL_MAX_LEN + 64];
 	unsigned line;
@@ -157,35 +157,47 @@ static enum rule_verdict rules_verdict(struct scope *s, const char *url, size_t 
 	return scope_rules_match(s->rules, url, len, have ? surt : NULL, &line);
 }
 
-static const char *verdict_reason(enum rule_verdict v)
+/* The scope's verdict for a rule's. */
+static enum scope_verdict of_rule(enum rule_verdict v)
 {
-	return v == RULE_REFUSE ? "scope:rules" : v == RULE_LIMIT ? "scope:limit" : NULL;
+	return v == RULE_REFUSE ? SCOPE_OUT_RULES : v == RULE_LIMIT ? SCOPE_OUT_LIMIT : SCOPE_IN;
 }
 
-const char *scope_check_rules(struct scope *s, const char *url, size_t len)
+const char *scope_reason(enum scope_verdict v)
+{
+	static const char *const names[] = {
+		[SCOPE_IN] = NULL, [SCOPE_OUT_RULES] = "scope:rules",
+		[SCOPE_OUT_LIMIT] = "scope:limit", [SCOPE_OUT_SEED] = "scope:seed",
+		[SCOPE_OUT_MODE] = "scope:mode", [SCOPE_OUT_DEPTH] = "depth",
+	};
+
+	return (unsigned)v < sizeof(names) / sizeof(names[0]) ? names[v] : NULL;
+}
+
+enum scope_verdict scope_check_rules(struct scope *s, const char *url, size_t len)
 {
 	char tmp[URL_MAX_LEN + 1];
 
 	if (len > URL_MAX_LEN)
-		return "scope:rules";
+		return SCOPE_OUT_RULES;
 	memcpy(tmp, url, len);
 	tmp[len] = '\0';
-	return verdict_reason(rules_verdict(s, tmp, len));
+	return of_rule(rules_match(s, tmp, len));
 }
 
-const char *scope_check(struct scope *s, const char *url, size_t len)
+enum scope_verdict scope_check(struct scope *s, const char *url, size_t len)
 {
 	char tmp[URL_MAX_LEN + 1];
 	enum rule_verdict v;
 
 	if (len > URL_MAX_LEN)
-		return "scope:mode";
+		return SCOPE_OUT_MODE;
 	memcpy(tmp, url, len);
 	tmp[len] = '\0';
-	v = rules_verdict(s, tmp, len);
+	v = rules_match(s, tmp, len);
 	if (v != RULE_NONE)
-		return verdict_reason(v);
-	return mode_accepts(s, tmp) ? NULL : "scope:mode";
+		return of_rule(v);
+	return mode_accepts(s, tmp) ? SCOPE_IN : SCOPE_OUT_MODE;
 }
 
 /* 1 if url's host is the seed's (scope host) or in its domain (domain). */
@@ -202,24 +214,24 @@ static int seed_accepts(const struct scope_seed *sd, const char *url)
 	return sd->set.scope == SCOPE_SEEDS_DOMAINS && !strcmp(scope_domain(host), sd->domain);
 }
 
-const char *scope_check_link(struct scope *s, const struct link_record *l)
+enum scope_verdict scope_check_link(struct scope *s, const struct link_record *l)
 {
 	const struct scope_seed *sd = scope_seed_of(s, l->seed);
 	char tmp[URL_MAX_LEN + 1];
 	enum rule_verdict v;
 
 	if (sd && sd->set.max_depth >= 0 && l->depth > (uint32_t)sd->set.max_depth)
-		return "depth";
+		return SCOPE_OUT_DEPTH;
 	if (l->url_len > URL_MAX_LEN)
-		return "scope:mode";
+		return SCOPE_OUT_MODE;
 	memcpy(tmp, l->url, l->url_len);
 	tmp[l->url_len] = '\0';
-	v = rules_verdict(s, tmp, l->url_len);
+	v = rules_match(s, tmp, l->url_len);
 	if (v != RULE_NONE)
-		return verdict_reason(v);
+		return of_rule(v);
 	if (sd && sd->set.scope >= 0)
-		return seed_accepts(sd, tmp) ? NULL : "scope:seed";
-	return mode_accepts(s, tmp) ? NULL : "scope:mode";
+		return seed_accepts(sd, tmp) ? SCOPE_IN : SCOPE_OUT_SEED;
+	return mode_accepts(s, tmp) ? SCOPE_IN : SCOPE_OUT_MODE;
 }
 
 static enum cr_err add_recorded(void *arg, const char *url, size_t ulen,

@@ -87,20 +87,33 @@ CR_WUR enum cr_err scope_add_seeds(struct scope *s, const struct crawl_dir *d, i
  * keep_plain). */
 const struct scope_seed *scope_seed_of(const struct scope *s, uint64_t id);
 
+/* What the scope says of a URL: in (0, so that a verdict reads as "refused"
+ * in a test), or why not - the reason the decision log and the counters
+ * name (scope_reason). */
+enum scope_verdict {
+	SCOPE_IN = 0,
+	SCOPE_OUT_RULES,   /* "scope:rules": a '-' rule of scope.rules */
+	SCOPE_OUT_LIMIT,   /* "scope:limit": a rule's regex hit its match limit */
+	SCOPE_OUT_SEED,    /* "scope:seed": outside its seed's scope= */
+	SCOPE_OUT_MODE,    /* "scope:mode": outside scope.mode */
+	SCOPE_OUT_DEPTH,   /* "depth": past its seed's max_depth */
+};
+
+/* The reason a verdict is logged with; NULL for SCOPE_IN. */
+const char *scope_reason(enum scope_verdict v);
+
 struct link_record;
-/* The decision for a discovered link: NULL to route it, else the reason:
- * "depth" (past its seed's max_depth), then the rules' "scope:rules" or
- * "scope:limit", then its seed's scope= ("scope:seed") or scope.mode
- * ("scope:mode"). */
-const char *scope_check_link(struct scope *s, const struct link_record *l);
+/* The decision for a discovered link: its seed's max_depth first, then the
+ * rules, then its seed's scope= or scope.mode. */
+enum scope_verdict scope_check_link(struct scope *s, const struct link_record *l);
 
-/* The rules' part alone: NULL when no rule refuses the URL (none matched,
- * or a '+' rule did), else "scope:rules" or "scope:limit". */
-const char *scope_check_rules(struct scope *s, const char *url, size_t len);
+/* The rules' part alone: SCOPE_IN when no rule refuses the URL (none
+ * matched, or a '+' rule did), else SCOPE_OUT_RULES or SCOPE_OUT_LIMIT. */
+enum scope_verdict scope_check_rules(struct scope *s, const char *url, size_t len);
 
-/* NULL when the canonical URL url[0..len) is in scope, else the reason:
- * "scope:rules", "scope:limit" or "scope:mode". */
-const char *scope_check(struct scope *s, const char *url, size_t len);
+/* The verdict for the canonical URL url[0..len): SCOPE_IN, or the rules'
+ * or the mode's refusal. */
+enum scope_verdict scope_check(struct scope *s, const char *url, size_t len);
 
 /* The registrable domain of host (NUL-terminated, lower case), or host
  * itself when it has none. Borrowed from host or libpsl's static data. */

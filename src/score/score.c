@@ -81,7 +81,7 @@ double score_priority(const struct crawl_record *r, const struct score_ranks *rk
 	}
 }
 
-int score_first(const struct crawl_record *r)
+int score_is_root(const struct crawl_record *r)
 {
 	return r->meta.kind != CRAWL_EMBED && url_is_root(r->url, r->url_len);
 }

@@ -107,6 +107,6 @@ double score_secondary(const struct crawl_record *r, const struct score_ranks *r
  * its host's queue (next); it does not move a URL into or out of the
  * round's budget (generate.top_n ranks by priority alone).
  */
-int score_first(const struct crawl_record *r);
+int score_is_root(const struct crawl_record *r);
 
 #endif

@@ -63,20 +63,22 @@ static int offer_link(struct link_source *s, struct route *rt, const struct link
 {
 	/* A requisite from any host (but where scope.rules refuse it), unless
 	 * scope.embeds says in-scope. */
-	const char *why = l->meta.kind == CRAWL_EMBED &&
-			  s->j->cfg.scope_embeds == SCOPE_EMBEDS_ANY_HOST
-			  ? scope_check_rules(s->scope, l->url, l->url_len)
-			  : scope_check_link(s->scope, l);
+	static const int counter[] = {
+		[SCOPE_OUT_RULES] = UC_SCOPE_RULES, [SCOPE_OUT_LIMIT] = UC_SCOPE_LIMIT,
+		[SCOPE_OUT_SEED] = UC_SCOPE_SEED, [SCOPE_OUT_MODE] = UC_SCOPE_MODE,
+		[SCOPE_OUT_DEPTH] = UC_SEED_DEPTH,
+	};
+	enum scope_verdict v = l->meta.kind == CRAWL_EMBED &&
+			       s->j->cfg.scope_embeds == SCOPE_EMBEDS_ANY_HOST
+			       ? scope_check_rules(s->scope, l->url, l->url_len)
+			       : scope_check_link(s->scope, l);
 	struct decisions *log = s->dlog ? s->dlog[s->cur_p] : NULL;
 
-	if (!why) {
+	if (v == SCOPE_IN) {
 		route_add_link(rt, l);
 		return 0;
 	}
-	s->c[!strcmp(why, "scope:rules") ? UC_SCOPE_RULES :
-	     !strcmp(why, "scope:limit") ? UC_SCOPE_LIMIT :
-	     !strcmp(why, "scope:seed") ? UC_SCOPE_SEED :
-	     !strcmp(why, "depth") ? UC_SEED_DEPTH : UC_SCOPE_MODE]++;
+	s->c[counter[v]]++;
 	if (!log || hmap_get(&s->refused, l->url, l->url_len))
 		return 0;
 	if (s->refused.count >= REFUSED_REMEMBERED) {
@@ -84,7 +86,8 @@ static int offer_link(struct link_source *s, struct route *rt, const struct link
 		hmap_init(&s->refused);
 	}
 	*hmap_put(&s->refused, l->url, l->url_len) = s;
-	return decisions_add(log, why, l->url, l->url_len, l->from, l->from_len) != CR_OK ? -1 : 0;
+	return decisions_add(log, scope_reason(v), l->url, l->url_len, l->from, l->from_len) !=
+	       CR_OK ? -1 : 0;
 }
 
 /* The current parse record's next requisite (fetch.embeds): as deep as

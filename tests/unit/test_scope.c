@@ -198,7 +198,7 @@ static void modes(void)
 		scope_init(&s, cases[i].mode);
 		for (k = 0; k < 2; k++)
 			CHECK(scope_add_seed(&s, seeds[k], strlen(seeds[k]), NULL) == CR_OK, "seed");
-		got = scope_check(&s, cases[i].url, strlen(cases[i].url));
+		got = scope_reason(scope_check(&s, cases[i].url, strlen(cases[i].url)));
 		CHECK(cases[i].want ? got && !strcmp(got, cases[i].want) : !got, "%s: got %s",
 		      cases[i].url, got ? got : "in scope");
 		scope_release(&s);
@@ -215,9 +215,9 @@ static void modes(void)
 		CHECK(scope_rules_parse(rules, strlen(rules), "t", &s.rules, err, sizeof(err)) ==
 		      CR_OK, "rules");
 	}
-	CHECK_STR(scope_check(&s, "http://www.example.org/private/x", 32), "scope:rules");
+	CHECK_STR(scope_reason(scope_check(&s, "http://www.example.org/private/x", 32)), "scope:rules");
 	CHECK(!scope_check(&s, "http://shop.partner.com/", 24), "a + rule outside the seeds");
-	CHECK_STR(scope_check(&s, "http://other.com/", 17), "scope:mode");
+	CHECK_STR(scope_reason(scope_check(&s, "http://other.com/", 17)), "scope:mode");
 	CHECK(!scope_check_rules(&s, "http://other.com/", 17), "no rule refuses it");
 	scope_release(&s);
 	/* No recorded seed: the mode has nothing to compare with. */
@@ -265,7 +265,7 @@ static void per_seed(void)
 		const char *got;
 
 		l.seed = cases[i].from_a ? seeds_id(a, strlen(a)) : seeds_id(b, strlen(b));
-		got = scope_check_link(&s, &l);
+		got = scope_reason(scope_check_link(&s, &l));
 		CHECK(cases[i].want ? got && !strcmp(got, cases[i].want) : !got, "%s (%s): %s",
 		      cases[i].url, cases[i].from_a ? "a" : "b", got ? got : "in scope");
 	}

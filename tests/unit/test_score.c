@@ -262,7 +262,7 @@ static void test_first(void)
 		r.url = cases[i].url;
 		r.url_len = strlen(r.url);
 		r.meta.kind = (uint8_t)cases[i].kind;
-		CHECK(score_first(&r) == cases[i].first, "score_first(%s)", cases[i].url);
+		CHECK(score_is_root(&r) == cases[i].first, "score_is_root(%s)", cases[i].url);
 	}
 }
 
