@@ -53,28 +53,6 @@ int cmd_crawl(int argc, char **argv)
 	return cli_job_end(rc);
 }
 
-int cmd_inject(int argc, char **argv)
-{
-	static const char usage[] = "mpicrawl inject --dir DIR --seeds FILE " COMMON;
-	struct cli_opts o;
-	struct job j;
-	struct inject_seeds seeds;
-	char copy[PATH_MAX];
-	int rc;
-
-	cli_parse(argc, argv, "inject", "dscS", usage, &o);
-	if (!o.seeds) {
-		log_user("--seeds is required\nusage: %s", usage);
-		return 2;
-	}
-	rc = cli_job_start(&j, &o, 1);
-	if (!rc)
-		rc = record_provenance(&j, o.seeds, copy, &seeds);
-	if (!rc)
-		rc = round_inject(&j, &seeds);
-	return cli_job_end(rc);
-}
-
 int cmd_generate(int argc, char **argv)
 {
 	static const char usage[] = "mpicrawl generate --dir DIR " COMMON;
@@ -101,53 +79,85 @@ int cmd_generate(int argc, char **argv)
 	return cli_job_end(rc);
 }
 
-static int one_phase(int argc, char **argv, const char *name, const char *usage,
-		     int (*run)(struct job *, int))
+/* A command that runs one phase: its options (cli_parse's letters), the
+ * job, run, the job's end. creates: the crawl directory may be made here,
+ * from the seeds - --seeds is required (inject). */
+static int one_phase(int argc, char **argv, const char *name, const char *opts,
+		     const char *usage, int creates,
+		     int (*run)(struct job *, const struct cli_opts *))
 {
 	struct cli_opts o;
 	struct job j;
 	int rc;
 
-	cli_parse(argc, argv, name, "dcSg", usage, &o);
-	rc = cli_job_start(&j, &o, 0);
+	cli_parse(argc, argv, name, opts, usage, &o);
+	if (creates && !o.seeds) {
+		log_user("--seeds is required");
+		if (log_launcher_rank() == 0)
+			fprintf(stderr, "usage: %s\n", usage);
+		return 2;
+	}
+	rc = cli_job_start(&j, &o, creates);
 	if (!rc)
-		rc = run(&j, o.segment);
+		rc = run(&j, &o);
 	return cli_job_end(rc);
 }
 
-static int fetch_segment(struct job *j, int seg)
+static int inject(struct job *j, const struct cli_opts *o)
 {
-	return round_fetch(j, seg, NULL);
+	struct inject_seeds seeds;
+	char copy[PATH_MAX];
+	int rc = record_provenance(j, o->seeds, copy, &seeds);
+
+	return rc ? rc : round_inject(j, &seeds);
+}
+
+static int fetch(struct job *j, const struct cli_opts *o)
+{
+	return round_fetch(j, o->segment, NULL);
+}
+
+static int parse(struct job *j, const struct cli_opts *o)
+{
+	return round_parse(j, o->segment);
+}
+
+static int update(struct job *j, const struct cli_opts *o)
+{
+	return round_update(j, o->segment);
+}
+
+static int rank(struct job *j, const struct cli_opts *o)
+{
+	(void)o;
+	return rank_run(j) == CR_OK ? 0 : 1;
+}
+
+int cmd_inject(int argc, char **argv)
+{
+	return one_phase(argc, argv, "inject", "dscS",
+			 "mpicrawl inject --dir DIR --seeds FILE " COMMON, 1, inject);
 }
 
 int cmd_fetch(int argc, char **argv)
 {
-	return one_phase(argc, argv, "fetch",
-			 "mpicrawl fetch --dir DIR [--segment N] " COMMON, fetch_segment);
+	return one_phase(argc, argv, "fetch", "dcSg",
+			 "mpicrawl fetch --dir DIR [--segment N] " COMMON, 0, fetch);
 }
 
 int cmd_parse(int argc, char **argv)
 {
-	return one_phase(argc, argv, "parse",
-			 "mpicrawl parse --dir DIR [--segment N] " COMMON, round_parse);
+	return one_phase(argc, argv, "parse", "dcSg",
+			 "mpicrawl parse --dir DIR [--segment N] " COMMON, 0, parse);
 }
 
 int cmd_update(int argc, char **argv)
 {
-	return one_phase(argc, argv, "update",
-			 "mpicrawl update --dir DIR [--segment N] " COMMON, round_update);
+	return one_phase(argc, argv, "update", "dcSg",
+			 "mpicrawl update --dir DIR [--segment N] " COMMON, 0, update);
 }
 
 int cmd_rank(int argc, char **argv)
 {
-	static const char usage[] = "mpicrawl rank --dir DIR " COMMON;
-	struct cli_opts o;
-	struct job j;
-	int rc;
-
-	cli_parse(argc, argv, "rank", "dcS", usage, &o);
-	rc = cli_job_start(&j, &o, 0);
-	if (!rc)
-		rc = rank_run(&j) == CR_OK ? 0 : 1;
-	return cli_job_end(rc);
+	return one_phase(argc, argv, "rank", "dcS", "mpicrawl rank --dir DIR " COMMON, 0, rank);
 }

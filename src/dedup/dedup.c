@@ -7,6 +7,7 @@
 #include "store/xsort.h"
 #include "util/fs.h"
 #include "util/log.h"
+#include "util/be.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -50,7 +51,7 @@ static int cmp_bytes(const void *a, size_t an, const void *b, size_t bn)
 
 static void key8(char *k, uint64_t id)
 {
-	dedup_put_be((unsigned char *)k, id, 8);
+	be_put((unsigned char *)k, id, 8);
 }
 
 static enum cr_err decide(struct dedup_result *res, uint64_t xid, const char *url, size_t n)
@@ -134,7 +135,7 @@ static enum cr_err post(struct dd *d, int dest, const void *rec, size_t n)
 {
 	unsigned char h[4];
 
-	dedup_put_be(h, (uint64_t)dest, 4);
+	be_put(h, (uint64_t)dest, 4);
 	d->post.len = 0;
 	buf_add(&d->post, h, 4);
 	buf_add(&d->post, rec, n);
@@ -163,9 +164,9 @@ static enum cr_err fill_outbox(void *arg, struct comm_stream *s)
 		return o->err;
 	if (!o->have)
 		return CR_EOF;
-	if (o->n < 4 || dedup_get_be(o->p, 4) >= (uint64_t)o->d->j->nranks)
+	if (o->n < 4 || be_get(o->p, 4) >= (uint64_t)o->d->j->nranks)
 		return CR_ERR_FORMAT;
-	comm_stream_post(s, (int)dedup_get_be(o->p, 4), (const unsigned char *)o->p + 4, o->n - 4);
+	comm_stream_post(s, (int)be_get(o->p, 4), (const unsigned char *)o->p + 4, o->n - 4);
 	e = xsort_next(o->d->outbox, &o->p, &o->n);
 	o->have = e == CR_OK;
 	return e == CR_EOF ? CR_OK : e;
@@ -211,7 +212,7 @@ static enum cr_err file_band(struct dd *d, const unsigned char *r, size_t n)
 
 	if (n != BAND_LEN)
 		return CR_ERR_FORMAT;
-	q = (uint32_t)(dedup_get_be(r, 8) % d->P);
+	q = (uint32_t)(be_get(r, 8) % d->P);
 	if (!d->sorts[q])
 		return CR_ERR_FORMAT;
 	return xsort_add(d->sorts[q], r, n);
@@ -258,11 +259,11 @@ static enum cr_err read_round(struct dd *d)
 			for (i = 0; i < d->H; i++)
 				sig[i] = parse_record_sig(&pr, i);
 			id = dedup_id(pr.url, pr.url_len);
-			dedup_put_be(h, id, 8);
-			dedup_put_be(h + 8, (uint64_t)d->seg, 4);
+			be_put(h, id, 8);
+			be_put(h + 8, (uint64_t)d->seg, 4);
 			h[12] = 1;
-			dedup_put_be(h + 13, pr.text_digest, 8);
-			dedup_put_be(h + 21, d->H, 2);
+			be_put(h + 13, pr.text_digest, 8);
+			be_put(h + 21, d->H, 2);
 			d->rec.len = 0;
 			buf_add(&d->rec, h, SIG_HEAD);
 			buf_add(&d->rec, pr.sig_bytes, (size_t)d->H * 4);
@@ -272,10 +273,10 @@ static enum cr_err read_round(struct dd *d)
 				unsigned char be[BAND_LEN];
 				uint64_t key = minhash_band_key(sig, b, d->R);
 
-				dedup_put_be(be, key, 8);
-				dedup_put_be(be + 8, (uint64_t)d->seg, 4);
-				dedup_put_be(be + 12, id, 8);
-				dedup_put_be(be + 20, p, 4);
+				be_put(be, key, 8);
+				be_put(be + 8, (uint64_t)d->seg, 4);
+				be_put(be + 12, id, 8);
+				be_put(be + 20, p, 4);
 				e = post(d, owner(d, (uint32_t)(key % d->P)), be, BAND_LEN);
 				d->c[DC_BANDS]++;
 			}
@@ -313,22 +314,22 @@ struct group {
 static enum cr_err candidates(struct dd *d, struct group *g, const unsigned char *x)
 {
 	size_t i;
-	uint64_t xid = dedup_get_be(x + 12, 8);
+	uint64_t xid = be_get(x + 12, 8);
 	enum cr_err e = CR_OK;
 
 	for (i = 0; !e && i < g->n; i++) {
 		const unsigned char *y = g->e[i];
 		unsigned char cand[CAND_LEN];
-		uint64_t yid = dedup_get_be(y + 12, 8);
+		uint64_t yid = be_get(y + 12, 8);
 
 		if (yid == xid)
 			continue;
 		memcpy(cand, y + 20, 4);
-		dedup_put_be(cand + 4, yid, 8);
-		dedup_put_be(cand + 12, xid, 8);
+		be_put(cand + 4, yid, 8);
+		be_put(cand + 12, xid, 8);
 		memcpy(cand + 20, x + 20, 4);
 		memcpy(cand + 24, y + 8, 4);
-		e = post(d, owner(d, (uint32_t)dedup_get_be(y + 20, 4)), cand, CAND_LEN);
+		e = post(d, owner(d, (uint32_t)be_get(y + 20, 4)), cand, CAND_LEN);
 		d->c[DC_CANDIDATES]++;
 	}
 	return e;
@@ -470,7 +471,7 @@ static enum cr_err cursor_next(struct sig_cursor *c)
 		return CR_OK;
 	if (e)
 		return e;
-	if (c->n < SIG_HEAD || c->n < SIG_HEAD + dedup_get_be((const unsigned char *)p + 21, 2) * 4)
+	if (c->n < SIG_HEAD || c->n < SIG_HEAD + be_get((const unsigned char *)p + 21, 2) * 4)
 		return CR_ERR_FORMAT;
 	c->p = p;
 	c->live = 1;
@@ -515,9 +516,9 @@ static enum cr_err cursor_open_old(struct dd *d, struct sig_cursor *c, uint32_t 
 /* Moves c to the first record with id >= id; 1 if it has exactly id. */
 static int cursor_seek(struct sig_cursor *c, uint64_t id, enum cr_err *e)
 {
-	while (!*e && c->live && dedup_get_be(c->p, 8) < id)
+	while (!*e && c->live && be_get(c->p, 8) < id)
 		*e = cursor_next(c);
-	return !*e && c->live && dedup_get_be(c->p, 8) == id;
+	return !*e && c->live && be_get(c->p, 8) == id;
 }
 
 static void cursor_close(struct sig_cursor *c)
@@ -569,7 +570,7 @@ static enum cr_err reply(struct dd *d, const unsigned char *cand, const unsigned
 	d->rec.len = 0;
 	buf_add(&d->rec, h, REPLY_HEAD);
 	buf_add(&d->rec, s + SIG_HEAD, sn - SIG_HEAD);   /* the values, then the URL */
-	return post(d, owner(d, (uint32_t)dedup_get_be(cand + 20, 4)), d->rec.p, d->rec.len);
+	return post(d, owner(d, (uint32_t)be_get(cand + 20, 4)), d->rec.p, d->rec.len);
 }
 
 /* Moves old and cur to Y's partition p (an owned one) when they are not. */
@@ -620,8 +621,8 @@ static enum cr_err answer(struct dd *d)
 			continue;
 		memcpy(last, c, 20);
 		have_last = 1;
-		e = cursors_at(d, (uint32_t)dedup_get_be(c, 4), &at, &old, &cur);
-		yid = dedup_get_be(c + 4, 8);
+		e = cursors_at(d, (uint32_t)be_get(c, 4), &at, &old, &cur);
+		yid = be_get(c + 4, 8);
 		if (cursor_seek(&cur, yid, &e))
 			e = reply(d, c, cur.p, cur.n, Y_NEW);
 		else if (cursor_seek(&old, yid, &e))
@@ -651,9 +652,9 @@ static enum cr_err edge(struct dd *d, uint64_t xid, uint64_t yid, const char *yu
 {
 	unsigned char h[EDGE_HEAD];
 
-	dedup_put_be(h, xid, 8);
-	dedup_put_be(h + 8, yid, 8);
-	dedup_put_be(h + 16, (uint64_t)d->j->rank, 4);
+	be_put(h, xid, 8);
+	be_put(h + 8, yid, 8);
+	be_put(h + 16, (uint64_t)d->j->rank, 4);
 	d->rec.len = 0;
 	buf_add(&d->rec, h, EDGE_HEAD);
 	buf_add(&d->rec, yurl, n);
@@ -664,13 +665,13 @@ static enum cr_err edge(struct dd *d, uint64_t xid, uint64_t yid, const char *yu
 static enum cr_err judge(struct dd *d, const unsigned char *r, size_t rn,
 			 const unsigned char *xs, uint32_t *sx, uint32_t *sy, int *decided)
 {
-	uint64_t xid = dedup_get_be(r, 8), yid = dedup_get_be(r + 12, 8);
-	unsigned ny = (unsigned)dedup_get_be(r + 29, 2);
+	uint64_t xid = be_get(r, 8), yid = be_get(r + 12, 8);
+	unsigned ny = (unsigned)be_get(r + 29, 2);
 	const char *yurl = (const char *)r + REPLY_HEAD + (size_t)ny * 4;
 	size_t yurl_len = rn - REPLY_HEAD - (size_t)ny * 4;
 	enum cr_err e;
 
-	if (ny != d->H || dedup_get_be(xs + 21, 2) != d->H)
+	if (ny != d->H || be_get(xs + 21, 2) != d->H)
 		return CR_OK;
 	sig_values(xs + SIG_HEAD, d->H, sx);
 	sig_values(r + REPLY_HEAD, d->H, sy);
@@ -712,11 +713,11 @@ static enum cr_err verify(struct dd *d)
 		uint64_t xid;
 		uint32_t i;
 
-		if (rn < REPLY_HEAD || rn < REPLY_HEAD + dedup_get_be(r + 29, 2) * 4) {
+		if (rn < REPLY_HEAD || rn < REPLY_HEAD + be_get(r + 29, 2) * 4) {
 			e = CR_ERR_FORMAT;
 			break;
 		}
-		xid = dedup_get_be(r, 8);
+		xid = be_get(r, 8);
 		if (xid != last)
 			decided = 0;
 		last = xid;
@@ -757,7 +758,7 @@ static enum cr_err cluster(struct dd *d)
 		}
 		memcpy(kx, r, 8);
 		memcpy(ky, r + 8, 8);
-		if (dedup_get_be(r + 8, 8) == 0) {
+		if (be_get(r + 8, 8) == 0) {
 			slot = hmap_put(&dup, kx, 8);
 			if (!slot)
 				e = CR_ERR_NOMEM;
@@ -778,7 +779,7 @@ static enum cr_err cluster(struct dd *d)
 		d->rec.len = 0;
 		buf_add(&d->rec, r, 8);
 		buf_add(&d->rec, r + EDGE_HEAD, rn - EDGE_HEAD);
-		e = post(d, (int)dedup_get_be(r + 16, 4), d->rec.p, d->rec.len);
+		e = post(d, (int)be_get(r + 16, 4), d->rec.p, d->rec.len);
 	}
 	if (e == CR_EOF)
 		e = CR_OK;
@@ -791,7 +792,7 @@ static enum cr_err take_decision(struct dd *d, const unsigned char *r, size_t n)
 	if (n < 8)
 		return CR_ERR_FORMAT;
 	d->c[DC_DUPLICATES]++;
-	return decide(d->res, dedup_get_be(r, 8), (const char *)r + 8, n - 8);
+	return decide(d->res, be_get(r, 8), (const char *)r + 8, n - 8);
 }
 
 /* ---- step 6: the next signature store --------------------------------- */

@@ -2,6 +2,7 @@
 #include "store/recfile.h"
 #include "util/fs.h"
 #include "util/log.h"
+#include "util/be.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -47,26 +48,6 @@ size_t dedup_runs_plan(const uint64_t *bytes, size_t n, size_t max_runs)
 	return m;
 }
 
-void dedup_put_be(unsigned char *p, uint64_t v, int n)
-{
-	int i;
-
-	for (i = n - 1; i >= 0; i--) {
-		p[i] = (unsigned char)v;
-		v >>= 8;
-	}
-}
-
-uint64_t dedup_get_be(const unsigned char *p, int n)
-{
-	uint64_t v = 0;
-	int i;
-
-	for (i = 0; i < n; i++)
-		v = (v << 8) | p[i];
-	return v;
-}
-
 void dedup_runs_path(const struct crawl_dir *d, int ver, enum dedup_store k, uint32_t p,
 		     const struct dedup_run *r, char *out, size_t cap)
 {
@@ -90,8 +71,8 @@ enum cr_err dedup_runs_unpack(const void *p, size_t n, struct dedup_run *out)
 
 	if (n != MANIFEST_REC)
 		return CR_ERR_FORMAT;
-	out->seg = (uint32_t)dedup_get_be(b, 4);
-	out->bytes = dedup_get_be(b + 4, 8);
+	out->seg = (uint32_t)be_get(b, 4);
+	out->bytes = be_get(b + 4, 8);
 	out->legacy = 0;
 	return CR_OK;
 }
@@ -160,8 +141,8 @@ static enum cr_err write_manifest(const struct crawl_dir *d, int ver, enum dedup
 	for (i = 0; !e && i < rs->n; i++) {
 		unsigned char b[MANIFEST_REC];
 
-		dedup_put_be(b, rs->r[i].seg, 4);
-		dedup_put_be(b + 4, rs->r[i].bytes, 8);
+		be_put(b, rs->r[i].seg, 4);
+		be_put(b + 4, rs->r[i].bytes, 8);
 		e = recfile_writer_add(w, b, sizeof(b));
 	}
 	if (e) {

@@ -147,9 +147,4 @@ CR_WUR enum cr_err dedup_merge_next(struct dedup_merge *m, const void **data, si
 /* Accepts NULL. */
 void dedup_merge_free(struct dedup_merge **m);
 
-/* n bytes of v, most significant first (the stores' sort keys compare
- * as bytes so), and back. */
-void dedup_put_be(unsigned char *p, uint64_t v, int n);
-uint64_t dedup_get_be(const unsigned char *p, int n);
-
 #endif

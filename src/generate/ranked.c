@@ -9,6 +9,7 @@
  * what they cut is the least important.
  */
 #include "generate/part.h"
+#include "util/be.h"
 #include "store/xsort.h"
 #include "url/url.h"
 #include "util/log.h"
@@ -36,21 +37,9 @@ struct cand_keys {
 static void put_be64(struct buf *b, uint64_t v)
 {
 	unsigned char x[8];
-	int i;
 
-	for (i = 0; i < 8; i++)
-		x[i] = (unsigned char)(v >> (56 - 8 * i));
+	be_put(x, v, 8);
 	buf_add(b, x, 8);
-}
-
-static uint64_t get_be64(const unsigned char *p)
-{
-	uint64_t v = 0;
-	int i;
-
-	for (i = 0; i < 8; i++)
-		v = v << 8 | p[i];
-	return v;
 }
 
 static void cand_pack(struct buf *b, const char *host, const struct cand_keys *k,
@@ -78,13 +67,13 @@ static int cand_unpack(const void *p, size_t n, struct cand_keys *k, const void 
 	if (!nul || n - (size_t)(nul - c) - 1 < CAND_BYTES)
 		return -1;
 	at = (size_t)(nul - c) + 1;
-	k->sort.hi = ~get_be64(c + at);
-	k->sort.lo = ~get_be64(c + at + 8);
+	k->sort.hi = ~be_get(c + at, 8);
+	k->sort.lo = ~be_get(c + at + 8, 8);
 	if (c[at + KEY_BYTES] >= BUDGET_SIDES)
 		return -1;
 	k->side = (enum budget_side)c[at + KEY_BYTES];
-	k->budget.hi = get_be64(c + at + KEY_BYTES + 1);
-	k->budget.lo = get_be64(c + at + KEY_BYTES + 9);
+	k->budget.hi = be_get(c + at + KEY_BYTES + 1, 8);
+	k->budget.lo = be_get(c + at + KEY_BYTES + 9, 8);
 	*rec = c + at + CAND_BYTES;
 	*rn = n - at - CAND_BYTES;
 	return 0;

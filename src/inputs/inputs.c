@@ -211,6 +211,20 @@ enum cr_err inputs_read(const char *path, size_t max, struct buf *out)
 	return CR_OK;
 }
 
+enum cr_err inputs_read_named(const char *what, const char *path, size_t max,
+			      struct buf *out, char *err, size_t errcap)
+{
+	enum cr_err e = inputs_read(path, max, out);
+	char limit[48];
+
+	if (!e)
+		return CR_OK;
+	snprintf(limit, sizeof(limit), "larger than %zu MiB", max >> 20);
+	snprintf(err, errcap, "cannot read %s '%s' on %s: %s", what, path, inputs_node(),
+		 e == CR_ERR_LIMIT ? limit : strerror(errno));
+	return e;
+}
+
 const char *inputs_node(void)
 {
 	return inputs_job()->node;

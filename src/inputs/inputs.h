@@ -84,6 +84,11 @@ struct inputs *inputs_job(void);
  * system first and registered (so a file is read once a process).
  */
 CR_WUR enum cr_err inputs_read(const char *path, size_t max, struct buf *out);
+
+/* inputs_read of a file the user named as a what ("rules file"): when it
+ * fails, err (errcap bytes) says "cannot read WHAT 'PATH' on NODE: why". */
+CR_WUR enum cr_err inputs_read_named(const char *what, const char *path, size_t max,
+				     struct buf *out, char *err, size_t errcap);
 /* The node the process's inputs were read on (rank 0's in a job), for
  * messages: "cannot read 'x' on NODE: why". Borrowed. */
 const char *inputs_node(void);

@@ -129,10 +129,13 @@ static void put_escape(struct buf *out, const unsigned char *h, enum robots_esca
 	buf_addc(out, (char)to_upper(h[1]));
 }
 
-/* Appends the normal form of p[0..n) to out (see robots_escape_pattern),
- * with the escapes of unreserved characters decoded for DECODED. */
-static void escape_pattern(struct buf *out, const unsigned char *p, size_t n,
-			   enum robots_escapes esc)
+/*
+ * Appends the normal form of p[0..n) to out: every "%xx" upper-cased (for
+ * DECODED, decoded when it is an unreserved character), and the bytes
+ * encode(c, last) says percent-encoded (last: c is p's last byte).
+ */
+static void normal_form(struct buf *out, const unsigned char *p, size_t n,
+			enum robots_escapes esc, int (*encode)(unsigned char c, int last))
 {
 	size_t i;
 
@@ -142,7 +145,7 @@ static void escape_pattern(struct buf *out, const unsigned char *p, size_t n,
 		if (c == '%' && i + 2 < n && is_hex(p[i + 1]) && is_hex(p[i + 2])) {
 			put_escape(out, p + i + 1, esc);
 			i += 2;
-		} else if (c >= 0x80 || (c == '$' && i + 1 < n)) {
+		} else if (encode(c, i + 1 == n)) {
 			buf_addc(out, '%');
 			buf_addc(out, hexdig[c >> 4]);
 			buf_addc(out, hexdig[c & 15]);
@@ -150,6 +153,20 @@ static void escape_pattern(struct buf *out, const unsigned char *p, size_t n,
 			buf_addc(out, (char)c);
 		}
 	}
+}
+
+/* A pattern's bytes written escaped (see robots_escape_pattern): non-ASCII
+ * ones, and a '$' that does not end it (a literal dollar sign). */
+static int pattern_encodes(unsigned char c, int last)
+{
+	return c >= 0x80 || (c == '$' && !last);
+}
+
+/* Appends the normal form of pattern p[0..n) to out (robots_escape_pattern). */
+static void escape_pattern(struct buf *out, const unsigned char *p, size_t n,
+			   enum robots_escapes esc)
+{
+	normal_form(out, p, n, esc, pattern_encodes);
 }
 
 static void set_add_rule(struct robots_set *s, int allow,
@@ -499,25 +516,16 @@ void robots_free(struct robots **r)
  * matches them (RFC 9309 2.2.3). Other bytes are kept as they are: the URL
  * is expected to be percent-encoded already.
  */
+static int path_encodes(unsigned char c, int last)
+{
+	(void)last;
+	return c == '*' || c == '$';
+}
+
 static void normalise_path(struct buf *out, const unsigned char *p, size_t n,
 			   enum robots_escapes esc)
 {
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		unsigned char c = p[i];
-
-		if (c == '%' && i + 2 < n && is_hex(p[i + 1]) && is_hex(p[i + 2])) {
-			put_escape(out, p + i + 1, esc);
-			i += 2;
-		} else if (c == '*' || c == '$') {
-			buf_addc(out, '%');
-			buf_addc(out, hexdig[c >> 4]);
-			buf_addc(out, hexdig[c & 15]);
-		} else {
-			buf_addc(out, (char)c);
-		}
-	}
+	normal_form(out, p, n, esc, path_encodes);
 }
 
 /* Does pattern pat[0..pn) match path s[0..n), starting at its first byte? */

@@ -221,11 +221,8 @@ enum cr_err host_rules_read(const char *path, struct host_rules **out, char *err
 
 	*out = NULL;
 	buf_init(&text);
-	e = inputs_read(path, HOST_RULES_FILE_MAX, &text);
-	if (e)
-		snprintf(err, errcap, "cannot read host rules '%s' on %s: %s", path, inputs_node(),
-			 e == CR_ERR_LIMIT ? "larger than 16 MiB" : strerror(errno));
-	else
+	e = inputs_read_named("host rules", path, HOST_RULES_FILE_MAX, &text, err, errcap);
+	if (!e)
 		e = host_rules_parse(buf_cstr(&text), text.len, path, out, err, errcap);
 	buf_release(&text);
 	return e ? CR_ERR_ARG : CR_OK;

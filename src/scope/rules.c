@@ -200,11 +200,8 @@ enum cr_err scope_rules_read(const char *path, struct scope_rules **out, char *e
 
 	*out = NULL;
 	buf_init(&text);
-	e = inputs_read(path, SCOPE_RULES_FILE_MAX, &text);
-	if (e)
-		snprintf(err, errcap, "cannot read rules file '%s' on %s: %s", path, inputs_node(),
-			 e == CR_ERR_LIMIT ? "larger than 16 MiB" : strerror(errno));
-	else
+	e = inputs_read_named("rules file", path, SCOPE_RULES_FILE_MAX, &text, err, errcap);
+	if (!e)
 		e = scope_rules_parse(buf_cstr(&text), text.len, path, out, err, errcap);
 	buf_release(&text);
 	return e ? CR_ERR_ARG : CR_OK;

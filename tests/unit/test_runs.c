@@ -17,6 +17,7 @@
 #include "dedup/runs.h"
 #include "store/recfile.h"
 #include "test.h"
+#include "util/be.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -144,9 +145,9 @@ static void test_merge(int shadow)
 	test_rng_state = shadow ? 11 : 12;
 	for (r = 0; r < NRUNS; r++) {
 		for (i = 0; i < PER_RUN; i++) {
-			dedup_put_be(recs[r][i], test_rng() % 700, 8);
-			dedup_put_be(recs[r][i] + 8, r, 8);
-			dedup_put_be(recs[r][i] + 16, test_rng() % 3, 8);   /* some equal records */
+			be_put(recs[r][i], test_rng() % 700, 8);
+			be_put(recs[r][i] + 8, r, 8);
+			be_put(recs[r][i] + 16, test_rng() % 3, 8);   /* some equal records */
 		}
 		snprintf(paths[r], sizeof(paths[r]), "%s/run%zu.zst", tmp_dir, r);
 		pp[r] = paths[r];
@@ -202,7 +203,7 @@ static void test_merge_bad(void)
 	dedup_merge_free(&m);
 	memset(recs, 0, sizeof(recs));
 	for (i = 0; i < 3; i++)
-		dedup_put_be(recs[i], 3 - i, 8);   /* descending: out of order */
+		be_put(recs[i], 3 - i, 8);   /* descending: out of order */
 	snprintf(good, sizeof(good), "%s/good.zst", tmp_dir);
 	snprintf(bad, sizeof(bad), "%s/bad.zst", tmp_dir);
 	snprintf(cut, sizeof(cut), "%s/cut.zst", tmp_dir);
@@ -241,7 +242,7 @@ static int write_recs(const char *path, unsigned first, unsigned count)
 
 	memset(recs, 0, sizeof(recs));
 	for (i = 0; i < count && i < 64; i++)
-		dedup_put_be(recs[i], first + i, 8);
+		be_put(recs[i], first + i, 8);
 	return write_run(path, recs, count);
 }
 
