@@ -27,6 +27,8 @@ LIB_HOMES = {
     'cld2/': 'src/parse/lang.cc',
     'zip.h': 'src/index/wacz.c',
     'magic.h': 'src/index/sniff.c',
+    'poppler.h': 'src/parse/pdf.c',
+    'glib.h': 'src/parse/pdf.c',
 }
 
 findings = []
