@@ -763,9 +763,9 @@ static enum cr_err page_from_warc(struct part_ix *x, const struct warc_record *r
 	enum cr_err e;
 
 	http_head_content_type(rec->block, head, type, sizeof(type), charset, sizeof(charset));
-	if (!parse_html(x->j, uri, charset, rec->block, head, rec->block + head,
-			rec->block_len - head, warc_record_truncated(rec), &pg, &flags, pc,
-			NULL)) {
+	if (!parse_doc(x->j, uri, type, charset, rec->block, head, rec->block + head,
+		       rec->block_len - head, warc_record_truncated(rec), &pg, &flags, pc,
+		       NULL, NULL)) {
 		x->c[IX_PARSE_FAILED]++;
 		return CR_OK;
 	}
@@ -932,7 +932,9 @@ static enum cr_err one_record(struct part_ix *x, const char *name,
 			fname, head ? &ex : NULL);
 	if ((e = lines_add(l, (const char *)x->line.p, x->line.len)) != CR_OK)
 		return e;
-	if (!index_wants_text(name, !strcmp(type, "response"), status, mime))
+	if (!index_wants_text(name, !strcmp(type, "response"), status,
+			      index_text_mime(mime, head && !strcmp(type, "response") ?
+						    ex.mime_detected : "")))
 		return CR_OK;
 	return page_from_warc(x, rec, uri, date, head);
 }

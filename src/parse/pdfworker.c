@@ -141,7 +141,7 @@ enum cr_err pdfworker_reply_unpack(const void *p, size_t n, const struct pdf_lim
 	d->pages_read = (uint32_t)read;
 	memcpy(d->version, s, sn);
 	d->version[sn] = '\0';
-	if (memchr(d->version, '\0', sn))
+	if (strspn(d->version, "0123456789.") != sn)
 		return CR_ERR_FORMAT;
 	for (i = 0; i < PDF_FIELDS_; i++) {
 		if (buf_get_u8(&r, &has) || has > 1)
