@@ -140,14 +140,29 @@ static void one_line(struct buf *out, const char *s)
 		buf_addc(out, (unsigned char)*s < 0x20 ? ' ' : *s);
 }
 
-static void date_of(int64_t s, char out[WARC_DATE_MAX])
+/* The document's dates (those it says) in WARC-Date form: as
+ * warc-fields lines, or (json) as members of an object. */
+static void dates(const struct pdf_doc *d, int json, struct buf *out)
 {
-	warc_format_date(s * 1000000, out);
+	static const char *const names[2][2] = { { "created", "modified" },
+						 { "Created", "Modified" } };
+	const int64_t v[2] = { d->created, d->modified };
+	char date[WARC_DATE_MAX];
+	unsigned i;
+
+	for (i = 0; i < 2; i++) {
+		if (!v[i])
+			continue;
+		warc_format_date(v[i] * 1000000, date);
+		if (json)
+			buf_addf(out, "\"%s\":\"%s\",", names[1][i], date);
+		else
+			buf_addf(out, "pdf-%s: %s\r\n", names[0][i], date);
+	}
 }
 
 void doc_pdf_fields(const struct pdf_doc *d, struct buf *out)
 {
-	char date[WARC_DATE_MAX];
 	unsigned i;
 
 	if (d->fate != PDF_OK) {
@@ -165,14 +180,7 @@ void doc_pdf_fields(const struct pdf_doc *d, struct buf *out)
 		one_line(out, d->field[i]);
 		buf_adds(out, "\r\n");
 	}
-	if (d->created) {
-		date_of(d->created, date);
-		buf_addf(out, "pdf-created: %s\r\n", date);
-	}
-	if (d->modified) {
-		date_of(d->modified, date);
-		buf_addf(out, "pdf-modified: %s\r\n", date);
-	}
+	dates(d, 0, out);
 	if (d->fate == PDF_OK)
 		buf_addf(out, "pdf-pages: %u\r\npdf-pages-read: %u\r\n", (unsigned)d->pages,
 			 (unsigned)d->pages_read);
@@ -185,7 +193,6 @@ void doc_pdf_fields(const struct pdf_doc *d, struct buf *out)
 
 void doc_pdf_json(const struct pdf_doc *d, struct buf *out)
 {
-	char date[WARC_DATE_MAX];
 	unsigned i;
 
 	buf_addc(out, '{');
@@ -197,14 +204,7 @@ void doc_pdf_json(const struct pdf_doc *d, struct buf *out)
 		json_str(out, d->field[i], strlen(d->field[i]));
 		buf_addc(out, ',');
 	}
-	if (d->created) {
-		date_of(d->created, date);
-		buf_addf(out, "\"Created\":\"%s\",", date);
-	}
-	if (d->modified) {
-		date_of(d->modified, date);
-		buf_addf(out, "\"Modified\":\"%s\",", date);
-	}
+	dates(d, 1, out);
 	if (d->fate != PDF_OK)
 		buf_addf(out, "\"Error\":\"%s\",", pdf_fate_reason(d->fate));
 	buf_addf(out, "\"Pages\":\"%u\",\"Version\":", (unsigned)d->pages);

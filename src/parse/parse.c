@@ -29,16 +29,23 @@ const char *const parse_counter_names[PC_COUNT_] = {
 	"pdfs", "pdf_failed", "texts",
 };
 
+/* 1 if f's Content-Type is one of types[0..n) (case as the fetch wrote it). */
+static int type_in(const struct fetch_record *f, const char *const *types, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (f->content_type_len == strlen(types[i]) &&
+		    !strncasecmp(f->content_type, types[i], f->content_type_len))
+			return 1;
+	return 0;
+}
+
 static int is_html(const struct fetch_record *f)
 {
 	static const char *const types[] = { "text/html", "application/xhtml+xml", "" };
-	size_t i;
 
-	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++)
-		if (f->content_type_len == strlen(types[i]) &&
-		    !memcmp(f->content_type, types[i], f->content_type_len))
-			return 1;
-	return 0;
+	return type_in(f, types, sizeof(types) / sizeof(types[0]));
 }
 
 /* A type whose body may be a PDF or plain text (parse/doc.h). */
@@ -46,13 +53,8 @@ static int is_doc(const struct fetch_record *f)
 {
 	static const char *const types[] = { "application/pdf", "text/plain",
 					     "application/octet-stream" };
-	size_t i;
 
-	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++)
-		if (f->content_type_len == strlen(types[i]) &&
-		    !strncasecmp(f->content_type, types[i], f->content_type_len))
-			return 1;
-	return 0;
+	return type_in(f, types, sizeof(types) / sizeof(types[0]));
 }
 
 static int is_css(const struct fetch_record *f)
