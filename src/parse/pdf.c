@@ -1,6 +1,7 @@
 #include "parse/pdf.h"
 #include "util/utf8.h"
 
+#include <ctype.h>
 #include <poppler.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,7 +64,12 @@ static int add_line(struct pdf_doc *d, const unsigned char *s, size_t n, size_t 
 	size_t i = 0, start = d->text.len, line;
 	int blank = 0;
 
-	if (d->text.len)
+	while (i < n && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	if (d->text.len > 1 && d->text.p[d->text.len - 1] == '-' &&
+	    isalpha(d->text.p[d->text.len - 2]) && i < n && islower(s[i]))
+		d->text.len--;   /* "improv-" "ing": a word broken at the line's end */
+	else if (d->text.len)
 		buf_addc(&d->text, '\n');
 	line = d->text.len;
 	while (i < n) {
@@ -109,8 +115,10 @@ static char *field_copy(char *s)
 	size_t n;
 	char *r;
 
-	if (!s)
+	if (!s || !s[0]) {
+		g_free(s);   /* none, or empty: not said */
 		return NULL;
+	}
 	n = strlen(s);
 	if (n > PDF_FIELD_MAX)
 		n = utf8_whole(s, PDF_FIELD_MAX);

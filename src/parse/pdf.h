@@ -10,8 +10,10 @@
  * calls it. Everything else here (the fates, struct pdf_doc, packing) is
  * plain data the rank and the worker share.
  *
- * The text is UTF-8, one line per line poppler finds, blanks collapsed to
- * one space within a line, no empty line, none at either end - the shape of
+ * The text is UTF-8, one line per line poppler finds (a word broken by a
+ * hyphen at a line's end and a lower-case letter starting the next is
+ * joined, as pdftotext joins it), blanks collapsed to one space within a
+ * line, no empty line, none at either end - the shape of
  * an HTML page's text (html.h), so that the WET record, the language, the
  * digest and MinHash read it the same way.
  */
