@@ -28,7 +28,6 @@ LIB_HOMES = {
     'zip.h': 'src/index/wacz.c',
     'magic.h': 'src/index/sniff.c',
     'poppler.h': 'src/parse/pdf.c',
-    'glib.h': 'src/parse/pdf.c',
 }
 
 findings = []

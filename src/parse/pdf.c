@@ -182,8 +182,10 @@ void pdf_extract(const void *data, size_t len, const struct pdf_limits *lim,
 	uint32_t i;
 
 	if (!doc) {
-		out->fate = err && err->domain == POPPLER_ERROR && err->code == POPPLER_ERROR_ENCRYPTED
-				    ? PDF_ENCRYPTED : PDF_MALFORMED;
+		int locked = err && err->domain == POPPLER_ERROR &&
+			     err->code == POPPLER_ERROR_ENCRYPTED;
+
+		out->fate = locked ? PDF_ENCRYPTED : PDF_MALFORMED;
 		out->encrypted = out->fate == PDF_ENCRYPTED;
 		if (err)
 			g_error_free(err);
