@@ -20,6 +20,17 @@
 
 extern char **environ;
 
+/* AddressSanitizer reserves terabytes of address space for its shadow: a
+ * sanitized build's worker goes without RLIMIT_AS (its CPU and file limits
+ * stay). */
+#if defined(__SANITIZE_ADDRESS__)
+#define PDFWORKER_NO_AS_LIMIT 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PDFWORKER_NO_AS_LIMIT 1
+#endif
+#endif
+
 /* ---- the protocol (pure) ---- */
 
 void pdfworker_request_pack(const struct pdfworker_request *r, struct buf *out)
@@ -248,7 +259,11 @@ int pdfworker_main(int argc, char **argv)
 		for (fd = 3; fd < 65536; fd++)
 			close(fd);
 	}
+#ifndef PDFWORKER_NO_AS_LIMIT
 	limit(RLIMIT_AS, (rlim_t)mem);
+#else
+	(void)mem;
+#endif
 	limit(RLIMIT_FSIZE, 0);
 	limit(RLIMIT_CORE, 0);
 	signal(SIGPIPE, SIG_IGN);

@@ -5,7 +5,9 @@
 #include "url/url.h"
 
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 static const struct pdf_limits lim = { 10, 1000, 4 };
 
@@ -262,10 +264,67 @@ static void test_worker(void)
 	pdfworker_stop();
 }
 
+/*
+ * Workers that go wrong, for test_lost: this program, run as the worker,
+ * does what TEST_PDF_WORKER says instead of answering - dies of SIGSEGV
+ * once it has the request's head, hangs, or answers garbage.
+ */
+static int bad_worker(const char *how)
+{
+	char head[PDFWORKER_REQUEST_HEAD];
+
+	if (read(0, head, sizeof(head)) <= 0)
+		return 1;
+	if (!strcmp(how, "crash"))
+		raise(SIGSEGV);
+	if (!strcmp(how, "hang"))
+		sleep(60);
+	if (write(1, "MPDR\xff\xff\xff\xff\xff\xff\xff\x7f", 12) != 12)
+		return 1;
+	sleep(60);
+	return 1;
+}
+
+/* A worker that crashed, hung or answered garbage costs its document, with
+ * the reason, and the next document gets a new worker. */
+static void test_lost(void)
+{
+	static const char tiny[] = "%PDF-1.4\ntrailer << >>\n%%EOF\n";
+	static const struct {
+		const char *how;
+		enum pdf_fate want;
+	} cases[] = {
+		{ "crash", PDF_CRASH }, { "hang", PDF_TIMEOUT }, { "garbage", PDF_CRASH },
+	};
+	struct pdfworker_opts o = { { 10, 10000, 10 }, 1, 1 << 20 };
+	uint64_t started0, lost0, started, lost;
+	struct pdf_doc d;
+	size_t i;
+
+	pdfworker_counts(&started0, &lost0);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		setenv("TEST_PDF_WORKER", cases[i].how, 1);
+		pdf_doc_init(&d);
+		pdfworker_parse(&o, tiny, sizeof(tiny) - 1, &d);
+		CHECK(d.fate == cases[i].want, "%s: %s", cases[i].how, pdf_fate_reason(d.fate));
+		pdf_doc_release(&d);
+	}
+	unsetenv("TEST_PDF_WORKER");
+	pdf_doc_init(&d);
+	pdfworker_parse(&o, tiny, sizeof(tiny) - 1, &d);
+	CHECK(d.fate == PDF_MALFORMED, "a good worker again: %s", pdf_fate_reason(d.fate));
+	pdf_doc_release(&d);
+	pdfworker_counts(&started, &lost);
+	CHECK(started - started0 == 4 && lost - lost0 == 3, "started %llu, lost %llu",
+	      (unsigned long long)(started - started0), (unsigned long long)(lost - lost0));
+	pdfworker_stop();
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], PDFWORKER_COMMAND))
-		return pdfworker_main(argc - 1, argv + 1);
+		return getenv("TEST_PDF_WORKER") ? bad_worker(getenv("TEST_PDF_WORKER")) :
+		       pdfworker_main(argc - 1, argv + 1);
 	test_request();
 	test_reply();
 	test_death();
@@ -274,5 +333,6 @@ int main(int argc, char **argv)
 	test_page();
 	test_fields();
 	test_worker();
+	test_lost();
 	TEST_DONE();
 }
