@@ -11,7 +11,8 @@
  * plus parse.pdf_timeout_s: SIGXCPU ends it); the rank adds a wall-clock
  * deadline of twice that plus a second, and kills the worker past it. Every
  * descriptor but its socket and stderr (/dev/null) is closed, so it holds
- * none of the rank's sockets or files.
+ * none of the rank's sockets or files. (An AddressSanitizer build's worker
+ * goes without RLIMIT_AS: ASan reserves terabytes for its shadow.)
  *
  * A crash, hang or memory blow-up thus costs one document, whose fate says
  * why (pdf:crash, pdf:timeout, pdf:memory), never the rank: the worker is
