@@ -31,7 +31,7 @@ static void reply(const uint8_t *p, size_t n)
 		pdfworker_reply_pack(&d, &again);
 		if (again.len < PDFWORKER_REPLY_HEAD || d.text.len > lim.max_text ||
 		    d.nlinks > lim.max_links ||
-		    !utf8_valid(d.text.p, d.text.len, 0))
+		    (d.text.len && !utf8_valid(d.text.p, d.text.len, 0)))
 			abort();
 		buf_release(&again);
 	}
@@ -45,12 +45,12 @@ static void text(const uint8_t *p, size_t n)
 
 	pdf_doc_init(&d);
 	pdf_doc_add_text(&d, (const char *)p, n, 512);
-	if (d.text.len > 512 || !utf8_valid(d.text.p, d.text.len, 0) ||
+	if (d.text.len > 512 || (d.text.len && !utf8_valid(d.text.p, d.text.len, 0)) ||
 	    (d.text.len && (d.text.p[0] == '\n' || d.text.p[d.text.len - 1] == '\n')))
 		abort();
 	pdf_doc_release(&d);
 	doc_text_page(p, n, 512, &pg);
-	if (pg.text.len > 512 || !utf8_valid(pg.text.p, pg.text.len, 0))
+	if (pg.text.len > 512 || (pg.text.len && !utf8_valid(pg.text.p, pg.text.len, 0)))
 		abort();
 	html_page_release(&pg);
 }
