@@ -497,7 +497,7 @@ static const struct key keys[] = {
 	  "a larger PDF is not parsed (pdf:too-large)"),
 	L("parse.pdf_max_pages", pdf_max_pages, 1, 1000000, "2000",
 	  "pages of a PDF whose text and links are read"),
-	L("parse.pdf_timeout_s", pdf_timeout_s, 1, 3600, "30",
+	L("parse.pdf_timeout_s", pdf_timeout_s, 1, 3600, "5",
 	  "CPU time one PDF may take (s); twice that, plus a second, of wall time"),
 	C("scope.embeds", scope_embeds, scope_embeds, "any-host",
 	  "requisites: any-host (wherever they are) or in-scope (as links are scoped)"),

@@ -98,8 +98,9 @@ struct pdfworker_opts {
  * Parses data[0..len) (borrowed for the call) in the worker into out
  * (initialised by the caller): out->fate says what became of it. Starts
  * the worker if there is none; a worker that failed is ended and reaped
- * here, and the next call starts another. Not thread-safe: one caller per
- * process.
+ * here, and the next call starts another. Blocks its caller until the
+ * answer or the deadline (the fetcher's loop waits: parse.pdf_timeout_s is
+ * kept short for that). Not thread-safe: one caller per process.
  */
 void pdfworker_parse(const struct pdfworker_opts *o, const void *data, size_t len,
 		     struct pdf_doc *out);
