@@ -178,7 +178,7 @@ enum pdf_fate pdfworker_death(int wstatus, int killed, uint64_t maxrss_bytes,
 {
 	if (killed || (WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == SIGXCPU))
 		return PDF_TIMEOUT;
-	if (WIFSIGNALED(wstatus) && maxrss_bytes >= mem_bytes / 2)
+	if (WIFSIGNALED(wstatus) && maxrss_bytes >= mem_bytes / 4)
 		return PDF_MEMORY;
 	return PDF_CRASH;
 }
@@ -239,6 +239,55 @@ static void limit(int what, rlim_t v)
 	setrlimit(what, &rl);
 }
 
+/* What the worker answers when poppler aborts at its address-space limit
+ * (operator new's std::bad_alloc, or poppler's own "Out of memory", both
+ * end in abort()): packed before any document, written by the handler. */
+static unsigned char oom_reply[64];
+static size_t oom_len;
+static uint64_t oom_limit;
+
+/* SIGABRT: with the address space at a quarter of the limit or more (a
+ * worker starts with some 85 MiB mapped, the limit is at least 512 MiB),
+ * the abort was an allocation refused - the answer says pdf:memory before the worker
+ * dies of the signal as it would have. Only async-signal-safe calls. */
+static void on_abort(int sig)
+{
+	char b[64];
+	int fd = open("/proc/self/statm", O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, b, sizeof(b) - 1) : -1;
+	uint64_t pages = 0;
+	ssize_t i;
+
+	if (fd >= 0)
+		close(fd);
+	for (i = 0; i < n && b[i] >= '0' && b[i] <= '9'; i++)
+		pages = pages * 10 + (uint64_t)(b[i] - '0');
+	if (pages * (uint64_t)sysconf(_SC_PAGESIZE) >= oom_limit / 4 &&
+	    write(1, oom_reply, oom_len) < 0)
+		pages = 0;
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void oom_ready(uint64_t mem)
+{
+	struct pdf_doc d;
+	struct buf b;
+
+	pdf_doc_init(&d);
+	d.fate = PDF_MEMORY;
+	buf_init(&b);
+	pdfworker_reply_pack(&d, &b);
+	if (b.len <= sizeof(oom_reply)) {
+		memcpy(oom_reply, b.p, b.len);
+		oom_len = b.len;
+		oom_limit = mem;
+		signal(SIGABRT, on_abort);
+	}
+	buf_release(&b);
+	pdf_doc_release(&d);
+}
+
 int pdfworker_main(int argc, char **argv)
 {
 	unsigned char head[PDFWORKER_REQUEST_HEAD];
@@ -267,6 +316,7 @@ int pdfworker_main(int argc, char **argv)
 	limit(RLIMIT_FSIZE, 0);
 	limit(RLIMIT_CORE, 0);
 	signal(SIGPIPE, SIG_IGN);
+	oom_ready(mem);
 	buf_init(&out);
 	while ((r = read_all(0, head, sizeof(head))) == 1) {
 		struct pdf_doc d;
@@ -481,8 +531,11 @@ void pdfworker_parse(const struct pdfworker_opts *o, const void *data, size_t le
 	if (r == 1 && pdfworker_reply_unpack(b.p, b.len, &o->lim, out) != CR_OK)
 		r = -2;
 	buf_release(&b);
-	if (r == 1)
+	if (r == 1) {
+		if (out->fate == PDF_MEMORY)
+			reap(1, 0);   /* it answered from its abort: it is dying */
 		return;
+	}
 	/* Timed out (0), gone (-1: died, its fate from its status), or
 	 * garbage (-2: killed, a crash). */
 	pdf_doc_release(out);

@@ -14,6 +14,10 @@
  * none of the rank's sockets or files. (An AddressSanitizer build's worker
  * goes without RLIMIT_AS: ASan reserves terabytes for its shadow.)
  *
+ * A worker that aborts with its address space at a quarter of its limit or more
+ * (an allocation refused: poppler's "Out of memory", operator new's
+ * std::bad_alloc) answers pdf:memory from its SIGABRT handler, then dies.
+ *
  * A crash, hang or memory blow-up thus costs one document, whose fate says
  * why (pdf:crash, pdf:timeout, pdf:memory), never the rank: the worker is
  * started again for the next PDF. One worker per process, started at the
@@ -82,7 +86,8 @@ CR_WUR enum cr_err pdfworker_reply_unpack(const void *p, size_t n, const struct 
 
 /* The fate of a worker that died (a wait status) before it answered: a
  * timeout (SIGXCPU, or killed by us at the deadline: killed), memory (a
- * signal, its peak resident set at least half of mem_bytes), else a crash.
+ * signal, its peak resident set at least a quarter of mem_bytes), else a
+ * crash.
  * Pure. */
 enum pdf_fate pdfworker_death(int wstatus, int killed, uint64_t maxrss_bytes,
 			      uint64_t mem_bytes);

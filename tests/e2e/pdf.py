@@ -111,6 +111,16 @@ def make(d, base):
     open(h + 'bomb.pdf', 'wb').write(page_doc(big_flate(b'\0', 1 << 30)))
     # an endless content stream: path operators, 512 MiB of them
     open(h + 'endless.pdf', 'wb').write(page_doc(big_flate(b'1 1 m 2 2 l S q Q\n', 1 << 29)))
+    # a string of 320 MiB in the page's text: poppler's lexer grows it past
+    # the worker's address space (512 MiB and 8 x parse.pdf_max_bytes)
+    co = zlib.compressobj(9)
+    parts = [co.compress(b'BT /F1 12 Tf 72 700 Td (')]
+    block = b'a' * 1048576
+    parts += [co.compress(block) for _ in range(320)]
+    parts += [co.compress(b') Tj ET\n'), co.flush()]
+    d = b''.join(parts)
+    open(h + 'memory.pdf', 'wb').write(page_doc(
+        b'<< /Length %d /Filter /FlateDecode >>\nstream\n' % len(d) + d + b'\nendstream'))
     # not a PDF but for its signature
     open(h + 'garbage.pdf', 'wb').write(b'%PDF-1.7\n' + os.urandom(65536))
     # cut in half
