@@ -49,13 +49,13 @@ static void finish(struct html_page *p)
 	buf_cstr(&p->text);
 }
 
-static void add_link(struct html_page *p, const char *u)
+static void add_link(struct html_page *p, const char *u, const char *anchor)
 {
 	size_t n = p->nlinks + 1;
 
 	if (!(p->links = realloc(p->links, n * sizeof(*p->links))) ||
 	    !(p->anchors = realloc(p->anchors, n * sizeof(*p->anchors))) ||
-	    !(p->links[p->nlinks] = strdup(u)) || !(p->anchors[p->nlinks] = strdup("")))
+	    !(p->links[p->nlinks] = strdup(u)) || !(p->anchors[p->nlinks] = strdup(anchor)))
 		abort();
 	p->nlinks++;
 }
@@ -95,7 +95,7 @@ void doc_pdf_page(const struct pdf_doc *d, const char *url, size_t max_links,
 		if (*slot)
 			continue;
 		*slot = out;
-		add_link(out, u);
+		add_link(out, u, d->anchors[i]);
 	}
 	hmap_release(&seen);
 	finish(out);
@@ -213,6 +213,10 @@ void doc_pdf_json(const struct pdf_doc *d, struct buf *out)
 	for (i = 0; i < d->nlinks; i++) {
 		buf_adds(out, i ? ",{\"url\":" : "{\"url\":");
 		json_str(out, d->links[i], strlen(d->links[i]));
+		if (d->anchors[i][0]) {
+			buf_adds(out, ",\"text\":");
+			json_str(out, d->anchors[i], strlen(d->anchors[i]));
+		}
 		buf_addc(out, '}');
 	}
 	buf_adds(out, "]}");

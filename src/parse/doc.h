@@ -32,8 +32,8 @@ enum doc_kind doc_kind(const char *mime, const void *body, size_t blen);
  * The page of a PDF the worker read (d, its fate PDF_OK) at url: title the
  * document's Title (blanks collapsed), text d's, each link URI resolved
  * against url and canonicalised (url.h) - invalid and non-http(s) ones
- * dropped, duplicates kept once, at most max_links - with "" for anchor
- * text, no line boilerplate, languages and digest as an HTML page's.
+ * dropped, duplicates kept once (the first one's anchor text), at most
+ * max_links - no line boilerplate, languages and digest as an HTML page's.
  * Release it with html_page_release.
  */
 void doc_pdf_page(const struct pdf_doc *d, const char *url, size_t max_links,
@@ -49,8 +49,9 @@ void doc_text_page(const void *body, size_t blen, size_t max_text, struct html_p
  * appended to out; line breaks in values become blanks. */
 void doc_pdf_fields(const struct pdf_doc *d, struct buf *out);
 /* The same as the WAT's PDF-Metadata object, {"Title":...,"Pages":"12",
- * ..., "Links":[{"url":...}]} (numbers as strings, as Common Crawl writes
- * them), appended to out. */
+ * ..., "Links":[{"url":...,"text":...}]} (numbers as strings, as Common
+ * Crawl writes them; "text" when the link has anchor text), appended to
+ * out. */
 void doc_pdf_json(const struct pdf_doc *d, struct buf *out);
 
 #endif

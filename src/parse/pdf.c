@@ -35,25 +35,46 @@ void pdf_doc_release(struct pdf_doc *d)
 		return;
 	for (i = 0; i < PDF_FIELDS_; i++)
 		free(d->field[i]);
-	for (i = 0; i < d->nlinks; i++)
+	for (i = 0; i < d->nlinks; i++) {
 		free(d->links[i]);
+		free(d->anchors[i]);
+	}
 	free(d->links);
+	free(d->anchors);
 	buf_release(&d->text);
 	memset(d, 0, sizeof(*d));
 }
 
-int pdf_doc_add_link(struct pdf_doc *d, const char *uri, size_t n, uint32_t max_links)
+/* An anchor text as one line of at most PDF_ANCHOR_MAX bytes; malloc'd. */
+static char *anchor_copy(const char *a, size_t an)
 {
-	char **grown, *s;
+	struct pdf_doc t;
+	char *r;
+	size_t i;
+
+	pdf_doc_init(&t);
+	pdf_doc_add_text(&t, a, an, PDF_ANCHOR_MAX + 1);
+	for (i = 0; i < t.text.len; i++)
+		if (t.text.p[i] == '\n')
+			t.text.p[i] = ' ';
+	if (!(r = strndup(t.text.len ? (const char *)t.text.p : "", t.text.len)))
+		abort();
+	pdf_doc_release(&t);
+	return r;
+}
+
+int pdf_doc_add_link(struct pdf_doc *d, const char *uri, size_t n, const char *a, size_t an,
+		     uint32_t max_links)
+{
+	size_t k = (size_t)d->nlinks + 1;
 
 	if (!n || n > PDF_URI_MAX || d->nlinks >= max_links || memchr(uri, '\0', n))
 		return 0;
-	if (!(grown = realloc(d->links, (d->nlinks + 1) * sizeof(*grown))))
+	if (!(d->links = realloc(d->links, k * sizeof(*d->links))) ||
+	    !(d->anchors = realloc(d->anchors, k * sizeof(*d->anchors))) ||
+	    !(d->links[d->nlinks] = strndup(uri, n)))
 		abort();
-	d->links = grown;
-	if (!(s = strndup(uri, n)))
-		abort();
-	d->links[d->nlinks++] = s;
+	d->anchors[d->nlinks++] = anchor_copy(a, an);
 	return 1;
 }
 
@@ -159,18 +180,80 @@ static void read_info(PopplerDocument *doc, const void *data, size_t len, struct
 	out->encrypted = memmem(data, len, "/Encrypt", 8) != NULL;
 }
 
-static void read_links(PopplerPage *page, const struct pdf_limits *lim, struct pdf_doc *out)
+/* A page's text with the box of each of its characters (poppler's text
+ * layout: one rectangle a character of the text, from the page's top). */
+struct page_text {
+	const char *t;
+	size_t len;
+	const PopplerRectangle *box;
+	guint nbox;
+};
+
+/* The characters of pt whose boxes' centres lie in area (from the page's
+ * top), in order, into a: a link's anchor text. */
+static void text_in(const struct page_text *pt, const PopplerRectangle *area, struct buf *a)
+{
+	size_t at = 0, k;
+	guint i;
+
+	for (i = 0; i < pt->nbox && at < pt->len; i++, at += k) {
+		const PopplerRectangle *b = &pt->box[i];
+		double x = (b->x1 + b->x2) / 2, y = (b->y1 + b->y2) / 2;
+
+		k = utf8_seq_len((const unsigned char *)pt->t + at, pt->len - at);
+		if (!k)
+			k = 1;
+		if (x >= area->x1 && x <= area->x2 && y >= area->y1 && y <= area->y2 &&
+		    a->len < 4 * PDF_ANCHOR_MAX)
+			buf_add(a, pt->t + at, k);
+	}
+}
+
+static void read_links(PopplerPage *page, const struct page_text *pt,
+		       const struct pdf_limits *lim, struct pdf_doc *out)
 {
 	GList *map = poppler_page_get_link_mapping(page), *l;
+	double width, height;
+	struct buf a;
 
+	poppler_page_get_size(page, &width, &height);
+	buf_init(&a);
 	for (l = map; l; l = l->next) {
 		const PopplerLinkMapping *m = l->data;
+		PopplerRectangle area = m->area;
 
-		if (m->action && m->action->type == POPPLER_ACTION_URI && m->action->uri.uri)
-			pdf_doc_add_link(out, m->action->uri.uri, strlen(m->action->uri.uri),
-					 lim->max_links);
+		if (!m->action || m->action->type != POPPLER_ACTION_URI || !m->action->uri.uri)
+			continue;
+		/* The mapping's area counts from the page's foot, the text's
+		 * boxes from its top. */
+		area.y1 = height - m->area.y2;
+		area.y2 = height - m->area.y1;
+		a.len = 0;
+		text_in(pt, &area, &a);
+		pdf_doc_add_link(out, m->action->uri.uri, strlen(m->action->uri.uri),
+				 (const char *)a.p, a.len, lim->max_links);
 	}
+	buf_release(&a);
 	poppler_page_free_link_mapping(map);
+}
+
+/* One page's text and links into out. */
+static void read_page(PopplerPage *page, const struct pdf_limits *lim, struct pdf_doc *out)
+{
+	struct page_text pt = { NULL, 0, NULL, 0 };
+	PopplerRectangle *box = NULL;
+	char *t = poppler_page_get_text(page);
+
+	if (t) {
+		pdf_doc_add_text(out, t, strlen(t), lim->max_text);
+		pt.t = t;
+		pt.len = strlen(t);
+		if (poppler_page_get_text_layout(page, &box, &pt.nbox))
+			pt.box = box;
+	}
+	read_links(page, &pt, lim, out);
+	g_free(box);
+	g_free(t);
 }
 
 void pdf_extract(const void *data, size_t len, const struct pdf_limits *lim,
@@ -195,16 +278,10 @@ void pdf_extract(const void *data, size_t len, const struct pdf_limits *lim,
 	read_info(doc, data, len, out);
 	for (i = 0; i < out->pages && i < lim->max_pages && !out->text_cut; i++) {
 		PopplerPage *page = poppler_document_get_page(doc, (int)i);
-		char *t;
 
 		if (!page)
 			continue;
-		t = poppler_page_get_text(page);
-		if (t) {
-			pdf_doc_add_text(out, t, strlen(t), lim->max_text);
-			g_free(t);
-		}
-		read_links(page, lim, out);
+		read_page(page, lim, out);
 		out->pages_read = i + 1;
 		g_object_unref(page);
 	}

@@ -55,6 +55,8 @@ struct pdf_limits {
 #define PDF_FIELD_MAX 1024
 /* The longest link URI kept; longer ones are dropped. */
 #define PDF_URI_MAX 8192
+/* The most bytes of a link's anchor text (a UTF-8 sequence is not cut). */
+#define PDF_ANCHOR_MAX 256
 
 enum pdf_field {
 	PDF_TITLE, PDF_AUTHOR, PDF_SUBJECT, PDF_KEYWORDS, PDF_CREATOR, PDF_PRODUCER,
@@ -77,15 +79,21 @@ struct pdf_doc {
 	int text_cut;               /* 1: the text was cut at max_text */
 	struct buf text;            /* see above */
 	char **links;               /* URIs as the annotations give them, owned */
+	char **anchors;             /* each link's anchor text: the words under
+				       its rectangle, blanks collapsed, at most
+				       PDF_ANCHOR_MAX bytes, "" for none; owned */
 	uint32_t nlinks;
 };
 
 void pdf_doc_init(struct pdf_doc *d);
 /* Frees what d owns and zeroes it; accepts NULL. */
 void pdf_doc_release(struct pdf_doc *d);
-/* Adds a link (copies uri); 0 if lim->max_links are there already or it
- * is empty or longer than PDF_URI_MAX. */
-int pdf_doc_add_link(struct pdf_doc *d, const char *uri, size_t n, uint32_t max_links);
+/* Adds a link (copies uri, and its anchor text a[0..an) - blanks, control
+ * bytes and invalid UTF-8 collapsed to one space, cut at PDF_ANCHOR_MAX);
+ * 0 if max_links are there already or uri is empty, holds a NUL or is
+ * longer than PDF_URI_MAX. */
+int pdf_doc_add_link(struct pdf_doc *d, const char *uri, size_t n, const char *a, size_t an,
+		     uint32_t max_links);
 /* Appends a page's text s[0..n) to d->text in the shape above, up to
  * max_text bytes in all (d->text_cut set when it stops short); invalid
  * UTF-8 and control bytes become spaces. Pure. */

@@ -84,8 +84,10 @@ void pdfworker_reply_pack(const struct pdf_doc *d, struct buf *out)
 	}
 	buf_put_str(out, (const char *)d->text.p, d->text.len);
 	buf_put_varint(out, d->nlinks);
-	for (i = 0; i < d->nlinks; i++)
+	for (i = 0; i < d->nlinks; i++) {
 		buf_put_str(out, d->links[i], strlen(d->links[i]));
+		buf_put_str(out, d->anchors[i], strlen(d->anchors[i]));
+	}
 	/* the body's length into the head */
 	{
 		uint64_t len = out->len - at - PDFWORKER_REPLY_HEAD;
@@ -99,7 +101,7 @@ void pdfworker_reply_pack(const struct pdf_doc *d, struct buf *out)
 uint64_t pdfworker_reply_cap(const struct pdf_limits *lim)
 {
 	return 256 + (uint64_t)PDF_FIELDS_ * (PDF_FIELD_MAX + 16) + lim->max_text + 16 +
-	       (uint64_t)lim->max_links * (PDF_URI_MAX + 16);
+	       (uint64_t)lim->max_links * (PDF_URI_MAX + PDF_ANCHOR_MAX + 32);
 }
 
 enum cr_err pdfworker_reply_head(const void *p, size_t n, const struct pdf_limits *lim,
@@ -166,10 +168,14 @@ enum cr_err pdfworker_reply_unpack(const void *p, size_t n, const struct pdf_lim
 	buf_add(&d->text, s, sn);
 	if (buf_get_varint(&r, &nlinks) || nlinks > lim->max_links)
 		return CR_ERR_FORMAT;
-	for (i = 0; i < nlinks; i++)
-		if (buf_get_str(&r, &s, &sn) ||
-		    !pdf_doc_add_link(d, s, sn, lim->max_links))
+	for (i = 0; i < nlinks; i++) {
+		const char *a;
+		size_t an;
+
+		if (buf_get_str(&r, &s, &sn) || buf_get_str(&r, &a, &an) || an > PDF_ANCHOR_MAX ||
+		    !pdf_doc_add_link(d, s, sn, a, an, lim->max_links))
 			return CR_ERR_FORMAT;
+	}
 	return r.off == r.len ? CR_OK : CR_ERR_FORMAT;
 }
 

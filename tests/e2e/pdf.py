@@ -85,10 +85,12 @@ def annot(x, uri):
 def make(d, base):
     os.makedirs(d + '/hostile', exist_ok=True)
     lines = [b'Links of the test to its targets, one absolute and one relative.',
+             b'Target one, absolute', b'Target two, relative',
              b'The first target is named target one, the second lives in docs.']
-    a = (b' ' + annot(600, base.encode() + b'/target1.html') + b' ' +
-         annot(580, b'docs/target2.html') + b' ')
-    # the annotations inline: one page, text and two link annotations
+    # each annotation's rectangle over its line (baselines 706 and 692)
+    a = (b' ' + annot(703, base.encode() + b'/target1.html') + b' ' +
+         annot(689, b'docs/target2.html') + b' ')
+    # one page, text and two link annotations over two of its lines
     links = page_doc(stream(text_ops(lines)), annots=a, title=b'Links of the test')
     open(d + '/links.pdf', 'wb').write(links)
     # the same served as application/octet-stream: found by its signature

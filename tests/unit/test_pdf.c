@@ -49,8 +49,9 @@ static void sample(struct pdf_doc *d)
 	d->pages_read = 3;
 	snprintf(d->version, sizeof(d->version), "1.5");
 	pdf_doc_add_text(d, "one\ntwo", 7, lim.max_text);
-	CHECK(pdf_doc_add_link(d, "https://a.test/x", 16, lim.max_links), "link");
-	CHECK(pdf_doc_add_link(d, "rel/y", 5, lim.max_links), "link");
+	CHECK(pdf_doc_add_link(d, "https://a.test/x", 16, " The\n x\x01 page ", 15, lim.max_links),
+	      "link");
+	CHECK(pdf_doc_add_link(d, "rel/y", 5, "", 0, lim.max_links), "link");
 }
 
 /* A reply packed and read back; damaged ones refused. */
@@ -75,6 +76,8 @@ static void test_reply(void)
 	CHECK(e.pages == 3 && e.created == 1660000000 && !strcmp(e.version, "1.5"), "numbers");
 	CHECK(e.text.len == 7 && !memcmp(e.text.p, "one\ntwo", 7), "text");
 	CHECK(e.nlinks == 2 && !strcmp(e.links[1], "rel/y"), "links");
+	CHECK(e.nlinks == 2 && !strcmp(e.anchors[0], "The x page") && !e.anchors[1][0],
+	      "anchors: '%s'", e.nlinks ? e.anchors[0] : "");
 	pdf_doc_release(&e);
 	/* every cut short is refused, never read past */
 	for (i = 0; i < len; i++) {
@@ -108,9 +111,9 @@ static void test_reply(void)
 	pdf_doc_release(&e);
 	/* more links than asked for */
 	snprintf(d.version, sizeof(d.version), "1.4");
-	pdf_doc_add_link(&d, "a", 1, 10);
-	pdf_doc_add_link(&d, "b", 1, 10);
-	pdf_doc_add_link(&d, "c", 1, 10);
+	pdf_doc_add_link(&d, "a", 1, "", 0, 10);
+	pdf_doc_add_link(&d, "b", 1, "", 0, 10);
+	pdf_doc_add_link(&d, "c", 1, "", 0, 10);
 	b.len = 0;
 	pdfworker_reply_pack(&d, &b);
 	pdf_doc_init(&e);
@@ -180,15 +183,17 @@ static void test_page(void)
 	pdf_doc_init(&d);
 	d.field[PDF_TITLE] = strdup("  The\n title ");
 	pdf_doc_add_text(&d, "Some text here.", 15, 100);
-	pdf_doc_add_link(&d, "docs/b.html", 11, 10);
-	pdf_doc_add_link(&d, "mailto:x@a.test", 15, 10);
-	pdf_doc_add_link(&d, "https://a.test/docs/b.html#top", 30, 10);
-	pdf_doc_add_link(&d, "HTTP://A.test/c", 15, 10);
+	pdf_doc_add_link(&d, "docs/b.html", 11, "Part B", 6, 10);
+	pdf_doc_add_link(&d, "mailto:x@a.test", 15, "", 0, 10);
+	pdf_doc_add_link(&d, "https://a.test/docs/b.html#top", 30, "again", 5, 10);
+	pdf_doc_add_link(&d, "HTTP://A.test/c", 15, "", 0, 10);
 	doc_pdf_page(&d, "https://a.test/paper.pdf", 5, &p);
 	CHECK_STR((const char *)p.title.p, "The title");
 	CHECK(p.nlinks == 2, "links: %u", p.nlinks);
+	CHECK(p.nlinks == 2 && !strcmp(p.anchors[0], "Part B") && !p.anchors[1][0],
+	      "anchor texts, the first of a repeated link's");
 	for (i = 0; i < p.nlinks; i++)
-		CHECK(p.anchors[i] && !p.anchors[i][0], "no anchor text");
+		CHECK(p.anchors[i] != NULL, "an anchor text each");
 	CHECK(p.nlinks == 2 && !strcmp(p.links[0], "https://a.test/docs/b.html") &&
 	      !strcmp(p.links[1], "http://a.test/c"), "canonical, once each");
 	CHECK(p.dropped == 1, "mailto dropped");
@@ -217,7 +222,8 @@ static void test_fields(void)
 	b.len = 0;
 	doc_pdf_json(&d, &b);
 	CHECK(strstr(buf_cstr(&b), "{\"Title\":\"A \xc3\xa9tude\"") &&
-	      strstr(buf_cstr(&b), "\"Links\":[{\"url\":\"https://a.test/x\"},{\"url\":\"rel/y\"}]}"),
+	      strstr(buf_cstr(&b), "\"Links\":[{\"url\":\"https://a.test/x\",\"text\":\"The x page\"},"
+			     "{\"url\":\"rel/y\"}]}"),
 	      "json: %s", buf_cstr(&b));
 	b.len = 0;
 	d.fate = PDF_TIMEOUT;
