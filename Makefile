@@ -14,7 +14,7 @@
 CC      ?= gcc
 MPICC   ?= mpicc
 PKGS    := libcurl libcares libxml-2.0 libzstd libxxhash libpsl libidn2 zlib libssl libcrypto libpcre2-8 libdeflate \
-	   libbrotlidec libzip libmagic
+	   libbrotlidec libzip libmagic poppler-glib
 WARN    := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -D_GNU_SOURCE $(WARN) -Isrc

@@ -4,7 +4,7 @@
 set -euo pipefail
 pkgs=(build-essential pkg-config libopenmpi-dev openmpi-bin libcurl4-openssl-dev
       libc-ares-dev libxml2-dev libzstd-dev libxxhash-dev libpsl-dev libidn2-dev zlib1g-dev
-      libssl-dev libpcre2-dev libdeflate-dev libbrotli-dev libcld2-dev libzip-dev libmagic-dev brotli dnsmasq-base nginx wget2 clang libclang-rt-dev python3 time zstd jq chromium
+      libssl-dev libpcre2-dev libdeflate-dev libbrotli-dev libcld2-dev libzip-dev libmagic-dev libpoppler-glib-dev poppler-utils qpdf brotli dnsmasq-base nginx wget2 clang libclang-rt-dev python3 time zstd jq chromium
       slurmctld slurmd slurm-client munge
       # promtool, which tests/e2e/status.sh checks every metrics.prom with
       # (the file node_exporter's textfile collector reads; docs/OPERATIONS.md)

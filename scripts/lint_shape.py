@@ -55,6 +55,7 @@ LIB_HOMES = {
     'cld2/': 'src/parse/lang.cc',
     'zip.h': 'src/index/wacz.c',
     'magic.h': 'src/index/sniff.c',
+    'poppler.h': 'src/parse/pdf.c',
 }
 
 findings = []

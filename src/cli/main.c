@@ -2,6 +2,7 @@
  * main.c - bin/mpicrawl: one binary, one subcommand per stage of the crawl.
  */
 #include "cli/cmds.h"
+#include "parse/pdfworker.h"
 #include "scope/scope.h"
 #include "util/log.h"
 
@@ -69,6 +70,9 @@ int main(int argc, char **argv)
 		puts("mpicrawl 0.1");
 		return 0;
 	}
+	/* Hidden: the PDF worker a rank starts (parse/pdfworker.h). */
+	if (!strcmp(argv[1], PDFWORKER_COMMAND))
+		return pdfworker_main(argc - 1, argv + 1);
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].tool && log_launcher_rank() > 0 ? 0 :

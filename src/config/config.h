@@ -109,6 +109,10 @@ struct config {
 	int text_format;            /* 0 wet, 1 jsonl, 2 none */
 	int text_boilerplate;       /* 0 keep, 1 mark, 2 drop (parse/boiler.h) */
 	long max_links;
+	int parse_pdf;               /* parse.pdf: PDFs read by the PDF worker */
+	long pdf_max_bytes;         /* parse.pdf_max_bytes */
+	long pdf_max_pages;         /* parse.pdf_max_pages */
+	long pdf_timeout_s;         /* parse.pdf_timeout_s */
 	int scope_mode;             /* enum scope_mode (scope/scope.h) */
 	int scope_embeds;           /* scope.embeds: enum scope_embeds (scope/scope.h) */
 	char scope_rules[512];      /* scope.rules: a rules file, or "" */

@@ -373,9 +373,10 @@ static void page_done(struct fetcher *f, struct host_item *it, const struct http
 				    &f->parsed, f->pc, &kept);
 	if (kept.html)   /* what tells a change (update/merge.c) */
 		fr.rec.text_digest = kept.page.text_digest;
+	if (kept.is_pdf && kept.pdf.fate != PDF_OK)   /* fetched, but not read */
+		set_str(&fr.reason, &fr.reason_len, pdf_fate_reason(kept.pdf.fate));
 	if (k != SEGOUT_NONE)
 		fail(f, segout_text(f->out, it->part, kept.html ? &kept.page : NULL, kept.flags));
-	html_page_release(&kept.page);
 	if (parsed)   /* also while stopping: journaled, queued on resume */
 		f->c[FC_FOLLOWED] += frontier_page(&f->frontier, h, it, f->parsed.p,
 						   f->parsed.len, f->limit, r->end_mono_us,
@@ -386,10 +387,12 @@ static void page_done(struct fetcher *f, struct host_item *it, const struct http
 		struct segout_meta m = { it->url, r->start_wall_us,
 					 (r->end_mono_us - r->start_mono_us) / 1000,
 					 (long)(h->pol.delay_us / 1000),
-					 parsed ? f->parsed.p : NULL, parsed ? f->parsed.len : 0 };
+					 parsed ? f->parsed.p : NULL, parsed ? f->parsed.len : 0,
+					 kept.is_pdf ? &kept.pdf : NULL };
 
 		fail(f, segout_metadata(f->out, it->part, k, &m));
 	}
+	parse_kept_release(&kept);
 	fail(f, segout_outcome(f->out, it->part, &fr, parsed ? f->parsed.p : NULL,
 			       parsed ? f->parsed.len : 0, k));
 	outcome_count(f->c, &fr);

@@ -8,6 +8,7 @@
 #include "index/index.h"
 #include "index/sniff.h"
 #include "index/stage.h"
+#include "parse/doc.h"
 #include "parse/html.h"
 #include "store/recfile.h"
 #include "util/fs.h"
@@ -459,7 +460,8 @@ static void stage_exchange(struct segout *s, uint32_t p, enum segout_series k,
 	buf_release(&line);
 	if (fail(s, recfile_writer_add(st, s->scratch.p, s->scratch.len)))
 		return;
-	o->text_wanted = index_wants_text(name, !x->revisit_profile, status, mime);
+	o->text_wanted = index_wants_text(name, !x->revisit_profile, status,
+					  index_text_mime(mime, head ? ex.mime_detected : ""));
 	o->text_series = k;
 	o->text_date_us = x->date_us;
 	snprintf(o->text_id, sizeof(o->text_id), "%s", warc_writer_last_id(w));
@@ -534,6 +536,8 @@ static void meta_block(const struct segout_meta *m, struct buf *block)
 
 	buf_addf(block, "fetchTimeMs: %lld\r\n", (long long)m->fetch_ms);
 	buf_addf(block, "robots: allowed; crawl-delay-ms=%ld\r\n", m->crawl_delay_ms);
+	if (m->pdf)
+		doc_pdf_fields(m->pdf, block);
 	if (!m->parse || !m->parse_len ||
 	    parse_record_unpack(m->parse, m->parse_len, &pr) != CR_OK)
 		return;

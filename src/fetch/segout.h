@@ -34,6 +34,8 @@
 #include "util/error.h"
 #include "warc/warc.h"
 
+struct pdf_doc;
+
 enum segout_series { SEGOUT_NONE = -1, SEGOUT_PAGES, SEGOUT_ROBOTS, SEGOUT_DIAGNOSTICS,
 		     SEGOUT_SITEMAPS, SEGOUT_SERIES_ };
 
@@ -113,6 +115,7 @@ struct segout_meta {
 	long crawl_delay_ms;
 	const void *parse;        /* packed parse record, or NULL */
 	size_t parse_len;
+	const struct pdf_doc *pdf;   /* a PDF's metadata and fate (parse/doc.h), or NULL */
 };
 CR_WUR enum cr_err segout_metadata(struct segout *s, uint32_t p, enum segout_series k,
 				   const struct segout_meta *m);

@@ -204,7 +204,9 @@ static enum cr_err one_record(struct part_ix *x, const char *name,
 			fname, head ? &ex : NULL);
 	if ((e = lines_add(l, (const char *)x->line.p, x->line.len)) != CR_OK)
 		return e;
-	if (!index_wants_text(name, !strcmp(type, "response"), status, mime))
+	if (!index_wants_text(name, !strcmp(type, "response"), status,
+			      index_text_mime(mime, head && !strcmp(type, "response") ?
+						    ex.mime_detected : "")))
 		return CR_OK;
 	return text_page_from_warc(x, rec, uri, date, head);
 }

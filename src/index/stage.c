@@ -229,8 +229,14 @@ int index_wants_text(const char *warc_name, int is_response, int status, const c
 
 	if (!is_response || status < 200 || status > 299)
 		return 0;
-	if (strcasecmp(mime, "text/html") && strcasecmp(mime, "application/xhtml+xml"))
+	if (strcasecmp(mime, "text/html") && strcasecmp(mime, "application/xhtml+xml") &&
+	    strcasecmp(mime, "application/pdf") && strcasecmp(mime, "text/plain"))
 		return 0;
 	/* the pages series: its names end in no suffix */
 	return name_parts(warc_name, &suffix) && !suffix[0];
+}
+
+const char *index_text_mime(const char *mime, const char *detected)
+{
+	return !strcmp(detected, "application/pdf") ? detected : mime;
 }

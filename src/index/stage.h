@@ -95,10 +95,14 @@ int index_stage_key(const char *warc_name, char *out, size_t cap);
 
 /*
  * Whether a record of a WARC file gets a text and a link graph entry: a
- * response (not a revisit), status 2xx, of type text/html or
- * application/xhtml+xml, in a file of the pages series (not robots.txt,
- * diagnostics or sitemaps).
+ * response (not a revisit), status 2xx, of type text/html,
+ * application/xhtml+xml, application/pdf or text/plain (parse/doc.h), in a
+ * file of the pages series (not robots.txt, diagnostics or sitemaps).
  */
 int index_wants_text(const char *warc_name, int is_response, int status, const char *mime);
+/* The type index_wants_text is asked: application/pdf when the payload's
+ * bytes say so (detected: sniff.h's mime-detected, or ""), as parsing
+ * reads it (doc_kind), else the Content-Type's mime. */
+const char *index_text_mime(const char *mime, const char *detected);
 
 #endif

@@ -398,9 +398,9 @@ enum cr_err text_page_from_warc(struct part_ix *x, const struct warc_record *rec
 	enum cr_err e;
 
 	http_head_content_type(rec->block, head, type, sizeof(type), charset, sizeof(charset));
-	if (!parse_html(x->j, uri, charset, rec->block, head, rec->block + head,
-			rec->block_len - head, warc_record_truncated(rec), &pg, &flags, pc,
-			NULL)) {
+	if (!parse_doc(x->j, uri, type, charset, rec->block, head, rec->block + head,
+		       rec->block_len - head, warc_record_truncated(rec), &pg, &flags, pc,
+		       NULL, NULL)) {
 		x->c[IX_PARSE_FAILED]++;
 		return CR_OK;
 	}

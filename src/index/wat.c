@@ -1,4 +1,5 @@
 #include "index/wat.h"
+#include "parse/doc.h"
 #include "crawldb/layout.h"
 #include "crawldb/provenance.h"
 #include "http/head.h"
@@ -277,6 +278,10 @@ static void http_json(struct buf *o, const struct wat_source *s, struct buf *val
 	buf_adds(o, ",\"Entity-Trailing-Slop-Length\":\"0\"");
 	if (resp && s->page && s->meta)
 		html_json(o, s->page, s->meta);
+	if (resp && s->pdf) {
+		buf_adds(o, ",\"PDF-Metadata\":");
+		doc_pdf_json(s->pdf, o);
+	}
 	buf_addc(o, '}');
 }
 
@@ -387,10 +392,35 @@ static int html_response(const struct warc_record *r, const char *type, size_t *
 	return !strcasecmp(mime, "text/html") || !strcasecmp(mime, "application/xhtml+xml");
 }
 
+/* A PDF response (parse/doc.h) read by the PDF worker into pdf: 1 if it
+ * was one, read or not (its fate says). */
+static int pdf_response(struct wat_file *f, const struct warc_record *r, const char *type,
+			const char *uri, struct pdf_doc *pdf)
+{
+	char mime[128], charset[64];
+	struct html_page pg;
+	uint32_t flags;
+	size_t hlen;
+	int status;
+
+	if (strcmp(type, "response") || !f->j->cfg.parse_pdf ||
+	    warc_http_split(r->block, r->block_len, &status, &hlen) != CR_OK)
+		return 0;
+	http_head_content_type(r->block, hlen, mime, sizeof(mime), charset, sizeof(charset));
+	if (doc_kind(mime, r->block + hlen, r->block_len - hlen) != DOC_PDF)
+		return 0;
+	if (parse_doc(f->j, uri, mime, charset, r->block, hlen, r->block + hlen,
+		      r->block_len - hlen, warc_record_truncated(r), &pg, &flags, f->pc, NULL,
+		      pdf))
+		html_page_release(&pg);
+	return 1;
+}
+
 static enum cr_err one(struct wat_file *f, const struct warc_record *r, struct buf *places)
 {
 	char type[32], uri[8192], date[64], id[128], charset[64];
-	struct wat_source s = { f->name, f->comp, r, NULL, NULL };
+	struct wat_source s = { f->name, f->comp, r, NULL, NULL, NULL };
+	struct pdf_doc pdf;
 	struct warc_record_out out;
 	struct wat_place pl;
 	struct html_page pg;
@@ -404,7 +434,10 @@ static enum cr_err one(struct wat_file *f, const struct warc_record *r, struct b
 	    !strcmp(type, "warcinfo"))
 		snprintf(uri, sizeof(uri), "%s", f->name);
 	htmlmeta_init(&m);
-	if (html_response(r, type, &hlen, charset, sizeof(charset))) {
+	pdf_doc_init(&pdf);
+	if (pdf_response(f, r, type, uri, &pdf)) {
+		s.pdf = &pdf;
+	} else if (html_response(r, type, &hlen, charset, sizeof(charset))) {
 		if (parse_html(f->j, uri, charset, r->block, hlen, r->block + hlen,
 			       r->block_len - hlen, warc_record_truncated(r), &pg, &flags,
 			       f->pc, &m)) {
@@ -417,6 +450,7 @@ static enum cr_err one(struct wat_file *f, const struct warc_record *r, struct b
 	if (s.page)
 		html_page_release(&pg);
 	htmlmeta_release(&m);
+	pdf_doc_release(&pdf);
 	warc_record_field(r, "WARC-Date", date, sizeof(date));
 	warc_record_field(r, "WARC-Record-ID", id, sizeof(id));
 	memset(&out, 0, sizeof(out));

@@ -19,7 +19,10 @@
  *          Headers-Length, Headers, Entity-Length, Entity-Digest,
  *          Entity-Trailing-Slop-Length,
  *          HTML-Metadata: {Head: {Title, Base, Metas, Link, Scripts},
- *                          Links: [{path, url, text, rel, ...}]}},
+ *                          Links: [{path, url, text, rel, ...}]},
+ *          or PDF-Metadata: {Title, Author, Subject, Keywords, Creator,
+ *                          Producer, Created, Modified, Pages, Version,
+ *                          Encrypted, Error, Links: [{url}]}},
  *        HTTP-Request-Metadata: {Request-Message{Method, Path, Version}, ...},
  *        WARC-Info-Metadata: {the warcinfo's fields},
  *        WARC-Metadata-Metadata: {Metadata-Records: [{Name, Value}]}}}}
@@ -28,7 +31,9 @@
  * more than once is a list of its values in order. HTML-Metadata is read
  * from HTML responses (text/html, application/xhtml+xml) with their content
  * coding undone, by the same parse as the pages' text (parse.h); its URLs
- * are as written in the page (htmlmeta.h). Digests are computed, SHA-1 in
+ * are as written in the page (htmlmeta.h). PDF-Metadata is read from PDF
+ * responses (parse/doc.h) by the PDF worker, with parse.pdf; its link URIs
+ * are as the annotations give them. Digests are computed, SHA-1 in
  * base32 as the WARC's own.
  *
  * WAT files are written by the index step when index.wat is on, reading
@@ -44,6 +49,7 @@
 #include "crawldb/job.h"
 #include "parse/html.h"
 #include "parse/htmlmeta.h"
+#include "parse/pdf.h"
 #include "util/buf.h"
 #include "util/error.h"
 #include "warc/warc.h"
@@ -57,6 +63,8 @@ struct wat_source {
 	const struct warc_record *rec;
 	const struct html_page *page;      /* an HTML response that parsed, or NULL */
 	const struct htmlmeta *meta;      /* with page */
+	const struct pdf_doc *pdf;        /* a PDF response as the worker read it
+					     (parse/doc.h), or NULL */
 };
 
 /* The record's WAT JSON, appended to out (one line, no newline). */

@@ -6,7 +6,9 @@
 #include "http/head.h"
 #include "parse/css.h"
 #include "parse/decode.h"
+#include "parse/doc.h"
 #include "parse/html.h"
+#include "parse/pdfworker.h"
 #include "parse/sitemap_page.h"
 #include "score/score.h"
 #include "store/recfile.h"
@@ -24,18 +26,35 @@ const char *const parse_counter_names[PC_COUNT_] = {
 	"pages", "failed", "skipped", "redirects", "links", "dropped", "nofollow", "noindex",
 	"decoded", "decode_capped", "undecodable", "sitemaps", "sitemap_entries",
 	"sitemap_dropped", "sitemap_invalid", "sitemap_malformed", "embeds", "stylesheets",
+	"pdfs", "pdf_failed", "texts",
 };
+
+/* 1 if f's Content-Type is one of types[0..n) (case as the fetch wrote it). */
+static int type_in(const struct fetch_record *f, const char *const *types, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (f->content_type_len == strlen(types[i]) &&
+		    !strncasecmp(f->content_type, types[i], f->content_type_len))
+			return 1;
+	return 0;
+}
 
 static int is_html(const struct fetch_record *f)
 {
 	static const char *const types[] = { "text/html", "application/xhtml+xml", "" };
-	size_t i;
 
-	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++)
-		if (f->content_type_len == strlen(types[i]) &&
-		    !memcmp(f->content_type, types[i], f->content_type_len))
-			return 1;
-	return 0;
+	return type_in(f, types, sizeof(types) / sizeof(types[0]));
+}
+
+/* A type whose body may be a PDF or plain text (parse/doc.h). */
+static int is_doc(const struct fetch_record *f)
+{
+	static const char *const types[] = { "application/pdf", "text/plain",
+					     "application/octet-stream" };
+
+	return type_in(f, types, sizeof(types) / sizeof(types[0]));
 }
 
 static int is_css(const struct fetch_record *f)
@@ -55,7 +74,7 @@ int parse_wants_body(const struct fetch_record *f)
 {
 	return (f->rec.status == ST_FETCHED || f->rec.status == ST_TRUNCATED ||
 		f->rec.status == ST_TOO_LARGE) &&
-	       (is_html(f) || f->rec.meta.kind == CRAWL_SITEMAP ||
+	       (is_html(f) || is_doc(f) || f->rec.meta.kind == CRAWL_SITEMAP ||
 		(f->rec.meta.kind == CRAWL_EMBED && is_css(f)));
 }
 
@@ -208,6 +227,9 @@ size_t parse_cut_tag(const unsigned char *body, size_t n)
 	return i > 0 && body[i - 1] == '<' ? i - 1 : n;
 }
 
+static void page_robots(const struct job *j, const unsigned char *head, size_t hlen,
+			struct html_page *page, uint32_t *flags);
+
 int parse_html(const struct job *j, const char *url, const char *charset,
 	       const unsigned char *head, size_t hlen, const unsigned char *body, size_t blen,
 	       int cut, struct html_page *page, uint32_t *flags, uint64_t *c,
@@ -231,6 +253,15 @@ int parse_html(const struct job *j, const char *url, const char *charset,
 		c[PC_FAILED]++;
 		return 0;
 	}
+	page_robots(j, head, hlen, page, flags);
+	return 1;
+}
+
+/* X-Robots-Tag and meta robots into *flags; nofollow keeps no link; the
+ * links cut to what a record holds. */
+static void page_robots(const struct job *j, const unsigned char *head, size_t hlen,
+			struct html_page *page, uint32_t *flags)
+{
 	*flags = header_robots(head, hlen, j->cfg.robots_agent);
 	if (page->meta_noindex)
 		*flags |= PARSE_NOINDEX;
@@ -242,7 +273,74 @@ int parse_html(const struct job *j, const char *url, const char *charset,
 		html_page_keep_links(page, 0);
 	}
 	keep_link_budget(page);
+}
+
+/* A PDF read by the worker into page; its fate into pdf. */
+static int parse_pdf(const struct job *j, const char *url, const unsigned char *body,
+		     size_t blen, struct html_page *page, uint64_t *c, struct pdf_doc *pdf)
+{
+	struct pdfworker_opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.lim.max_pages = (uint32_t)j->cfg.pdf_max_pages;
+	o.lim.max_text = (size_t)j->cfg.max_decoded_bytes;
+	o.lim.max_links = (uint32_t)j->cfg.max_links;
+	o.timeout_s = (uint32_t)j->cfg.pdf_timeout_s;
+	o.max_bytes = (uint64_t)j->cfg.pdf_max_bytes;
+	c[PC_PDFS]++;
+	pdfworker_parse(&o, body, blen, pdf);
+	if (pdf->fate != PDF_OK) {
+		c[PC_PDF_FAILED]++;
+		log_debug("parse", "%s: %s", url, pdf_fate_reason(pdf->fate));
+		return 0;
+	}
+	doc_pdf_page(pdf, url, (size_t)j->cfg.max_links, page);
 	return 1;
+}
+
+int parse_doc(const struct job *j, const char *url, const char *mime, const char *charset,
+	      const unsigned char *head, size_t hlen, const unsigned char *body, size_t blen,
+	      int cut, struct html_page *page, uint32_t *flags, uint64_t *c,
+	      struct htmlmeta *meta, struct pdf_doc *pdf)
+{
+	enum doc_kind k = doc_kind(mime, body, blen);
+	struct pdf_doc own;
+	struct buf dec;
+	int ok;
+
+	if (k == DOC_HTML)
+		return parse_html(j, url, charset, head, hlen, body, blen, cut, page, flags, c,
+				  meta);
+	if (k == DOC_OTHER || (k == DOC_PDF && !j->cfg.parse_pdf)) {
+		c[PC_SKIPPED]++;
+		return 0;
+	}
+	buf_init(&dec);
+	if (!undo_encoding(j, head, hlen, &body, &blen, &dec, c, NULL)) {
+		buf_release(&dec);
+		return 0;
+	}
+	if (k == DOC_PDF) {
+		if (!pdf)
+			pdf_doc_init(pdf = &own);
+		ok = parse_pdf(j, url, body, blen, page, c, pdf);
+		if (pdf == &own)
+			pdf_doc_release(&own);
+	} else {
+		doc_text_page(body, blen, (size_t)j->cfg.max_decoded_bytes, page);
+		c[PC_TEXTS]++;
+		ok = 1;
+	}
+	buf_release(&dec);
+	if (ok)
+		page_robots(j, head, hlen, page, flags);
+	return ok;
+}
+
+void parse_kept_release(struct parse_kept *k)
+{
+	html_page_release(&k->page);
+	pdf_doc_release(&k->pdf);
 }
 
 /* Stylesheets read for requisites in a chain from a page, at most. */
@@ -360,13 +458,49 @@ static void pack_redirect(const struct fetch_record *f, struct parse_record *pr,
 	c[PC_LINKS]++;
 }
 
+/* A PDF's metadata and fate into keep (NULL: released). */
+static void keep_pdf(struct parse_kept *keep, struct pdf_doc *pdf, const char *mime,
+		     const unsigned char *body, size_t blen)
+{
+	if (keep && doc_kind(mime, body, blen) == DOC_PDF) {
+		keep->is_pdf = 1;
+		keep->pdf = *pdf;
+	} else {
+		pdf_doc_release(pdf);
+	}
+}
+
+/* A fetched sitemap's record (its Content-Encoding undone), counted. */
+static int parse_sitemap(const struct job *j, const struct fetch_record *f,
+			 struct parse_record *pr, const unsigned char *head, size_t hlen,
+			 const unsigned char *body, size_t blen, struct buf *out, uint64_t *c)
+{
+	struct sitemap_page_counts n;
+	struct buf dec;
+	int ok;
+
+	buf_init(&dec);
+	ok = undo_encoding(j, head, hlen, &body, &blen, &dec, c, NULL);
+	if (ok) {
+		sitemap_page_parse(pr, f->rec.meta.vouched, body, blen, out, &n);
+		c[PC_SITEMAPS]++;
+		c[PC_SITEMAP_ENTRIES] += n.entries;
+		c[PC_SITEMAP_DROPPED] += n.dropped;
+		c[PC_SITEMAP_INVALID] += n.invalid;
+		c[PC_SITEMAP_MALFORMED] += (uint64_t)n.malformed;
+	}
+	buf_release(&dec);
+	return ok;
+}
+
 int parse_page(const struct job *j, const struct fetch_record *f,
 	       const unsigned char *head, size_t hlen, const unsigned char *body, size_t blen,
 	       struct buf *out, uint64_t *c, struct parse_kept *keep)
 {
 	struct parse_record pr;
-	char url[URL_MAX_LEN + 1], charset[64];
+	char url[URL_MAX_LEN + 1], charset[64], mime[128];
 	struct html_page page;
+	struct pdf_doc pdf;
 	uint32_t sig[MINHASH_MAX], flags = 0;
 
 	if (keep)
@@ -389,31 +523,18 @@ int parse_page(const struct job *j, const struct fetch_record *f,
 			c[PC_SKIPPED]++;
 		return 0;
 	}
-	if (f->rec.meta.kind == CRAWL_SITEMAP) {
-		struct buf dec;
-		int ok;
-
-		buf_init(&dec);
-		ok = undo_encoding(j, head, hlen, &body, &blen, &dec, c, NULL);
-		if (ok) {
-			struct sitemap_page_counts n;
-
-			sitemap_page_parse(&pr, f->rec.meta.vouched, body, blen, out, &n);
-			c[PC_SITEMAPS]++;
-			c[PC_SITEMAP_ENTRIES] += n.entries;
-			c[PC_SITEMAP_DROPPED] += n.dropped;
-			c[PC_SITEMAP_INVALID] += n.invalid;
-			c[PC_SITEMAP_MALFORMED] += (uint64_t)n.malformed;
-		}
-		buf_release(&dec);
-		return ok;
-	}
+	if (f->rec.meta.kind == CRAWL_SITEMAP)
+		return parse_sitemap(j, f, &pr, head, hlen, body, blen, out, c);
 	if (f->rec.meta.kind == CRAWL_EMBED && is_css(f))
 		return j->cfg.fetch_embeds && parse_sheet(j, &pr, head, hlen, body, blen, out, c);
 	str0(charset, sizeof(charset), f->charset, f->charset_len);
-	if (!parse_html(j, url, charset, head, hlen, body, blen, f->rec.status == ST_TRUNCATED,
-			&page, &flags, c, NULL))
+	str0(mime, sizeof(mime), f->content_type, f->content_type_len);
+	pdf_doc_init(&pdf);
+	if (!parse_doc(j, url, mime, charset, head, hlen, body, blen,
+		       f->rec.status == ST_TRUNCATED, &page, &flags, c, NULL, &pdf)) {
+		keep_pdf(keep, &pdf, mime, body, blen);
 		return 0;
+	}
 	pr.flags = flags;
 	c[PC_NOINDEX] += (pr.flags & PARSE_NOINDEX) != 0;
 	if (j->cfg.dedup_enabled)
@@ -438,6 +559,7 @@ int parse_page(const struct job *j, const struct fetch_record *f,
 	} else {
 		html_page_release(&page);
 	}
+	keep_pdf(keep, &pdf, mime, body, blen);
 	return 1;
 }
 

@@ -14,6 +14,7 @@
 
 #include "crawldb/job.h"
 #include "parse/html.h"
+#include "parse/pdf.h"
 #include "util/error.h"
 
 enum parse_counter {
@@ -35,6 +36,9 @@ enum parse_counter {
 	PC_SITEMAP_MALFORMED, /* sitemaps that were not one, or broke off */
 	PC_EMBEDS,       /* requisites kept (fetch.embeds), of pages and stylesheets */
 	PC_STYLESHEETS,  /* stylesheets fetched as requisites, read for theirs */
+	PC_PDFS,         /* PDFs handed to the PDF worker (parse/pdfworker.h) */
+	PC_PDF_FAILED,   /* ... that it could not read: a pdf:* reason */
+	PC_TEXTS,        /* plain texts read */
 	PC_COUNT_
 };
 
@@ -44,7 +48,8 @@ CR_WUR enum cr_err parse_run(struct job *j, int seg, uint64_t *counters);
 
 struct fetch_record;
 
-/* 1 if parsing f needs its body (a fetched HTML page). */
+/* 1 if parsing f needs its body (a fetched HTML page, PDF or plain text,
+ * or a body of another type that may be a PDF by its signature). */
 int parse_wants_body(const struct fetch_record *f);
 /*
  * The parse record of one fetch outcome, appended to out: links, title and
@@ -57,10 +62,15 @@ int parse_wants_body(const struct fetch_record *f);
  * it is zeroed, and filled when a page parsed (the caller releases it).
  */
 struct parse_kept {
-	int html;                 /* 1: page holds an HTML page that parsed */
+	int html;                 /* 1: page holds a page that parsed (HTML,
+				     or a PDF's or plain text's: parse/doc.h) */
 	struct html_page page;    /* owned: html_page_release */
 	uint32_t flags;           /* enum parse_flag of the page */
+	int is_pdf;               /* 1: a PDF; pdf says what became of it */
+	struct pdf_doc pdf;       /* owned: pdf_doc_release */
 };
+/* Frees what k owns. */
+void parse_kept_release(struct parse_kept *k);
 int parse_page(const struct job *j, const struct fetch_record *f,
 	       const unsigned char *head, size_t hlen,
 	       const unsigned char *body, size_t blen, struct buf *out, uint64_t *c,
@@ -84,6 +94,19 @@ int parse_html(const struct job *j, const char *url, const char *charset,
 	       const unsigned char *head, size_t hlen, const unsigned char *body, size_t blen,
 	       int cut, struct html_page *page, uint32_t *flags, uint64_t *c,
 	       struct htmlmeta *meta);
+
+/*
+ * Any document as parsing keeps it: an HTML page (parse_html), a PDF (read
+ * by the PDF worker, parse.pdf) or a plain text, by doc_kind(mime, body)
+ * (parse/doc.h), its Content-Encoding undone and X-Robots-Tag applied the
+ * same way. 1 if page was filled, 0 if not (another type, or it could not
+ * be read; counted in c). pdf: NULL, or initialised and given the PDF's
+ * metadata and fate (its reason, when it could not be read).
+ */
+int parse_doc(const struct job *j, const char *url, const char *mime, const char *charset,
+	      const unsigned char *head, size_t hlen, const unsigned char *body, size_t blen,
+	      int cut, struct html_page *page, uint32_t *flags, uint64_t *c,
+	      struct htmlmeta *meta, struct pdf_doc *pdf);
 
 /* The length of a cut body to read: a tag the cut ended in is left out (up
  * to its '<'), since a link cut short names another URL ("http://h:46503/"

@@ -353,6 +353,10 @@ def cmd_links(mpicrawl, db, links_tsv, sites_file, out):
         if len(f) >= 2:
             mp[f[0]].add(f[1])
     sources = set(mp) - set(pages)
+    # PDFs' links (their URI annotations) join the graph too: their own test
+    # is tests/e2e/pdf.sh; here they are counted, not compared.
+    documents = {u for u in sources if not is_html_file(url_file(sites, u))}
+    sources -= documents
     inter = union = 0
     per_page = []
     classes = collections.Counter()
@@ -401,6 +405,9 @@ def cmd_links(mpicrawl, db, links_tsv, sites_file, out):
              len(below), AGREEMENT_MIN, per_page[0][0] if per_page else 100.0,
              per_page[0][1] if per_page else '-'))
     print('links: met on the way: %s' % ', '.join('%s %d' % kv for kv in sorted(stats.items())))
+    if documents:
+        print('links: %d sources in the link graph are documents (PDFs), not compared: %s'
+              % (len(documents), sorted(documents)[:2]))
     if sources:
         print('links: %d sources in the link graph are no fetched HTML page, e.g. %s'
               % (len(sources), sorted(sources)[:2]))

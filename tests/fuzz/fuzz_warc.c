@@ -25,7 +25,7 @@ static const char *const fields[] = {
 
 static void wat_check(const struct warc_record *rec)
 {
-	struct wat_source s = { "f.warc.gz", WAT_GZIP, rec, NULL, NULL };
+	struct wat_source s = { "f.warc.gz", WAT_GZIP, rec, NULL, NULL, NULL };
 	const char *v;
 	size_t n;
 	struct buf j;

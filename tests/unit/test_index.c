@@ -89,7 +89,11 @@ static void test_stage_names(void)
 		{ "mpicrawl-00003-00002-00000.warc.gz", "mpicrawl-00003-00002", 1, 200,
 		  "Application/XHTML+xml", 1 },
 		{ "mpicrawl-00003-00002-00000.warc.gz", "mpicrawl-00003-00002", 1, 204,
-		  "text/plain", 0 },
+		  "text/plain", 1 },   /* plain text and PDFs have text (parse/doc.h) */
+		{ "mpicrawl-00003-00002-00000.warc.gz", "mpicrawl-00003-00002", 1, 200,
+		  "application/pdf", 1 },
+		{ "mpicrawl-00003-00002-00000.warc.gz", "mpicrawl-00003-00002", 1, 200,
+		  "image/png", 0 },
 		/* names with the host after the serial, any warc.prefix */
 		{ "c-20261125-ab12cd-00003-00002-00000-node1.warc.gz", "c-20261125-ab12cd-00003-00002",
 		  1, 200, "text/html", 1 },

@@ -142,7 +142,7 @@ static enum cr_err page(struct segout *s, enum segout_series k, const char *url,
 	struct warc_exchange x;
 	struct fetch_record fr;
 	struct parse_record pr;
-	struct segout_meta m = { url, T0, 12, 0, NULL, 0 };
+	struct segout_meta m = { url, T0, 12, 0, NULL, 0, NULL };
 	const char *links[] = { "http://a.example/x" };
 	const char *wname;
 	struct buf pb;

@@ -86,7 +86,7 @@ static void json_of(const char *head, const char *block, const struct html_page 
 {
 	struct warc_record r = { 1000, 300, head, strlen(head), (const unsigned char *)block,
 				 strlen(block) };
-	struct wat_source s = { "x.warc.gz", WAT_GZIP, &r, pg, m };
+	struct wat_source s = { "x.warc.gz", WAT_GZIP, &r, pg, m, NULL };
 
 	out->len = 0;
 	wat_json(&s, out);
