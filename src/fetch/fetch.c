@@ -332,49 +332,55 @@ static void host_outcome(struct fetcher *f, struct host *h, const struct outcome
 	}
 }
 
-static void page_done(struct fetcher *f, struct host_item *it, const struct http_result *r)
+/* The outcome of a page's response, and its fetch record (pointing into r
+ * and oc). Pure given the clock. */
+static void classify(const struct fetcher *f, const struct host_item *it,
+		     const struct http_result *r, struct outcome *oc, struct fetch_record *fr)
+{
+	struct outcome_in in;
+
+	outcome_input(r, f->j->cfg.max_decoded_bytes, clock_now_us() / 1000000, &in);
+	outcome_classify(&in, oc);
+	memset(fr, 0, sizeof(*fr));
+	fetchlist_record(it, fr);
+	fr->rec.status = oc->status;
+	fr->rec.http_status = oc->http_status;
+	fr->rec.fetched_at = r->start_wall_us;
+	fr->rec.digest = oc->digest;
+	fr->latency_us = r->end_mono_us - r->start_mono_us;
+	fr->body_len = r->body_len;
+	set_str(&fr->reason, &fr->reason_len, oc->reason);
+	set_str(&fr->location, &fr->location_len, oc->location);
+	set_str(&fr->content_type, &fr->content_type_len, oc->content_type);
+	set_str(&fr->charset, &fr->charset_len, oc->charset);
+	set_str(&fr->rec.etag, &fr->rec.etag_len, oc->etag);
+	fr->rec.last_modified = oc->last_modified_s * 1000000;
+}
+
+/* A page's exchange archived, then its parse, text, links followed,
+ * metadata and outcome; pdf: its PDF read apart (docs.h), taken over, or
+ * NULL. */
+static void page_finish(struct fetcher *f, struct host_item *it, const struct http_result *r,
+			const struct outcome *oc, struct fetch_record *fr, struct pdf_doc *pdf)
 {
 	struct host *h = it->origin->host;
-	struct outcome_in in;
-	struct outcome oc;
-	struct fetch_record fr;
-	enum segout_series k;
+	enum segout_series k = archive_page(f, it, r, oc, fr);
 	struct parse_kept kept;
 	int parsed = 0;
 
-	outcome_input(r, f->j->cfg.max_decoded_bytes, clock_now_us() / 1000000, &in);
-	outcome_classify(&in, &oc);
-	if (r->detail[0])
-		log_debug("fetch", "%s: %s", it->url, r->detail);
-	memset(&fr, 0, sizeof(fr));
-	fetchlist_record(it, &fr);
-	fr.rec.status = oc.status;
-	fr.rec.http_status = oc.http_status;
-	fr.rec.fetched_at = r->start_wall_us;
-	fr.rec.digest = oc.digest;
-	fr.latency_us = r->end_mono_us - r->start_mono_us;
-	fr.body_len = r->body_len;
-	set_str(&fr.reason, &fr.reason_len, oc.reason);
-	set_str(&fr.location, &fr.location_len, oc.location);
-	set_str(&fr.content_type, &fr.content_type_len, oc.content_type);
-	set_str(&fr.charset, &fr.charset_len, oc.charset);
-	set_str(&fr.rec.etag, &fr.rec.etag_len, oc.etag);
-	fr.rec.last_modified = oc.last_modified_s * 1000000;
-	k = archive_page(f, it, r, &oc, &fr);
-	host_outcome(f, h, &oc, r->end_mono_us);
 	if (r->silent) {   /* the site's failure, or the network's: netwatch.h */
-		fetch_hold(f, it->part, &fr);
+		fetch_hold(f, it->part, fr);
 		return;
 	}
 	f->parsed.len = 0;
 	memset(&kept, 0, sizeof(kept));
 	if (f->parse || f->frontier.on)
-		parsed = parse_page(f->j, &fr, r->head, r->head_len, r->body, r->body_len,
-				    &f->parsed, f->pc, &kept);
+		parsed = parse_page_read(f->j, fr, r->head, r->head_len, r->body, r->body_len,
+					 &f->parsed, f->pc, &kept, pdf);
 	if (kept.html)   /* what tells a change (update/merge.c) */
-		fr.rec.text_digest = kept.page.text_digest;
+		fr->rec.text_digest = kept.page.text_digest;
 	if (kept.is_pdf && kept.pdf.fate != PDF_OK)   /* fetched, but not read */
-		set_str(&fr.reason, &fr.reason_len, pdf_fate_reason(kept.pdf.fate));
+		set_str(&fr->reason, &fr->reason_len, pdf_fate_reason(kept.pdf.fate));
 	if (k != SEGOUT_NONE)
 		fail(f, segout_text(f->out, it->part, kept.html ? &kept.page : NULL, kept.flags));
 	if (parsed)   /* also while stopping: journaled, queued on resume */
@@ -393,9 +399,52 @@ static void page_done(struct fetcher *f, struct host_item *it, const struct http
 		fail(f, segout_metadata(f->out, it->part, k, &m));
 	}
 	parse_kept_release(&kept);
-	fail(f, segout_outcome(f->out, it->part, &fr, parsed ? f->parsed.p : NULL,
+	fail(f, segout_outcome(f->out, it->part, fr, parsed ? f->parsed.p : NULL,
 			       parsed ? f->parsed.len : 0, k));
-	outcome_count(f->c, &fr);
+	outcome_count(f->c, fr);
+}
+
+void fetch_docs_poll(struct fetcher *f, int wait)
+{
+	struct docs_page *p;
+	struct outcome oc;
+	struct fetch_record fr;
+
+	while (f->docs && (p = docs_next_done(f->docs, wait)) != NULL) {
+		classify(f, p->it, &p->r, &oc, &fr);
+		page_finish(f, p->it, &p->r, &oc, &fr, &p->pdf);
+		docs_page_free(p);
+	}
+}
+
+/* 1 if the page's PDF goes to the docs thread (docs.h). */
+static int read_apart(struct fetcher *f, struct host_item *it, const struct http_result *r,
+		      const struct fetch_record *fr)
+{
+	struct docs_page *p;
+
+	if (r->silent || !(f->parse || f->frontier.on) ||
+	    !parse_wants_pdf(f->j, fr, r->body, r->body_len))
+		return 0;
+	if (!f->docs && docs_open(f->j, &f->docs) != CR_OK)
+		return 0;   /* read here, the loop waiting */
+	if (!(p = docs_page_new(it, r)))
+		return 0;
+	docs_submit(f->docs, p);
+	return 1;
+}
+
+static void page_done(struct fetcher *f, struct host_item *it, const struct http_result *r)
+{
+	struct outcome oc;
+	struct fetch_record fr;
+
+	classify(f, it, r, &oc, &fr);
+	if (r->detail[0])
+		log_debug("fetch", "%s: %s", it->url, r->detail);
+	host_outcome(f, it->origin->host, &oc, r->end_mono_us);
+	if (!read_apart(f, it, r, &fr))
+		page_finish(f, it, r, &oc, &fr, NULL);
 }
 
 /* A request of h ended (or was cut off) at now: its politeness timing. */
@@ -487,6 +536,14 @@ int fetch_limits(struct fetcher *f, int64_t now)
 
 /* Waits for the next host's turn, a socket, or LOOP_WAIT_MAX_US; in the
  * early requests' grace (until > 0) no turn comes, only its end. */
+/* 1 while the PDFs being read apart fill their bound (docs.h): no request
+ * starts until one is done, so that what waits stays bounded by the
+ * requests already open. */
+static int docs_busy(const struct fetcher *f)
+{
+	return f->docs && docs_full(f->docs);
+}
+
 static void wait_events(struct fetcher *f, int64_t now, int64_t until)
 {
 	struct pollfd fds[EXTRA_FDS];
@@ -496,7 +553,7 @@ static void wait_events(struct fetcher *f, int64_t now, int64_t until)
 
 	if (until)
 		wait_us = until - now < wait_us ? until - now : wait_us;
-	else if (http_active(f->http) < f->j->cfg.max_connections &&
+	else if (http_active(f->http) < f->j->cfg.max_connections && !docs_busy(f) &&
 		 hosts_next_time(&f->hosts) - now < wait_us)
 		wait_us = hosts_next_time(&f->hosts) - now;
 	if (dt >= 0 && dt * 1000 < wait_us)
@@ -505,7 +562,12 @@ static void wait_events(struct fetcher *f, int64_t now, int64_t until)
 		wait_us = HINT_WAIT_MAX_US;
 	if (wait_us < 0)
 		wait_us = 0;
-	nfds = dns_waitfds(f->dns, fds, EXTRA_FDS);
+	nfds = dns_waitfds(f->dns, fds, EXTRA_FDS - 1);
+	if (f->docs && docs_pending(f->docs)) {   /* a PDF read apart wakes the loop */
+		fds[nfds].fd = docs_fd(f->docs);
+		fds[nfds].events = POLLIN;
+		fds[nfds++].revents = 0;
+	}
 	http_poll(f->http, fds, nfds, (int)((wait_us + 999) / 1000));
 	dns_process(f->dns, fds, nfds);
 }
@@ -549,7 +611,7 @@ static void on_hint_in(void *arg, const void *p, size_t n)
 static int loop_busy(struct fetcher *f, int64_t now, int64_t *grace)
 {
 	if ((f->hosts.left > f->hosts.early_left && !f->drain_until) ||
-	    http_active(f->http) > f->early_active) {
+	    http_active(f->http) > f->early_active || (f->docs && docs_pending(f->docs))) {
 		*grace = 0;
 		return 1;
 	}
@@ -579,13 +641,14 @@ void fetch_loop(struct fetcher *f)
 			f->next_sync = now + (int64_t)cfg->sync_interval_ms * 1000;
 		}
 		while (!f->stopping && !f->drain_until && !grace &&   /* a stop: nothing new */
-		       http_active(f->http) < cfg->max_connections &&
+		       http_active(f->http) < cfg->max_connections && !docs_busy(f) &&
 		       (h = hosts_due(&f->hosts, now)) != NULL)
 			turn(f, h, now);
 		wait_events(f, now, grace);
 		http_run(f->http);
 		while ((r = http_next_done(f->http)) != NULL)
 			complete(f, r);
+		fetch_docs_poll(f, 0);
 		if (netwatch_due(&f->net, clock_mono_us()))
 			fetch_net_judge(f);
 		comm_hint_poll(on_hint_in, f);
@@ -593,8 +656,10 @@ void fetch_loop(struct fetcher *f)
 		progress_tick(&f->prog, f->c, &f->hosts, 0);
 		now = clock_mono_us();
 	}
-	/* Time limit, stop or failure: what is still open is abandoned and
-	 * stays due. Outcomes still held are judged. */
+	/* Time limit, stop or failure: PDFs being read are waited for (at most
+	 * parse.pdf_timeout_s each); what is still open is abandoned and stays
+	 * due. Outcomes still held are judged. */
+	fetch_docs_poll(f, 1);
 	http_abandon_all(f->http, on_abandon, f);
 	fetch_net_end(f);
 	progress_tick(&f->prog, f->c, &f->hosts, PROGRESS_FORCE);

@@ -13,6 +13,7 @@
 #include "crawldb/job.h"
 #include "util/addr.h"
 #include "fetch/dns.h"
+#include "fetch/docs.h"
 #include "fetch/counters.h"
 #include "fetch/frontier.h"
 #include "fetch/hosts.h"
@@ -54,6 +55,7 @@ struct fetcher {
 	uint64_t c[FC_COUNT_];
 	uint64_t pc[PC_COUNT_];     /* parse counters, with fetch.parse */
 	struct buf parsed;
+	struct docs *docs;          /* PDFs read apart (docs.h); NULL until the first */
 	uint64_t kept, warc_cut;    /* what resuming kept and cut, for the log */
 	int stopping;               /* start nothing; end the loop */
 	int64_t drain_until;        /* asked to stop: open requests may end until then */
@@ -110,6 +112,9 @@ void fetch_robots_hold(struct fetcher *f, struct host_item *it);
 /* Runs the loop until every queued URL has an outcome, the time limit, a
  * stop or a failure (fetch.c). May run again after URLs were queued. */
 void fetch_loop(struct fetcher *f);
+/* Finishes the pages whose PDFs were read (docs.h); wait: all pending,
+ * waiting for each (fetch.c). */
+void fetch_docs_poll(struct fetcher *f, int wait);
 /* A stop, its grace running out, the time limit: 1 when the loop must end
  * at once (fetch.c). */
 int fetch_limits(struct fetcher *f, int64_t now);

@@ -246,6 +246,7 @@ static enum cr_err fetcher_init(struct fetcher *f, struct job *j, int seg)
 static void fetcher_release(struct fetcher *f)
 {
 	netwatch_init(&witnesses, &f->net);
+	docs_close(&f->docs);   /* the loop took every page back */
 	http_client_free(&f->http);
 	dns_free(&f->dns);
 	segout_free(&f->out);

@@ -276,19 +276,30 @@ static void page_robots(const struct job *j, const unsigned char *head, size_t h
 }
 
 /* A PDF read by the worker into page; its fate into pdf. */
-static int parse_pdf(const struct job *j, const char *url, const unsigned char *body,
-		     size_t blen, struct html_page *page, uint64_t *c, struct pdf_doc *pdf)
+/* The worker asked for a PDF's body (its Content-Encoding undone), unless
+ * pdf was read already (parse_pdf_read). */
+static void ask_worker(const struct job *j, const unsigned char *body, size_t blen,
+		       struct pdf_doc *pdf)
 {
 	struct pdfworker_opts o;
 
+	if (pdf->read)
+		return;
 	memset(&o, 0, sizeof(o));
 	o.lim.max_pages = (uint32_t)j->cfg.pdf_max_pages;
 	o.lim.max_text = (size_t)j->cfg.max_decoded_bytes;
 	o.lim.max_links = (uint32_t)j->cfg.max_links;
 	o.timeout_s = (uint32_t)j->cfg.pdf_timeout_s;
 	o.max_bytes = (uint64_t)j->cfg.pdf_max_bytes;
-	c[PC_PDFS]++;
 	pdfworker_parse(&o, body, blen, pdf);
+	pdf->read = 1;
+}
+
+static int parse_pdf(const struct job *j, const char *url, const unsigned char *body,
+		     size_t blen, struct html_page *page, uint64_t *c, struct pdf_doc *pdf)
+{
+	c[PC_PDFS]++;
+	ask_worker(j, body, blen, pdf);
 	if (pdf->fate != PDF_OK) {
 		c[PC_PDF_FAILED]++;
 		log_debug("parse", "%s: %s", url, pdf_fate_reason(pdf->fate));
@@ -335,6 +346,30 @@ int parse_doc(const struct job *j, const char *url, const char *mime, const char
 	if (ok)
 		page_robots(j, head, hlen, page, flags);
 	return ok;
+}
+
+int parse_wants_pdf(const struct job *j, const struct fetch_record *f,
+		    const unsigned char *body, size_t blen)
+{
+	char mime[128];
+
+	if (!j->cfg.parse_pdf || !parse_wants_body(f) || f->rec.meta.kind == CRAWL_SITEMAP ||
+	    (f->rec.meta.kind == CRAWL_EMBED && is_css(f)))
+		return 0;
+	str0(mime, sizeof(mime), f->content_type, f->content_type_len);
+	return doc_kind(mime, body, blen) == DOC_PDF;
+}
+
+void parse_pdf_read(const struct job *j, const unsigned char *head, size_t hlen,
+		    const unsigned char *body, size_t blen, struct pdf_doc *out)
+{
+	uint64_t c[PC_COUNT_] = { 0 };   /* parse_page_read counts it */
+	struct buf dec;
+
+	buf_init(&dec);
+	if (undo_encoding(j, head, hlen, &body, &blen, &dec, c, NULL))
+		ask_worker(j, body, blen, out);
+	buf_release(&dec);
 }
 
 void parse_kept_release(struct parse_kept *k)
@@ -497,6 +532,13 @@ int parse_page(const struct job *j, const struct fetch_record *f,
 	       const unsigned char *head, size_t hlen, const unsigned char *body, size_t blen,
 	       struct buf *out, uint64_t *c, struct parse_kept *keep)
 {
+	return parse_page_read(j, f, head, hlen, body, blen, out, c, keep, NULL);
+}
+
+int parse_page_read(const struct job *j, const struct fetch_record *f,
+		    const unsigned char *head, size_t hlen, const unsigned char *body, size_t blen,
+		    struct buf *out, uint64_t *c, struct parse_kept *keep, struct pdf_doc *read)
+{
 	struct parse_record pr;
 	char url[URL_MAX_LEN + 1], charset[64], mime[128];
 	struct html_page page;
@@ -530,6 +572,10 @@ int parse_page(const struct job *j, const struct fetch_record *f,
 	str0(charset, sizeof(charset), f->charset, f->charset_len);
 	str0(mime, sizeof(mime), f->content_type, f->content_type_len);
 	pdf_doc_init(&pdf);
+	if (read) {   /* taken over */
+		pdf = *read;
+		pdf_doc_init(read);
+	}
 	if (!parse_doc(j, url, mime, charset, head, hlen, body, blen,
 		       f->rec.status == ST_TRUNCATED, &page, &flags, c, NULL, &pdf)) {
 		keep_pdf(keep, &pdf, mime, body, blen);

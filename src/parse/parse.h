@@ -77,6 +77,24 @@ int parse_page(const struct job *j, const struct fetch_record *f,
 	       struct parse_kept *keep);
 
 /*
+ * A PDF read apart from its page, so that the fetcher's loop need not wait
+ * for the worker (fetch/docs.h): parse_wants_pdf says whether a fetch
+ * outcome is a PDF the worker would be asked to read (parse.pdf on);
+ * parse_pdf_read asks it - any thread, one at a time, blocking for up to
+ * parse.pdf_timeout_s - into out (pdf_doc_init'ed by the caller); and
+ * parse_page_read is parse_page with that answer (read, or NULL: asked
+ * here), whose contents it takes over (read is left empty).
+ */
+int parse_wants_pdf(const struct job *j, const struct fetch_record *f,
+		    const unsigned char *body, size_t blen);
+struct pdf_doc;
+void parse_pdf_read(const struct job *j, const unsigned char *head, size_t hlen,
+		    const unsigned char *body, size_t blen, struct pdf_doc *out);
+int parse_page_read(const struct job *j, const struct fetch_record *f,
+		    const unsigned char *head, size_t hlen, const unsigned char *body, size_t blen,
+		    struct buf *out, uint64_t *c, struct parse_kept *keep, struct pdf_doc *read);
+
+/*
  * An HTML page as parsing keeps it, the one reading of a page that the parse
  * record, the text and the link graph share: the Content-Encoding undone (up
  * to fetch.max_decoded_bytes), read with charset (NULL or "": detected),

@@ -69,6 +69,7 @@ extern const char *const pdf_field_names[PDF_FIELDS_];
 
 struct pdf_doc {
 	enum pdf_fate fate;
+	int read;                   /* 1: the worker was asked (fate is its answer) */
 	char *field[PDF_FIELDS_];   /* UTF-8, owned; NULL when the PDF has none */
 	int64_t created;            /* seconds since the epoch; 0: not said */
 	int64_t modified;

@@ -104,8 +104,9 @@ struct pdfworker_opts {
  * (initialised by the caller): out->fate says what became of it. Starts
  * the worker if there is none; a worker that failed is ended and reaped
  * here, and the next call starts another. Blocks its caller until the
- * answer or the deadline (the fetcher's loop waits: parse.pdf_timeout_s is
- * kept short for that). Not thread-safe: one caller per process.
+ * answer or the deadline (the fetcher calls it from a thread of its own,
+ * fetch/docs.h, so that its loop goes on). Not thread-safe: one caller at
+ * a time per process.
  */
 void pdfworker_parse(const struct pdfworker_opts *o, const void *data, size_t len,
 		     struct pdf_doc *out);

@@ -178,6 +178,14 @@ nparsed=$(jq -r 'select((.status == "fetched" or .status == "duplicate") and
 nwet=$(jq -r '.url' "$SCRATCH/wet" | grep -cv /hostile/)
 check "every other page has its text: $nwet WET records of $nparsed fetched pages" \
 	test "$nwet" -eq "$nparsed"
+# The fetch loop does not wait for the worker (fetch/docs.h): the site's
+# PDFs, linked from one page, are all asked within a second by nginx's log,
+# though the hostile ones take the worker seconds each (the loop waited for
+# each PDF before: 3 s and more between two of them).
+span=$(awk -F'\t' '$14 ~ /\.pdf$/ { if (!n++ || $1 < lo) lo = $1; if ($1 > hi) hi = $1 }
+	END { printf "%.3f %d", hi - lo, n }' "$NGINX_LOG")
+check "the PDFs were asked without waiting for the worker: ${span% *} s for ${span#* } of them" \
+	eval '[ "${span#* }" -ge 15 ] && awk -v s="${span% *}" "BEGIN { exit !(s < 1.0) }"'
 for r in 0 1; do
 	read -r kb _ <"$SCRATCH/c.rss.$r" 2>/dev/null || kb=0
 	# /usr/bin/time's figure is the largest of the rank and its workers
