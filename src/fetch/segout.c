@@ -1,4 +1,5 @@
 #include "fetch/segout.h"
+#include "fetch/segparts.h"
 #include "crawldb/provenance.h"
 #include "util/clock.h"
 #include "crawldb/parse_record.h"
@@ -25,52 +26,8 @@
 #include <string.h>
 
 
-/* A WARC file a partition wrote, and how far. */
-struct written {
-	char name[256];
-	uint64_t end;
-};
-
-/* The outputs of one partition. */
-struct part {
-	struct recfile_writer *fetch;
-	struct recfile_writer *parse;     /* with parse records */
-	struct warc_writer *warc[SEGOUT_SERIES_];   /* by enum segout_series */
-	char prefix[LAYOUT_PREFIX_MAX + 32];   /* of its WARC files (journal_warc_prefix) */
-	struct journal *jn;               /* finished URLs, made durable in batches */
-	int attempt;                      /* of this fetch of the segment */
-	struct written *files;            /* checked before the partition commits */
-	size_t nfiles, cap;
-	char archived[SEGOUT_SERIES_][256];   /* the file of the last exchange archived */
-	/* What the index step takes from here (index/stage.h), per series */
-	struct recfile_writer *stage[SEGOUT_SERIES_];
-	char staged_file[SEGOUT_SERIES_][256];   /* the WARC file last named */
-	/* the last exchange archived, while it waits for segout_text */
-	int text_wanted;
-	enum segout_series text_series;
-	struct buf text_uri;
-	char text_id[48];
-	int64_t text_date_us;
-};
-
-struct segout {
-	const struct job *j;
-	int seg;
-	int with_parse;
-	int with_stage;                   /* staged records for the index step */
-	struct part *parts;               /* per partition; owned ones used */
-	struct buf scratch;
-	struct buf info;                  /* the warcinfo's provenance fields */
-	enum cr_err failed;               /* the first write error: kept */
-	uint32_t resume_part;
-	const struct segout_keep *keep;   /* during segout_resume */
-	char suffix[SEGOUT_SERIES_][64];  /* -HOST and the series' suffix */
-	struct syncer *syncer;            /* segout_sync_async's, made on first use */
-	int no_syncer;                    /* it could not be made: syncs stay inline */
-};
-
-static const char *const series_suffix[SEGOUT_SERIES_] = { "", "-robots", "-diagnostics",
-							      "-sitemaps" };
+const char *const segout_series_suffix[SEGOUT_SERIES_] = { "", "-robots", "-diagnostics",
+							     "-sitemaps" };
 
 /* The host in WARC file names, as IIPC's recommendation ends them: this
  * machine's name up to its first dot, bytes other than letters, digits and
@@ -99,7 +56,7 @@ static void host_token(char *out, size_t cap)
 	}
 }
 
-static enum cr_err fail(struct segout *s, enum cr_err e)
+enum cr_err segout_fail(struct segout *s, enum cr_err e)
 {
 	if (e && !s->failed)
 		s->failed = e;
@@ -129,7 +86,7 @@ enum cr_err segout_open(const struct job *j, int seg, int with_parse, struct seg
 		host_token(host, sizeof(host));
 		for (k = 0; k < SEGOUT_SERIES_; k++)
 			snprintf(s->suffix[k], sizeof(s->suffix[k]), "-%s%s", host,
-				 series_suffix[k]);
+				 segout_series_suffix[k]);
 	}
 	s->parts = calloc(j->dir.partitions, sizeof(*s->parts));
 	if (!s->parts)
@@ -181,8 +138,7 @@ void segout_free(struct segout **sp)
 	*sp = NULL;
 }
 
-/* Partition p's record files, opened on first use. */
-static struct part *part_of(struct segout *s, uint32_t p)
+struct part *segout_part_of(struct segout *s, uint32_t p)
 {
 	struct part *o = &s->parts[p];
 	char path[PATH_MAX];
@@ -191,11 +147,11 @@ static struct part *part_of(struct segout *s, uint32_t p)
 	if (o->fetch || s->failed)
 		return o;
 	layout_segment_part(&s->j->dir, s->seg, "fetch", p, path, sizeof(path));
-	if (fail(s, recfile_writer_open(path, REC_KIND_FETCH, level, &o->fetch)))
+	if (segout_fail(s, recfile_writer_open(path, REC_KIND_FETCH, level, &o->fetch)))
 		return o;
 	if (s->with_parse) {
 		layout_segment_part(&s->j->dir, s->seg, "parse", p, path, sizeof(path));
-		fail(s, recfile_writer_open(path, REC_KIND_PARSE, level, &o->parse));
+		segout_fail(s, recfile_writer_open(path, REC_KIND_PARSE, level, &o->parse));
 	}
 	return o;
 }
@@ -222,7 +178,7 @@ static void provenance_once(struct segout *s, struct warc_writer *w)
 		r.content_type = "application/warc-fields";
 		r.block = body.p;
 		r.block_len = body.len;
-		fail(s, warc_write_record(w, &r, NULL, NULL) != CR_OK ? CR_ERR_IO : CR_OK);
+		segout_fail(s, warc_write_record(w, &r, NULL, NULL) != CR_OK ? CR_ERR_IO : CR_OK);
 	}
 	buf_release(&body);
 }
@@ -230,7 +186,7 @@ static void provenance_once(struct segout *s, struct warc_writer *w)
 /* Series k of partition p, opened on first use (NULL after a failure). */
 static struct warc_writer *series(struct segout *s, uint32_t p, enum segout_series k)
 {
-	struct part *o = part_of(s, p);
+	struct part *o = segout_part_of(s, p);
 	const struct config *c = &s->j->cfg;
 	struct warc_writer_opts wo = {
 		c->warc_compression,
@@ -244,227 +200,11 @@ static struct warc_writer *series(struct segout *s, uint32_t p, enum segout_seri
 		return o->warc[k];
 	journal_warc_prefix(&s->j->dir, s->seg, p, o->attempt, o->prefix, sizeof(o->prefix));
 	layout_segment_sub(&s->j->dir, s->seg, "warc", dir, sizeof(dir));
-	fail(s, warc_writer_open_series(dir, o->prefix, s->suffix[k], provenance_software(),
+	segout_fail(s, warc_writer_open_series(dir, o->prefix, s->suffix[k], provenance_software(),
 					&wo, &o->warc[k]));
 	if (o->warc[k] && k == SEGOUT_PAGES)
 		provenance_once(s, o->warc[k]);
 	return o->warc[k];
-}
-
-/* A link an earlier attempt followed: handed to the fetcher, and journaled
- * again (the journal is this attempt's too). */
-static enum cr_err keep_followed(struct segout *s, const void *rec, size_t n,
-				 const void *bands, size_t blen, int handoff)
-{
-	struct crawl_record cr;
-	uint64_t keys[MINHASH_BANDS_MAX];
-	unsigned nb = (unsigned)(blen / 8), i, round = 0;
-
-	/* A hand-off's entry holds its round (one byte) where a link has its
-	 * page's band keys. */
-	if (handoff) {
-		round = blen ? *(const unsigned char *)bands : 1;
-		blen = nb = 0;
-	}
-	if (crawl_record_unpack(rec, n, &cr) != CR_OK || blen % 8 || nb > MINHASH_BANDS_MAX) {
-		log_err("fetch", "a followed link in the fetch journal of partition %u of segment "
-			"%d is damaged", s->resume_part, s->seg);
-		return CR_ERR_FORMAT;
-	}
-	for (i = 0; i < nb; i++)
-		keys[i] = buf_load_u64le((const unsigned char *)bands + 8 * i);
-	s->keep->followed(s->keep->arg, s->resume_part, &cr, keys, nb, round);
-	return CR_OK;
-}
-
-/* An outcome an earlier attempt committed: kept as it is. */
-static enum cr_err keep_done(void *arg, int kind, const void *fetch, size_t fetch_len,
-			     const void *parse, size_t parse_len)
-{
-	struct segout *s = arg;
-	struct part *o = part_of(s, s->resume_part);
-	struct fetch_record fr;
-
-	if (s->failed)
-		return s->failed;
-	if (kind == JOURNAL_FOLLOW || kind == JOURNAL_HANDOFF)
-		return keep_followed(s, fetch, fetch_len, parse, parse_len,
-				     kind == JOURNAL_HANDOFF);
-	if (kind == JOURNAL_ROBOTS) {
-		if (s->keep->robots(s->keep->arg, s->resume_part, fetch, fetch_len) == CR_OK)
-			return CR_OK;
-		log_err("fetch", "a robots.txt answer in the fetch journal of partition %u of "
-			"segment %d is damaged", s->resume_part, s->seg);
-		return CR_ERR_FORMAT;
-	}
-	if (fetch) {
-		if (fetch_record_unpack(fetch, fetch_len, &fr) != CR_OK)
-			return CR_ERR_FORMAT;
-		if (recfile_writer_add(o->fetch, fetch, fetch_len) != CR_OK)
-			return CR_ERR_IO;
-		s->keep->kept(s->keep->arg, &fr);
-	}
-	if (parse && o->parse && recfile_writer_add(o->parse, parse, parse_len) != CR_OK)
-		return CR_ERR_IO;
-	return CR_OK;
-}
-
-/* What earlier attempts staged for partition p, committed or not, goes: the
- * index step reads their WARC files back. */
-static void unstage_part(struct segout *s, uint32_t p)
-{
-	char dir[PATH_MAX], prefix[LAYOUT_PREFIX_MAX + 32];
-	struct dirent *de;
-	size_t pl;
-	DIR *dh;
-
-	layout_segment_sub(&s->j->dir, s->seg, "staged", dir, sizeof(dir));
-	journal_warc_prefix(&s->j->dir, s->seg, p, 0, prefix, sizeof(prefix));
-	pl = strlen(prefix);
-	if (!(dh = opendir(dir)))
-		return;
-	while ((de = readdir(dh)) != NULL) {
-		char path[PATH_MAX + 512];
-
-		if (strncmp(de->d_name, prefix, pl) ||
-		    (de->d_name[pl] != '-' && de->d_name[pl] != '.'))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if (unlink(path) != 0)
-			log_warn("fetch", "cannot remove '%s': %s", path, strerror(errno));
-	}
-	closedir(dh);
-}
-
-enum cr_err segout_resume(struct segout *s, uint32_t p, const struct segout_keep *k,
-			  uint64_t *kept_n, uint64_t *cut)
-{
-	struct journal_resume r;
-	enum cr_err e;
-
-	unstage_part(s, p);
-
-	s->resume_part = p;
-	s->keep = k;
-	e = journal_resume_part(s->j, s->seg, p, s->with_parse, keep_done, s, &r);
-	s->keep = NULL;
-	if (e)
-		return fail(s, e);
-	s->parts[p].jn = r.jn;
-	s->parts[p].attempt = r.attempt;
-	*kept_n += r.kept;
-	*cut += r.warc_cut;
-	return s->failed;
-}
-
-/* Series k's staged file of partition p, opened with the series. */
-static struct recfile_writer *stage_of(struct segout *s, uint32_t p, enum segout_series k)
-{
-	struct part *o = &s->parts[p];
-	char key[256], name[300], path[PATH_MAX];
-
-	if (!s->with_stage || o->stage[k] || s->failed)
-		return o->stage[k];
-	snprintf(key, sizeof(key), "%s%s", o->prefix, series_suffix[k]);
-	snprintf(name, sizeof(name), "%s.zst", key);
-	layout_segment_file(&s->j->dir, s->seg, "staged", name, path, sizeof(path));
-	fail(s, recfile_writer_open(path, REC_KIND_STAGE, -5, &o->stage[k]));
-	return o->stage[k];
-}
-
-/* The CDXJ mime and status of an exchange's response (or revisit), as the
- * index step reads them from the record. */
-static void exchange_facts(struct segout *s, const struct warc_exchange *x, char *mime,
-			   size_t cap, int *status, size_t *head_out)
-{
-	const char *type = x->revisit_profile ? "revisit" : "response";
-	static const char ct[] = "application/http;msgtype=response";
-	size_t head;
-
-	*head_out = 0;
-	if (index_record_facts(type, ct, x->resp_head, x->resp_head_len, mime, cap, status,
-			       head_out) || x->revisit_profile || !x->body_len)
-		return;
-	/* A head without its blank line: the record's block runs on into
-	 * the body, and so does the index step's reading of it. */
-	s->scratch.len = 0;
-	buf_add(&s->scratch, x->resp_head, x->resp_head_len);
-	buf_add(&s->scratch, x->body, x->body_len);
-	index_record_facts(type, ct, s->scratch.p, s->scratch.len, mime, cap, status, &head);
-	*head_out = head;
-}
-
-/* The CDXJ mime-detected of a response (not a revisit) whose block the
- * index step splits at head: its body sniffed as the index step would
- * read it from the record (sniff.h). */
-static void exchange_sniff(struct segout *s, const struct warc_exchange *x, size_t head,
-			   char *out, size_t cap)
-{
-	out[0] = '\0';
-	if (x->revisit_profile || !head)
-		return;
-	if (head == x->resp_head_len) {
-		sniff_mime(x->resp_head, head, x->body, x->body_len, out, cap);
-		return;
-	}
-	s->scratch.len = 0;
-	buf_add(&s->scratch, x->resp_head, x->resp_head_len);
-	buf_add(&s->scratch, x->body, x->body_len);
-	if (head <= s->scratch.len)
-		sniff_mime(s->scratch.p, head, s->scratch.p + head, s->scratch.len - head, out,
-			   cap);
-}
-
-/* Stages the CDXJ line of the exchange just archived in w (and names its
- * WARC file first when it is a new one), and whether a text is due. */
-static void stage_exchange(struct segout *s, uint32_t p, enum segout_series k,
-			   struct warc_writer *w, const struct warc_exchange *x, uint64_t off,
-			   uint64_t len)
-{
-	struct part *o = &s->parts[p];
-	struct recfile_writer *st = stage_of(s, p, k);
-	const char *name = warc_writer_name(w);
-	char date[WARC_DATE_MAX], mime[128], fname[300];
-	struct index_cdxj_extra ex;
-	struct buf line;
-	size_t head;
-	int status;
-
-	o->text_wanted = 0;
-	if (!st)
-		return;
-	if (strcmp(o->staged_file[k], name)) {
-		snprintf(o->staged_file[k], sizeof(o->staged_file[k]), "%s", name);
-		s->scratch.len = 0;
-		index_stage_pack_file(&s->scratch, name);
-		if (fail(s, recfile_writer_add(st, s->scratch.p, s->scratch.len)))
-			return;
-	}
-	buf_init(&line);
-	o->text_uri.len = 0;
-	warc_format_uri(x->target_uri, &o->text_uri);
-	warc_format_date(x->date_us, date);
-	exchange_facts(s, x, mime, sizeof(mime), &status, &head);
-	/* What the index step would read of the record: the head it split. */
-	if (head) {
-		index_cdxj_extras((const char *)buf_cstr(&o->text_uri), x->resp_head,
-				  head < x->resp_head_len ? head : x->resp_head_len, status,
-				  x->revisit_profile ? NULL : x->truncated, &ex);
-		exchange_sniff(s, x, head, ex.mime_detected, sizeof(ex.mime_detected));
-	}
-	index_cdxj_filename(s->seg, name, fname, sizeof(fname));
-	index_cdxj_line(&line, (const char *)buf_cstr(&o->text_uri), date, mime, status,
-			warc_writer_last_payload_digest(w), len, off, fname, head ? &ex : NULL);
-	s->scratch.len = 0;
-	index_stage_pack_cdxj(&s->scratch, (const char *)line.p, line.len);
-	buf_release(&line);
-	if (fail(s, recfile_writer_add(st, s->scratch.p, s->scratch.len)))
-		return;
-	o->text_wanted = index_wants_text(name, !x->revisit_profile, status,
-					  index_text_mime(mime, head ? ex.mime_detected : ""));
-	o->text_series = k;
-	o->text_date_us = x->date_us;
-	snprintf(o->text_id, sizeof(o->text_id), "%s", warc_writer_last_id(w));
 }
 
 enum cr_err segout_archive(struct segout *s, uint32_t p, enum segout_series k,
@@ -477,14 +217,14 @@ enum cr_err segout_archive(struct segout *s, uint32_t p, enum segout_series k,
 	*off = 0;
 	if (!w)
 		return s->failed;
-	if (fail(s, warc_write_exchange(w, x, off, &len) != CR_OK ? CR_ERR_IO : CR_OK))
+	if (segout_fail(s, warc_write_exchange(w, x, off, &len) != CR_OK ? CR_ERR_IO : CR_OK))
 		return s->failed;
 	/* The writer's name follows its rotations: read right after the
 	 * write, and kept, since the metadata record may start a new file. */
 	snprintf(s->parts[p].archived[k], sizeof(s->parts[p].archived[k]), "%s",
 		 warc_writer_name(w));
 	*name = s->parts[p].archived[k];
-	stage_exchange(s, p, k, w, x, *off, len);
+	segout_stage_exchange(s, p, k, w, x, *off, len);
 	return s->failed;
 }
 
@@ -522,7 +262,7 @@ enum cr_err segout_text(struct segout *s, uint32_t p, const struct html_page *pa
 		sp.charset_len = strlen(page->charset);
 		index_stage_pack_page(&s->scratch, &sp);
 	}
-	return fail(s, recfile_writer_add(o->stage[o->text_series], s->scratch.p,
+	return segout_fail(s, recfile_writer_add(o->stage[o->text_series], s->scratch.p,
 					  s->scratch.len));
 }
 
@@ -578,7 +318,7 @@ enum cr_err segout_metadata(struct segout *s, uint32_t p, enum segout_series k,
 	r.content_type = "application/warc-fields";
 	r.block = block.p;
 	r.block_len = block.len;
-	fail(s, warc_write_record(w, &r, NULL, NULL) != CR_OK ? CR_ERR_IO : CR_OK);
+	segout_fail(s, warc_write_record(w, &r, NULL, NULL) != CR_OK ? CR_ERR_IO : CR_OK);
 	buf_release(&fields);
 	buf_release(&block);
 	return s->failed;
@@ -615,7 +355,7 @@ static void note_written(struct part *o, struct warc_writer *w)
 enum cr_err segout_outcome(struct segout *s, uint32_t p, const struct fetch_record *fr,
 			   const void *parse, size_t parse_len, enum segout_series k)
 {
-	struct part *o = part_of(s, p);
+	struct part *o = segout_part_of(s, p);
 	struct warc_writer *w = k == SEGOUT_NONE ? NULL : o->warc[k];
 	struct journal_entry je;
 
@@ -623,9 +363,9 @@ enum cr_err segout_outcome(struct segout *s, uint32_t p, const struct fetch_reco
 		return s->failed;
 	s->scratch.len = 0;
 	fetch_record_pack(fr, &s->scratch);
-	if (fail(s, recfile_writer_add(o->fetch, s->scratch.p, s->scratch.len)))
+	if (segout_fail(s, recfile_writer_add(o->fetch, s->scratch.p, s->scratch.len)))
 		return s->failed;
-	if (parse && o->parse && fail(s, recfile_writer_add(o->parse, parse, parse_len)))
+	if (parse && o->parse && segout_fail(s, recfile_writer_add(o->parse, parse, parse_len)))
 		return s->failed;
 	if (!o->jn)
 		return CR_OK;
@@ -728,16 +468,17 @@ enum cr_err segout_sync(struct segout *s)
 	int k;
 
 	if (s->syncer && !s->failed)
-		fail(s, syncer_wait(s->syncer));
+		segout_fail(s, syncer_wait(s->syncer));
 	for (p = 0; p < s->j->dir.partitions && !s->failed; p++) {
 		struct part *o = &s->parts[p];
 
 		if (!journal_pending(o->jn))
 			continue;
 		for (k = 0; k < SEGOUT_SERIES_; k++)
-			if (fail(s, warc_writer_sync(o->warc[k]) != CR_OK ? CR_ERR_IO : CR_OK))
+			if (segout_fail(s, warc_writer_sync(o->warc[k]) != CR_OK ? CR_ERR_IO
+										  : CR_OK))
 				return s->failed;
-		fail(s, journal_sync(o->jn));
+		segout_fail(s, journal_sync(o->jn));
 	}
 	return s->failed;
 }
@@ -749,13 +490,14 @@ static void hand_over(struct segout *s, struct part *o)
 	int k, fd;
 
 	for (k = 0; k < SEGOUT_SERIES_ && !s->failed; k++) {
-		if (fail(s, warc_writer_flush(o->warc[k], &fd) != CR_OK ? CR_ERR_IO : CR_OK))
+		if (segout_fail(s, warc_writer_flush(o->warc[k], &fd) != CR_OK ? CR_ERR_IO : CR_OK))
 			return;
 		if (fd >= 0)
-			fail(s, syncer_add_fsync(s->syncer, fd, warc_writer_name(o->warc[k])));
+			segout_fail(s, syncer_add_fsync(s->syncer, fd,
+							warc_writer_name(o->warc[k])));
 	}
 	if (!s->failed)
-		fail(s, journal_hand_over(o->jn, s->syncer));
+		segout_fail(s, journal_hand_over(o->jn, s->syncer));
 }
 
 enum cr_err segout_sync_async(struct segout *s)
@@ -768,7 +510,7 @@ enum cr_err segout_sync_async(struct segout *s)
 		return segout_sync(s);   /* no thread: on this one, as it can */
 	if (syncer_busy(s->syncer))
 		return CR_OK;
-	if (fail(s, syncer_wait(s->syncer)))
+	if (segout_fail(s, syncer_wait(s->syncer)))
 		return s->failed;
 	for (p = 0; p < s->j->dir.partitions && !s->failed; p++)
 		if (journal_pending(s->parts[p].jn))
@@ -812,7 +554,7 @@ static enum cr_err check_written(struct segout *s, uint32_t p)
  * from it (journal.h). */
 static enum cr_err commit_part(struct segout *s, uint32_t p)
 {
-	struct part *o = part_of(s, p);
+	struct part *o = segout_part_of(s, p);
 	enum cr_err e = s->failed;
 	int k;
 
@@ -832,7 +574,7 @@ static enum cr_err commit_part(struct segout *s, uint32_t p)
 			e = recfile_writer_commit(&o->stage[k]);
 	if (!e)
 		journal_close(&o->jn, 0);
-	return fail(s, e);
+	return segout_fail(s, e);
 }
 
 enum cr_err segout_commit(struct segout *s)
@@ -840,7 +582,7 @@ enum cr_err segout_commit(struct segout *s)
 	uint32_t p;
 
 	if (s->syncer && !s->failed)
-		fail(s, syncer_wait(s->syncer));
+		segout_fail(s, syncer_wait(s->syncer));
 
 	for (p = 0; p < s->j->dir.partitions && !s->failed; p++)
 		if (layout_owns(p, s->j->rank, s->j->nranks))

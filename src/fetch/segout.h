@@ -31,13 +31,12 @@
 #include "crawldb/fetch_record.h"
 #include "crawldb/job.h"
 #include "fetch/http.h"
+#include "fetch/series.h"
 #include "util/error.h"
 #include "warc/warc.h"
 
 struct pdf_doc;
 
-enum segout_series { SEGOUT_NONE = -1, SEGOUT_PAGES, SEGOUT_ROBOTS, SEGOUT_DIAGNOSTICS,
-		     SEGOUT_SITEMAPS, SEGOUT_SERIES_ };
 
 struct segout;
 
