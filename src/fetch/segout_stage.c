@@ -117,7 +117,8 @@ void segout_stage_exchange(struct segout *s, uint32_t p, enum segout_series k,
 	if (segout_fail(s, recfile_writer_add(st, s->scratch.p, s->scratch.len)))
 		return;
 	o->text_wanted = index_wants_text(name, !x->revisit_profile, status,
-					  index_text_mime(mime, head ? ex.mime_detected : ""));
+					  index_text_mime(mime, head ? ex.mime_detected : "",
+							  (int)s->j->cfg.parse_pdf));
 	o->text_series = k;
 	o->text_date_us = x->date_us;
 	snprintf(o->text_id, sizeof(o->text_id), "%s", warc_writer_last_id(w));

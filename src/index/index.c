@@ -206,7 +206,8 @@ static enum cr_err one_record(struct part_ix *x, const char *name,
 		return e;
 	if (!index_wants_text(name, !strcmp(type, "response"), status,
 			      index_text_mime(mime, head && !strcmp(type, "response") ?
-						    ex.mime_detected : "")))
+						    ex.mime_detected : "",
+					      (int)x->j->cfg.parse_pdf)))
 		return CR_OK;
 	return text_page_from_warc(x, rec, uri, date, head);
 }

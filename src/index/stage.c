@@ -236,7 +236,9 @@ int index_wants_text(const char *warc_name, int is_response, int status, const c
 	return name_parts(warc_name, &suffix) && !suffix[0];
 }
 
-const char *index_text_mime(const char *mime, const char *detected)
+const char *index_text_mime(const char *mime, const char *detected, int pdf)
 {
-	return !strcmp(detected, "application/pdf") ? detected : mime;
+	const char *m = !strcmp(detected, "application/pdf") ? detected : mime;
+
+	return !pdf && !strcasecmp(m, "application/pdf") ? "" : m;
 }

@@ -102,7 +102,8 @@ int index_stage_key(const char *warc_name, char *out, size_t cap);
 int index_wants_text(const char *warc_name, int is_response, int status, const char *mime);
 /* The type index_wants_text is asked: application/pdf when the payload's
  * bytes say so (detected: sniff.h's mime-detected, or ""), as parsing
- * reads it (doc_kind), else the Content-Type's mime. */
-const char *index_text_mime(const char *mime, const char *detected);
+ * reads it (doc_kind), else the Content-Type's mime; "" (no text wanted)
+ * for a PDF when PDFs are not read (pdf: parse.pdf). */
+const char *index_text_mime(const char *mime, const char *detected, int pdf);
 
 #endif

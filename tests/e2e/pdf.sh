@@ -195,4 +195,28 @@ for r in 0 1; do
 done
 grep -oE '(pdfs|pdf_failed|texts)=[0-9]+' "$SCRATCH/c.out" | sort | uniq -c | head -n 6
 
+# One PDF again, with the keys that keep PDFs from being read: over
+# parse.pdf_max_bytes it is fetched with pdf:too-large; with parse.pdf off
+# it is archived, not read - no text, and no parse failure either.
+echo "$BASE/sqlite.pdf" >"$SCRATCH/seeds1"
+for k in small off; do
+	case $k in
+	small) key=parse.pdf_max_bytes=1024 ;;
+	off) key=parse.pdf=false ;;
+	esac
+	timeout 120 "$MPICRAWL" crawl --dir "$SCRATCH/$k" --seeds "$SCRATCH/seeds1" --rounds 1 \
+		--set fetch.allow_private=true --set "dns.servers=127.0.0.1:$DNS_PORT" \
+		--set "tls.ca_file=$TLS_CA" --set crawl.max_depth=0 --set "$key" \
+		>"$SCRATCH/$k.out" 2>&1
+	"$MPICRAWL" readdb --dir "$SCRATCH/$k" --dump >"$SCRATCH/$k.db" 2>/dev/null
+done
+s_small=$(jq -r '"\(.status) \(.reason // "")"' "$SCRATCH/small.db")
+s_off=$(jq -r '"\(.status) \(.reason // "")"' "$SCRATCH/off.db")
+check "over parse.pdf_max_bytes: fetched, pdf:too-large ($s_small)" \
+	test "$s_small" = "fetched pdf:too-large"
+check "parse.pdf=false: fetched, no reason ($s_off), no WET text, no parse failure counted" \
+	eval '[ "$s_off" = "fetched " ] &&
+	[ "$(python3 "$PY" wet "$SCRATCH"/off/segments/*/text/*.warc.wet.gz | grep -c .)" -eq 0 ] &&
+	[ "$(jq -r ".counters.parse_failed // .parse_failed // 0" "$SCRATCH"/off/segments/00001/_SUCCESS.index)" = 0 ]'
+
 finish

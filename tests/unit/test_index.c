@@ -120,6 +120,13 @@ static void test_stage_names(void)
 				       cases[i].mime) == cases[i].text, "%s %d %s: text",
 		      cases[i].name, cases[i].status, cases[i].mime);
 	}
+	/* what a PDF is asked as, read or not (parse.pdf) */
+	CHECK_STR(index_text_mime("application/octet-stream", "application/pdf", 1),
+		  "application/pdf");
+	CHECK_STR(index_text_mime("text/html", "", 1), "text/html");
+	CHECK_STR(index_text_mime("application/pdf", "", 0), "");
+	CHECK_STR(index_text_mime("application/octet-stream", "application/pdf", 0), "");
+	CHECK_STR(index_text_mime("text/plain", "", 0), "text/plain");
 }
 
 static void test_stage_records(void)
