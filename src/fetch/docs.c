@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -72,6 +73,8 @@ static void *run(void *arg)
 enum cr_err docs_open(const struct job *j, struct docs **out)
 {
 	struct docs *d = calloc(1, sizeof(*d));
+	sigset_t all, old;
+	int rc;
 
 	*out = NULL;
 	if (!d)
@@ -83,7 +86,13 @@ enum cr_err docs_open(const struct job *j, struct docs **out)
 	}
 	pthread_mutex_init(&d->mu, NULL);
 	pthread_cond_init(&d->cv, NULL);
-	if (pthread_create(&d->thread, NULL, run, d) != 0) {
+	/* Signals go to the loop's thread, whose poll they cut short (the
+	 * worker is started with none blocked: pdfworker.c). */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&d->thread, NULL, run, d);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
 		close(d->pipe[0]);
 		close(d->pipe[1]);
 		pthread_mutex_destroy(&d->mu);
@@ -196,6 +205,22 @@ size_t docs_pending(const struct docs *d)
 	pthread_mutex_lock((pthread_mutex_t *)&d->mu);
 	n = d->pending;
 	pthread_mutex_unlock((pthread_mutex_t *)&d->mu);
+	return n;
+}
+
+size_t docs_cancel(struct docs *d)
+{
+	struct docs_page *p;
+	size_t n = 0;
+
+	pthread_mutex_lock(&d->mu);
+	while ((p = pop(&d->work, &d->work_tail)) != NULL) {
+		d->pending--;
+		d->bytes -= p->store.len;
+		docs_page_free(p);
+		n++;
+	}
+	pthread_mutex_unlock(&d->mu);
 	return n;
 }
 

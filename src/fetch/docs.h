@@ -67,6 +67,9 @@ void docs_submit(struct docs *d, struct docs_page *p);
 /* 1 when DOCS_PENDING pages, or DOCS_BYTES of theirs, are pending. */
 int docs_full(const struct docs *d);
 size_t docs_pending(const struct docs *d);
+/* Drops the pages not yet begun (freed, with no outcome: fetched again);
+ * returns how many. The one being read, and those done, stay. */
+size_t docs_cancel(struct docs *d);
 /* A descriptor readable while a page is done (for the loop's poll). */
 int docs_fd(const struct docs *d);
 /* A page whose PDF was read (the caller owns it), in the order they were

@@ -411,9 +411,20 @@ void fetch_docs_poll(struct fetcher *f, int wait)
 	struct fetch_record fr;
 
 	while (f->docs && (p = docs_next_done(f->docs, wait)) != NULL) {
+		struct host *h = p->it->origin->host;
+
+		if (f->failed) {   /* nothing more is written: fetched again */
+			f->c[FC_NOT_REACHED]++;
+			docs_page_free(p);
+			continue;
+		}
 		classify(f, p->it, &p->r, &oc, &fr);
 		page_finish(f, p->it, &p->r, &oc, &fr, &p->pdf);
 		docs_page_free(p);
+		/* Its links may have joined a host that had finished meanwhile:
+		 * it takes turns again (as a hand-off's host does). */
+		if (!f->stopping && !f->drain_until && h->next < h->n && !hosts_closed(h))
+			hosts_reopen(&f->hosts, h);
 	}
 }
 
@@ -656,9 +667,13 @@ void fetch_loop(struct fetcher *f)
 		progress_tick(&f->prog, f->c, &f->hosts, 0);
 		now = clock_mono_us();
 	}
-	/* Time limit, stop or failure: PDFs being read are waited for (at most
-	 * parse.pdf_timeout_s each); what is still open is abandoned and stays
-	 * due. Outcomes still held are judged. */
+	/* Time limit, stop or failure: of the PDFs read apart, those done are
+	 * finished, the one being read waited for (twice parse.pdf_timeout_s
+	 * at most), those waiting dropped - fetched again, as the URLs not
+	 * reached; what is still open is abandoned and stays due. Outcomes
+	 * still held are judged. */
+	if (f->docs)
+		f->c[FC_NOT_REACHED] += docs_cancel(f->docs);
 	fetch_docs_poll(f, 1);
 	http_abandon_all(f->http, on_abandon, f);
 	fetch_net_end(f);

@@ -322,7 +322,8 @@ int parse_doc(const struct job *j, const char *url, const char *mime, const char
 	if (k == DOC_HTML)
 		return parse_html(j, url, charset, head, hlen, body, blen, cut, page, flags, c,
 				  meta);
-	if (k == DOC_OTHER || (k == DOC_PDF && !j->cfg.parse_pdf)) {
+	/* A PDF without bytes (a 304's, a HEAD's) has nothing to read. */
+	if (k == DOC_OTHER || (k == DOC_PDF && (!j->cfg.parse_pdf || blen == 0))) {
 		c[PC_SKIPPED]++;
 		return 0;
 	}
@@ -353,8 +354,8 @@ int parse_wants_pdf(const struct job *j, const struct fetch_record *f,
 {
 	char mime[128];
 
-	if (!j->cfg.parse_pdf || !parse_wants_body(f) || f->rec.meta.kind == CRAWL_SITEMAP ||
-	    (f->rec.meta.kind == CRAWL_EMBED && is_css(f)))
+	if (!j->cfg.parse_pdf || !blen || !parse_wants_body(f) ||
+	    f->rec.meta.kind == CRAWL_SITEMAP || (f->rec.meta.kind == CRAWL_EMBED && is_css(f)))
 		return 0;
 	str0(mime, sizeof(mime), f->content_type, f->content_type_len);
 	return doc_kind(mime, body, blen) == DOC_PDF;

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -131,6 +132,13 @@ static enum cr_err get_text(struct buf_reader *r, size_t max, char **out)
 	return CR_OK;
 }
 
+/* A date a reply may say (seconds since the epoch): within +-3,000 years,
+ * so that its microseconds fit an int64. */
+static int date_ok(int64_t v)
+{
+	return v >= -(INT64_C(100000000000)) && v <= INT64_C(100000000000);
+}
+
 enum cr_err pdfworker_reply_unpack(const void *p, size_t n, const struct pdf_limits *lim,
 				   struct pdf_doc *d)
 {
@@ -145,7 +153,7 @@ enum cr_err pdfworker_reply_unpack(const void *p, size_t n, const struct pdf_lim
 	    buf_get_varint(&r, &pages) || pages > UINT32_MAX || buf_get_varint(&r, &read) ||
 	    read > pages || read > lim->max_pages || buf_get_svarint(&r, &d->created) ||
 	    buf_get_svarint(&r, &d->modified) || buf_get_str(&r, &s, &sn) ||
-	    sn >= sizeof(d->version))
+	    sn >= sizeof(d->version) || !date_ok(d->created) || !date_ok(d->modified))
 		return CR_ERR_FORMAT;
 	d->fate = (enum pdf_fate)fate;
 	d->encrypted = flags & 1;
@@ -322,6 +330,13 @@ int pdfworker_main(int argc, char **argv)
 	limit(RLIMIT_FSIZE, 0);
 	limit(RLIMIT_CORE, 0);
 	signal(SIGPIPE, SIG_IGN);
+	/* A job's signals are the rank's to act on (a stop, Slurm's warning):
+	 * the worker ends when the rank closes its socket, or is killed. */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGUSR1, SIG_IGN);
+	signal(SIGUSR2, SIG_IGN);
 	oom_ready(mem);
 	buf_init(&out);
 	while ((r = read_all(0, head, sizeof(head))) == 1) {
@@ -331,7 +346,7 @@ int pdfworker_main(int argc, char **argv)
 		if (pdfworker_request_unpack(head, sizeof(head), &q) != CR_OK)
 			return 3;
 		if (!(data = malloc(q.len ? (size_t)q.len : 1)) ||
-		    read_all(0, data, (size_t)q.len) != (q.len ? 1 : 0))
+		    read_all(0, data, (size_t)q.len) != 1)
 			return 3;
 		cpu_budget(q.timeout_s);
 		pdf_doc_init(&d);
@@ -383,8 +398,10 @@ static enum pdf_fate reap(int kill_it, int timed_out)
 	w.fd = -1;
 	if (!w.pid)
 		return PDF_CRASH;
-	if (kill_it)
-		kill(w.pid, SIGKILL);
+	/* One gone quiet (its socket closed) may still run: killed too, so the
+	 * wait cannot block (a dead one's status stays what it died of). */
+	(void)kill_it;
+	kill(w.pid, SIGKILL);
 	memset(&ru, 0, sizeof(ru));
 	do
 		r = wait4(w.pid, &st, 0, &ru);
@@ -396,7 +413,10 @@ static enum pdf_fate reap(int kill_it, int timed_out)
 	return pdfworker_death(st, timed_out, (uint64_t)ru.ru_maxrss * 1024, w.mem);
 }
 
-void pdfworker_stop(void)
+/* One caller at a time: the worker is one process, its socket one stream. */
+static pthread_mutex_t worker_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void stop_locked(void)
 {
 	pid_t r;
 
@@ -411,6 +431,13 @@ void pdfworker_stop(void)
 	w.pid = 0;
 }
 
+void pdfworker_stop(void)
+{
+	pthread_mutex_lock(&worker_mu);
+	stop_locked();
+	pthread_mutex_unlock(&worker_mu);
+}
+
 static void stop_at_exit(void)
 {
 	pdfworker_stop();
@@ -419,15 +446,18 @@ static void stop_at_exit(void)
 /* Starts a worker (the binary this process runs). 0 on success. */
 static int start(uint64_t mem)
 {
+	/* The binary this process runs, even if its file was replaced since */
+	static const char exe[] = "/proc/self/exe";
 	posix_spawn_file_actions_t fa;
-	char exe[PATH_MAX], memarg[32];
-	char *argv[] = { exe, (char *)PDFWORKER_COMMAND, memarg, NULL };
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	posix_spawnattr_t at;
+	char memarg[32];
+	char *argv[] = { (char *)exe, (char *)PDFWORKER_COMMAND, memarg, NULL };
+	static const int dflt_sigs[] = { SIGXCPU, SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGUSR1,
+					 SIGUSR2, SIGALRM, SIGCHLD, SIGABRT, SIGSEGV };
+	sigset_t none, dflt;
+	size_t i;
 	int sv[2], rc;
 
-	if (n <= 0)
-		return -1;
-	exe[n] = '\0';
 	snprintf(memarg, sizeof(memarg), "%llu", (unsigned long long)mem);
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
 		return -1;
@@ -435,7 +465,21 @@ static int start(uint64_t mem)
 	posix_spawn_file_actions_adddup2(&fa, sv[1], 0);
 	posix_spawn_file_actions_adddup2(&fa, sv[1], 1);
 	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	rc = posix_spawn(&w.pid, exe, &fa, NULL, argv, environ);
+	/* A process group of its own (a terminal's ^C is the job's), no
+	 * signal blocked (a thread that blocks them may start it: RLIMIT_CPU's
+	 * SIGXCPU must reach it) and every signal's default action. */
+	sigemptyset(&none);
+	sigemptyset(&dflt);
+	for (i = 0; i < sizeof(dflt_sigs) / sizeof(dflt_sigs[0]); i++)
+		sigaddset(&dflt, dflt_sigs[i]);
+	posix_spawnattr_init(&at);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+				      POSIX_SPAWN_SETSIGDEF);
+	posix_spawnattr_setpgroup(&at, 0);
+	posix_spawnattr_setsigmask(&at, &none);
+	posix_spawnattr_setsigdefault(&at, &dflt);
+	rc = posix_spawn(&w.pid, exe, &fa, &at, argv, environ);
+	posix_spawnattr_destroy(&at);
 	posix_spawn_file_actions_destroy(&fa);
 	close(sv[1]);
 	if (rc != 0) {
@@ -487,7 +531,7 @@ static int xfer_by(void *p, size_t n, int out, int64_t deadline)
 
 		if (r <= 0)
 			return r;
-		k = out ? send(w.fd, (char *)p + done, n - done, MSG_NOSIGNAL)
+		k = out ? send(w.fd, (char *)p + done, n - done, MSG_NOSIGNAL | MSG_DONTWAIT)
 			: recv(w.fd, (char *)p + done, n - done, 0);
 		if (k < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
@@ -498,8 +542,17 @@ static int xfer_by(void *p, size_t n, int out, int64_t deadline)
 	return 1;
 }
 
-void pdfworker_parse(const struct pdfworker_opts *o, const void *data, size_t len,
-		     struct pdf_doc *out)
+/* 1 if the worker sent more than its reply (or closed its socket): what
+ * it sends next would be taken for the next document's answer. */
+static int said_more(void)
+{
+	struct pollfd pf = { w.fd, POLLIN, 0 };
+
+	return poll(&pf, 1, 0) != 0;
+}
+
+static void parse_locked(const struct pdfworker_opts *o, const void *data, size_t len,
+			 struct pdf_doc *out)
 {
 	struct pdfworker_request q = { o->lim, o->timeout_s, len };
 	uint64_t mem = PDFWORKER_MEM_BASE + 8 * (uint64_t)o->max_bytes, blen;
@@ -513,7 +566,7 @@ void pdfworker_parse(const struct pdfworker_opts *o, const void *data, size_t le
 		return;
 	}
 	if (w.pid && w.mem != mem)
-		pdfworker_stop();   /* other limits: another worker */
+		stop_locked();   /* other limits: another worker */
 	if (!w.pid && start(mem) != 0) {
 		out->fate = PDF_NO_WORKER;
 		return;
@@ -538,8 +591,8 @@ void pdfworker_parse(const struct pdfworker_opts *o, const void *data, size_t le
 		r = -2;
 	buf_release(&b);
 	if (r == 1) {
-		if (out->fate == PDF_MEMORY)
-			reap(1, 0);   /* it answered from its abort: it is dying */
+		if (out->fate == PDF_MEMORY || said_more())
+			reap(1, 0);   /* dying (it answered from its abort), or astray */
 		return;
 	}
 	/* Timed out (0), gone (-1: died, its fate from its status), or
@@ -549,4 +602,12 @@ void pdfworker_parse(const struct pdfworker_opts *o, const void *data, size_t le
 	out->fate = reap(r != -1, r == 0);
 	if (r == -2)
 		out->fate = PDF_CRASH;
+}
+
+void pdfworker_parse(const struct pdfworker_opts *o, const void *data, size_t len,
+		     struct pdf_doc *out)
+{
+	pthread_mutex_lock(&worker_mu);
+	parse_locked(o, data, len, out);
+	pthread_mutex_unlock(&worker_mu);
 }

@@ -143,6 +143,21 @@ for t in "$BASE/target1.html|Target one, absolute" "$BASE/docs/target2.html|Targ
 		eval 'grep -qxF "$BASE/links.pdf	$t	$a" "$SCRATCH/links" &&
 		[ "$(status_of "$t")" = "fetched " ]'
 done
+# ... in the round that read links.pdf: the host's queue had ended before
+# its answer came (the PDF read apart, fetch/docs.h), and takes turns again.
+seg_of() {
+	local d
+	for d in "$SCRATCH"/c/segments/*/; do
+		if zcat "$d"warc/*.warc.gz 2>/dev/null | tr -d '\r' | grep -qxF "WARC-Target-URI: $1"; then
+			basename "$d"
+			return
+		fi
+	done
+}
+check "links.pdf's targets fetched in its round ($(seg_of "$BASE/links.pdf"): $(seg_of "$BASE/target1.html") $(seg_of "$BASE/docs/target2.html"))" \
+	eval '[ -n "$(seg_of "$BASE/links.pdf")" ] &&
+	[ "$(seg_of "$BASE/target1.html")" = "$(seg_of "$BASE/links.pdf")" ] &&
+	[ "$(seg_of "$BASE/docs/target2.html")" = "$(seg_of "$BASE/links.pdf")" ]'
 check "links.pdf: title in its metadata and its WET record" \
 	eval 'meta_of "$BASE/links.pdf" | grep -qx "pdf-title: Links of the test" &&
 	text_of "$BASE/links.pdf" | head -n 1 | grep -qx "Links of the test"'

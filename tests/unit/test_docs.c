@@ -85,6 +85,24 @@ static void test_wants(const struct job *j)
 	fr.content_type = "application/pdf";
 	fr.content_type_len = 15;
 	CHECK(!parse_wants_pdf(j, &fr, (const unsigned char *)body, 10), "a 404 is read as none");
+	fr.rec.status = ST_FETCHED;
+	CHECK(!parse_wants_pdf(j, &fr, (const unsigned char *)body, 0), "no bytes (a 304's): none");
+}
+
+/* A PDF of no bytes is an answer, not a lost worker. */
+static void test_empty(void)
+{
+	struct pdfworker_opts o = { { 10, 10000, 10 }, 5, 1 << 20 };
+	uint64_t started0, lost0, started, lost;
+	struct pdf_doc d;
+
+	pdfworker_counts(&started0, &lost0);
+	pdf_doc_init(&d);
+	pdfworker_parse(&o, "", 0, &d);
+	pdfworker_counts(&started, &lost);
+	CHECK(d.fate == PDF_MALFORMED && lost == lost0, "an empty PDF: %s, %llu workers lost",
+	      pdf_fate_reason(d.fate), (unsigned long long)(lost - lost0));
+	pdf_doc_release(&d);
 }
 
 static void test_apart(const struct job *j)
@@ -144,6 +162,18 @@ static void test_apart(const struct job *j)
 		docs_page_free(p);
 		CHECK(!docs_full(d), "room again");
 	}
+	/* a stop drops what waits; the one being read stays */
+	pdfworker_stop();   /* the next worker is slow again */
+	for (i = 0; i < 5; i++)
+		docs_submit(d, page(20 + i));
+	usleep(200000);   /* the thread took the first */
+	n = (int)docs_cancel(d);
+	CHECK(n == 4 && docs_pending(d) == 1, "cancel: %d dropped, %zu pending", n,
+	      docs_pending(d));
+	p = docs_next_done(d, 1);
+	CHECK(p && number_of(p) == 20, "the one being read comes back: %d", p ? number_of(p) : -1);
+	docs_page_free(p);
+	CHECK(docs_next_done(d, 1) == NULL, "none else");
 	/* closing with pages pending reads them first, then frees them (a new,
 	 * slow, worker: the thread is idle, so it may be stopped here) */
 	pdfworker_stop();
@@ -164,6 +194,7 @@ int main(int argc, char **argv)
 	memset(&j, 0, sizeof(j));
 	config_defaults(&j.cfg);
 	test_wants(&j);
+	test_empty();
 	test_apart(&j);
 	TEST_DONE();
 }
