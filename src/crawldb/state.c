@@ -335,3 +335,39 @@ enum cr_err state_commit_version(const struct crawl_dir *d, int ver, const char 
 	}
 	return e;
 }
+
+/* 1 if name is a robots cache version's folder (NNNNN), into *v. */
+static int robots_version(const char *name, int *v)
+{
+	char *end;
+	long n = strtol(name, &end, 10);
+
+	if (strlen(name) != 5 || *end || n <= 0 || n > 99999)
+		return 0;
+	*v = (int)n;
+	return 1;
+}
+
+void state_prune_robots(const struct crawl_dir *d)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+	int newest = layout_robots_last(d), second = 0, v;
+	struct dirent *de;
+	DIR *dh;
+
+	layout_top(d->root, "robots", dir, sizeof(dir));
+	if (newest <= 0 || !(dh = opendir(dir)))
+		return;
+	while ((de = readdir(dh)) != NULL)
+		if (robots_version(de->d_name, &v) && v < newest && v > second)
+			second = v;
+	rewinddir(dh);
+	while ((de = readdir(dh)) != NULL) {
+		if (!robots_version(de->d_name, &v) || v >= second)
+			continue;
+		layout_robots_dir(d, v, path, sizeof(path));
+		if (fs_remove_tree(path) != CR_OK)
+			log_warn("crawl", "cannot remove the old robots.txt cache '%s'", path);
+	}
+	closedir(dh);
+}

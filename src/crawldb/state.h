@@ -127,6 +127,10 @@ void state_clean(const struct crawl_dir *d, const struct round_plan *p);
 void state_clean_subdirs(const struct crawl_dir *d, int seg, const char *const *subdirs);
 /* Removes CrawlDb version ver, not committed (CURRENT is older). */
 void state_clean_version(const struct crawl_dir *d, int ver);
+/* Removes the robots.txt cache's versions (robots/NNNNN/) but the two
+ * newest: each fetch writes a whole one, read by the next round's steps;
+ * the one before stays for a fetch redone (its own removed first). */
+void state_prune_robots(const struct crawl_dir *d);
 /* Removes the files a killed job left under temporary names (NAME.tmp.PID)
  * in crawldb/ and in the last segment. */
 void state_clean_tmp(const struct crawl_dir *d);

@@ -431,8 +431,10 @@ static int fetch_mark(struct job *j, int seg, uint64_t *c, uint64_t *pc, int64_t
 	/* The fetcher parsed as it went: the parse phase is complete. */
 	if (!rc && j->cfg.fetch_parse)
 		rc = mark_phase(j, seg, "parse", parse_counter_names, pc, PC_COUNT_, 0, NULL);
-	if (!rc && j->rank == 0)
+	if (!rc && j->rank == 0) {
 		fetch_log(seg, c, pc, j->cfg.fetch_parse, secs_since(t0));
+		state_prune_robots(&j->dir);
+	}
 	return rc;
 }
 

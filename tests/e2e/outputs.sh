@@ -25,6 +25,16 @@ check "crawl exits 0" run_ranks 2 crawl --dir "$C" --seeds "$SCRATCH/seeds" \
 	--set politeness.delay_ms=5 --set partition.count=4 --set index.wat=true \
 	>"$SCRATCH/out" 2>&1
 
+# The robots.txt cache keeps its two newest versions, whatever the rounds:
+# three rounds of a crawl that follows no link inside a round.
+check "a three-round crawl exits 0" run_ranks 2 crawl --dir "$SCRATCH/r3" \
+	--seeds "$SCRATCH/seeds" --rounds 3 --set fetch.allow_private=true \
+	--set "dns.servers=127.0.0.1:$DNS_PORT" --set politeness.delay_ms=5 \
+	--set partition.count=4 --set fetch.follow_max=0 >"$SCRATCH/r3.out" 2>&1
+nseg=$(ls -d "$SCRATCH"/r3/segments/[0-9]* | wc -l)
+check "robots/ keeps the newest 2 versions of $nseg rounds' ($(cd "$SCRATCH/r3/robots" && echo [0-9]*))" \
+	eval '[ "$nseg" -eq 3 ] && [ "$(cd "$SCRATCH/r3/robots" && echo [0-9]*)" = "00002 00003" ]'
+
 # Every output file of a segment is named as its WARC files are, by the
 # crawl's warc.prefix: two crawls' files never share a name (links/ and
 # pages/ were part-PPPPP for every crawl).

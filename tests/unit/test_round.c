@@ -106,6 +106,42 @@ static void reading(void)
 	CHECK(fs_remove_tree(root) == CR_OK, "cleanup");
 }
 
+/* The robots.txt cache keeps its two newest versions (with gaps: a fetch
+ * that wrote none). */
+static void robots_pruned(void)
+{
+	static const int have[] = { 1, 2, 3, 5, 8 };
+	char root[] = "/tmp/test_round.XXXXXX", path[PATH_MAX];
+	struct crawl_dir d;
+	size_t i;
+
+	CHECK(mkdtemp(root) != NULL, "scratch directory");
+	memset(&d, 0, sizeof(d));
+	snprintf(d.root, sizeof(d.root), "%s", root);
+	state_prune_robots(&d);   /* none: nothing to do */
+	for (i = 0; i < sizeof(have) / sizeof(have[0]); i++) {
+		layout_robots_part(&d, have[i], 0, path, sizeof(path));
+		*strrchr(path, '/') = '\0';
+		CHECK(fs_mkdirs(path) == CR_OK, "mkdir %s", path);
+		layout_robots_part(&d, have[i], 0, path, sizeof(path));
+		CHECK(test_spit(path, "x", 1) == 0, "a part of version %d", have[i]);
+	}
+	layout_top(root, "robots/notes", path, sizeof(path));
+	CHECK(test_spit(path, "x", 1) == 0, "a file not ours");
+	state_prune_robots(&d);
+	for (i = 0; i < sizeof(have) / sizeof(have[0]); i++) {
+		layout_robots_dir(&d, have[i], path, sizeof(path));
+		CHECK(fs_exists(path) == (have[i] >= 5), "version %d %s", have[i],
+		      have[i] >= 5 ? "kept" : "removed");
+	}
+	layout_top(root, "robots/notes", path, sizeof(path));
+	CHECK(fs_exists(path), "what is not a version is left alone");
+	state_prune_robots(&d);
+	layout_robots_dir(&d, 5, path, sizeof(path));
+	CHECK(fs_exists(path) && layout_robots_last(&d) == 8, "again: the two stay");
+	CHECK(fs_remove_tree(root) == CR_OK, "cleanup");
+}
+
 /* A member's raw value, looked into again: how report reads stats.json. */
 static void nested(void)
 {
@@ -242,6 +278,7 @@ int main(void)
 	steps();
 	decisions();
 	reading();
+	robots_pruned();
 	json();
 	TEST_DONE();
 }
