@@ -162,6 +162,8 @@ static char job_dir[PATH_MAX];
 /* Started by a launcher (mpirun, srun): a clean stop exits 0 (see
  * cli_job_end). */
 static int launched;
+/* This rank's scratch directory (job_tmpdir), removed at the job's end. */
+static char scratch[PATH_MAX];
 
 /* Rank 0 takes DIR/lock (ranks may run on several hosts: one holder per
  * job); every rank learns whether it got it. */
@@ -368,9 +370,10 @@ int cli_job_start(struct job *j, const struct cli_opts *o, int create)
 			 j->nranks, j->dir.partitions, j->dir.partitions);
 	e = job_tmpdir(j);
 	if (!comm_agree(e == CR_OK)) {
-		log_err("job", "cannot create scratch directory under '%s'", o->dir);
+		log_err("job", "cannot create scratch directory '%s'", j->tmpdir);
 		return 1;
 	}
+	snprintf(scratch, sizeof(scratch), "%s", j->tmpdir);
 	return 0;
 }
 
@@ -411,6 +414,7 @@ int cli_job_end(int code)
 
 	/* Every rank (they all get here) is done with the directory first. */
 	comm_barrier();
+	job_tmpdir_remove(scratch);
 	if (stop_path[0])
 		unlink(stop_path);   /* asked of this job: done */
 	if (job_dir[0])

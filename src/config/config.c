@@ -532,6 +532,9 @@ static const struct key keys[] = {
 	  "how often rank 0 prints the progress line (ms)"),
 	L("metrics.interval_s", metrics_interval_s, 0, 3600, "5",
 	  "how often rank 0 rewrites DIR/metrics.prom, Prometheus metrics (s); 0: never"),
+	S("storage.tmp_dir", tmp_dir, "",
+	  "node-local scratch for each rank's sort spills (\"\": $SLURM_TMPDIR, else $TMPDIR, "
+	  "else DIR/tmp on the crawl directory's filesystem)"),
 	S("metrics.path", metrics_path, "",
 	  "where metrics.prom is written instead of DIR/metrics.prom (a node_exporter "
 	  "textfile directory's NAME.prom)"),

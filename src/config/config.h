@@ -143,6 +143,8 @@ struct config {
 	long progress_ms;
 	long metrics_interval_s;   /* metrics.interval_s: DIR/metrics.prom; 0: none */
 	char metrics_path[512];    /* metrics.path: where instead; "": DIR/metrics.prom */
+	char tmp_dir[512];         /* storage.tmp_dir: node-local scratch; "": the
+				      environment's (job.h) */
 	int partitions_set;   /* partition.count was given explicitly */
 	int dedup_signature_set;   /* dedup.signature was given explicitly */
 	int partition_by_set;      /* partition.by was given explicitly */

@@ -36,14 +36,25 @@ struct job {
 	 * conditions of a refetch: their links are wanted (a 304 has none) -
 	 * set for a fetch whose generate took pages for a scope's refusals. */
 	int64_t whole_before_us;
-	char tmpdir[PATH_MAX];   /* DIR/tmp/rNNNN, created by job_tmpdir */
+	char tmpdir[PATH_MAX];   /* this rank's scratch, created by job_tmpdir */
 };
 
 /* The round's span per host (ms; 0: none): round_ms, or fetch.time_limit_s
  * when that is shorter. */
 int64_t job_round_span_ms(const struct job *j);
 
-/* Creates (empty) this rank's scratch directory under the crawl directory. */
+/*
+ * Creates (empty) this rank's scratch directory: where the sorts spill
+ * (store/xsort.h) and a phase keeps what it reads back - files of one rank
+ * and one phase, never read by another rank or a later job. A shared
+ * filesystem pays for every such file, so it goes to node-local scratch
+ * when the node says where that is: storage.tmp_dir, else $SLURM_TMPDIR,
+ * else $TMPDIR - as BASE/mpicrawl-HASH/rNNNN, HASH naming the crawl
+ * directory; else DIR/tmp/rNNNN, as before there was a choice.
+ */
 CR_WUR enum cr_err job_tmpdir(struct job *j);
+/* Removes what job_tmpdir made of this rank's (its crawl's folder too, in
+ * node-local scratch, once empty): at the job's end. */
+void job_tmpdir_remove(const char *tmpdir);
 
 #endif
