@@ -22,7 +22,8 @@
  *   segments/NNNNN/progress/rRRRR     live progress of rank RRRR (status/progfile.h)
  *   segments/NNNNN/_SUCCESS.<phase>   a phase of the round is complete
  *   segments/NNNNN/stats.json         every phase's counters
- *   tmp/rRRRR/                        scratch of rank RRRR (sort runs)
+ *   tmp/rRRRR/                        scratch of rank RRRR (sort runs), when no
+ *                                     node-local one is named (job.h)
  *   report.html                       `mpicrawl report`
  *
  * Every path of the crawl directory is spelled here and nowhere else.
