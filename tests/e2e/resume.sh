@@ -24,8 +24,9 @@
 # under test is build/bin/mpicrawl-test, bin/mpicrawl with the kill hook of
 # tests/hooks/kill.c, which the crawler itself does not contain. The trials
 # are seeded: RESUME_SEED=N replays a run, RESUME_TRIALS=N changes their
-# number (10 by default: every phase killed twice, on 1, 2 and 4 ranks; a
-# run is seeded afresh, so runs cover other points).
+# number (8 by default: every phase killed, inject, generate and fetch
+# twice, on 1, 2 and 4 ranks; 10 kill each twice; a run is seeded afresh,
+# so runs cover other points).
 # Also: the directory lock (a second job is refused, naming the holder;
 # `mpicrawl unlock` refuses a live holder and clears a stale one) and an
 # external SIGTERM of a running crawl (exit 75, lock released).
@@ -36,7 +37,7 @@ MPICRAWL=$ROOT/build/bin/mpicrawl-test
 HOSTS=20
 PAGES=20
 DELAY=10
-TRIALS=${RESUME_TRIALS:-10}
+TRIALS=${RESUME_TRIALS:-8}
 SEED=${RESUME_SEED:-$(( $(date +%s) % 100000 ))}
 echo "seed: $SEED (replay with RESUME_SEED=$SEED $0)"
 RANDOM=$SEED
