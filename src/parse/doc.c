@@ -27,7 +27,6 @@ enum doc_kind doc_kind(const char *mime, const void *body, size_t blen)
  * text are set. */
 static void finish(struct html_page *p)
 {
-	struct buf all;
 	uint32_t i;
 
 	p->nlines = 0;
@@ -39,12 +38,7 @@ static void finish(struct html_page *p)
 	if (p->nlines && !(p->boiler = calloc(p->nlines, 1)))
 		abort();
 	p->text_digest = XXH3_64bits(p->text.p, p->text.len);
-	buf_init(&all);
-	buf_add(&all, p->title.p, p->title.len);
-	buf_addc(&all, '\n');
-	buf_add(&all, p->text.p, p->text.len);
-	lang_detect((const char *)all.p, all.len, &p->lang);
-	buf_release(&all);
+	html_page_languages(p);
 	buf_cstr(&p->title);
 	buf_cstr(&p->text);
 }

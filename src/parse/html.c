@@ -724,8 +724,7 @@ static void resolve_links(struct walk *w)
 	resolve_embeds(w, base);
 }
 
-/* The languages of the title and text, read together (lang.h). */
-static void detect_languages(struct html_page *p)
+void html_page_languages(struct html_page *p)
 {
 	struct buf all;
 
@@ -806,7 +805,7 @@ static void walk_finish(struct walk *w)
 		abort();
 	boiler_classify((const struct boiler_line *)w->lines.p, out->nlines, out->boiler);
 	buf_release(&w->lines);
-	detect_languages(out);
+	html_page_languages(out);
 	buf_release(&w->raw);
 	buf_release(&w->anchors);
 	buf_release(&w->cur);

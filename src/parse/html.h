@@ -92,6 +92,9 @@ CR_WUR enum cr_err html_extract_meta(const void *body, size_t len, const char *c
 void html_page_release(struct html_page *p);
 /* Drops every link (and its anchor text) after the first n. */
 void html_page_keep_links(struct html_page *p, uint32_t n);
+/* p->lang from its title and text, read together (lang.h): what an HTML
+ * page gets, and a PDF's or a plain text's (doc.h). */
+void html_page_languages(struct html_page *p);
 /* What near-duplicate detection reads of a page: its title, a space and its
  * text, appended to out. */
 void html_page_text(const struct html_page *p, struct buf *out);
