@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Shape checks of src/ that grep cannot do well (called by scripts/lint.sh).
 
-- No function longer than FUNC_MAX lines: a body runs from '{' at column 0
-  to '}' at column 0, the style every file here is written in.
+- No function longer than FUNC_MAX lines: from the first line of its
+  signature to its '}' at column 0, the style every file here is written in.
 - Each third-party library is included by exactly one file of src/ (its
   wrapper), as LIB_HOMES lists; a library wrapped by one file is upgraded or
   stubbed there alone.
@@ -70,10 +70,12 @@ def sources():
 
 
 def check_functions(path, lines):
-    start, name, prev = None, '', ''
+    # A function runs from the first line of its signature (at column 0)
+    # to its '}' at column 0.
+    start, name, prev, head = None, '', '', 0
     for i, line in enumerate(lines, 1):
         if line.startswith('{'):
-            start, name = i, prev
+            start, name = head, prev
         elif line.startswith('}') and start is not None:
             n = i - start + 1
             if n > FUNC_MAX:
@@ -82,6 +84,8 @@ def check_functions(path, lines):
                        % (m.group(1) if m else '?', n, FUNC_MAX))
             start = None
         if re.match(r'[A-Za-z_]', line):
+            if not re.match(r'[A-Za-z_]', lines[i - 2] if i > 1 else ''):
+                head = i
             prev = line
 
 

@@ -220,9 +220,47 @@ static enum cr_err file_band(struct dd *d, const unsigned char *r, size_t n)
 
 /* ---- step 1: signatures of the round, band entries out ------------------- */
 
+/* A page of partition p signed this round: its signature record into x
+ * (sorted by id), its band entries posted to their owners. sig: room for
+ * d->H values. */
+static enum cr_err read_page(struct dd *d, uint32_t p, const struct parse_record *pr,
+			     uint32_t *sig, struct xsort *x)
+{
+	unsigned char h[SIG_HEAD];
+	uint64_t id = dedup_id(pr->url, pr->url_len);
+	enum cr_err e;
+	uint32_t i, b;
+
+	for (i = 0; i < d->H; i++)
+		sig[i] = parse_record_sig(pr, i);
+	be_put(h, id, 8);
+	be_put(h + 8, (uint64_t)d->seg, 4);
+	h[12] = 1;
+	be_put(h + 13, pr->text_digest, 8);
+	be_put(h + 21, d->H, 2);
+	d->rec.len = 0;
+	buf_add(&d->rec, h, SIG_HEAD);
+	buf_add(&d->rec, pr->sig_bytes, (size_t)d->H * 4);
+	buf_add(&d->rec, pr->url, pr->url_len);
+	e = xsort_add(x, d->rec.p, d->rec.len);
+	for (b = 0; !e && b < d->B; b++) {
+		unsigned char be[BAND_LEN];
+		uint64_t key = minhash_band_key(sig, b, d->R);
+
+		be_put(be, key, 8);
+		be_put(be + 8, (uint64_t)d->seg, 4);
+		be_put(be + 12, id, 8);
+		be_put(be + 20, p, 4);
+		e = post(d, owner(d, (uint32_t)(key % d->P)), be, BAND_LEN);
+		d->c[DC_BANDS]++;
+	}
+	d->c[DC_PAGES]++;
+	return e;
+}
+
 static enum cr_err read_round(struct dd *d)
 {
-	uint32_t p, b;
+	uint32_t p;
 	uint32_t *sig = malloc(sizeof(uint32_t) * d->H);
 	enum cr_err e = sig ? CR_OK : CR_ERR_NOMEM;
 
@@ -245,42 +283,14 @@ static enum cr_err read_round(struct dd *d)
 		e = xsort_new(d->j->tmpdir, d->budget, cmp_bytes, &x);
 		while (!e && (e = recfile_reader_next(r, &data, &n)) == CR_OK) {
 			struct parse_record pr;
-			unsigned char h[SIG_HEAD];
-			uint64_t id;
-			uint32_t i;
 
 			e = parse_record_unpack(data, n, &pr);
 			if (e) {
 				log_err("dedup", "damaged record in '%s'", path);
 				break;
 			}
-			if (pr.nsig != d->H)
-				continue;   /* no text, or signed with other settings */
-			for (i = 0; i < d->H; i++)
-				sig[i] = parse_record_sig(&pr, i);
-			id = dedup_id(pr.url, pr.url_len);
-			be_put(h, id, 8);
-			be_put(h + 8, (uint64_t)d->seg, 4);
-			h[12] = 1;
-			be_put(h + 13, pr.text_digest, 8);
-			be_put(h + 21, d->H, 2);
-			d->rec.len = 0;
-			buf_add(&d->rec, h, SIG_HEAD);
-			buf_add(&d->rec, pr.sig_bytes, (size_t)d->H * 4);
-			buf_add(&d->rec, pr.url, pr.url_len);
-			e = xsort_add(x, d->rec.p, d->rec.len);
-			for (b = 0; !e && b < d->B; b++) {
-				unsigned char be[BAND_LEN];
-				uint64_t key = minhash_band_key(sig, b, d->R);
-
-				be_put(be, key, 8);
-				be_put(be + 8, (uint64_t)d->seg, 4);
-				be_put(be + 12, id, 8);
-				be_put(be + 20, p, 4);
-				e = post(d, owner(d, (uint32_t)(key % d->P)), be, BAND_LEN);
-				d->c[DC_BANDS]++;
-			}
-			d->c[DC_PAGES]++;
+			if (pr.nsig == d->H)   /* else no text, or signed with other settings */
+				e = read_page(d, p, &pr, sig, x);
 		}
 		if (e == CR_EOF)
 			e = CR_OK;

@@ -454,6 +454,46 @@ static int operator_blocks(const struct host_rules *r, const char *url, size_t l
 	       s.block;
 }
 
+/* What verdict v of in (its record rec) counts in st and writes to the
+ * decision log (x->dlog, if any); *drop: the record is not written. */
+static enum cr_err note_decision(enum merge_verdict v, const struct merge_in *in,
+				 const struct crawl_record *rec, const struct merge_extra *x,
+				 struct merge_stats *st, int *drop)
+{
+	struct decisions *dlog = x ? x->dlog : NULL;
+	const struct link_record *l = in->link;
+
+	*drop = v == MERGE_REFUSED || v == MERGE_TOO_DEEP;
+	switch (v) {
+	case MERGE_REFUSED:
+		return dlog && l ? decisions_add(dlog, "sitemap:cross-host", l->url, l->url_len,
+						 l->from, l->from_len) : CR_OK;
+	case MERGE_TOO_DEEP:
+		st->too_deep++;
+		return dlog ? decisions_add(dlog, "depth", l->url, l->url_len, l->from,
+					    l->from_len) : CR_OK;
+	case MERGE_TRAP:
+		st->traps++;
+		st->added++;
+		return dlog ? decisions_add(dlog, rec->reason, rec->url, rec->url_len, l->from,
+					    l->from_len) : CR_OK;
+	case MERGE_ADDED:
+		st->added++;
+		return dlog && x->rules && l && rec->status != ST_TRAP &&
+		       operator_blocks(x->rules, rec->url, rec->url_len)
+		       ? decisions_add(dlog, "operator", rec->url, rec->url_len, l->from,
+				       l->from_len) : CR_OK;
+	case MERGE_UPDATED:
+		st->updated++;
+		return dlog && merge_refusal(rec) ? decisions_add(dlog, merge_refusal(rec),
+								rec->url, rec->url_len, "", 0)
+						  : CR_OK;
+	case MERGE_KEPT:
+		break;
+	}
+	return CR_OK;
+}
+
 /* Merges the streams into w. */
 static enum cr_err merge_streams(struct merge_streams *m, struct recfile_writer *w,
 				 const struct config *cfg, struct merge_stats *st,
@@ -461,12 +501,12 @@ static enum cr_err merge_streams(struct merge_streams *m, struct recfile_writer 
 				 struct trap_state *trap)
 {
 	const struct dedup_result *dups = x ? x->dups : NULL;
-	struct decisions *dlog = x ? x->dlog : NULL;
 	struct trap_query q = { trap, cfg };
 	struct buf out, origin;
 	struct merge_in in;
 	struct crawl_record rec;
 	enum cr_err e;
+	int drop;
 
 	buf_init(&out);
 	buf_init(&origin);
@@ -480,48 +520,11 @@ static enum cr_err merge_streams(struct merge_streams *m, struct recfile_writer 
 		st->cross_refused += in.link_refused;
 		if (x && x->seeds && in.old)
 			in.cash = 0;
-		switch (merge_decide(&in, cfg, &rec)) {
-		case MERGE_REFUSED:
-			if (dlog && in.link)
-				e = decisions_add(dlog, "sitemap:cross-host", in.link->url,
-						  in.link->url_len, in.link->from,
-						  in.link->from_len);
-			if (e)
-				break;
-			continue;
-		case MERGE_TOO_DEEP:
-			st->too_deep++;
-			if (dlog)
-				e = decisions_add(dlog, "depth", in.link->url, in.link->url_len,
-						  in.link->from, in.link->from_len);
-			if (e)
-				break;
-			continue;
-		case MERGE_TRAP:
-			st->traps++;
-			if (dlog)
-				e = decisions_add(dlog, rec.reason, rec.url, rec.url_len,
-						  in.link->from, in.link->from_len);
-			/* fall through */
-		case MERGE_ADDED:
-			st->added++;
-			if (dlog && x->rules && in.link && rec.status != ST_TRAP &&
-			    operator_blocks(x->rules, rec.url,
-									  rec.url_len))
-				e = decisions_add(dlog, "operator", rec.url, rec.url_len,
-						  in.link->from, in.link->from_len);
-			break;
-		case MERGE_UPDATED:
-			st->updated++;
-			if (dlog && merge_refusal(&rec))
-				e = decisions_add(dlog, merge_refusal(&rec), rec.url, rec.url_len,
-						  "", 0);
-			break;
-		case MERGE_KEPT:
-			break;
-		}
+		e = note_decision(merge_decide(&in, cfg, &rec), &in, &rec, x, st, &drop);
 		if (e)
 			break;
+		if (drop)
+			continue;
 		trap_note(trap, rec.url, rec.url_len);
 		out.len = 0;
 		crawl_record_pack(&rec, &out);
