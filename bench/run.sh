@@ -44,7 +44,7 @@
 # commit's build - interleaved with the others, for a before/after),
 # BENCH_A_PAGE_SIZES="0 25000" (A runs once per simweb --page-bytes value),
 # BENCH_B_HOSTS=100000, BENCH_B_PATHS=100, BENCH_B_LINKS=10,
-# BENCH_B_BUDGET_MB=256, BENCH_B_PARTITIONS=64, BENCH_B_MAX_PER_HOST=0,
+# BENCH_B_BUDGET_MB=256, BENCH_B_PARTITIONS=64, BENCH_B_MAX_PER_HOST=0, BENCH_B_STEP_S=600,
 # BENCH_C_HOSTS=100, BENCH_C_PAGES=30, BENCH_C_SCRAPY=1, BENCH_C_EFFICIENCY=0.95,
 # BENCH_E_HOSTS=100, BENCH_E_PAGES=200, BENCH_E_SHARE=5, BENCH_E_ROUNDS=9, BENCH_E_FLOOR=1.3,
 # BENCH_F_HOSTS=20, BENCH_F_PAGES=50, BENCH_F_BUDGET=100, BENCH_F_DAYS=90, BENCH_F_FROM=30,
@@ -75,6 +75,7 @@ B_LINKS=${BENCH_B_LINKS:-10}
 B_BUDGET=${BENCH_B_BUDGET_MB:-256}
 B_PARTS=${BENCH_B_PARTITIONS:-64}
 B_MAX_PER_HOST=${BENCH_B_MAX_PER_HOST:-0}
+B_STEP_S=${BENCH_B_STEP_S:-600}
 DEADLINE_S=${BENCH_DEADLINE_S:-1500}
 
 # OpenMPI as the tests run it (tests/e2e/lib.sh): root allowed, loopback only.
@@ -151,7 +152,7 @@ trap 'say "interrupted"; exit 130' INT TERM
 
 is_uint() { [[ $1 =~ ^[0-9]+$ ]]; }
 for v in A_HOSTS A_PAGES A_IN_FLIGHT A_THREADS A_RUNS B_HOSTS B_PATHS B_LINKS B_BUDGET B_PARTS \
-	B_MAX_PER_HOST DEADLINE_S; do
+	B_MAX_PER_HOST B_STEP_S DEADLINE_S; do
 	is_uint "${!v}" || die "$v='${!v}' is not a number"
 done
 case $ONLY in "" | A | B | C | D | E | F | G) ;; *) die "BENCH_ONLY must be A, B, C, D, E, F or G" ;; esac
@@ -190,7 +191,7 @@ step_timeout() {
 
 # The numbers /usr/bin/time wrote (the last line; a failed command adds one before).
 # Prints "wall user sys maxrss_kb", or nothing.
-time_of() { [ -s "$1" ] && tail -n 1 "$1" | awk 'NF == 4 { print }'; }
+time_of() { [ -s "$1" ] && tail -n 1 "$1" | awk 'NF >= 4 { print $1, $2, $3, $4 }'; }
 
 # mpi_timed NAME TIMEOUT mpicrawl-args...: runs mpicrawl on $RANKS ranks with
 # each rank under /usr/bin/time ($WORK/NAME.rank.R) and mpirun too
@@ -202,7 +203,7 @@ mpi_timed() {
 	rm -f "$WORK/$name".time "$WORK/$name".rank.*
 	bg_run "$TIME" -f '%e %U %S %M' -o "$WORK/$name.time" \
 		timeout -k 10 "$limit" mpirun --oversubscribe -n "$RANKS" \
-		bash -c 'exec "$1" -f "%e %U %S %M" -o "$0.${OMPI_COMM_WORLD_RANK:-0}" "${@:2}"' \
+		bash -c 'exec "$1" -f "%e %U %S %M %O" -o "$0.${OMPI_COMM_WORLD_RANK:-0}" "${@:2}"' \
 		"$WORK/$name.rank" "$TIME" "$MPICRAWL" "$@" >"$WORK/$name.out" 2>&1
 }
 
@@ -226,6 +227,17 @@ rank_rss() {
 		RSS_STR+="${RSS_STR:+ / }$T_RSS_MB"
 		[ "$T_RSS_MB" -gt "$MAX_RSS_MB" ] && MAX_RSS_MB=$T_RSS_MB
 	done
+}
+
+# rank_written NAME: sets WRITTEN_MB, the bytes every rank of step NAME
+# wrote to the filesystem (getrusage's blocks out, 512 bytes each).
+rank_written() {
+	local r b=0 o
+	for ((r = 0; r < RANKS; r++)); do
+		o=$(tail -n 1 "$WORK/$1.rank.$r" 2>/dev/null | awk 'NF >= 5 { print $5 }')
+		b=$((b + ${o:-0}))
+	done
+	WRITTEN_MB=$((b * 512 / 1048576))
 }
 
 # commas N: 10000000 -> 10,000,000
@@ -787,8 +799,8 @@ bench_b() {
 	md ""
 	md "Seeds: http://hNNNNNN.bench.test/p/K.html, $B_HOSTS hosts x $B_PATHS paths. Settings: memory.budget_mb=$B_BUDGET, partition.count=$B_PARTS, generate.max_per_host=$B_MAX_PER_HOST and generate.round_s=0$([ "$B_MAX_PER_HOST" = 0 ] && echo " (no cap: the whole CrawlDb is due)"). The fetch and parse of the segment are synthetic (bench/mkseg.c, two processes, no network): every fetch list URL fetched with HTTP 200 and $B_LINKS outlinks, half to existing pages of other hosts, half to new /n/ pages of a neighbouring host (some found by several pages). Each mpicrawl step is its own mpirun; RSS is per rank and includes OpenMPI's own footprint."
 	md ""
-	md "| step | wall s | CPU s (all) | peak RSS MiB per rank | within ${B_BUDGET} MiB | records/s | result (rank 0's log line) |"
-	md "|---|---|---|---|---|---|---|"
+	md "| step | wall s | CPU s (all) | peak RSS MiB per rank | within ${B_BUDGET} MiB | records/s | written MiB | disk MiB after | result (rank 0's log line) |"
+	md "|---|---|---|---|---|---|---|---|---|"
 
 	say "B: writing $urls seed URLs"
 	awk -v H="$B_HOSTS" -v P="$B_PATHS" 'BEGIN {
@@ -803,10 +815,10 @@ bench_b() {
 	b_step() {
 		local name=$1 label=$2 wall cpu line rate
 		shift 2
-		lim=$(step_timeout 600)
+		lim=$(step_timeout "$B_STEP_S")
 		if [ "$lim" -lt 10 ]; then
 			say "B: $name skipped: the time budget (BENCH_DEADLINE_S=$DEADLINE_S) is spent"
-			md "| $label | skipped: time budget spent | | | | | |"
+			md "| $label | skipped: time budget spent | | | | | | | |"
 			FAILED=1
 			return 1
 		fi
@@ -814,7 +826,7 @@ bench_b() {
 		if ! mpi_timed "$name" "$lim" "$@"; then
 			say "B: $name failed or took longer than $lim s; the end of its output:"
 			tail -n 5 "$WORK/$name.out" >&3
-			md "| $label | failed (see the output above) | | | | | |"
+			md "| $label | failed (see the output above) | | | | | | | |"
 			FAILED=1
 			return 1
 		fi
@@ -832,7 +844,8 @@ bench_b() {
 		# The records the step moved: seeds read, URLs selected, links routed.
 		n=$(echo "$line" | sed -nE 's/^([0-9]+) seeds read.*/\1/p; s/^segment [0-9]+: ([0-9]+) URLs due.*/\1/p; s/^segment [0-9]+: ([0-9]+) links routed.*/\1/p')
 		rate=$(awk -v n="${n:-0}" -v w="$wall" 'BEGIN { printf "%.0f", (w > 0 ? n / w : 0) }')
-		md "| $name | $wall | $cpu | $rss | $verdict | $(commas "$rate") | $line |"
+		rank_written "$name"
+		md "| $name | $wall | $cpu | $rss | $verdict | $(commas "$rate") | $(commas "$WRITTEN_MB") | $(commas "$(du -sm "$dir" | awk '{ print $1 }')") | $line |"
 		say "B: $name: $wall s, CPU $cpu s, peak RSS $rss MiB"
 		B_RSS["$name"]=$MAX_RSS_MB
 		return 0
@@ -849,8 +862,8 @@ bench_b() {
 	# The synthetic fetch + parse: $RANKS processes, each a stripe of the partitions.
 	say "B: synthetic fetch + parse of segment 1 (bench/mkseg.c)"
 	local ok=1
-	bg_run "$TIME" -f '%e %U %S %M' -o "$WORK/mkseg.time" \
-		timeout -k 10 "$(step_timeout 300)" bash -c '
+	bg_run "$TIME" -f '%e %U %S %M %O' -o "$WORK/mkseg.time" \
+		timeout -k 10 "$(step_timeout "$B_STEP_S")" bash -c '
 		for ((s = 0; s < $2; s++)); do
 			"$1" parts "$3" 1 "$s" "$2" "$4" "$5" "$6" &
 		done
@@ -861,11 +874,11 @@ bench_b() {
 	if [ "$ok" = 1 ] && "$WORK/mkseg" mark "$dir" 1; then
 		read_time "$WORK/mkseg.time"
 		n=$(awk '/^mkseg: stripe/ { o += $4; l += $6 } END { printf "%d %d", o, l }' "$WORK/mkseg.out")
-		md "| fetch + parse (synthetic: bench/mkseg.c, $RANKS processes, not mpicrawl) | $T_WALL | $T_CPU | $T_RSS_MB (largest process) | - | - | $(commas "${n% *}") fetch outcomes, $(commas "${n#* }") links |"
+		md "| fetch + parse (synthetic: bench/mkseg.c, $RANKS processes, not mpicrawl) | $T_WALL | $T_CPU | $T_RSS_MB (largest process) | - | - | $(commas "$(($(tail -n 1 "$WORK/mkseg.time" | awk '{ print $5 + 0 }') * 512 / 1048576))") | $(commas "$(du -sm "$dir" | awk '{ print $1 }')") | $(commas "${n% *}") fetch outcomes, $(commas "${n#* }") links |"
 	else
 		say "B: bench/mkseg failed:"
 		tail -n 5 "$WORK/mkseg.out" >&3
-		md "| fetch + parse (synthetic) | failed | | | | | |"
+		md "| fetch + parse (synthetic) | failed | | | | | | | |"
 		FAILED=1
 		return
 	fi
