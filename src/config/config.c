@@ -535,6 +535,9 @@ static const struct key keys[] = {
 	S("storage.tmp_dir", tmp_dir, "",
 	  "node-local scratch for each rank's sort spills (\"\": $SLURM_TMPDIR, else $TMPDIR, "
 	  "else DIR/tmp on the crawl directory's filesystem)"),
+	B("storage.pack", storage_pack, "true",
+	  "a phase's per-partition files are gathered into a few files per rank at its end "
+	  "(false: one file per partition and round, as crawls before packs)"),
 	S("metrics.path", metrics_path, "",
 	  "where metrics.prom is written instead of DIR/metrics.prom (a node_exporter "
 	  "textfile directory's NAME.prom)"),

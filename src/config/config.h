@@ -145,6 +145,7 @@ struct config {
 	char metrics_path[512];    /* metrics.path: where instead; "": DIR/metrics.prom */
 	char tmp_dir[512];         /* storage.tmp_dir: node-local scratch; "": the
 				      environment's (job.h) */
+	int storage_pack;          /* storage.pack: per-partition files packed per rank */
 	int partitions_set;   /* partition.count was given explicitly */
 	int dedup_signature_set;   /* dedup.signature was given explicitly */
 	int partition_by_set;      /* partition.by was given explicitly */

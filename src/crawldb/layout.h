@@ -26,6 +26,11 @@
  *                                     node-local one is named (job.h)
  *   report.html                       `mpicrawl report`
  *
+ * The per-partition files of segments/ and robots/ (NAME-PPPPP.zst, the
+ * decision logs) are gathered per rank into packs at their phase's end
+ * (store/pack.h): a path here names a file that may live in a pack, and
+ * recfile.h's reader finds it there.
+ *
  * Every path of the crawl directory is spelled here and nowhere else.
  *
  * Partitions, not ranks, own data: partition = XXH3(host or registrable

@@ -1,4 +1,6 @@
 #include "crawldb/state.h"
+#include "store/pack.h"
+#include "util/clock.h"
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/json.h"
@@ -370,4 +372,55 @@ void state_prune_robots(const struct crawl_dir *d)
 			log_warn("crawl", "cannot remove the old robots.txt cache '%s'", path);
 	}
 	closedir(dh);
+}
+
+enum cr_err state_pack_segment(const struct crawl_dir *d, int seg,
+			       const struct state_packs *packs, const char *phase, int rank,
+			       int nranks)
+{
+	char dir[PATH_MAX];
+	enum cr_err e = CR_OK;
+	size_t i;
+
+	for (i = 0; !e && packs[i].phase; i++) {
+		if (strcmp(packs[i].phase, phase) != 0)
+			continue;
+		layout_segment_sub(d, seg, packs[i].folder, dir, sizeof(dir));
+		e = pack_gather(dir, packs[i].stem, packs[i].suffix, rank, nranks,
+				clock_now_us(), NULL);
+	}
+	return e;
+}
+
+enum cr_err state_pack_robots(const struct crawl_dir *d, int ver, int rank, int nranks)
+{
+	char dir[PATH_MAX];
+	enum cr_err e;
+
+	layout_robots_dir(d, ver, dir, sizeof(dir));
+	e = pack_gather(dir, "part", ".zst", rank, nranks, clock_now_us(), NULL);
+	if (!e)
+		e = pack_gather(dir, "early", ".zst", rank, nranks, clock_now_us(), NULL);
+	return e;
+}
+
+void state_prune_packs(const struct crawl_dir *d, int seg, const struct state_packs *packs,
+		       const char *phase, int ver)
+{
+	char dir[PATH_MAX];
+	size_t i;
+
+	for (i = 0; packs[i].phase; i++) {
+		if (strcmp(packs[i].phase, phase) != 0)
+			continue;
+		layout_segment_sub(d, seg, packs[i].folder, dir, sizeof(dir));
+		if (pack_prune(dir, packs[i].stem, packs[i].suffix) != CR_OK)
+			log_warn("crawl", "cannot prune the packs of '%s'", dir);
+	}
+	if (ver > 0) {
+		layout_robots_dir(d, ver, dir, sizeof(dir));
+		if (pack_prune(dir, "part", ".zst") != CR_OK ||
+		    pack_prune(dir, "early", ".zst") != CR_OK)
+			log_warn("crawl", "cannot prune the packs of '%s'", dir);
+	}
 }

@@ -139,6 +139,31 @@ void state_clean_tmp(const struct crawl_dir *d);
  * robots cache the fetch writes last is made from the answers they hold
  * (fetch/journal.h). */
 void state_forget_journals(const struct crawl_dir *d, int seg);
+
+/* ---- packs (store/pack.h) ---- */
+
+/* What a phase writes per partition into a folder of the segment: files
+ * STEM-PPPPP.SUFFIX (suffix with its dot). */
+struct state_packs {
+	const char *phase, *folder, *stem, *suffix;
+};
+
+/* Gathers the per-partition files this rank wrote in segment seg for phase
+ * (the entries of packs, ended by a NULL phase, whose phase it is) into a
+ * pack per folder and stem: a round leaves a few files per rank, not one
+ * per partition. After a phase's outputs are committed, before its mark;
+ * every rank its own (not collective). */
+CR_WUR enum cr_err state_pack_segment(const struct crawl_dir *d, int seg,
+				      const struct state_packs *packs, const char *phase,
+				      int rank, int nranks);
+/* The same for robots cache version ver (part- and early- files). */
+CR_WUR enum cr_err state_pack_robots(const struct crawl_dir *d, int ver, int rank, int nranks);
+/* Removes the packs of phase's folders (and of robots version ver, when not
+ * 0) that newer ones supersede: a phase redone on another rank count.
+ * Rank 0, after the phase's mark. */
+void state_prune_packs(const struct crawl_dir *d, int seg, const struct state_packs *packs,
+		       const char *phase, int ver);
+
 /* Commits CrawlDb version ver, made by origin ("inject\n" or "segment N\n"),
  * and drops version ver - 2. */
 CR_WUR enum cr_err state_commit_version(const struct crawl_dir *d, int ver,

@@ -630,7 +630,7 @@ enum cr_err journal_resume_part(const struct job *j, int seg, uint32_t p, int wi
 	have_journal = access(jpath, F_OK) == 0 || access(old, F_OK) == 0;
 	if (!e && have_journal) {
 		e = resume_journal(&c, jpath, keep, arg, &out->jn, &out->kept);
-	} else if (!e && access(fpath, F_OK) == 0 && (!with_parse || access(ppath, F_OK) == 0)) {
+	} else if (!e && recfile_exists(fpath) && (!with_parse || recfile_exists(ppath))) {
 		/* An attempt committed this partition, then the phase failed
 		 * elsewhere: its files are whole and stay as they are. */
 		from_parts = 1;

@@ -130,7 +130,7 @@ static enum cr_err load_part(struct pgraph *g, const char *path)
 	size_t n;
 	enum cr_err e;
 
-	if (!fs_exists(path))
+	if (!recfile_exists(path))
 		return CR_OK;
 	e = recfile_reader_open(path, REC_KIND_PARSE, &r);
 	while (!e && (e = recfile_reader_next(r, &data, &n)) == CR_OK) {

@@ -72,7 +72,7 @@ enum cr_err robots_cache_scan(const char *path, robots_cache_fn fn, void *arg)
 	struct robots_cache_entry c;
 	enum cr_err e;
 
-	if (!fs_exists(path))
+	if (!recfile_exists(path))
 		return CR_OK;
 	e = recfile_reader_open(path, REC_KIND_ROBOTS, &r);
 	if (e == CR_ERR_FORMAT) {

@@ -67,7 +67,7 @@ static enum cr_err read_whole(struct ck *c, const char *path, enum rec_kind kind
 	size_t n;
 	enum cr_err e;
 
-	if (!fs_exists(path))
+	if (!recfile_exists(path))
 		return CR_ERR_IO;
 	c->r->files++;
 	e = recfile_reader_open(path, kind, &r);

@@ -429,7 +429,7 @@ static enum cr_err each_outcome(const struct crawl_dir *d, int seg,
 
 	for (p = 0; p < d->partitions; p++) {
 		layout_segment_part(d, seg, "fetch", p, path, sizeof(path));
-		if (!fs_exists(path))
+		if (!recfile_exists(path))
 			continue;
 		if (recfile_reader_open(path, REC_KIND_FETCH, &r) != CR_OK)
 			return CR_ERR_FORMAT;
@@ -503,7 +503,7 @@ static enum cr_err mend_outcomes(struct mend *m, int seg, uint32_t p, struct hma
 	enum cr_err e;
 
 	layout_segment_part(m->d, seg, "fetch", p, path, sizeof(path));
-	if (!fs_exists(path))
+	if (!recfile_exists(path))
 		return CR_OK;
 	if (recfile_reader_open(path, REC_KIND_FETCH, &r) != CR_OK)
 		return CR_ERR_FORMAT;

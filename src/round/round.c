@@ -128,6 +128,48 @@ static int mark(struct job *j, int seg, const char *phase, struct buf *json)
 	return 0;
 }
 
+/* What a phase writes per partition into a segment folder: member files
+ * STEM-PPPPP.SUFFIX, gathered into packs at its end (store/pack.h). */
+static const struct state_packs phase_packs[] = {
+	{ "generate", "fetchlist", "part", ".zst" },
+	{ "generate", "denied", "part", ".zst" },
+	{ "generate", "decisions", "generate", ".jsonl.zst" },
+	{ "fetch", "fetch", "part", ".zst" },
+	{ "fetch", "parse", "part", ".zst" },
+	{ "parse", "parse", "part", ".zst" },
+	{ "update", "decisions", "update", ".jsonl.zst" },
+	{ NULL, NULL, NULL, NULL },
+};
+
+/* Gathers what phase wrote per partition into packs, this rank's (the
+ * phase's outputs committed), and the robots cache a fetch wrote. 0, or 1
+ * when a rank could not. Collective. */
+static int pack_outputs(struct job *j, int seg, const char *phase)
+{
+	enum cr_err e;
+
+	if (!j->cfg.storage_pack)
+		return 0;
+	e = state_pack_segment(&j->dir, seg, phase_packs, phase, j->rank, j->nranks);
+
+	if (!e && strcmp(phase, "fetch") == 0)
+		e = state_pack_robots(&j->dir, seg, j->rank, j->nranks);
+	if (!comm_agree(e == CR_OK)) {
+		log_user("%s of segment %d: its files could not be packed", phase, seg);
+		return 1;
+	}
+	return 0;
+}
+
+/* After phase's mark (rank 0): packs an earlier attempt wrote that the
+ * new ones supersede are removed. */
+static void prune_packs(const struct job *j, int seg, const char *phase)
+{
+	if (j->rank == 0)
+		state_prune_packs(&j->dir, seg, phase_packs, phase,
+				  strcmp(phase, "fetch") == 0 ? seg : 0);
+}
+
 /* Sums a phase's counters over ranks and marks it done with them; extra:
  * JSON members to add (",\"name\":value..."), or NULL. Collective. */
 static int mark_phase(struct job *j, int seg, const char *phase, const char *const *names,
@@ -136,10 +178,14 @@ static int mark_phase(struct job *j, int seg, const char *phase, const char *con
 	struct buf json;
 	int rc;
 
+	if (pack_outputs(j, seg, phase))
+		return 1;
 	buf_init(&json);
 	phase_json(j, names, c, n, secs, extra, &json);
 	rc = mark(j, seg, phase, &json);
 	buf_release(&json);
+	if (!rc)
+		prune_packs(j, seg, phase);
 	return rc;
 }
 
@@ -622,6 +668,8 @@ int round_update(struct job *j, int seg)
 	case ROUND_MARK_UPDATE:
 		/* A previous run committed the CrawlDb and stopped before
 		 * marking the phase: only the mark is missing. */
+		if (pack_outputs(j, seg, "update"))
+			return 1;
 		buf_init(&json);
 		buf_adds(&json, "{\"resumed\":true}\n");
 		rc = mark(j, seg, "update", &json);

@@ -1,4 +1,5 @@
 #include "scope/decisions.h"
+#include "store/pack.h"
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/json.h"
@@ -42,19 +43,19 @@ void decisions_abort(struct decisions **wp)
 	*wp = NULL;
 }
 
-size_t decisions_keep_held(const struct crawl_dir *d, int from, int to)
+/* Moves the files of src named "generate" + rest (loose: "-PPPPP.jsonl.zst",
+ * packed: ".T-rR-nN.pack") to dst as "held" + rest; how many moved. */
+static size_t move_held(const char *src, const char *dst, const char *prefix,
+			const char *suffix)
 {
-	char src[PATH_MAX], dst[PATH_MAX], a[PATH_MAX + 64], b[PATH_MAX + 64];
+	char a[PATH_MAX + 64], b[PATH_MAX + 64];
 	size_t n, i, todo, moved = 0;
-	char **v;
+	char **v = fs_list(src, prefix, suffix, &n);
 
-	layout_segment_sub(d, from, "decisions", src, sizeof(src));
-	layout_segment_sub(d, to, "decisions", dst, sizeof(dst));
-	v = fs_list(src, "generate-", ".jsonl.zst", &n);
 	todo = n && fs_mkdirs(dst) == CR_OK ? n : 0;
 	for (i = 0; i < todo; i++) {
 		snprintf(a, sizeof(a), "%s/%s", src, v[i]);
-		snprintf(b, sizeof(b), "%s/held-%s", dst, v[i] + strlen("generate-"));
+		snprintf(b, sizeof(b), "%s/held%s", dst, v[i] + strlen("generate"));
 		if (rename(a, b) == 0)
 			moved++;
 		else
@@ -63,6 +64,16 @@ size_t decisions_keep_held(const struct crawl_dir *d, int from, int to)
 	}
 	fs_list_free(v, n);
 	return moved;
+}
+
+size_t decisions_keep_held(const struct crawl_dir *d, int from, int to)
+{
+	char src[PATH_MAX], dst[PATH_MAX];
+
+	layout_segment_sub(d, from, "decisions", src, sizeof(src));
+	layout_segment_sub(d, to, "decisions", dst, sizeof(dst));
+	return move_held(src, dst, "generate-", ".jsonl.zst") +
+	       move_held(src, dst, "generate.", ".pack");
 }
 
 enum cr_err decisions_open(const struct crawl_dir *d, int seg, const char *phase, uint32_t p,
@@ -210,8 +221,10 @@ void decisions_abort_owned(const struct crawl_dir *d, struct decisions ***ws)
 	*ws = NULL;
 }
 
-/* Decompresses one file to out, counting its lines. */
-static enum cr_err print_file(const char *path, FILE *out, uint64_t *lines)
+/* Decompresses the bytes [off, off + len) of path (len UINT64_MAX: to its
+ * end) to out, counting its lines; name is what messages call it. */
+static enum cr_err print_range(const char *path, const char *name, uint64_t off,
+			       uint64_t len, FILE *out, uint64_t *lines)
 {
 	FILE *fp = fopen(path, "rb");
 	ZSTD_DCtx *dctx = ZSTD_createDCtx();
@@ -219,9 +232,12 @@ static enum cr_err print_file(const char *path, FILE *out, uint64_t *lines)
 	char *ib = malloc(icap), *ob = malloc(ocap);
 	enum cr_err e = fp && dctx && ib && ob ? CR_OK : CR_ERR_IO;
 
-	while (!e && (n = fread(ib, 1, icap, fp)) > 0) {
+	if (!e && fseeko(fp, (off_t)off, SEEK_SET) != 0)
+		e = CR_ERR_IO;
+	while (!e && len > 0 && (n = fread(ib, 1, len < icap ? (size_t)len : icap, fp)) > 0) {
 		ZSTD_inBuffer in = { ib, n, 0 };
 
+		len -= n;
 		while (!e && in.pos < in.size) {
 			ZSTD_outBuffer o = { ob, ocap, 0 };
 			size_t k;
@@ -235,12 +251,12 @@ static enum cr_err print_file(const char *path, FILE *out, uint64_t *lines)
 				e = CR_ERR_IO;
 		}
 	}
-	if (!e && (rem != 0 || (fp && ferror(fp))))
+	if (!e && (rem != 0 || (fp && ferror(fp)) || (len > 0 && len != UINT64_MAX)))
 		e = CR_ERR_FORMAT;   /* cut short */
 	if (e == CR_ERR_FORMAT)
-		log_err("decisions", "damaged decision log '%s'", path);
+		log_err("decisions", "damaged decision log '%s'", name);
 	else if (e)
-		log_err("decisions", "cannot read '%s'", path);
+		log_err("decisions", "cannot read '%s'", name);
 	if (fp)
 		fclose(fp);
 	ZSTD_freeDCtx(dctx);
@@ -249,29 +265,61 @@ static enum cr_err print_file(const char *path, FILE *out, uint64_t *lines)
 	return e;
 }
 
+/* Where PHASE-PPPPP's log of segment seg is: loose (path, off 0, its
+ * length) or in a pack: 1; 0 when nowhere; -1 when a pack that may hold it
+ * is damaged (logged). name gets what to call it. */
+static int locate(const struct crawl_dir *d, int seg, const char *phase, uint32_t p,
+		  struct pack_member *m, char *name, size_t cap)
+{
+	char file[64], dir[PATH_MAX];
+	struct stat st;
+
+	snprintf(file, sizeof(file), "%s-%05u.jsonl.zst", phase, (unsigned)p);
+	layout_segment_file(d, seg, "decisions", file, m->path, sizeof(m->path));
+	snprintf(name, cap, "%s", m->path);
+	if (stat(m->path, &st) == 0) {
+		m->off = 0;
+		m->len = (uint64_t)st.st_size;
+		return 1;
+	}
+	layout_segment_sub(d, seg, "decisions", dir, sizeof(dir));
+	switch (pack_find(dir, phase, p, m)) {
+	case CR_OK:
+		break;
+	case CR_EOF:
+		return 0;
+	default:
+		return -1;
+	}
+	snprintf(name + strlen(name), cap - strlen(name), " (in %s)", m->path);
+	return 1;
+}
+
 enum cr_err decisions_scan(const struct crawl_dir *d, int seg, const char *phase,
 			   uint32_t p, decisions_line_fn fn, void *arg)
 {
-	char name[64], path[PATH_MAX], *mem = NULL;
-	struct stat st;
+	char name[2 * PATH_MAX + 8], *mem = NULL;
+	struct pack_member m;
 	size_t len = 0, at = 0;
 	uint64_t lines = 0;
 	enum cr_err e;
-	FILE *m;
+	FILE *mf;
 
-	snprintf(name, sizeof(name), "%s-%05u.jsonl.zst", phase, (unsigned)p);
-	layout_segment_file(d, seg, "decisions", name, path, sizeof(path));
-	if (stat(path, &st) != 0)
+	switch (locate(d, seg, phase, p, &m, name, sizeof(name))) {
+	case 0:
 		return CR_OK;
-	if (st.st_size > (off_t)DECISIONS_SCAN_MAX) {
-		log_warn("decisions", "'%s' is over %u MiB: not read", path,
+	case -1:
+		return CR_ERR_FORMAT;
+	}
+	if (m.len > DECISIONS_SCAN_MAX) {
+		log_warn("decisions", "'%s' is over %u MiB: not read", name,
 			 DECISIONS_SCAN_MAX >> 20);
 		return CR_OK;
 	}
-	if (!(m = open_memstream(&mem, &len)))
+	if (!(mf = open_memstream(&mem, &len)))
 		return CR_ERR_NOMEM;
-	e = print_file(path, m, &lines);
-	if (fclose(m) != 0 && !e)
+	e = print_range(m.path, name, m.off, m.len, mf, &lines);
+	if (fclose(mf) != 0 && !e)
 		e = CR_ERR_NOMEM;
 	while (!e && at < len) {
 		const char *nl = memchr(mem + at, '\n', len - at);
@@ -284,25 +332,36 @@ enum cr_err decisions_scan(const struct crawl_dir *d, int seg, const char *phase
 	return e;
 }
 
-static int by_name(const struct dirent **a, const struct dirent **b)
+/* The phases whose logs the folder holds (loose or packed), sorted and
+ * without repeats: *n of them. */
+static char **logged_phases(const char *dir, size_t *n)
 {
-	return strcmp((*a)->d_name, (*b)->d_name);
+	size_t cnt, i, k = 0;
+	char **v = fs_list(dir, "", "", &cnt);
+
+	for (i = 0; i < cnt; i++) {
+		size_t len = strcspn(v[i], "-.");
+		int is_log = strstr(v[i], ".jsonl.zst") || strstr(v[i], ".pack");
+
+		if (!is_log || len == 0 || (k && strlen(v[k - 1]) == len &&
+					    !strncmp(v[k - 1], v[i], len))) {
+			free(v[i]);
+			continue;
+		}
+		v[i][len] = '\0';
+		v[k++] = v[i];
+	}
+	*n = k;
+	return v;
 }
 
-static int is_log(const struct dirent *de)
+/* 1 if phase is one of kinds ("generate-", ...; NULL: any). */
+static int of_kinds(const char *phase, const char *const *kinds)
 {
-	size_t n = strlen(de->d_name);
-
-	return n > 10 && !strcmp(de->d_name + n - 10, ".jsonl.zst");
-}
-
-/* 1 if name begins with one of kinds (NULL: any). */
-static int of_kinds(const char *name, const char *const *kinds)
-{
-	size_t i;
+	size_t i, n = strlen(phase);
 
 	for (i = 0; kinds && kinds[i]; i++)
-		if (!strncmp(name, kinds[i], strlen(kinds[i])))
+		if (!strncmp(phase, kinds[i], n) && kinds[i][n] == '-' && !kinds[i][n + 1])
 			return 1;
 	return !kinds;
 }
@@ -310,24 +369,29 @@ static int of_kinds(const char *name, const char *const *kinds)
 enum cr_err decisions_print(const struct crawl_dir *d, int seg, const char *const *kinds,
 			    FILE *out, uint64_t *lines)
 {
-	char dir[PATH_MAX], path[PATH_MAX];
-	struct dirent **names = NULL;
-	int n, i;
+	char dir[PATH_MAX], name[2 * PATH_MAX + 8];
+	struct pack_member m;
+	size_t n, i;
+	char **phases;
+	uint32_t p;
 	enum cr_err e = CR_OK;
 
 	*lines = 0;
 	layout_segment_sub(d, seg, "decisions", dir, sizeof(dir));
-	n = scandir(dir, &names, is_log, by_name);
-	if (n < 0)
-		return errno == ENOENT ? CR_EOF : CR_ERR_IO;
-	for (i = 0; i < n; i++) {
-		if (!e && of_kinds(names[i]->d_name, kinds)) {
-			layout_segment_file(d, seg, "decisions", names[i]->d_name, path,
-					    sizeof(path));
-			e = print_file(path, out, lines);
-		}
-		free(names[i]);
-	}
-	free(names);
+	if (!fs_exists(dir))
+		return CR_EOF;
+	phases = logged_phases(dir, &n);
+	/* By phase, then partition: the order of the loose files' names. */
+	for (i = 0; !e && i < n; i++)
+		for (p = 0; !e && of_kinds(phases[i], kinds) && p < d->partitions; p++)
+			switch (locate(d, seg, phases[i], p, &m, name, sizeof(name))) {
+			case 1:
+				e = print_range(m.path, name, m.off, m.len, out, lines);
+				break;
+			case -1:
+				e = CR_ERR_FORMAT;
+				break;
+			}
+	fs_list_free(phases, n);
 	return e;
 }

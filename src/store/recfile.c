@@ -1,4 +1,6 @@
 #include "store/recfile.h"
+#include "store/pack.h"
+#include "util/fs.h"
 #include "util/buf.h"
 #include "util/log.h"
 
@@ -77,6 +79,10 @@ enum cr_err recfile_writer_open(const char *path, enum rec_kind kind, int level,
 	}
 	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, level);
 	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1);
+	/* Sort runs are read many at once (xsort.h): a small window keeps
+	 * each reader's memory small. */
+	if (kind == REC_KIND_SORT)
+		ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_windowLog, 17);
 	XXH64_reset(w->xx, 0);
 	buf_init(&w->in);
 	buf_init(&w->out);
@@ -199,6 +205,7 @@ struct recfile_reader {
 	unsigned char *zin;
 	size_t zin_cap, zin_len, zin_pos;
 	int zeof;          /* the file is read to its end */
+	uint64_t left;     /* bytes of the file (or pack member) not read yet */
 	size_t frame_rem;  /* ZSTD says the frame is done when this is 0 */
 	struct buf win;    /* decompressed bytes not yet consumed */
 	size_t win_pos;
@@ -207,8 +214,10 @@ struct recfile_reader {
 	int done;
 };
 
-enum cr_err recfile_reader_open(const char *path, enum rec_kind kind,
-			    struct recfile_reader **out)
+/* Opens the bytes [off, off + len) of path as a record file; name is what
+ * messages call it. */
+static enum cr_err open_range(const char *path, const char *name, uint64_t off, uint64_t len,
+			      enum rec_kind kind, struct recfile_reader **out)
 {
 	struct recfile_reader *r;
 	unsigned char hdr[REC_HEADER];
@@ -217,20 +226,22 @@ enum cr_err recfile_reader_open(const char *path, enum rec_kind kind,
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return CR_ERR_NOMEM;
-	snprintf(r->path, sizeof(r->path), "%s", path);
+	snprintf(r->path, sizeof(r->path), "%s", name);
 	r->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (r->fd < 0) {
 		free(r);
 		return CR_ERR_IO;
 	}
-	n = read(r->fd, hdr, sizeof(hdr));
+	n = len >= sizeof(hdr) ? fs_pread(r->fd, hdr, sizeof(hdr), off) : 0;
 	if (n != (ssize_t)sizeof(hdr) || memcmp(hdr, REC_MAGIC, 8) != 0 ||
-	    hdr[8] != (unsigned char)kind) {
-		log_err("store", "damaged file '%s': bad header", path);
+	    hdr[8] != (unsigned char)kind ||
+	    lseek(r->fd, (off_t)(off + sizeof(hdr)), SEEK_SET) < 0) {
+		log_err("store", "damaged file '%s': bad header", name);
 		close(r->fd);
 		free(r);
 		return CR_ERR_FORMAT;
 	}
+	r->left = len - sizeof(hdr);
 	r->dctx = ZSTD_createDCtx();
 	r->xx = XXH64_createState();
 	r->zin_cap = ZSTD_DStreamInSize();
@@ -247,6 +258,61 @@ enum cr_err recfile_reader_open(const char *path, enum rec_kind kind,
 	r->frame_rem = 1;
 	*out = r;
 	return CR_OK;
+}
+
+/* Where the member a missing loose path names lives (pack.h): CR_OK,
+ * CR_ERR_IO when no pack holds it either. */
+static enum cr_err find_packed(const char *path, struct pack_member *m, char *name, size_t cap)
+{
+	char dir[PATH_MAX], stem[128];
+	uint32_t id;
+	enum cr_err e;
+
+	if (errno != ENOENT ||
+	    !pack_member_name(path, dir, sizeof(dir), stem, sizeof(stem), &id, NULL))
+		return CR_ERR_IO;
+	e = pack_find(dir, stem, id, m);
+	if (e == CR_EOF)
+		return CR_ERR_IO;
+	if (!e)
+		snprintf(name, cap, "%s (in %s)", path, m->path);
+	return e;
+}
+
+enum cr_err recfile_reader_open(const char *path, enum rec_kind kind,
+			    struct recfile_reader **out)
+{
+	struct pack_member m;
+	char name[2 * PATH_MAX + 8];
+	struct stat st;
+	enum cr_err e;
+
+	if (stat(path, &st) == 0) {
+		e = open_range(path, path, 0, (uint64_t)st.st_size, kind, out);
+		/* gone meanwhile: gathered into a pack (pack_gather commits the
+		 * pack before it removes the file) */
+		if (e != CR_ERR_IO || errno != ENOENT)
+			return e;
+	}
+	e = find_packed(path, &m, name, sizeof(name));
+	if (e)
+		return e;
+	return open_range(m.path, name, m.off, m.len, kind, out);
+}
+
+int recfile_exists(const char *path)
+{
+	struct pack_member m;
+	char name[2 * PATH_MAX + 8];
+
+	enum cr_err e;
+
+	if (access(path, F_OK) == 0)
+		return 1;
+	/* A damaged pack that may hold it: there, so that reading it fails
+	 * and says so, not taken for an absence. */
+	e = find_packed(path, &m, name, sizeof(name));
+	return e == CR_OK || e == CR_ERR_FORMAT;
 }
 
 /* Decompress more bytes into the window. CR_EOF when nothing is left. */
@@ -267,7 +333,8 @@ static enum cr_err reader_fill(struct recfile_reader *r)
 		ZSTD_outBuffer o;
 
 		if (r->zin_pos == r->zin_len && !r->zeof) {
-			ssize_t n = read(r->fd, r->zin, r->zin_cap);
+			ssize_t n = read(r->fd, r->zin,
+					 r->left < r->zin_cap ? (size_t)r->left : r->zin_cap);
 
 			if (n < 0 && errno == EINTR)
 				continue;
@@ -275,6 +342,7 @@ static enum cr_err reader_fill(struct recfile_reader *r)
 				return CR_ERR_IO;
 			r->zin_len = (size_t)n;
 			r->zin_pos = 0;
+			r->left -= (uint64_t)n;
 			if (n == 0)
 				r->zeof = 1;
 		}
@@ -317,7 +385,7 @@ static const char *reader_end(struct recfile_reader *r)
 	if (r->zin_pos != r->zin_len)
 		return "bytes after the end";
 	do
-		n = r->zeof ? 0 : read(r->fd, &c, 1);
+		n = r->zeof || r->left == 0 ? 0 : read(r->fd, &c, 1);
 	while (n < 0 && errno == EINTR);
 	if (n != 0)
 		return "bytes after the end";
@@ -389,37 +457,61 @@ void recfile_reader_free(struct recfile_reader **rp)
 	*rp = NULL;
 }
 
-enum cr_err recfile_probe(const char *path, enum rec_kind kind, const char **why)
+/* recfile_probe of the bytes [off, off + size) of the open fd. */
+static enum cr_err probe_range(int fd, uint64_t off, size_t size, enum rec_kind kind,
+			       const char **why)
 {
 	unsigned char hdr[REC_HEADER];
-	struct stat st;
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t base = off - off % (uint64_t)(page > 0 ? page : 4096);
+	size_t frame, skip = (size_t)(off - base);
 	void *map;
-	size_t size, frame;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	*why = "missing";
-	if (fd < 0)
-		return CR_ERR_IO;
 	*why = "bad header";
-	if (fstat(fd, &st) != 0 || read(fd, hdr, sizeof(hdr)) != (ssize_t)sizeof(hdr) ||
-	    memcmp(hdr, REC_MAGIC, 8) != 0 || hdr[8] != (unsigned char)kind) {
-		close(fd);
+	if (size < sizeof(hdr) || fs_pread(fd, hdr, sizeof(hdr), off) != (ssize_t)sizeof(hdr) ||
+	    memcmp(hdr, REC_MAGIC, 8) != 0 || hdr[8] != (unsigned char)kind)
 		return CR_ERR_FORMAT;
-	}
-	size = (size_t)st.st_size;
 	*why = "no compressed records";
-	if (size <= REC_HEADER) {
-		close(fd);
+	if (size <= REC_HEADER)
 		return CR_ERR_FORMAT;
-	}
-	map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
+	map = mmap(NULL, size + skip, PROT_READ, MAP_PRIVATE, fd, (off_t)base);
 	*why = "cannot be read";
 	if (map == MAP_FAILED)
 		return CR_ERR_FORMAT;
-	frame = ZSTD_findFrameCompressedSize((const char *)map + REC_HEADER, size - REC_HEADER);
-	munmap(map, size);
+	frame = ZSTD_findFrameCompressedSize((const char *)map + skip + REC_HEADER,
+					     size - REC_HEADER);
+	munmap(map, size + skip);
 	*why = ZSTD_isError(frame) ? "truncated or overwritten" :
 	       frame != size - REC_HEADER ? "bytes after the end" : NULL;
 	return *why ? CR_ERR_FORMAT : CR_OK;
+}
+
+enum cr_err recfile_probe(const char *path, enum rec_kind kind, const char **why)
+{
+	struct pack_member m;
+	char name[2 * PATH_MAX + 8];
+	struct stat st;
+	uint64_t off = 0, size;
+	enum cr_err e;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	*why = "missing";
+	if (fd < 0) {
+		if (find_packed(path, &m, name, sizeof(name)) != CR_OK)
+			return CR_ERR_IO;
+		fd = open(m.path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return CR_ERR_IO;
+		off = m.off;
+		size = m.len;
+	} else if (fstat(fd, &st) != 0) {
+		close(fd);
+		*why = "cannot be read";
+		return CR_ERR_FORMAT;
+	} else {
+		size = (uint64_t)st.st_size;
+	}
+	e = probe_range(fd, off, (size_t)size, kind, why);
+	close(fd);
+	return e;
 }

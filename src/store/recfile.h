@@ -52,19 +52,26 @@ void recfile_writer_abort(struct recfile_writer **w);
 
 struct recfile_reader;
 
-/* Opens path, checks its header. CR_ERR_IO if it cannot be opened. */
+/* Opens path, checks its header. A path that is not there is looked for
+ * in its folder's packs (pack.h), as a member. CR_ERR_IO if it cannot be
+ * opened. */
 CR_WUR enum cr_err recfile_reader_open(const char *path, enum rec_kind kind,
 				   struct recfile_reader **out);
 /* Next record, borrowed until the next call: CR_OK, CR_EOF after a verified
  * trailer, CR_ERR_FORMAT for a damaged file (logged with the file name). */
 CR_WUR enum cr_err recfile_reader_next(struct recfile_reader *r, const void **data, size_t *n);
 void recfile_reader_free(struct recfile_reader **r);
+/* 1 if path is there, as a file or as a member of one of its folder's packs
+ * - or may be: a damaged pack that could hold it counts (reading it then
+ * fails and says so). */
+int recfile_exists(const char *path);
 
 /*
  * A quick look at a committed file, without reading its records: the header
  * of kind, then exactly one zstd frame to the end of the file (its block
  * headers walked, not its data). Catches a file cut short, overwritten or
  * with bytes after its end; a flipped bit inside is found by a full read.
+ * A packed member is probed in its pack.
  * CR_OK, CR_ERR_IO (cannot be opened: *why "missing"), or CR_ERR_FORMAT
  * (*why says what is wrong). Logs nothing.
  */

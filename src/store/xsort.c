@@ -9,7 +9,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#define XSORT_MAX_RUNS 512
+/* Runs a sort may spill before it refuses (about 2 TB at 4 MiB a run). */
+#define XSORT_MAX_RUNS (1u << 19)
+/* What an open run costs while runs are merged: its zstd window (runs are
+ * written with a 128 KiB one, recfile.h), the reader's input buffer and
+ * window of records, and the decoder's state. */
+#define XSORT_RUN_COST (512u << 10)
+/* The fewest runs merged at once, whatever the budget. */
+#define XSORT_FAN_MIN 8
 
 struct run_head {
 	struct recfile_reader *rd;
@@ -26,6 +33,8 @@ struct xsort {
 	size_t *len;
 	size_t nidx, capidx;
 	size_t nruns;
+	size_t first;       /* runs before it were merged into later ones */
+	size_t merges;      /* runs made by merging runs (xsort_merges) */
 	int finished;
 	size_t mem_pos;     /* when no run was spilled: position in idx */
 	struct run_head *heads;  /* min-heap of run heads */
@@ -94,7 +103,7 @@ static enum cr_err spill(struct xsort *x)
 	if (x->nidx == 0)
 		return CR_OK;
 	if (x->nruns >= XSORT_MAX_RUNS) {
-		log_err("store", "external sort: more than %d runs; raise memory.budget_mb",
+		log_err("store", "external sort: more than %u runs; raise memory.budget_mb",
 			XSORT_MAX_RUNS);
 		return CR_ERR_LIMIT;
 	}
@@ -205,24 +214,17 @@ static enum cr_err order_in_memory(struct xsort *x)
 	return CR_OK;
 }
 
-enum cr_err xsort_finish(struct xsort *x)
+/* Opens runs [from, to) as the heap of heads. */
+static enum cr_err open_heads(struct xsort *x, size_t from, size_t to)
 {
 	size_t i;
 	enum cr_err e;
 
-	x->finished = 1;
-	if (x->nruns == 0) {
-		x->mem_pos = 0;
-		return order_in_memory(x);
-	}
-	e = spill(x);
-	if (e)
-		return e;
-	buf_release(&x->arena);
-	x->heads = calloc(x->nruns, sizeof(*x->heads));
+	x->heads = calloc(to - from + 1, sizeof(*x->heads));
+	x->nheads = 0;
 	if (!x->heads)
 		return CR_ERR_NOMEM;
-	for (i = 0; i < x->nruns; i++) {
+	for (i = from; i < to; i++) {
 		char path[PATH_MAX];
 		struct run_head *h = &x->heads[x->nheads];
 
@@ -242,6 +244,102 @@ enum cr_err xsort_finish(struct xsort *x)
 	for (i = x->nheads / 2; i-- > 0;)
 		heap_down(x, i);
 	return CR_OK;
+}
+
+static void close_heads(struct xsort *x)
+{
+	size_t i;
+
+	for (i = 0; i < x->nheads; i++)
+		recfile_reader_free(&x->heads[i].rd);
+	free(x->heads);
+	x->heads = NULL;
+	x->nheads = 0;
+}
+
+/* Moves the smallest head's run on; its record was borrowed until now. */
+static enum cr_err advance_top(struct xsort *x)
+{
+	struct run_head *top = &x->heads[0];
+	enum cr_err e = recfile_reader_next(top->rd, &top->data, &top->n);
+
+	if (e == CR_EOF) {
+		recfile_reader_free(&top->rd);
+		x->heads[0] = x->heads[--x->nheads];
+	} else if (e) {
+		return e;
+	}
+	if (x->nheads)
+		heap_down(x, 0);
+	return CR_OK;
+}
+
+/* Merges runs [from, to) into a new run (numbered nruns), then removes
+ * them. */
+static enum cr_err merge_group(struct xsort *x, size_t from, size_t to)
+{
+	char path[PATH_MAX];
+	struct recfile_writer *w = NULL;
+	enum cr_err e = open_heads(x, from, to);
+	size_t i;
+
+	run_path(x, x->nruns, path, sizeof(path));
+	if (!e)
+		e = recfile_writer_open(path, REC_KIND_SORT, 1, &w);
+	while (!e && x->nheads) {
+		e = recfile_writer_add(w, x->heads[0].data, x->heads[0].n);
+		if (!e)
+			e = advance_top(x);
+	}
+	close_heads(x);
+	if (e) {
+		recfile_writer_abort(&w);
+		return e;
+	}
+	e = recfile_writer_commit(&w);
+	if (e)
+		return e;
+	x->nruns++;
+	for (i = from; i < to; i++) {
+		run_path(x, i, path, sizeof(path));
+		unlink(path);
+	}
+	return CR_OK;
+}
+
+enum cr_err xsort_finish_within(struct xsort *x, size_t merge_bytes)
+{
+	size_t fan = merge_bytes / XSORT_RUN_COST;
+	enum cr_err e;
+
+	x->finished = 1;
+	if (x->nruns == 0) {
+		x->mem_pos = 0;
+		return order_in_memory(x);
+	}
+	e = spill(x);
+	if (e)
+		return e;
+	buf_release(&x->arena);
+	if (fan < XSORT_FAN_MIN)
+		fan = XSORT_FAN_MIN;
+	/* More runs than the budget can hold open: merge the oldest into
+	 * longer ones first, each byte rewritten once a pass. */
+	while (x->nruns - x->first > fan) {
+		size_t end = x->first + fan;
+
+		e = merge_group(x, x->first, end);
+		if (e)
+			return e;
+		x->merges++;
+		x->first = end;
+	}
+	return open_heads(x, x->first, x->nruns);
+}
+
+enum cr_err xsort_finish(struct xsort *x)
+{
+	return xsort_finish_within(x, x->budget);
 }
 
 enum cr_err xsort_next(struct xsort *x, const void **data, size_t *n)
@@ -272,21 +370,18 @@ enum cr_err xsort_next(struct xsort *x, const void **data, size_t *n)
 	buf_add(&x->arena, top->data, top->n);
 	*data = x->arena.p;
 	*n = top->n;
-	e = recfile_reader_next(top->rd, &top->data, &top->n);
-	if (e == CR_EOF) {
-		recfile_reader_free(&top->rd);
-		x->heads[0] = x->heads[--x->nheads];
-	} else if (e) {
-		return e;
-	}
-	if (x->nheads)
-		heap_down(x, 0);
-	return CR_OK;
+	e = advance_top(x);
+	return e;
 }
 
 size_t xsort_runs(const struct xsort *x)
 {
 	return x->nruns;
+}
+
+size_t xsort_merges(const struct xsort *x)
+{
+	return x->merges;
 }
 
 void xsort_free(struct xsort **xp)
@@ -296,15 +391,13 @@ void xsort_free(struct xsort **xp)
 
 	if (!x)
 		return;
-	for (i = 0; i < x->nheads; i++)
-		recfile_reader_free(&x->heads[i].rd);
-	for (i = 0; i < x->nruns; i++) {
+	close_heads(x);
+	for (i = x->first; i < x->nruns; i++) {
 		char path[PATH_MAX];
 
 		run_path(x, i, path, sizeof(path));
 		unlink(path);
 	}
-	free(x->heads);
 	free(x->idx);
 	free(x->len);
 	buf_release(&x->arena);

@@ -30,9 +30,24 @@ enum cr_err route_init(struct route *r, const struct crawl_dir *d,
 		if (!layout_owns(p, rank, nranks))
 			continue;
 		owned++;
-		if (cfg->seen_enabled && seen_load(d, cfg, seen_version, p, &r->seen[p]))
-			filters += bloom_bytes(&r->seen[p]);
+		if (!cfg->seen_enabled || !seen_load(d, cfg, seen_version, p, &r->seen[p]))
+			continue;
+		/* The filters are held all at once, and grow with the CrawlDb:
+		 * those past a quarter of the budget are not used (their
+		 * partitions' links go to the sort unfiltered; the merge drops
+		 * what the CrawlDb has). */
+		if (filters + bloom_bytes(&r->seen[p]) > total / 4) {
+			bloom_release(&r->seen[p]);
+			r->seen_unused++;
+			continue;
+		}
+		filters += bloom_bytes(&r->seen[p]);
 	}
+	if (r->seen_unused)
+		log_warn("update", "%u partitions' seen-sets do not fit in a quarter of "
+			 "memory.budget_mb (%zu MiB): their links are sorted unfiltered - "
+			 "more disk and time; raise memory.budget_mb or add ranks",
+			 r->seen_unused, total >> 20);
 	/* Half the budget, less the filters, for the sorts (at least a
 	 * quarter); batches and merges use the rest. */
 	budget = total / 2 > filters + total / 4 ? total / 2 - filters : total / 4;

@@ -46,6 +46,7 @@ struct route {
 	struct xsort **sorts;    /* per partition; NULL where not owned */
 	struct bloom *seen;      /* per partition; .bits NULL: no filter */
 	uint64_t sent, received, seen_dropped;
+	unsigned seen_unused;   /* partitions whose filter did not fit the budget */
 	struct buf scratch;
 };
 

@@ -297,7 +297,7 @@ static enum cr_err add_outcomes(const char *path, int needed, struct xsort *x, u
 	size_t n;
 	enum cr_err e;
 
-	if (!needed && !fs_exists(path))
+	if (!needed && !recfile_exists(path))
 		return CR_OK;
 	e = recfile_reader_open(path, REC_KIND_FETCH, &r);
 	if (e) {
@@ -373,7 +373,9 @@ static enum cr_err merge_owned(struct job *j, int seg, int ver, struct route *rt
 
 		if (!rt->sorts[p])
 			continue;
-		e = xsort_finish(rt->sorts[p]);
+		/* One partition's links are merged at a time: its runs may
+		 * use an eighth of the budget. */
+		e = xsort_finish_within(rt->sorts[p], budget / 2);
 		if (!e)
 			e = sort_outcomes(j, seg, p, budget, &fetch, &c[UC_OUTCOMES]);
 		if (e)

@@ -302,7 +302,8 @@ damage() {
 		echo "lsh-" ;;
 	meta-gone) rm -f "$dir/crawl.meta"; echo "crawl.meta" ;;
 	fetch-part)
-		f=$(ls "$dir"/segments/00002/fetch/part-*.zst | head -1)
+		f=$(ls "$dir"/segments/00002/fetch/part-*.zst "$dir"/segments/00002/fetch/*.pack \
+			2>/dev/null | head -1)
 		truncate -s 30 "$f"
 		basename "$f" ;;
 	esac

@@ -79,11 +79,13 @@ check "CrawlDb identical on 1 and 4 ranks" cmp -s "$SCRATCH/dump1" "$SCRATCH/dum
 cp -r "$SCRATCH/c1" "$SCRATCH/damaged"
 f=$(ls "$SCRATCH"/damaged/seeds/*.zst | head -1)
 truncate -s -5 "$f"
-d=$(ls "$SCRATCH"/damaged/segments/00001/decisions/*.zst | head -1)
-truncate -s -3 "$d"
+# (a pack of decision logs, or a log of a crawl before packs: bytes of its
+# first log overwritten)
+d=$(ls "$SCRATCH"/damaged/segments/00001/decisions/* | head -1)
+printf 'XXXXXXXX' | dd of="$d" bs=1 seek=12 conv=notrunc 2>/dev/null
 check "check names a damaged seeds file and a damaged decision log" expect 1 \
 	"damaged seeds file '$f'.*" "$MPICRAWL" check --dir "$SCRATCH/damaged"
-check "... and the decision log" grep -q "damaged decision log '$d'" "$SCRATCH/err"
+check "... and the decision log" grep -q "damaged decision log '.*$(basename "$d")" "$SCRATCH/err"
 
 # A seed line with a bad setting is not injected (as an invalid URL is not),
 # with its line named; its siblings are.

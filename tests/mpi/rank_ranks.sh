@@ -129,7 +129,7 @@ sys.exit(not (len(taken) == 30 and taken <= due and low >= high))
 PY
 # A damaged parse part: the reason named, exit 1, on 1 and 2 ranks.
 cp -a "$SCRATCH/c" "$SCRATCH/d"
-part=$(ls "$SCRATCH"/d/segments/00002/parse/part-*.zst | head -n 1)
+part=$(ls "$SCRATCH"/d/segments/00002/parse/part* | head -n 1)
 head -c 100 "$part" >"$part.cut" && mv "$part.cut" "$part"
 check "a damaged parse part: exit 1, named" expect 1 "cannot read parse data" \
 	"$MPICRAWL" rank --dir "$SCRATCH/d"
