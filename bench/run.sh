@@ -30,6 +30,9 @@
 #      4 nodes x 1 rank of a cluster of network namespaces (tests/nodes/):
 #      wall time and the bytes the ranks sent each other per round. Needs
 #      root; skipped otherwise.
+#   H. Weak scaling (bench/weak.sh): the URLs per rank fixed, 1, 2, 4 and 8
+#      ranks on the same node harness: per round, the mean rank's CPU and
+#      bytes sent, and generate + update wall. Needs root; skipped otherwise.
 #
 # Prints progress on stderr and, at the end, the results as markdown on
 # stdout (also written to BENCH_RESULTS if set). The local web, every
@@ -38,7 +41,7 @@
 # floor met; 3 measured but a floor not met; 1 a step failed or the machine
 # lacks something.
 #
-# Knobs (environment): BENCH_ONLY=A|B|C|D|E|F|G, BENCH_A_RUNS=2, BENCH_A_HOSTS=200,
+# Knobs (environment): BENCH_ONLY=A|B|C|D|E|F|G|H, BENCH_A_RUNS=2, BENCH_A_HOSTS=200,
 # BENCH_A_PAGES=250, BENCH_A_IN_FLIGHT=4, BENCH_A_THREADS=16,
 # BENCH_A_BASELINE=PATH (A also runs this mpicrawl binary - an earlier
 # commit's build - interleaved with the others, for a before/after),
@@ -155,7 +158,7 @@ for v in A_HOSTS A_PAGES A_IN_FLIGHT A_THREADS A_RUNS B_HOSTS B_PATHS B_LINKS B_
 	B_MAX_PER_HOST B_STEP_S DEADLINE_S; do
 	is_uint "${!v}" || die "$v='${!v}' is not a number"
 done
-case $ONLY in "" | A | B | C | D | E | F | G) ;; *) die "BENCH_ONLY must be A, B, C, D, E, F or G" ;; esac
+case $ONLY in "" | A | B | C | D | E | F | G | H) ;; *) die "BENCH_ONLY must be A, B, C, D, E, F, G or H" ;; esac
 [ "$A_HOSTS" -le 10000 ] || die "simweb serves at most 10000 hosts"
 
 # ---- what the machine must have ----
@@ -934,6 +937,8 @@ bench_d() {
 . "$ROOT/bench/freshness.sh"
 # shellcheck source=bench/nodes.sh
 . "$ROOT/bench/nodes.sh"
+# shellcheck source=bench/weak.sh
+. "$ROOT/bench/weak.sh"
 
 say "scratch directory $WORK; time budget ${DEADLINE_S} s"
 if [ -z "$ONLY" ] || [ "$ONLY" = A ]; then
@@ -975,6 +980,15 @@ if [ -z "$ONLY" ] || [ "$ONLY" = G ]; then
 	else
 		say "G: skipped: less than 120 s of the time budget left"
 		md "## G. One node and across nodes: skipped, the time budget (BENCH_DEADLINE_S=$DEADLINE_S) was spent"
+		FAILED=1
+	fi
+fi
+if [ -z "$ONLY" ] || [ "$ONLY" = H ]; then
+	if [ "$(left_s)" -gt 240 ]; then
+		bench_h
+	else
+		say "H: skipped: less than 240 s of the time budget left"
+		md "## H. Weak scaling: skipped, the time budget (BENCH_DEADLINE_S=$DEADLINE_S) was spent"
 		FAILED=1
 	fi
 fi

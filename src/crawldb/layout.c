@@ -465,6 +465,57 @@ void layout_journal(const struct crawl_dir *d, int seg, uint32_t p, char *out, s
 	snprintf(out, cap, "%s/segments/%05d/fetch/part-%05u.journal", d->root, seg, p);
 }
 
+void layout_warc_prefix(const struct crawl_dir *d, int seg, int rank, int attempt,
+			char *out, size_t cap)
+{
+	if (attempt > 0)
+		snprintf(out, cap, "%s-%05d-r%04d-a%d", d->warc_prefix, seg, rank, attempt);
+	else
+		snprintf(out, cap, "%s-%05d-r%04d", d->warc_prefix, seg, rank);
+}
+
+int layout_warc_unit(const struct crawl_dir *d, const char *name, int seg, uint32_t *unit,
+		     int *by_rank, int *attempt)
+{
+	char pre[LAYOUT_PREFIX_MAX + 16];
+	const char *s, *x;
+	char *end;
+	unsigned long v;
+	size_t n = strlen(name);
+
+	snprintf(pre, sizeof(pre), "%s-%05d-", d->warc_prefix, seg);
+	if (strncmp(name, pre, strlen(pre)) ||
+	    !((n > 8 && !strcmp(name + n - 8, ".warc.gz")) ||
+	      (n > 9 && !strcmp(name + n - 9, ".warc.zst"))))
+		return 0;
+	s = name + strlen(pre);
+	*by_rank = *s == 'r';
+	x = s + *by_rank;
+	if (*x < '0' || *x > '9')
+		return 0;
+	v = strtoul(x, &end, 10);
+	if (v > UINT32_MAX || (*end != '-' && *end != '.'))
+		return 0;
+	*unit = (uint32_t)v;
+	*attempt = 0;
+	/* -aK after a rank, -rK after a partition */
+	if (end[0] == '-' && end[1] == (*by_rank ? 'a' : 'r') && end[2] >= '0' && end[2] <= '9') {
+		long k = strtol(end + 2, &end, 10);
+
+		if (*end != '-' && *end != '.')
+			return 0;
+		*attempt = (int)k;
+	}
+	return 1;
+}
+
+void layout_warc_marks(const struct crawl_dir *d, int seg, int rank, int attempt,
+		       char *out, size_t cap)
+{
+	snprintf(out, cap, "%s/segments/%05d/fetch/marks-r%04d-a%d.journal", d->root, seg, rank,
+		 attempt);
+}
+
 void layout_progress(const struct crawl_dir *d, int seg, int rank, char *out, size_t cap)
 {
 	snprintf(out, cap, "%s/segments/%05d/progress/r%04d", d->root, seg, rank);

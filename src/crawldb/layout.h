@@ -17,6 +17,8 @@
  *   seeds/NNNNN.zst                   the seeds of the inject that made CrawlDb version NNNNN
  *   segments/NNNNN/<kind>/part-PPPPP.zst   fetchlist, fetch, parse
  *   segments/NNNNN/fetch/part-PPPPP.journal   an unfinished fetch's journal
+ *   segments/NNNNN/fetch/marks-rRRRR-aK.journal   ... and how far rank RRRR's
+ *                                     WARC files were durable
  *   segments/NNNNN/warc/              WARC files (.warc.gz)
  *   segments/NNNNN/cdxj/ text/ links/ the index step's outputs (index/index.h)
  *   segments/NNNNN/progress/rRRRR     live progress of rank RRRR (status/progfile.h)
@@ -134,6 +136,25 @@ void layout_segment_file(const struct crawl_dir *d, int seg, const char *sub,
 			 const char *name, char *out, size_t cap);
 /* segments/NNNNN/fetch/part-PPPPP.journal */
 void layout_journal(const struct crawl_dir *d, int seg, uint32_t p, char *out, size_t cap);
+/*
+ * WARC file names of segment seg (segments/NNNNN/warc/): what a rank's
+ * series writer names its files with, PREFIX-NNNNN-rRRRR (and -aK for the
+ * K-th resumed attempt of the fetch), the writer adding -SSSSS-HOST-SERIES
+ * and the extension. Crawls before rank files named them per partition,
+ * PREFIX-NNNNN-PPPPP (-rK), read alike.
+ */
+void layout_warc_prefix(const struct crawl_dir *d, int seg, int rank, int attempt,
+			char *out, size_t cap);
+/* What a WARC file name of segment seg says: 1 with *unit its rank
+ * (*by_rank 1) or, in an older crawl's name, its partition (*by_rank 0),
+ * and *attempt; 0 when it is no such name. */
+int layout_warc_unit(const struct crawl_dir *d, const char *name, int seg, uint32_t *unit,
+		     int *by_rank, int *attempt);
+/* segments/NNNNN/fetch/marks-rRRRR-aK.journal: how far rank RRRR's WARC
+ * files of attempt K were durable when its journals last were
+ * (fetch/journal.h). */
+void layout_warc_marks(const struct crawl_dir *d, int seg, int rank, int attempt,
+		       char *out, size_t cap);
 /* segments/NNNNN/progress/rRRRR */
 void layout_progress(const struct crawl_dir *d, int seg, int rank, char *out, size_t cap);
 int layout_phase_done(const struct crawl_dir *d, int seg, const char *phase);

@@ -313,11 +313,23 @@ void state_forget_journals(const struct crawl_dir *d, int seg)
 	char path[PATH_MAX];
 	uint32_t p;
 
+	char dir[PATH_MAX], **v;
+	size_t n, i;
+
 	for (p = 0; p < d->partitions; p++) {
 		layout_journal(d, seg, p, path, sizeof(path));
 		if (unlink(path) != 0 && errno != ENOENT)
 			log_warn("crawl", "cannot remove '%s': %s", path, strerror(errno));
 	}
+	/* and the ranks' marks journals (fetch/journal.h) */
+	layout_segment_sub(d, seg, "fetch", dir, sizeof(dir));
+	v = fs_list(dir, "marks-", ".journal", &n);
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, v[i]);
+		if (unlink(path) != 0 && errno != ENOENT)
+			log_warn("crawl", "cannot remove '%s': %s", path, strerror(errno));
+	}
+	fs_list_free(v, n);
 }
 
 enum cr_err state_commit_version(const struct crawl_dir *d, int ver, const char *origin)

@@ -2,6 +2,7 @@
 #include "fetch/syncer.h"
 #include "crawldb/fetch_record.h"
 #include "store/recfile.h"
+#include "util/fs.h"
 #include "util/hmap.h"
 #include "util/log.h"
 
@@ -171,6 +172,7 @@ struct warc_file {
 	uint64_t size, end;   /* end: of the last journaled exchange */
 	int named;            /* a kept entry names it */
 	int short_warned;
+	int shared;           /* a rank's file: its marks decide, not this partition */
 };
 
 struct resume_ctx {
@@ -178,7 +180,7 @@ struct resume_ctx {
 	int seg;
 	uint32_t p;
 	struct warc_file *files;
-	size_t nfiles;
+	size_t nfiles, cap;
 	int missing_warned;
 };
 
@@ -289,7 +291,8 @@ static int entry_whole(struct resume_ctx *c, const struct journal_entry *je)
 		if (strlen(w->name) != je->warc_len || memcmp(w->name, je->warc, je->warc_len))
 			continue;
 		if (je->warc_end > w->size) {
-			if (!w->short_warned)
+			/* past a rank file's last mark: not durable, not a surprise */
+			if (!w->short_warned && !w->shared)
 				log_warn("fetch", "WARC file '%s' is shorter (%llu bytes) than its "
 					 "journal says: the URLs archived past its end are fetched "
 					 "again", w->name, (unsigned long long)w->size);
@@ -574,7 +577,8 @@ static void name_whole_warcs(struct resume_ctx *c, struct journal *jn)
 }
 
 /* WARC bytes no kept entry names were not committed: files no entry names
- * are removed, the others cut to their last named exchange. */
+ * are removed, the others cut to their last named exchange (a partition's
+ * own files; a rank's are settled by journal_warcs_scan). */
 static enum cr_err cut_warcs(struct resume_ctx *c, struct journal_resume *out)
 {
 	enum cr_err e = CR_OK;
@@ -583,6 +587,9 @@ static enum cr_err cut_warcs(struct resume_ctx *c, struct journal_resume *out)
 	for (i = 0; !e && i < c->nfiles; i++) {
 		struct warc_file *w = &c->files[i];
 		char path[PATH_MAX + 512];
+
+		if (w->shared)
+			continue;
 
 		layout_segment_file(&c->j->dir, c->seg, "warc", w->name, path, sizeof(path));
 		if (!w->named) {
@@ -603,8 +610,36 @@ static enum cr_err cut_warcs(struct resume_ctx *c, struct journal_resume *out)
 	return e;
 }
 
+/* The rank files of shared, as the resume of a partition sees them. */
+static enum cr_err add_shared(struct resume_ctx *c, const struct journal_warcs *shared)
+{
+	size_t i;
+
+	for (i = 0; shared && i < shared->n; i++) {
+		struct warc_file *w;
+
+		if (c->nfiles == c->cap) {
+			size_t cap = c->cap * 2;
+			struct warc_file *g = realloc(c->files, cap * sizeof(*g));
+
+			if (!g)
+				return CR_ERR_NOMEM;
+			c->files = g;
+			c->cap = cap;
+		}
+		w = &c->files[c->nfiles++];
+		memset(w, 0, sizeof(*w));
+		snprintf(w->name, sizeof(w->name), "%s", shared->v[i].name);
+		w->attempt = shared->v[i].attempt;
+		w->size = shared->v[i].size;
+		w->shared = 1;
+	}
+	return CR_OK;
+}
+
 enum cr_err journal_resume_part(const struct job *j, int seg, uint32_t p, int with_parse,
-				journal_keep_fn keep, void *arg, struct journal_resume *out)
+				const struct journal_warcs *shared, journal_keep_fn keep,
+				void *arg, struct journal_resume *out)
 {
 	struct resume_ctx c;
 	char jpath[PATH_MAX], fpath[PATH_MAX], ppath[PATH_MAX], old[PATH_MAX + 8];
@@ -617,7 +652,8 @@ enum cr_err journal_resume_part(const struct job *j, int seg, uint32_t p, int wi
 	c.j = j;
 	c.seg = seg;
 	c.p = p;
-	c.files = calloc(WARC_FILES_MAX, sizeof(*c.files));
+	c.cap = WARC_FILES_MAX;
+	c.files = calloc(c.cap, sizeof(*c.files));
 	if (!c.files)
 		return CR_ERR_NOMEM;
 	remove_tmp(&c, "fetch");
@@ -626,6 +662,8 @@ enum cr_err journal_resume_part(const struct job *j, int seg, uint32_t p, int wi
 	layout_segment_part(&j->dir, seg, "fetch", p, fpath, sizeof(fpath));
 	layout_segment_part(&j->dir, seg, "parse", p, ppath, sizeof(ppath));
 	e = list_warcs(&c);
+	if (!e)
+		e = add_shared(&c, shared);
 	snprintf(old, sizeof(old), "%s.old", jpath);
 	have_journal = access(jpath, F_OK) == 0 || access(old, F_OK) == 0;
 	if (!e && have_journal) {
@@ -653,12 +691,183 @@ enum cr_err journal_resume_part(const struct job *j, int seg, uint32_t p, int wi
 	if (!e)
 		e = cut_warcs(&c, out);
 	for (i = 0; i < c.nfiles; i++)
-		if (c.files[i].attempt >= out->attempt)
+		if (!c.files[i].shared && c.files[i].attempt >= out->attempt)
 			out->attempt = c.files[i].attempt + 1;
 	if (!e)
 		e = journal_sync(out->jn);
 	if (e)
 		journal_close(&out->jn, 0);
 	free(c.files);
+	return e;
+}
+
+enum cr_err journal_create(const char *path, struct journal **out)
+{
+	return journal_open(path, 0, out);
+}
+
+void journal_warcs_free(struct journal_warcs *w)
+{
+	free(w->v);
+	w->v = NULL;
+	w->n = 0;
+}
+
+/* The marks journal of name's rank file that names it furthest: how much
+ * of the file counts (-1: none names it). */
+struct marks_ctx {
+	struct journal_warcs *w;
+	int64_t *mark;
+};
+
+static enum cr_err note_mark(void *arg, const struct journal_entry *je)
+{
+	struct marks_ctx *m = arg;
+	size_t i;
+
+	if (je->kind != JOURNAL_WARC)
+		return CR_OK;
+	for (i = 0; i < m->w->n; i++)
+		if (strlen(m->w->v[i].name) == je->warc_len &&
+		    !memcmp(m->w->v[i].name, je->warc, je->warc_len) &&
+		    (int64_t)je->warc_end > m->mark[i])
+			m->mark[i] = (int64_t)je->warc_end;
+	return CR_OK;
+}
+
+/* The rank WARC files of the segment's folder, with their sizes (w->v). */
+static enum cr_err list_rank_warcs(const struct job *j, int seg, struct journal_warcs *w,
+				   int *max_attempt)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 300];
+	size_t n, i;
+	char **names;
+
+	layout_segment_sub(&j->dir, seg, "warc", dir, sizeof(dir));
+	names = fs_list(dir, "", "", &n);
+	w->v = calloc(n ? n : 1, sizeof(*w->v));
+	w->n = 0;
+	for (i = 0; w->v && i < n; i++) {
+		struct stat st;
+		uint32_t unit;
+		int by_rank, attempt;
+
+		if (!layout_warc_unit(&j->dir, names[i], seg, &unit, &by_rank, &attempt) ||
+		    strlen(names[i]) >= sizeof(w->v[0].name))
+			continue;
+		if (attempt > *max_attempt)
+			*max_attempt = attempt;
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		if (!by_rank || stat(path, &st) != 0)
+			continue;
+		snprintf(w->v[w->n].name, sizeof(w->v[0].name), "%s", names[i]);
+		w->v[w->n].attempt = attempt;
+		w->v[w->n].size = (uint64_t)st.st_size;
+		w->n++;
+	}
+	fs_list_free(names, n);
+	return w->v ? CR_OK : CR_ERR_NOMEM;
+}
+
+/* Reads every marks journal of the segment into mark[]; the highest
+ * attempt their names carry into *max_attempt. */
+static enum cr_err read_marks(const struct job *j, int seg, struct journal_warcs *w,
+			      int64_t *mark, int *max_attempt)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 300];
+	struct marks_ctx m = { w, mark };
+	enum cr_err e = CR_OK;
+	size_t n, i;
+	char **names;
+
+	layout_segment_sub(&j->dir, seg, "fetch", dir, sizeof(dir));
+	names = fs_list(dir, "marks-", ".journal", &n);
+	for (i = 0; !e && i < n; i++) {
+		const char *a = strstr(names[i], "-a");
+		uint64_t valid;
+
+		long k = a ? strtol(a + 2, NULL, 10) : -1;
+
+		if (k > *max_attempt && k < 1000000)
+			*max_attempt = (int)k;
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		e = scan_journal(path, &valid, note_mark, &m);
+	}
+	fs_list_free(names, n);
+	return e;
+}
+
+/* What earlier attempts' ranks staged (PREFIX-NNNNN-rRRRR...) goes. */
+static void unstage_ranks(const struct job *j, int seg)
+{
+	char dir[PATH_MAX], pre[LAYOUT_PREFIX_MAX + 16], path[PATH_MAX + 300];
+	struct dirent *de;
+	DIR *dh;
+
+	layout_segment_sub(&j->dir, seg, "staged", dir, sizeof(dir));
+	snprintf(pre, sizeof(pre), "%s-%05d-r", j->dir.warc_prefix, seg);
+	if (!(dh = opendir(dir)))
+		return;
+	/* committed or not (NAME.tmp.PID) */
+	while ((de = readdir(dh)) != NULL) {
+		if (strncmp(de->d_name, pre, strlen(pre)))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (unlink(path) != 0 && errno != ENOENT)
+			log_warn("fetch", "cannot remove '%s': %s", path, strerror(errno));
+	}
+	closedir(dh);
+}
+
+enum cr_err journal_warcs_scan(const struct job *j, int seg, int settle,
+			       struct journal_warcs *out, int *max_attempt)
+{
+	char path[PATH_MAX + 300];
+	int64_t *mark = NULL;
+	enum cr_err e;
+	size_t i;
+
+	*max_attempt = -1;
+	memset(out, 0, sizeof(*out));
+	e = list_rank_warcs(j, seg, out, max_attempt);
+	if (!e && !(mark = malloc((out->n ? out->n : 1) * sizeof(*mark))))
+		e = CR_ERR_NOMEM;
+	for (i = 0; !e && i < out->n; i++)
+		mark[i] = -1;
+	if (!e)
+		e = read_marks(j, seg, out, mark, max_attempt);
+	for (i = 0; !e && i < out->n; i++) {
+		struct journal_warc *w = &out->v[i];
+		uint64_t keep = mark[i] < 0 ? 0 : (uint64_t)mark[i];
+
+		if (keep > w->size) {
+			log_warn("fetch", "WARC file '%s' is shorter (%llu bytes) than its rank's "
+				 "marks say: the URLs archived past its end are fetched again",
+				 w->name, (unsigned long long)w->size);
+			keep = w->size;
+		}
+		layout_segment_file(&j->dir, seg, "warc", w->name, path, sizeof(path));
+		/* Bytes past the last mark were never named durably: cut;
+		 * a file no mark names was never synced: removed. */
+		if (settle && mark[i] < 0) {
+			if (unlink(path) != 0 && errno != ENOENT) {
+				log_err("fetch", "cannot remove '%s': %s", path, strerror(errno));
+				e = CR_ERR_IO;
+			}
+			out->removed++;
+		} else if (settle && w->size > keep) {
+			if (truncate(path, (off_t)keep) != 0) {
+				log_err("fetch", "cannot cut '%s': %s", path, strerror(errno));
+				e = CR_ERR_IO;
+			}
+			out->cut += w->size - keep;
+		}
+		w->size = keep;
+	}
+	if (!e && settle)
+		unstage_ranks(j, seg);
+	free(mark);
+	if (e)
+		journal_warcs_free(out);
 	return e;
 }

@@ -111,15 +111,58 @@ struct journal_resume {
 	int warc_removed;       /* WARC files removed (nothing journaled) */
 };
 
+/* The WARC files of a rank (crawldb/layout.h's layout_warc_prefix) that
+ * earlier attempts at a segment left, and how many bytes of each count:
+ * those its rank's marks journal named durable (below). */
+struct journal_warc {
+	char name[256];
+	uint64_t size;
+	int attempt;
+};
+struct journal_warcs {
+	struct journal_warc *v;
+	size_t n;
+	uint64_t cut;           /* bytes the settling cut */
+	unsigned removed;       /* files it removed */
+};
+
+/*
+ * A rank's WARC files hold the pages of all its partitions, each named by
+ * its partition's journal; a partition's journal cannot say how far the
+ * file is durable for the others. So each rank keeps a marks journal
+ * (layout_warc_marks): after every batch of partition journals is durable,
+ * one JOURNAL_WARC entry per file written since, naming its end then. Every
+ * byte before a marked end is named by some partition's journal; bytes
+ * after the last mark are not, and are cut.
+ *
+ * journal_warcs_scan reads the rank files and every marks journal of
+ * segment seg into out (sizes cut to their last mark; a file none marks
+ * counts as empty), and the highest attempt any name carries into
+ * *max_attempt (-1: none). With settle (one rank, before any rank writes
+ * the next attempt's files) it also cuts the files to their marks, removes
+ * those none marks, and removes what earlier attempts' ranks staged for
+ * the index step (index/stage.h: it reads their WARC files back). Free
+ * out with journal_warcs_free.
+ */
+CR_WUR enum cr_err journal_warcs_scan(const struct job *j, int seg, int settle,
+				      struct journal_warcs *out, int *max_attempt);
+void journal_warcs_free(struct journal_warcs *w);
+/* A new, empty journal at path (a rank's marks journal). */
+CR_WUR enum cr_err journal_create(const char *path, struct journal **out);
+
 /*
  * Prepares partition p of segment seg for a fetch: what earlier attempts
  * committed is passed to keep, their uncommitted leftovers are removed or
  * cut, and the journal is opened for this attempt. with_parse: the fetch
- * writes parse records (fetch.parse). CR_ERR_FORMAT (logged with the file
- * name) if a WARC file is shorter than its journal says.
+ * writes parse records (fetch.parse). shared (NULL: none): the rank files
+ * of the segment as journal_warcs_scan settled them - an entry naming
+ * bytes past a file's counted size is dropped, its URL fetched again.
+ * CR_ERR_FORMAT (logged with the file name) if a WARC file is shorter than
+ * its journal says.
  */
 CR_WUR enum cr_err journal_resume_part(const struct job *j, int seg, uint32_t p,
-				       int with_parse, journal_keep_fn keep, void *arg,
+				       int with_parse, const struct journal_warcs *shared,
+				       journal_keep_fn keep, void *arg,
 				       struct journal_resume *out);
 
 /* The prefix of partition p's WARC files of an attempt (segout.c adds

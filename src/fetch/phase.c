@@ -14,6 +14,7 @@
 #include "fetch/carry.h"
 #include "fetch/fetchlist.h"
 #include "fetch/handoff.h"
+#include "fetch/journal.h"
 #include "fetch/outcome.h"
 #include "inputs/inputs.h"
 #include "url/url.h"
@@ -176,7 +177,26 @@ static enum cr_err ca_bytes(const char *path, struct buf *out)
 	return e ? CR_ERR_ARG : CR_OK;
 }
 
-static enum cr_err fetcher_init(struct fetcher *f, struct job *j, int seg)
+/* Earlier attempts at the segment: their rank files settled (rank 0 cuts
+ * and removes what no mark names, before any rank writes) and this
+ * attempt's number agreed (journal.h). Collective, whatever happens. */
+static enum cr_err prior_attempts(const struct job *j, int seg, struct journal_warcs *prior,
+				  int *attempt)
+{
+	int max = -1;
+	enum cr_err e = journal_warcs_scan(j, seg, j->rank == 0, prior, &max);
+	int64_t m = max;
+
+	comm_max_i64(&m, 1);
+	*attempt = (int)m + 1;
+	if (comm_agree(e == CR_OK))
+		return CR_OK;
+	journal_warcs_free(prior);
+	return e ? e : CR_ERR_COMM;
+}
+
+static enum cr_err fetcher_init(struct fetcher *f, struct job *j, int seg, int attempt,
+				struct journal_warcs *prior)
 {
 	const struct config *cfg = &j->cfg;
 	struct sched_policy pol = {
@@ -228,7 +248,9 @@ static enum cr_err fetcher_init(struct fetcher *f, struct job *j, int seg)
 		return CR_ERR_ARG;
 	if (host_rules_max_in_flight(f->rules) > ho.max_host_connections)
 		ho.max_host_connections = host_rules_max_in_flight(f->rules);
-	e = segout_open(j, seg, f->parse, &f->out);
+	if (attempt < 0)
+		return CR_ERR_IO;   /* the earlier attempts could not be read (said) */
+	e = segout_open(j, seg, f->parse, attempt, prior, &f->out);
 	if (!e && cfg->tls_ca_file[0])
 		e = ca_bytes(cfg->tls_ca_file, &ca);
 	ho.ca_pem = ca.len ? ca.p : NULL;
@@ -337,7 +359,16 @@ enum cr_err fetch_run(struct job *j, int seg, int version, uint64_t *counters,
 		      uint64_t *parse_counters)
 {
 	struct fetcher f;
-	enum cr_err e = fetcher_init(&f, j, seg);
+	struct journal_warcs prior;
+	int attempt = 0;
+	enum cr_err e = prior_attempts(j, seg, &prior, &attempt);
+	/* (set up whatever e: the collectives below need the fetcher) */
+	uint64_t cut = prior.cut;
+	enum cr_err ie = fetcher_init(&f, j, seg, e ? -1 : attempt, &prior);
+
+	e = e ? e : ie;
+	journal_warcs_free(&prior);   /* segout_open took it, or it is not needed */
+	f.warc_cut += cut;
 
 	share_witnesses(&f);   /* collective, whatever e */
 	if (!e)

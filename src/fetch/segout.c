@@ -63,18 +63,26 @@ enum cr_err segout_fail(struct segout *s, enum cr_err e)
 	return s->failed;
 }
 
-enum cr_err segout_open(const struct job *j, int seg, int with_parse, struct segout **out)
+enum cr_err segout_open(const struct job *j, int seg, int with_parse, int attempt,
+			struct journal_warcs *prior, struct segout **out)
 {
 	struct segout *s = calloc(1, sizeof(*s));
 	static const char *const dirs[] = { "fetch", "warc", "parse", "staged" };
+	char marks[PATH_MAX];
 	enum cr_err e = CR_OK;
 	size_t i;
 
-	if (!s)
+	if (!s) {
+		journal_warcs_free(prior);
 		return CR_ERR_NOMEM;
+	}
 	s->j = j;
 	s->seg = seg;
 	s->with_parse = with_parse;
+	s->attempt = attempt;
+	s->prior = *prior;
+	memset(prior, 0, sizeof(*prior));
+	layout_warc_prefix(&j->dir, seg, j->rank, attempt, s->prefix, sizeof(s->prefix));
 	s->with_stage = with_parse && j->cfg.index_enabled;
 	buf_init(&s->scratch);
 	buf_init(&s->info);
@@ -99,6 +107,9 @@ enum cr_err segout_open(const struct job *j, int seg, int with_parse, struct seg
 		layout_segment_sub(&j->dir, seg, dirs[i], dir, sizeof(dir));
 		e = fs_mkdirs(dir);
 	}
+	layout_warc_marks(&j->dir, seg, j->rank, attempt, marks, sizeof(marks));
+	if (!e)
+		e = journal_create(marks, &s->marks);
 	if (e) {
 		segout_free(&s);
 		return e;
@@ -121,16 +132,18 @@ void segout_free(struct segout **sp)
 
 		recfile_writer_abort(&o->fetch);
 		recfile_writer_abort(&o->parse);
-		for (k = 0; k < SEGOUT_SERIES_; k++)
-			recfile_writer_abort(&o->stage[k]);
 		buf_release(&o->text_uri);
 		journal_close(&o->jn, 0);
-		/* Not committed: what they hold is journaled or redone. */
-		for (k = 0; k < SEGOUT_SERIES_; k++)
-			if (warc_writer_close(&o->warc[k]) != CR_OK)
-				continue;
-		free(o->files);
 	}
+	/* Not committed: what they hold is journaled or redone. */
+	for (k = 0; k < SEGOUT_SERIES_; k++) {
+		recfile_writer_abort(&s->stage[k]);
+		if (warc_writer_close(&s->warc[k]) != CR_OK)
+			continue;
+	}
+	journal_close(&s->marks, 0);
+	journal_warcs_free(&s->prior);
+	free(s->files);
 	free(s->parts);
 	buf_release(&s->scratch);
 	buf_release(&s->info);
@@ -183,10 +196,9 @@ static void provenance_once(struct segout *s, struct warc_writer *w)
 	buf_release(&body);
 }
 
-/* Series k of partition p, opened on first use (NULL after a failure). */
-static struct warc_writer *series(struct segout *s, uint32_t p, enum segout_series k)
+/* Series k of the rank, opened on first use (NULL after a failure). */
+static struct warc_writer *series(struct segout *s, enum segout_series k)
 {
-	struct part *o = segout_part_of(s, p);
 	const struct config *c = &s->j->cfg;
 	struct warc_writer_opts wo = {
 		c->warc_compression,
@@ -196,34 +208,60 @@ static struct warc_writer *series(struct segout *s, uint32_t p, enum segout_seri
 	};
 	char dir[PATH_MAX];
 
-	if (o->warc[k] || s->failed)
-		return o->warc[k];
-	journal_warc_prefix(&s->j->dir, s->seg, p, o->attempt, o->prefix, sizeof(o->prefix));
+	if (s->warc[k] || s->failed)
+		return s->warc[k];
 	layout_segment_sub(&s->j->dir, s->seg, "warc", dir, sizeof(dir));
-	segout_fail(s, warc_writer_open_series(dir, o->prefix, s->suffix[k], provenance_software(),
-					&wo, &o->warc[k]));
-	if (o->warc[k] && k == SEGOUT_PAGES)
-		provenance_once(s, o->warc[k]);
-	return o->warc[k];
+	segout_fail(s, warc_writer_open_series(dir, s->prefix, s->suffix[k], provenance_software(),
+					       &wo, &s->warc[k]));
+	if (s->warc[k] && k == SEGOUT_PAGES)
+		provenance_once(s, s->warc[k]);
+	return s->warc[k];
+}
+
+/* Notes that w's current file holds what was written to it so far: after
+ * every write, so that a file the writer rolled over past keeps its end. */
+static void note_written(struct segout *s, struct warc_writer *w)
+{
+	const char *name = warc_writer_name(w);
+	struct written *f = s->nfiles ? &s->files[s->nfiles - 1] : NULL;
+	size_t i;
+
+	for (i = s->nfiles; (!f || strcmp(f->name, name)) && i-- > 0;)
+		f = &s->files[i];
+	if (!f || strcmp(f->name, name)) {
+		if (s->nfiles == s->cap) {
+			s->cap = s->cap ? s->cap * 2 : 8;
+			s->files = realloc(s->files, s->cap * sizeof(*s->files));
+			if (!s->files) {
+				fputs("mpicrawl: out of memory\n", stderr);
+				abort();
+			}
+		}
+		f = &s->files[s->nfiles++];
+		memset(f, 0, sizeof(*f));
+		snprintf(f->name, sizeof(f->name), "%s", name);
+	}
+	f->end = warc_writer_offset(w);
 }
 
 enum cr_err segout_archive(struct segout *s, uint32_t p, enum segout_series k,
 			   const struct warc_exchange *x, const char **name, uint64_t *off)
 {
-	struct warc_writer *w = series(s, p, k);
+	struct warc_writer *w;
 	uint64_t len;
 
 	*name = "";
 	*off = 0;
-	if (!w)
+	segout_part_of(s, p);
+	if (!(w = series(s, k)))
 		return s->failed;
 	if (segout_fail(s, warc_write_exchange(w, x, off, &len) != CR_OK ? CR_ERR_IO : CR_OK))
 		return s->failed;
+	note_written(s, w);
 	/* The writer's name follows its rotations: read right after the
 	 * write, and kept, since the metadata record may start a new file. */
-	snprintf(s->parts[p].archived[k], sizeof(s->parts[p].archived[k]), "%s",
-		 warc_writer_name(w));
-	*name = s->parts[p].archived[k];
+	snprintf(s->archived[k], sizeof(s->archived[k]), "%s", warc_writer_name(w));
+	*name = s->archived[k];
 	segout_stage_exchange(s, p, k, w, x, *off, len);
 	return s->failed;
 }
@@ -262,7 +300,7 @@ enum cr_err segout_text(struct segout *s, uint32_t p, const struct html_page *pa
 		sp.charset_len = strlen(page->charset);
 		index_stage_pack_page(&s->scratch, &sp);
 	}
-	return segout_fail(s, recfile_writer_add(o->stage[o->text_series], s->scratch.p,
+	return segout_fail(s, recfile_writer_add(s->stage[o->text_series], s->scratch.p,
 					  s->scratch.len));
 }
 
@@ -299,7 +337,7 @@ static void meta_block(const struct segout_meta *m, struct buf *block)
 enum cr_err segout_metadata(struct segout *s, uint32_t p, enum segout_series k,
 			    const struct segout_meta *m)
 {
-	struct warc_writer *w = s->parts[p].warc[k];
+	struct warc_writer *w = s->warc[k];
 	const char *id = w ? warc_writer_last_id(w) : NULL;
 	struct warc_record_out r;
 	struct buf fields, block;
@@ -319,44 +357,18 @@ enum cr_err segout_metadata(struct segout *s, uint32_t p, enum segout_series k,
 	r.block = block.p;
 	r.block_len = block.len;
 	segout_fail(s, warc_write_record(w, &r, NULL, NULL) != CR_OK ? CR_ERR_IO : CR_OK);
+	note_written(s, w);
 	buf_release(&fields);
 	buf_release(&block);
+	(void)p;
 	return s->failed;
-}
-
-/* Notes that w's current file holds what was written to it so far. */
-static void note_written(struct part *o, struct warc_writer *w)
-{
-	const char *name = warc_writer_name(w);
-	struct written *f = o->nfiles ? &o->files[o->nfiles - 1] : NULL;
-
-	if (!f || strcmp(f->name, name)) {
-		size_t i;
-
-		for (i = 0, f = NULL; i < o->nfiles && !f; i++)
-			if (!strcmp(o->files[i].name, name))
-				f = &o->files[i];
-	}
-	if (!f) {
-		if (o->nfiles == o->cap) {
-			o->cap = o->cap ? o->cap * 2 : 8;
-			o->files = realloc(o->files, o->cap * sizeof(*o->files));
-			if (!o->files) {
-				fputs("mpicrawl: out of memory\n", stderr);
-				abort();
-			}
-		}
-		f = &o->files[o->nfiles++];
-		snprintf(f->name, sizeof(f->name), "%s", name);
-	}
-	f->end = warc_writer_offset(w);
 }
 
 enum cr_err segout_outcome(struct segout *s, uint32_t p, const struct fetch_record *fr,
 			   const void *parse, size_t parse_len, enum segout_series k)
 {
 	struct part *o = segout_part_of(s, p);
-	struct warc_writer *w = k == SEGOUT_NONE ? NULL : o->warc[k];
+	struct warc_writer *w = k == SEGOUT_NONE ? NULL : s->warc[k];
 	struct journal_entry je;
 
 	if (s->failed)
@@ -374,8 +386,6 @@ enum cr_err segout_outcome(struct segout *s, uint32_t p, const struct fetch_reco
 	je.warc = w ? warc_writer_name(w) : "";
 	je.warc_len = strlen(je.warc);
 	je.warc_end = w ? warc_writer_offset(w) : 0;
-	if (w)
-		note_written(o, w);
 	je.fetch = s->scratch.p;
 	je.fetch_len = s->scratch.len;
 	je.parse = o->parse ? parse : NULL;
@@ -426,8 +436,9 @@ void segout_handoff(struct segout *s, uint32_t p, const struct crawl_record *rec
 	journal_link(s, p, JOURNAL_HANDOFF, rec, NULL, 0, round);
 }
 
-/* Journals what partition p's robots series holds now (kind JOURNAL_WARC),
- * or an answer (JOURNAL_ROBOTS) with it or alone (w NULL). */
+/* Journals what the robots series holds now (kind JOURNAL_WARC) in
+ * partition p's journal, or an answer (JOURNAL_ROBOTS) with it or alone (w
+ * NULL). */
 static void journal_robots(struct part *o, struct warc_writer *w, const void *answer,
 			   size_t n)
 {
@@ -441,16 +452,14 @@ static void journal_robots(struct part *o, struct warc_writer *w, const void *an
 	je.fetch = answer;
 	je.fetch_len = n;
 	journal_add(o->jn, &je);
-	if (w)
-		note_written(o, w);
 }
 
 void segout_robots_done(struct segout *s, uint32_t p)
 {
 	struct part *o = &s->parts[p];
 
-	if (o->jn && o->warc[SEGOUT_ROBOTS])
-		journal_robots(o, o->warc[SEGOUT_ROBOTS], NULL, 0);
+	if (o->jn && s->warc[SEGOUT_ROBOTS])
+		journal_robots(o, s->warc[SEGOUT_ROBOTS], NULL, 0);
 }
 
 void segout_robots_answer(struct segout *s, uint32_t p, int archived, const void *answer,
@@ -459,7 +468,40 @@ void segout_robots_answer(struct segout *s, uint32_t p, int archived, const void
 	struct part *o = &s->parts[p];
 
 	if (o->jn && !s->failed)
-		journal_robots(o, archived ? o->warc[SEGOUT_ROBOTS] : NULL, answer, n);
+		journal_robots(o, archived ? s->warc[SEGOUT_ROBOTS] : NULL, answer, n);
+}
+
+/* 1 if a partition's journal has entries to write. */
+static int any_pending(const struct segout *s)
+{
+	uint32_t p;
+
+	for (p = 0; p < s->j->dir.partitions; p++)
+		if (journal_pending(s->parts[p].jn))
+			return 1;
+	return 0;
+}
+
+/* The marks of the files written since the last: added to the marks
+ * journal, to be made durable after the partitions' journals. */
+static void mark_files(struct segout *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nfiles; i++) {
+		struct written *f = &s->files[i];
+		struct journal_entry je;
+
+		if (f->end <= f->marked)
+			continue;
+		memset(&je, 0, sizeof(je));
+		je.kind = JOURNAL_WARC;
+		je.warc = f->name;
+		je.warc_len = strlen(f->name);
+		je.warc_end = f->end;
+		journal_add(s->marks, &je);
+		f->marked = f->end;
+	}
 }
 
 enum cr_err segout_sync(struct segout *s)
@@ -469,40 +511,21 @@ enum cr_err segout_sync(struct segout *s)
 
 	if (s->syncer && !s->failed)
 		segout_fail(s, syncer_wait(s->syncer));
-	for (p = 0; p < s->j->dir.partitions && !s->failed; p++) {
-		struct part *o = &s->parts[p];
-
-		if (!journal_pending(o->jn))
-			continue;
-		for (k = 0; k < SEGOUT_SERIES_; k++)
-			if (segout_fail(s, warc_writer_sync(o->warc[k]) != CR_OK ? CR_ERR_IO
-										  : CR_OK))
-				return s->failed;
-		segout_fail(s, journal_sync(o->jn));
-	}
-	return s->failed;
-}
-
-/* Partition p's WARC files written out and named to the syncer's next
- * batch, then its pending journal entries. */
-static void hand_over(struct segout *s, struct part *o)
-{
-	int k, fd;
-
-	for (k = 0; k < SEGOUT_SERIES_ && !s->failed; k++) {
-		if (segout_fail(s, warc_writer_flush(o->warc[k], &fd) != CR_OK ? CR_ERR_IO : CR_OK))
-			return;
-		if (fd >= 0)
-			segout_fail(s, syncer_add_fsync(s->syncer, fd,
-							warc_writer_name(o->warc[k])));
-	}
-	if (!s->failed)
-		segout_fail(s, journal_hand_over(o->jn, s->syncer));
+	if (s->failed || !any_pending(s))
+		return s->failed;
+	for (k = 0; k < SEGOUT_SERIES_; k++)
+		if (segout_fail(s, warc_writer_sync(s->warc[k]) != CR_OK ? CR_ERR_IO : CR_OK))
+			return s->failed;
+	for (p = 0; p < s->j->dir.partitions && !s->failed; p++)
+		segout_fail(s, journal_sync(s->parts[p].jn));
+	mark_files(s);
+	return segout_fail(s, s->failed ? s->failed : journal_sync(s->marks));
 }
 
 enum cr_err segout_sync_async(struct segout *s)
 {
 	uint32_t p;
+	int k, fd;
 
 	if (s->failed)
 		return s->failed;
@@ -510,11 +533,25 @@ enum cr_err segout_sync_async(struct segout *s)
 		return segout_sync(s);   /* no thread: on this one, as it can */
 	if (syncer_busy(s->syncer))
 		return CR_OK;
-	if (segout_fail(s, syncer_wait(s->syncer)))
+	if (segout_fail(s, syncer_wait(s->syncer)) || !any_pending(s))
 		return s->failed;
+	/* The rank's WARC files written out and named to the syncer's next
+	 * batch, then the partitions' pending journal entries, then the
+	 * marks: appended last, after the journals are durable. */
+	for (k = 0; k < SEGOUT_SERIES_ && !s->failed; k++) {
+		if (segout_fail(s, warc_writer_flush(s->warc[k], &fd) != CR_OK ? CR_ERR_IO : CR_OK))
+			break;
+		if (fd >= 0)
+			segout_fail(s, syncer_add_fsync(s->syncer, fd,
+							warc_writer_name(s->warc[k])));
+	}
 	for (p = 0; p < s->j->dir.partitions && !s->failed; p++)
 		if (journal_pending(s->parts[p].jn))
-			hand_over(s, &s->parts[p]);
+			segout_fail(s, journal_hand_over(s->parts[p].jn, s->syncer));
+	if (!s->failed) {
+		mark_files(s);
+		segout_fail(s, journal_hand_over(s->marks, s->syncer));
+	}
 	if (!s->failed)
 		syncer_submit(s->syncer);
 	return s->failed;
@@ -522,33 +559,32 @@ enum cr_err segout_sync_async(struct segout *s)
 
 /*
  * A URL is committed as fetched only when the WARC bytes its outcome names
- * are there: every file the partition wrote must still hold what was
- * written (a directory removed under a running fetch leaves the files
- * written to nowhere). Otherwise nothing of the partition is committed and
- * the next fetch of the segment fetches those URLs again.
+ * are there: every file the rank wrote must still hold what was written (a
+ * directory removed under a running fetch leaves the files written to
+ * nowhere). Otherwise nothing is committed and the next fetch of the
+ * segment fetches those URLs again.
  */
-static enum cr_err check_written(struct segout *s, uint32_t p)
+static enum cr_err check_written(struct segout *s)
 {
-	struct part *o = &s->parts[p];
 	char path[PATH_MAX];
 	struct stat st;
 	size_t i;
 
-	for (i = 0; i < o->nfiles; i++) {
-		layout_segment_file(&s->j->dir, s->seg, "warc", o->files[i].name, path,
+	for (i = 0; i < s->nfiles; i++) {
+		layout_segment_file(&s->j->dir, s->seg, "warc", s->files[i].name, path,
 				    sizeof(path));
-		if (stat(path, &st) == 0 && (uint64_t)st.st_size >= o->files[i].end)
+		if (stat(path, &st) == 0 && (uint64_t)st.st_size >= s->files[i].end)
 			continue;
 		log_err("fetch", "WARC file '%s' is missing or shorter than what was written "
-			"to it: partition %u of segment %d is not committed; fetch the segment "
-			"again (its URLs archived there are fetched again)", path, p, s->seg);
+			"to it: segment %d is not committed; fetch the segment again (its URLs "
+			"archived there are fetched again)", path, s->seg);
 		return CR_ERR_IO;
 	}
 	return CR_OK;
 }
 
-/* Commits partition p: WARC files closed and checked, the record files
- * renamed into place. The journal stays until the phase is marked done
+/* Commits partition p: its journal made durable, the record files renamed
+ * into place. The journal stays until the phase is marked done
  * (state_forget_journals): the robots cache written after this is made
  * from the answers it holds, and a fetch killed before the mark resumes
  * from it (journal.h). */
@@ -556,22 +592,13 @@ static enum cr_err commit_part(struct segout *s, uint32_t p)
 {
 	struct part *o = segout_part_of(s, p);
 	enum cr_err e = s->failed;
-	int k;
 
-	for (k = 0; !e && k < SEGOUT_SERIES_; k++)
-		if (warc_writer_close(&o->warc[k]) != CR_OK)
-			e = CR_ERR_IO;
-	if (!e)
-		e = check_written(s, p);
 	if (!e)
 		e = journal_sync(o->jn);
 	if (!e && o->fetch)
 		e = recfile_writer_commit(&o->fetch);
 	if (!e && o->parse)
 		e = recfile_writer_commit(&o->parse);
-	for (k = 0; !e && k < SEGOUT_SERIES_; k++)
-		if (o->stage[k])
-			e = recfile_writer_commit(&o->stage[k]);
 	if (!e)
 		journal_close(&o->jn, 0);
 	return segout_fail(s, e);
@@ -580,13 +607,26 @@ static enum cr_err commit_part(struct segout *s, uint32_t p)
 enum cr_err segout_commit(struct segout *s)
 {
 	uint32_t p;
+	int k;
 
 	if (s->syncer && !s->failed)
 		segout_fail(s, syncer_wait(s->syncer));
-
+	/* The rank's files closed (flushed, fsynced) and checked first. */
+	for (k = 0; !s->failed && k < SEGOUT_SERIES_; k++)
+		if (warc_writer_close(&s->warc[k]) != CR_OK)
+			segout_fail(s, CR_ERR_IO);
+	if (!s->failed)
+		segout_fail(s, check_written(s));
 	for (p = 0; p < s->j->dir.partitions && !s->failed; p++)
 		if (layout_owns(p, s->j->rank, s->j->nranks))
 			commit_part(s, p);
+	for (k = 0; !s->failed && k < SEGOUT_SERIES_; k++)
+		if (s->stage[k])
+			segout_fail(s, recfile_writer_commit(&s->stage[k]));
+	if (!s->failed) {
+		mark_files(s);
+		segout_fail(s, journal_sync(s->marks));
+	}
 	return s->failed;
 }
 

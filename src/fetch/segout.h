@@ -1,11 +1,13 @@
 /*
- * segout.h - what a fetch phase writes for its segment, per owned
- * partition: four WARC series (pages: 2xx and 304; robots.txt;
- * diagnostics: 3xx, 4xx, 5xx, as Common Crawl keeps them apart; sitemaps
- * and feeds read for URLs), the fetch
- * records, with fetch.parse the parse records, a metadata record after each
- * page (warc.metadata), and the journal that lets a killed fetch resume
- * where it was (journal.h).
+ * segout.h - what a fetch phase writes for its segment: per rank, four
+ * WARC series shared by its partitions and rolled at warc.max_bytes (pages:
+ * 2xx and 304; robots.txt; diagnostics: 3xx, 4xx, 5xx, as Common Crawl
+ * keeps them apart; sitemaps and feeds read for URLs), so that a round
+ * leaves files the size of an archive's, not one per partition; per owned
+ * partition the fetch records, with fetch.parse the parse records, and the
+ * journal that lets a killed fetch resume where it was (journal.h, with
+ * the rank's marks journal); a metadata record after each page
+ * (warc.metadata).
  *
  * The fetcher hands finished things in; nothing here decides what they
  * mean. Life: segout_open, then per owned partition segout_resume (takes
@@ -31,6 +33,7 @@
 #include "crawldb/fetch_record.h"
 #include "crawldb/job.h"
 #include "fetch/http.h"
+#include "fetch/journal.h"
 #include "fetch/series.h"
 #include "util/error.h"
 #include "warc/warc.h"
@@ -40,9 +43,13 @@ struct pdf_doc;
 
 struct segout;
 
-/* with_parse: parse records are written (fetch.parse). */
-CR_WUR enum cr_err segout_open(const struct job *j, int seg, int with_parse,
-			       struct segout **out);
+/* with_parse: parse records are written (fetch.parse). attempt: of the
+ * segment's fetch, as the ranks agreed (1 + the highest an earlier one
+ * left, journal.h's journal_warcs_scan; 0 for the first); prior: the rank
+ * files earlier attempts left, as that scan settled them - taken over
+ * (emptied) in every case. */
+CR_WUR enum cr_err segout_open(const struct job *j, int seg, int with_parse, int attempt,
+			       struct journal_warcs *prior, struct segout **out);
 /* Commits nothing; closes and frees *s; accepts NULL. */
 void segout_free(struct segout **s);
 

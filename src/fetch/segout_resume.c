@@ -112,12 +112,11 @@ enum cr_err segout_resume(struct segout *s, uint32_t p, const struct segout_keep
 
 	s->resume_part = p;
 	s->keep = k;
-	e = journal_resume_part(s->j, s->seg, p, s->with_parse, keep_done, s, &r);
+	e = journal_resume_part(s->j, s->seg, p, s->with_parse, &s->prior, keep_done, s, &r);
 	s->keep = NULL;
 	if (e)
 		return segout_fail(s, e);
 	s->parts[p].jn = r.jn;
-	s->parts[p].attempt = r.attempt;
 	*kept_n += r.kept;
 	*cut += r.warc_cut;
 	return s->failed;

@@ -13,19 +13,18 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Series k's staged file of partition p, opened with the series. */
-static struct recfile_writer *stage_of(struct segout *s, uint32_t p, enum segout_series k)
+/* Series k's staged file of the rank, opened with the series. */
+static struct recfile_writer *stage_of(struct segout *s, enum segout_series k)
 {
-	struct part *o = &s->parts[p];
 	char key[256], name[300], path[PATH_MAX];
 
-	if (!s->with_stage || o->stage[k] || s->failed)
-		return o->stage[k];
-	snprintf(key, sizeof(key), "%s%s", o->prefix, segout_series_suffix[k]);
+	if (!s->with_stage || s->stage[k] || s->failed)
+		return s->stage[k];
+	snprintf(key, sizeof(key), "%s%s", s->prefix, segout_series_suffix[k]);
 	snprintf(name, sizeof(name), "%s.zst", key);
 	layout_segment_file(&s->j->dir, s->seg, "staged", name, path, sizeof(path));
-	segout_fail(s, recfile_writer_open(path, REC_KIND_STAGE, -5, &o->stage[k]));
-	return o->stage[k];
+	segout_fail(s, recfile_writer_open(path, REC_KIND_STAGE, -5, &s->stage[k]));
+	return s->stage[k];
 }
 
 /* The CDXJ mime and status of an exchange's response (or revisit), as the
@@ -78,7 +77,7 @@ void segout_stage_exchange(struct segout *s, uint32_t p, enum segout_series k,
 			   uint64_t len)
 {
 	struct part *o = &s->parts[p];
-	struct recfile_writer *st = stage_of(s, p, k);
+	struct recfile_writer *st = stage_of(s, k);
 	const char *name = warc_writer_name(w);
 	char date[WARC_DATE_MAX], mime[128], fname[300];
 	struct index_cdxj_extra ex;
@@ -89,8 +88,8 @@ void segout_stage_exchange(struct segout *s, uint32_t p, enum segout_series k,
 	o->text_wanted = 0;
 	if (!st)
 		return;
-	if (strcmp(o->staged_file[k], name)) {
-		snprintf(o->staged_file[k], sizeof(o->staged_file[k]), "%s", name);
+	if (strcmp(s->staged_file[k], name)) {
+		snprintf(s->staged_file[k], sizeof(s->staged_file[k]), "%s", name);
 		s->scratch.len = 0;
 		index_stage_pack_file(&s->scratch, name);
 		if (segout_fail(s, recfile_writer_add(st, s->scratch.p, s->scratch.len)))

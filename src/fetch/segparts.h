@@ -17,26 +17,18 @@
 #include "util/buf.h"
 #include "warc/warc.h"
 
-/* A WARC file a partition wrote, and how far. */
+/* A WARC file the rank wrote, how far, and how far its marks journal
+ * named it durable (journal.h). */
 struct written {
 	char name[256];
-	uint64_t end;
+	uint64_t end, marked;
 };
 
-/* The outputs of one partition. */
+/* The outputs of one partition: its record files and journal. */
 struct part {
 	struct recfile_writer *fetch;
 	struct recfile_writer *parse;     /* with parse records */
-	struct warc_writer *warc[SEGOUT_SERIES_];   /* by enum segout_series */
-	char prefix[LAYOUT_PREFIX_MAX + 32];   /* of its WARC files (journal_warc_prefix) */
 	struct journal *jn;               /* finished URLs, made durable in batches */
-	int attempt;                      /* of this fetch of the segment */
-	struct written *files;            /* checked before the partition commits */
-	size_t nfiles, cap;
-	char archived[SEGOUT_SERIES_][256];   /* the file of the last exchange archived */
-	/* What the index step takes from here (index/stage.h), per series */
-	struct recfile_writer *stage[SEGOUT_SERIES_];
-	char staged_file[SEGOUT_SERIES_][256];   /* the WARC file last named */
 	/* the last exchange archived, while it waits for segout_text */
 	int text_wanted;
 	enum segout_series text_series;
@@ -50,7 +42,20 @@ struct segout {
 	int seg;
 	int with_parse;
 	int with_stage;                   /* staged records for the index step */
+	int attempt;                      /* of this fetch of the segment */
 	struct part *parts;               /* per partition; owned ones used */
+	/* The rank's WARC series, shared by its partitions, rolled at
+	 * warc.max_bytes: PREFIX-NNNNN-rRRRR[-aK]-SSSSS-HOST-SERIES */
+	char prefix[LAYOUT_PREFIX_MAX + 32];
+	struct warc_writer *warc[SEGOUT_SERIES_];   /* by enum segout_series */
+	char archived[SEGOUT_SERIES_][256];   /* the file of the last exchange archived */
+	/* What the index step takes from here (index/stage.h), per series */
+	struct recfile_writer *stage[SEGOUT_SERIES_];
+	char staged_file[SEGOUT_SERIES_][256];   /* the WARC file last named */
+	struct written *files;            /* every WARC file the rank wrote */
+	size_t nfiles, cap;
+	struct journal *marks;            /* how far they were durable (journal.h) */
+	struct journal_warcs prior;       /* earlier attempts' rank files, settled */
 	struct buf scratch;
 	struct buf info;                  /* the warcinfo's provenance fields */
 	enum cr_err failed;               /* the first write error: kept */

@@ -34,7 +34,8 @@ static int cmp_str(const void *a, const void *b)
 
 /* ---- one partition ---- */
 
-static enum cr_err load_dups(struct part_ix *x, int ver)
+/* The duplicates partition p of CrawlDb version x->ver names, into x->dups. */
+static enum cr_err load_dups(struct part_ix *x, uint32_t p)
 {
 	char path[PATH_MAX];
 	struct recfile_reader *r;
@@ -42,9 +43,7 @@ static enum cr_err load_dups(struct part_ix *x, int ver)
 	size_t n;
 	enum cr_err e;
 
-	if (ver <= 0)
-		return CR_OK;
-	layout_crawldb_part(&x->j->dir, ver, x->p, path, sizeof(path));
+	layout_crawldb_part(&x->j->dir, x->ver, p, path, sizeof(path));
 	if ((e = recfile_reader_open(path, REC_KIND_CRAWLDB, &r)) != CR_OK) {
 		log_err("index", "cannot read CrawlDb part '%s': the duplicates it names would "
 			"be lost", path);
@@ -66,6 +65,24 @@ static enum cr_err load_dups(struct part_ix *x, int ver)
 	}
 	recfile_reader_free(&r);
 	return e == CR_EOF ? CR_OK : e;
+}
+
+enum cr_err index_dup_of(struct part_ix *x, const char *url, const char **rep)
+{
+	uint32_t p;
+	enum cr_err e;
+
+	*rep = NULL;
+	if (x->ver <= 0)
+		return CR_OK;
+	p = layout_partition(&x->j->dir, url, strlen(url));
+	if (!x->dups_loaded[p]) {
+		if ((e = load_dups(x, p)) != CR_OK)
+			return e;
+		x->dups_loaded[p] = 1;
+	}
+	*rep = hmap_get(&x->dups, url, strlen(url));
+	return CR_OK;
 }
 
 static int cmp_place(const void *a, const void *b)
@@ -339,19 +356,14 @@ static enum cr_err index_warc(struct part_ix *x, const char *name)
 	return one_warc(x, name);
 }
 
-/* The partition of a WARC file name PREFIX-NNNNN-PPPPP-... of segment seg
- * (PREFIX: the crawl's warc.prefix), or -1. */
-static long name_partition(const struct crawl_dir *d, const char *name, int seg)
+/* 1 if name is a WARC file of segment seg of x's unit. */
+static int of_unit(const struct part_ix *x, const char *name)
 {
-	char pre[LAYOUT_PREFIX_MAX + 16];
-	char *end;
-	long p;
+	uint32_t unit;
+	int by_rank, attempt;
 
-	snprintf(pre, sizeof(pre), "%s-%05d-", d->warc_prefix, seg);
-	if (strncmp(name, pre, strlen(pre)))
-		return -1;
-	p = strtol(name + strlen(pre), &end, 10);
-	return end != name + strlen(pre) && *end == '-' ? p : -1;
+	return layout_warc_unit(&x->j->dir, name, x->seg, &unit, &by_rank, &attempt) &&
+	       unit == x->unit && by_rank == x->by_rank;
 }
 
 static int is_warc_name(const char *n)
@@ -377,7 +389,7 @@ static enum cr_err do_partition(struct part_ix *x, char **names, size_t nn)
 		return e;
 	x->pages.len = 0;
 	for (i = 0; i < nn && e == CR_OK; i++)
-		if (name_partition(&x->j->dir, names[i], x->seg) == (long)x->p)
+		if (of_unit(x, names[i]))
 			e = index_warc(x, names[i]);
 	e2 = zw_close(&x->links, e == CR_OK);
 	if (e == CR_OK)
@@ -424,7 +436,7 @@ static void drop_partition(const struct job *j, int seg, uint32_t p)
 	memset(&x, 0, sizeof(x));
 	x.j = j;
 	x.seg = seg;
-	x.p = p;
+	x.unit = p;
 	for (k = 0; k < sizeof(outs) / sizeof(outs[0]); k++) {
 		text_part_path(&x, outs[k][0], outs[k][1], path[0], PATH_MAX, path[1], PATH_MAX);
 		for (n = 0; n < 2; n++)
@@ -434,13 +446,14 @@ static void drop_partition(const struct job *j, int seg, uint32_t p)
 	}
 }
 
-/* The CDXJ and WAT files of partition p that an earlier index left and no
- * WARC file of names now makes (index_output_stale) are removed. */
-static void drop_stale(const struct job *j, int seg, uint32_t p, char *const *names,
-		       size_t nn)
+/* The CDXJ and WAT files of unit (by_rank: a rank's, else a partition's)
+ * that an earlier index left and no WARC file of names now makes
+ * (index_output_stale) are removed. */
+static void drop_stale(const struct job *j, int seg, uint32_t unit, int by_rank,
+		       char *const *names, size_t nn)
 {
 	static const char *const subs[] = { "cdxj", "wat" };
-	char dir[PATH_MAX], path[PATH_MAX + 300];
+	char dir[PATH_MAX], path[PATH_MAX + 300], base[300];
 	size_t k, i, n;
 	char **v;
 
@@ -448,7 +461,19 @@ static void drop_stale(const struct job *j, int seg, uint32_t p, char *const *na
 		layout_segment_sub(&j->dir, seg, subs[k], dir, sizeof(dir));
 		v = fs_list(dir, "", "", &n);
 		for (i = 0; i < n; i++) {
-			if (name_partition(&j->dir, v[i], seg) != (long)p ||
+			uint32_t u;
+			int r, a;
+			/* the WARC file's name: WARC.cdxj, or STEM.warc.wat.gz */
+			size_t bl = strlen(v[i]);
+
+			if (k == 0 && bl > 5 && !strcmp(v[i] + bl - 5, ".cdxj"))
+				snprintf(base, sizeof(base), "%.*s", (int)(bl - 5), v[i]);
+			else if (k == 1 && bl > 12 && !strcmp(v[i] + bl - 12, ".warc.wat.gz"))
+				snprintf(base, sizeof(base), "%.*s.warc.gz", (int)(bl - 12), v[i]);
+			else
+				continue;
+			if (!layout_warc_unit(&j->dir, base, seg, &u, &r, &a) || u != unit ||
+			    r != by_rank ||
 			    !index_output_stale(subs[k], v[i], names, nn, j->cfg.index_wat))
 				continue;
 			snprintf(path, sizeof(path), "%s/%s", dir, v[i]);
@@ -478,25 +503,23 @@ static void dups_release(struct hmap *dups)
 	hmap_release(dups);
 }
 
-/* Partition x->p: from the staged records where it can, and all of it read
+/* Unit x->unit: from the staged records where it can, and all of it read
  * back when a staged file turns out damaged. */
-static enum cr_err index_partition(struct part_ix *x, char **names, size_t nn, int ver,
-				   int use_staged)
+static enum cr_err index_unit(struct part_ix *x, char **names, size_t nn, int use_staged)
 {
 	uint64_t before[IX_COUNT_];
 	enum cr_err e;
 
 	hmap_init(&x->dups);
+	memset(x->dups_loaded, 0, x->j->dir.partitions);
 	memcpy(before, x->c, sizeof(before));
 	x->use_staged = use_staged;
 	x->stage_bad = 0;
-	e = load_dups(x, ver);
-	if (e == CR_OK)
-		e = do_partition(x, names, nn);
+	e = do_partition(x, names, nn);
 	streams_close(x);
 	if (e != CR_OK && x->stage_bad) {
-		log_warn("index", "segment %d partition %u: a staged file is damaged; reading "
-			 "its WARC files back", x->seg, x->p);
+		log_warn("index", "segment %d %s %u: a staged file is damaged; reading its WARC "
+			 "files back", x->seg, x->by_rank ? "rank" : "partition", x->unit);
 		memcpy(x->c, before, sizeof(before));
 		x->use_staged = 0;
 		e = do_partition(x, names, nn);
@@ -535,6 +558,94 @@ static enum cr_err warc_names(DIR *d, char ***names, size_t *nn)
 	return e;
 }
 
+/* 1 if a WARC file of names is of x's unit. */
+static int any_of_unit(const struct part_ix *x, char **names, size_t nn)
+{
+	size_t k;
+
+	for (k = 0; k < nn; k++)
+		if (of_unit(x, names[k]))
+			return 1;
+	return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The ranks whose WARC files names holds, each once, sorted (*n of them;
+ * malloc'd, NULL when memory runs out). */
+static uint32_t *rank_units(const struct crawl_dir *d, int seg, char **names, size_t nn,
+			    size_t *n)
+{
+	uint32_t *v = malloc((nn ? nn : 1) * sizeof(*v));
+	size_t i, k = 0;
+
+	*n = 0;
+	if (!v)
+		return NULL;
+	for (i = 0; i < nn; i++) {
+		uint32_t u;
+		int r, a;
+
+		if (layout_warc_unit(d, names[i], seg, &u, &r, &a) && r)
+			v[k++] = u;
+	}
+	qsort(v, k, sizeof(*v), cmp_u32);
+	for (i = 0; i < k; i++)
+		if (!*n || v[*n - 1] != v[i])
+			v[(*n)++] = v[i];
+	return v;
+}
+
+/* An older crawl's partitions: each by the rank that owns it; those without
+ * WARC files keep nothing an earlier index made of them. */
+static enum cr_err index_partitions(struct part_ix *x, char **names, size_t nn,
+				    int use_staged)
+{
+	const struct job *j = x->j;
+	enum cr_err e = CR_OK;
+	uint32_t p;
+
+	for (p = 0; e == CR_OK && p < j->dir.partitions; p++) {
+		if (!layout_owns(p, j->rank, j->nranks))
+			continue;
+		x->unit = p;
+		x->by_rank = 0;
+		if (any_of_unit(x, names, nn))
+			e = index_unit(x, names, nn, use_staged);
+		else
+			drop_partition(j, x->seg, p);
+		if (e == CR_OK)
+			drop_stale(j, x->seg, p, 0, names, nn);
+	}
+	return e;
+}
+
+/* The fetch's ranks' files: rank R's by rank R % nranks. */
+static enum cr_err index_ranks(struct part_ix *x, char **names, size_t nn, int use_staged)
+{
+	const struct job *j = x->j;
+	size_t nr = 0, i;
+	uint32_t *ranks = rank_units(&j->dir, x->seg, names, nn, &nr);
+	enum cr_err e = ranks ? CR_OK : CR_ERR_NOMEM;
+
+	for (i = 0; e == CR_OK && i < nr; i++) {
+		if ((int)(ranks[i] % (uint32_t)j->nranks) != j->rank)
+			continue;
+		x->unit = ranks[i];
+		x->by_rank = 1;
+		e = index_unit(x, names, nn, use_staged);
+		if (e == CR_OK)
+			drop_stale(j, x->seg, ranks[i], 1, names, nn);
+	}
+	free(ranks);
+	return e;
+}
+
 enum cr_err index_segment(const struct job *j, int seg, int crawldb_version, int use_staged,
 			  uint64_t *c)
 {
@@ -544,7 +655,6 @@ enum cr_err index_segment(const struct job *j, int seg, int crawldb_version, int
 	size_t nn = 0, i;
 	DIR *d;
 	enum cr_err e = CR_OK;
-	uint32_t p;
 
 	memset(&x, 0, sizeof(x));
 	x.j = j;
@@ -570,23 +680,15 @@ enum cr_err index_segment(const struct job *j, int seg, int crawldb_version, int
 	buf_init(&x.text);
 	buf_init(&x.fields);
 	buf_init(&x.wat);
-	for (p = 0; e == CR_OK && p < j->dir.partitions; p++) {
-		size_t k;
-		int any = 0;
-
-		if (!layout_owns(p, j->rank, j->nranks))
-			continue;
-		for (k = 0; k < nn; k++)
-			any |= name_partition(&j->dir, names[k], seg) == (long)p;
-		if (any) {
-			x.p = p;
-			e = index_partition(&x, names, nn, crawldb_version, use_staged);
-		} else {
-			drop_partition(j, seg, p);
-		}
-		if (e == CR_OK)
-			drop_stale(j, seg, p, names, nn);
-	}
+	x.ver = crawldb_version;
+	x.dups_loaded = calloc(j->dir.partitions ? j->dir.partitions : 1, 1);
+	if (!x.dups_loaded)
+		e = CR_ERR_NOMEM;
+	if (e == CR_OK)
+		e = index_partitions(&x, names, nn, use_staged);
+	if (e == CR_OK)
+		e = index_ranks(&x, names, nn, use_staged);
+	free(x.dups_loaded);
 	free(x.streams);
 	buf_release(&x.packed);
 	buf_release(&x.line);

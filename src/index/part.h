@@ -31,13 +31,20 @@ struct lines {
 struct part_ix {
 	const struct job *j;
 	int seg;
-	uint32_t p;
+	/* What is indexed at once: the WARC files of one rank of the fetch
+	 * (PREFIX-NNNNN-rRRRR...), or of one partition in an older crawl's
+	 * names (PREFIX-NNNNN-PPPPP...) - crawldb/layout.h's layout_warc_unit */
+	uint32_t unit;
+	int by_rank;
+	int ver;                   /* the CrawlDb version that names duplicates */
+	unsigned char *dups_loaded;   /* per partition: its duplicates read */
 	int use_staged;            /* take what the fetcher staged where it can */
 	int stage_bad;             /* a staged file was damaged: read back */
 	struct stream *streams;    /* INDEX_STREAMS_MAX */
 	size_t nstreams;
 	struct buf packed;
-	struct hmap dups;          /* URL -> representative URL (strdup) */
+	struct hmap dups;          /* URL -> representative URL (strdup), of the
+				      partitions read so far (index_dup_of) */
 	struct warc_writer *wet;   /* text.format = wet */
 	gzFile jsonl;              /* text.format = jsonl */
 	char text_path[PATH_MAX], text_tmp[PATH_MAX + 32];
@@ -53,9 +60,15 @@ struct part_ix {
 	struct buf line, text, fields;
 };
 
-/* The path of the partition's file in folder sub of the segment, named as
- * its WARC files are - PREFIX-NNNNN-PPPPP.EXT - so that the files of two
- * crawls never share a name (the older part-PPPPP.EXT: old, "" for none). */
+/* The page url a near-duplicate of (*rep, borrowed), or *rep NULL: its
+ * partition's duplicates read from the CrawlDb the first time one of its
+ * URLs is asked about. */
+CR_WUR enum cr_err index_dup_of(struct part_ix *x, const char *url, const char **rep);
+
+/* The path of the unit's file in folder sub of the segment, named as its
+ * WARC files are - PREFIX-NNNNN-rRRRR.EXT (PREFIX-NNNNN-PPPPP.EXT for an
+ * older crawl's partition) - so that the files of two crawls never share a
+ * name (the older part-PPPPP.EXT: old, "" for none). */
 void text_part_path(const struct part_ix *x, const char *sub, const char *ext, char *out,
 		    size_t cap, char *old, size_t old_cap);
 /* A page's text, links and pages/ line, and its CDXJ line's fields. */

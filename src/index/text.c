@@ -37,15 +37,23 @@ void text_part_path(const struct part_ix *x, const char *sub, const char *ext, c
 {
 	char name[128];
 
-	snprintf(name, sizeof(name), "%s-%05d-%05u.%s", x->j->dir.warc_prefix, x->seg, x->p,
-		 ext);
+	if (x->by_rank)
+		snprintf(name, sizeof(name), "%s-%05d-r%04u.%s", x->j->dir.warc_prefix, x->seg,
+			 x->unit, ext);
+	else
+		snprintf(name, sizeof(name), "%s-%05d-%05u.%s", x->j->dir.warc_prefix, x->seg,
+			 x->unit, ext);
 	layout_segment_file(&x->j->dir, x->seg, sub, name, out, cap);
 	if (!old)
 		return;
+	if (x->by_rank) {
+		old[0] = '\0';
+		return;
+	}
 	/* links/part-P.tsv.zst, pages/part-P.jsonl: the folder not in the name */
 	if (!strncmp(ext, sub, strlen(sub)) && ext[strlen(sub)] == '.')
 		ext += strlen(sub) + 1;
-	snprintf(name, sizeof(name), "part-%05u.%s", x->p, ext);
+	snprintf(name, sizeof(name), "part-%05u.%s", x->unit, ext);
 	layout_segment_file(&x->j->dir, x->seg, sub, name, old, old_cap);
 }
 
@@ -182,7 +190,7 @@ static void page_list_line(struct part_ix *x, const struct index_stage_page *pg,
 		 (unsigned long long)XXH3_64bits(pg->text, pg->text_len));
 }
 
-/* Writes the pages list of x->p (pages/PREFIX-NNNNN-PPPPP.pages.jsonl, with WACZ's header
+/* Writes the pages list of the unit (pages/PREFIX-NNNNN-rRRRR.pages.jsonl, with WACZ's header
  * line), or removes an old one when the partition has no page. */
 enum cr_err text_pages_write(struct part_ix *x)
 {
@@ -337,7 +345,8 @@ enum cr_err text_page_out(struct part_ix *x, const struct index_stage_page *pg)
 	buf_addc(&x->text, '\n');
 	buf_add(&x->text, x->body.p, x->body.len);
 	buf_addc(&x->text, '\n');
-	dup = hmap_get(&x->dups, uri, strlen(uri));
+	if ((e = index_dup_of(x, uri, &dup)) != CR_OK)
+		return e;
 	page_list_line(x, pg, uri);
 	x->c[IX_TEXT_DOCS]++;
 	x->c[IX_TEXT_DUPLICATES] += dup != NULL;

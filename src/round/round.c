@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 void (*round_phase_hook)(const struct job *j, const char *phase, int seg);
 
@@ -55,29 +56,44 @@ static void clean(struct job *j, const struct round_plan *p)
 	comm_barrier();
 }
 
+/* The CPU this process used so far (user and system, all threads; µs). */
+static uint64_t cpu_us(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		return 0;
+	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000u +
+	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+}
+
 /* Sums counters over ranks and builds the phase's JSON on rank 0, with
  * the bytes the ranks sent each other since the last phase's (all ranks,
  * and the most of one rank). */
 static void phase_json(struct job *j, const char *const *names, uint64_t *v, size_t n,
 		       double secs, const char *extra, struct buf *out)
 {
-	static uint64_t sent_before;
+	static uint64_t sent_before, cpu_before;
 	struct json_counter cs[COUNTERS_MAX];
 	uint64_t sent = comm_bytes_sent() - sent_before;
-	int64_t most = (int64_t)sent;
+	uint64_t cpu = cpu_us() - cpu_before;
+	int64_t most[2] = { (int64_t)sent, (int64_t)cpu };
 	size_t i;
 
 	sent_before += sent;
+	cpu_before += cpu;
 	comm_sum_u64(v, n);
 	comm_sum_u64(&sent, 1);
-	comm_max_i64(&most, 1);
+	comm_sum_u64(&cpu, 1);
+	comm_max_i64(most, 2);
 	for (i = 0; i < n && i < COUNTERS_MAX; i++) {
 		cs[i].name = names[i];
 		cs[i].value = v[i];
 	}
 	buf_addf(out, "{\"seconds\":%.3f,\"ranks\":%d,\"sent_bytes\":%llu,"
-		 "\"sent_bytes_rank_max\":%lld%s", secs, j->nranks, (unsigned long long)sent,
-		 (long long)most, extra ? extra : "");
+		 "\"sent_bytes_rank_max\":%lld,\"cpu_s\":%.3f,\"cpu_s_rank_max\":%.3f%s", secs,
+		 j->nranks, (unsigned long long)sent, (long long)most[0], (double)cpu / 1e6,
+		 (double)most[1] / 1e6, extra ? extra : "");
 	buf_adds(out, ",\"counters\":");
 	json_counters(cs, n < COUNTERS_MAX ? n : COUNTERS_MAX, out);
 	buf_adds(out, "}\n");

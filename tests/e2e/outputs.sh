@@ -37,14 +37,15 @@ check "robots/ keeps the newest 2 versions of $nseg rounds' ($(cd "$SCRATCH/r3/r
 
 # Every output file of a segment is named as its WARC files are, by the
 # crawl's warc.prefix: two crawls' files never share a name (links/ and
-# pages/ were part-PPPPP for every crawl).
+# pages/ were part-PPPPP for every crawl): PREFIX-NNNNN-rRRRR, the rank of
+# the fetch whose WARC files they derive from.
 prefixed() {
 	local prefix f bad=0
 	prefix=$(basename "$(ls "$C"/segments/00001/warc/*.warc.gz | head -n 1)" |
-		sed -E "s/-[0-9]{5}-[0-9]{5}-.*//")
+		sed -E "s/-[0-9]{5}-r[0-9]{4}-.*//")
 	for f in "$C"/segments/*/links/* "$C"/segments/*/pages/* "$C"/segments/*/text/*; do
 		case $(basename "$f") in
-		"$prefix"-[0-9][0-9][0-9][0-9][0-9]-[0-9][0-9][0-9][0-9][0-9].*) ;;
+		"$prefix"-[0-9][0-9][0-9][0-9][0-9]-r[0-9][0-9][0-9][0-9].*) ;;
 		*) echo "not named by the crawl: $f"; bad=$((bad + 1)) ;;
 		esac
 	done
@@ -145,19 +146,28 @@ reindex_ok() {
 			return 1
 	done
 }
-# A crawl directory from before the prefixed names: its links and pages
-# files under part-PPPPP names, replaced by the index run again.
-old_links=$(ls "$C"/segments/00001/links/*.links.tsv.zst | head -n 1)
-old_pages=$(ls "$C"/segments/00001/pages/*.pages.jsonl | head -n 1)
-p1=$(basename "$old_links" | sed -E 's/.*-([0-9]{5})\.links\.tsv\.zst$/\1/')
-p2=$(basename "$old_pages" | sed -E 's/.*-([0-9]{5})\.pages\.jsonl$/\1/')
-mv "$old_links" "$C/segments/00001/links/part-$p1.tsv.zst"
-mv "$old_pages" "$C/segments/00001/pages/part-$p2.jsonl"
 check "index every segment again from the WARC files" reindex_ok
-check "an older crawl's part-PPPPP links and pages replaced by the prefixed names" eval \
-	'[ -e "$old_links" ] && [ -e "$old_pages" ] &&
-	[ ! -e "$C/segments/00001/links/part-$p1.tsv.zst" ] &&
-	[ ! -e "$C/segments/00001/pages/part-$p2.jsonl" ]'
+# A crawl directory from before rank files and prefixed names (a copy): a
+# WARC file named per partition (PREFIX-NNNNN-PPPPP-...), its links and
+# pages files under part-PPPPP names - replaced by the index run again with
+# the partition's prefixed names.
+O=$SCRATCH/older
+cp -a "$C" "$O"
+w=$(ls "$O"/segments/00001/warc/*-r0000-00000-*.warc.gz | grep -v -- '-robots\.\|-diagnostics\.\|-sitemaps\.' |
+	head -n 1)
+ow=$(basename "$w" | sed -E 's/-r0000-/-00000-/')
+mv "$w" "$O/segments/00001/warc/$ow"
+rm -f "$O"/segments/00001/cdxj/"$(basename "$w")".cdxj
+touch "$O/segments/00001/links/part-00000.tsv.zst" "$O/segments/00001/pages/part-00000.jsonl"
+check "an older crawl's WARC file named per partition: indexed again" \
+	run_ranks 2 index --dir "$O" --segment 1 >"$SCRATCH/older.out" 2>&1
+pre=$(basename "$ow" | sed -E 's/-00001-00000-.*//')
+check "... its partition's links and pages under the prefixed names, part-PPPPP's gone" eval \
+	'[ -s "$O/segments/00001/links/$pre-00001-00000.links.tsv.zst" ] &&
+	[ -s "$O/segments/00001/pages/$pre-00001-00000.pages.jsonl" ] &&
+	[ -s "$O/segments/00001/cdxj/$ow.cdxj" ] &&
+	[ ! -e "$O/segments/00001/links/part-00000.tsv.zst" ] &&
+	[ ! -e "$O/segments/00001/pages/part-00000.jsonl" ]'
 wet_norm() {
 	zcat "$1" | tr -d '\r' |
 		grep -vE '^(WARC-Record-ID|WARC-Warcinfo-ID|WARC-Date|WARC-Block-Digest|Content-Length):'

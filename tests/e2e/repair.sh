@@ -43,7 +43,7 @@ check "  the crawl continues (exit 0)" eval 'crawl >"$SCRATCH/crawl2" 2>&1'
 
 # The URLs a WARC file holds responses for, from its CDXJ file.
 held() {
-	cut -d' ' -f3- "$C/segments/00001/cdxj/$(basename "$1").cdxj" |
+	cut -d' ' -f3- "$(dirname "$(dirname "$1")")/cdxj/$(basename "$1").cdxj" |
 		jq -r 'select(.status != null and (.url | startswith("http"))) | .url' | sort -u
 }
 # The requests for each URL of file $1 in the server's log after line $2:
@@ -89,9 +89,15 @@ head -n 3 "$SCRATCH/missed"
 check "  and archived again" archived_again "$SCRATCH/lost"
 check "  check accepts the directory" eval 'ck >"$SCRATCH/ck3" 2>&1'
 
-# 3. A byte flipped inside a response record of the other pages file.
-W=$(pages_warcs "$C/segments/00001/warc" | head -n 1)
-line=$(cut -d' ' -f3- "$C/segments/00001/cdxj/$(basename "$W").cdxj" |
+# 3. A byte flipped inside a response record of another pages file (a
+# rank writes one a round: the first of a later segment).
+for d in "$C"/segments/*/warc; do
+	W=$(pages_warcs "$d" | head -n 1)
+	[ -n "$W" ] && break
+done
+S=$(dirname "$(dirname "$W")")
+SN=$((10#$(basename "$S")))
+line=$(cut -d' ' -f3- "$S/cdxj/$(basename "$W").cdxj" |
 	jq -c 'select(.status == "200")' | sed -n 2p)
 victim=$(jq -r .url <<<"$line")
 at=$(jq -r '(.offset | tonumber) + ((.length | tonumber) / 2 | floor)' <<<"$line")
@@ -102,13 +108,13 @@ f = open(sys.argv[1], "r+b"); f.seek(int(sys.argv[2])); b = f.read(1)
 f.seek(int(sys.argv[2])); f.write(bytes([b[0] ^ 0xff]))' "$W" "$at"
 echo "flipped byte $at of $(basename "$W") ($victim; $(wc -l <"$SCRATCH/kept") other URLs)"
 check "flipped byte: check names the file damaged (exit 1)" expect 1 "is damaged" ck
-check "  index of its segment fails" expect 1 "index" "$MPICRAWL" index --dir "$C" --segment 1 \
+check "  index of its segment fails" expect 1 "index" "$MPICRAWL" index --dir "$C" --segment "$SN" \
 	--config "$SCRATCH/job.conf"
 check "  check --repair rewrites it with its whole records" \
 	expect 0 "1 damaged WARC files rewritten" ck --repair
-check "  the damaged file is set aside" test -f "$C/segments/00001/damaged/$(basename "$W")"
+check "  the damaged file is set aside" test -f "$S/damaged/$(basename "$W")"
 check "  check accepts the directory" eval 'ck >"$SCRATCH/ck4" 2>&1'
-check "  index of its segment works" eval '"$MPICRAWL" index --dir "$C" --segment 1 \
+check "  index of its segment works" eval '"$MPICRAWL" index --dir "$C" --segment "$SN" \
 	--config "$SCRATCH/job.conf" >"$SCRATCH/ix" 2>&1'
 check "  the file's other captures are kept (its CDXJ)" \
 	test "$(held "$W" | grep -cvxF "$victim")" = "$(wc -l <"$SCRATCH/kept")"

@@ -144,7 +144,7 @@ static void first_attempt(size_t n)
 	size_t i;
 
 	reset();
-	CHECK(journal_resume_part(&job, SEG, 0, 1, keep, &k, &r) == CR_OK && r.jn,
+	CHECK(journal_resume_part(&job, SEG, 0, 1, NULL, keep, &k, &r) == CR_OK && r.jn,
 	      "a first attempt opens its journal");
 	CHECK(r.attempt == 0 && r.kept == 0 && k.n == 0, "nothing to keep: attempt %d kept %llu",
 	      r.attempt, (unsigned long long)r.kept);
@@ -187,7 +187,7 @@ static void check_kept(const char *what, const struct kept *k, const int *want, 
 /* A resume of partition 0; its journal closed again. */
 static enum cr_err resume(struct kept *k, struct journal_resume *r)
 {
-	enum cr_err e = journal_resume_part(&job, SEG, 0, 1, keep, k, r);
+	enum cr_err e = journal_resume_part(&job, SEG, 0, 1, NULL, keep, k, r);
 
 	journal_close(&r->jn, 0);
 	return e;
@@ -216,7 +216,7 @@ static void test_clean_end(void)
 	      "another partition's files and other names untouched");
 	/* the second attempt journals after the first one's entries */
 	memset(&k, 0, sizeof(k));
-	CHECK(journal_resume_part(&job, SEG, 0, 1, keep, &k, &r) == CR_OK, "attempt 1");
+	CHECK(journal_resume_part(&job, SEG, 0, 1, NULL, keep, &k, &r) == CR_OK, "attempt 1");
 	make_file("warc", W_R1, 300);
 	e = entry(JOURNAL_OUTCOME, W_R1, 300, "f4", "p4");
 	journal_add(r.jn, &e);
@@ -529,7 +529,7 @@ static void test_ownership(void)
 	char f[8] = "mine", w[64];
 
 	first_attempt(2);
-	CHECK(journal_resume_part(&job, SEG, 0, 1, keep, &k, &r) == CR_OK, "open");
+	CHECK(journal_resume_part(&job, SEG, 0, 1, NULL, keep, &k, &r) == CR_OK, "open");
 	make_file("warc", W_PAGES, 400);   /* the attempt writes on */
 	snprintf(w, sizeof(w), "%s", W_PAGES);
 	e = entry(JOURNAL_OUTCOME, w, 300, f, "");
@@ -551,7 +551,7 @@ static void test_ownership(void)
 	      "dropped (%d kept, pages %ld)", k.n, warc_size(W_PAGES));
 	memset(&k, 0, sizeof(k));
 	k.fail_at = 2;
-	CHECK(journal_resume_part(&job, SEG, 0, 1, keep, &k, &r) == CR_ERR_FORMAT && !r.jn,
+	CHECK(journal_resume_part(&job, SEG, 0, 1, NULL, keep, &k, &r) == CR_ERR_FORMAT && !r.jn,
 	      "keep's error ends the resume, no journal left open");
 }
 

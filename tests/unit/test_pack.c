@@ -41,7 +41,10 @@ static void write_member(uint32_t id, unsigned n, int g)
 	for (k = 0; k < n; k++) {
 		int len = snprintf(rec, sizeof(rec), "%d-%u-%u", g, id, k);
 
-		CHECK(recfile_writer_add(w, rec, (size_t)len) == CR_OK, "add");
+		if (recfile_writer_add(w, rec, (size_t)len) != CR_OK) {
+			CHECK(0, "add %u", id);
+			break;
+		}
 	}
 	CHECK(recfile_writer_commit(&w) == CR_OK, "commit %u", id);
 }

@@ -1,7 +1,8 @@
 /*
  * test_segout.c - what a fetch phase writes (fetch/segout.h), in a
  * temporary crawl directory, as rank 0 of 2 (owning partitions 0 and 2 of
- * 3). A clean attempt: each series' WARC file holds its exchanges in order
+ * 3). A clean attempt: each series' WARC file (the rank's, TEST-00001-r0000)
+ * holds its exchanges in order
  * at the offsets segout_archive named, with a metadata record after each
  * page; segout_commit puts the fetch and parse records and the staged
  * index records in place under their committed names (an empty fetch file
@@ -9,8 +10,9 @@
  * temporary file and keeps the journal. An attempt that stops without
  * commit, or is killed (a child that _exits): the next one keeps what was
  * synced - outcomes, followed links, robots.txt answers, passed to the
- * keep callbacks and written again - cuts the WARC bytes after it, removes
- * what was staged or left uncommitted, and writes to -r1 files. A WARC file
+ * keep callbacks and written again - cuts the WARC bytes after the rank's
+ * last mark, removes what was staged or left uncommitted, and writes to
+ * -a1 files. A WARC file
  * lost before the commit: nothing of the partition is committed, and the
  * error stays.
  */
@@ -123,9 +125,16 @@ static enum cr_err open_resume(struct segout **s, struct seen *sn, uint64_t *kep
 			       uint64_t *cut)
 {
 	struct segout_keep k = { on_kept, on_followed, on_robots, sn };
-	enum cr_err e = segout_open(&job, SEG, 1, s);
+	struct journal_warcs prior;
+	int max = -1;
+	/* as the fetch phase does: earlier attempts settled, then open */
+	enum cr_err e = journal_warcs_scan(&job, SEG, 1, &prior, &max);
 
-	*kept = *cut = 0;
+	*kept = 0;
+	*cut = prior.cut;
+	if (!e)
+		e = segout_open(&job, SEG, 1, max + 1, &prior, s);
+
 	if (!e)
 		e = segout_resume(*s, 0, &k, kept, cut);
 	if (!e)
@@ -290,7 +299,7 @@ static void test_clean(void)
 	      strstr(rname, "-robots.warc.gz"), "robots.txt archived in '%s'", rname);
 	segout_robots_answer(s, 0, 1, "answer", 6);
 	CHECK(!strcmp(pages, pages2) && strcmp(pages, diag) && strstr(diag, "-diagnostics") &&
-	      !strncmp(pages, "TEST-00001-00000-00000-", 23) &&
+	      !strncmp(pages, "TEST-00001-r0000-00000-", 23) &&
 	      strstr(pages, ".warc.gz"), "series files: '%s' '%s'", pages, diag);
 	CHECK(segout_sync(s) == CR_OK && segout_commit(s) == CR_OK, "commit");
 	segout_free(&s);
@@ -307,9 +316,9 @@ static void test_clean(void)
 	CHECK(read_fetch(2, urls, 8) == 0, "an owned partition with nothing: an empty part");
 	CHECK(read_fetch(1, urls, 8) == -1, "another rank's partition: none");
 	CHECK(size_of("parse", "part-00000.zst") > 0, "parse part committed");
-	read_staged("TEST-00001-00000.zst", kinds, sizeof(kinds));
+	read_staged("TEST-00001-r0000.zst", kinds, sizeof(kinds));
 	CHECK(!strcmp(kinds, "FCXCX"), "staged for the pages series: '%s'", kinds);
-	read_staged("TEST-00001-00000-diagnostics.zst", kinds, sizeof(kinds));
+	read_staged("TEST-00001-r0000-diagnostics.zst", kinds, sizeof(kinds));
 	CHECK(!strcmp(kinds, "FC"), "staged for the diagnostics: '%s'", kinds);
 	CHECK(count_in("fetch", ".tmp.") + count_in("parse", ".tmp.") +
 	      count_in("staged", ".tmp.") == 0, "no temporary file left");
@@ -368,7 +377,7 @@ static void test_resume(int kill)
 	long before;
 
 	attempt0(kill);
-	CHECK(count_in("warc", "-r1-") == 0 && count_in("warc", "TEST-00001-00000-") == 1,
+	CHECK(count_in("warc", "-a1-") == 0 && count_in("warc", "TEST-00001-r0000-") == 1,
 	      "%s: one WARC file", how);
 	{
 		char dir[PATH_MAX];
@@ -397,11 +406,11 @@ static void test_resume(int kill)
 	CHECK((kill || cut > 0) && size_of("warc", first) == before - (long)cut,
 	      "%s: c's exchange cut: %llu of %ld", how, (unsigned long long)cut, before);
 	CHECK(count_in("fetch", ".tmp.") == 1 && count_in("parse", ".tmp.") == 1 &&
-	      count_in("staged", "TEST-00001-00000") == 0,
+	      count_in("staged", "TEST-00001-r0000") == 0,
 	      "%s: attempt 0's uncommitted and staged files gone (this one's parts: %d %d)", how,
 	      count_in("fetch", ".tmp."), count_in("parse", ".tmp."));
 	CHECK(page(s, SEGOUT_PAGES, "http://a.example/d", head_ok, name, &off) == CR_OK &&
-	      !strncmp(name, "TEST-00001-00000-r1-00000-", 26), "%s: attempt 1 writes '%s'", how,
+	      !strncmp(name, "TEST-00001-r0000-a1-00000-", 26), "%s: attempt 1 writes '%s'", how,
 	      name);
 	CHECK(segout_sync(s) == CR_OK && segout_commit(s) == CR_OK, "%s: commit", how);
 	segout_free(&s);
@@ -421,22 +430,22 @@ static void test_unstage(void)
 	uint64_t kept = 0, cut = 0;
 	char path[PATH_MAX];
 
-	/* the segment committed, then the phase failed elsewhere: staged
-	 * files of partition 0 go (the index step reads its WARC files back),
-	 * another partition's stay */
+	/* the segment committed, then the phase failed elsewhere: what the
+	 * rank staged goes (the index step reads its WARC files back), and of
+	 * an older crawl's per-partition staged files those of the partitions
+	 * resumed */
 	test_clean();
-	path_in("staged", "TEST-00001-00002.zst", path, sizeof(path));
-	CHECK(test_spit(path, "x", 1) == 0, "a staged file of partition 2");
-	CHECK(count_in("staged", "TEST-00001-00000") == 3, "staged files of partition 0");
-	CHECK(segout_open(&job, SEG, 1, &s) == CR_OK, "open");
-	{
-		struct segout_keep k = { on_kept, on_followed, on_robots, &sn };
-
-		CHECK(segout_resume(s, 0, &k, &kept, &cut) == CR_OK && kept == 3, "resume: %llu",
-		      (unsigned long long)kept);
-	}
-	CHECK(count_in("staged", "TEST-00001-00000") == 0 &&
-	      count_in("staged", "TEST-00001-00002") == 1, "partition 0's staged files gone");
+	path_in("staged", "TEST-00001-00001.zst", path, sizeof(path));
+	CHECK(test_spit(path, "x", 1) == 0, "an older staged file of partition 1 (rank 1's)");
+	path_in("staged", "TEST-00001-00000.zst", path, sizeof(path));
+	CHECK(test_spit(path, "x", 1) == 0, "an older staged file of partition 0");
+	CHECK(count_in("staged", "TEST-00001-r0000") == 3, "staged files of rank 0");
+	CHECK(open_resume(&s, &sn, &kept, &cut) == CR_OK && kept == 3, "resume: %llu",
+	      (unsigned long long)kept);
+	CHECK(count_in("staged", "TEST-00001-r0000") == 0 &&
+	      count_in("staged", "TEST-00001-00000") == 0 &&
+	      count_in("staged", "TEST-00001-00001") == 1, "rank 0's and partition 0's staged "
+	      "files gone, rank 1's partition's kept");
 	segout_free(&s);
 }
 
