@@ -423,10 +423,19 @@ run_mpicrawl() {
 	rank_rss "$name"
 	rss=$RSS_STR
 	read -r rounds g f p u dns damaged < <(helper phases "$WORK/$name.crawl")
-	A_PHASES["$name"]="$rounds rounds; phase seconds summed over the rounds: generate $g, fetch $f, parse $p, update $u; $dns DNS lookups"
+	A_PHASES["$name"]="$rounds rounds; phase seconds summed over the rounds: generate $g, fetch $f, parse $p, update $u; $dns DNS lookups; $(a_warc_files "$WORK/$name.crawl")"
 	DAMAGED_SUCCESS=$((DAMAGED_SUCCESS + ${damaged:-0}))
 	[ "$name" = mpicrawl.1 ] && a_library_work "$WORK/$name.crawl"
 	rm -rf "$WORK/$name.crawl"
+}
+
+# a_warc_files CRAWLDIR: "N WARC files, mean M MB (pages files K, mean P MB)":
+# what a crawl leaves, per rank and round (issue 36: archive-sized files).
+a_warc_files() {
+	find "$1/segments" -path '*/warc/*' -name '*.warc.*' -printf '%s %f\n' | awk '
+		{ n++; s += $1; if ($2 !~ /-(robots|diagnostics|sitemaps)\.warc/) { p++; ps += $1 } }
+		END { printf "%d WARC files, mean %.1f MB (pages files %d, mean %.1f MB)",
+			n, n ? s / n / 1e6 : 0, p, p ? ps / p / 1e6 : 0 }'
 }
 
 # a_library_work CRAWLDIR: sets A_LIBFLOOR to "total gzip sha1 libxml2" CPU

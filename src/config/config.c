@@ -436,6 +436,9 @@ static const struct key keys[] = {
 	  "a zstd dictionary file (zstd --train) for .warc.zst; empty: none"),
 	B("warc.revisits", warc_revisits, "true",
 	  "a page fetched again: conditional (ETag, date); revisits for a 304 or the same body"),
+	B("warc.split", warc_split, "false",
+	  "redirects, 4xx and 5xx (-diagnostics) and sitemaps (-sitemaps) in WARC series of their "
+	  "own, as Common Crawl keeps them apart (false: with the pages; robots.txt apart always)"),
 	B("warc.metadata", warc_metadata, "true",
 	  "a metadata record per page: fetch time, robots decision, outlinks"),
 	L("warc.max_bytes", warc_max_bytes, 0, 1L << 50, "1073741824",

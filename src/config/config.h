@@ -104,6 +104,7 @@ struct config {
 	long warc_max_bytes;
 	int warc_revisits;
 	int warc_metadata;
+	int warc_split;            /* warc.split: diagnostics and sitemaps apart */
 	int index_enabled;          /* CDXJ, text and link graph after update */
 	int index_wat;              /* WAT files with the index (index/wat.h) */
 	int text_format;            /* 0 wet, 1 jsonl, 2 none */

@@ -310,7 +310,7 @@ void state_clean_tmp(const struct crawl_dir *d)
 
 void state_forget_journals(const struct crawl_dir *d, int seg)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX + 300];
 	uint32_t p;
 
 	char dir[PATH_MAX], **v;

@@ -196,6 +196,15 @@ static void provenance_once(struct segout *s, struct warc_writer *w)
 	buf_release(&body);
 }
 
+/* The series whose files k's records go to: with warc.split each its own,
+ * else diagnostics and sitemaps with the pages (robots.txt apart). */
+static enum segout_series slot_of(const struct segout *s, enum segout_series k)
+{
+	if (!s->j->cfg.warc_split && (k == SEGOUT_DIAGNOSTICS || k == SEGOUT_SITEMAPS))
+		return SEGOUT_PAGES;
+	return k;
+}
+
 /* Series k of the rank, opened on first use (NULL after a failure). */
 static struct warc_writer *series(struct segout *s, enum segout_series k)
 {
@@ -252,6 +261,7 @@ enum cr_err segout_archive(struct segout *s, uint32_t p, enum segout_series k,
 
 	*name = "";
 	*off = 0;
+	k = slot_of(s, k);
 	segout_part_of(s, p);
 	if (!(w = series(s, k)))
 		return s->failed;
@@ -337,7 +347,7 @@ static void meta_block(const struct segout_meta *m, struct buf *block)
 enum cr_err segout_metadata(struct segout *s, uint32_t p, enum segout_series k,
 			    const struct segout_meta *m)
 {
-	struct warc_writer *w = s->warc[k];
+	struct warc_writer *w = s->warc[slot_of(s, k)];
 	const char *id = w ? warc_writer_last_id(w) : NULL;
 	struct warc_record_out r;
 	struct buf fields, block;
@@ -368,7 +378,7 @@ enum cr_err segout_outcome(struct segout *s, uint32_t p, const struct fetch_reco
 			   const void *parse, size_t parse_len, enum segout_series k)
 {
 	struct part *o = segout_part_of(s, p);
-	struct warc_writer *w = k == SEGOUT_NONE ? NULL : s->warc[k];
+	struct warc_writer *w = k == SEGOUT_NONE ? NULL : s->warc[slot_of(s, k)];
 	struct journal_entry je;
 
 	if (s->failed)

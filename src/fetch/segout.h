@@ -1,8 +1,9 @@
 /*
- * segout.h - what a fetch phase writes for its segment: per rank, four
- * WARC series shared by its partitions and rolled at warc.max_bytes (pages:
- * 2xx and 304; robots.txt; diagnostics: 3xx, 4xx, 5xx, as Common Crawl
- * keeps them apart; sitemaps and feeds read for URLs), so that a round
+ * segout.h - what a fetch phase writes for its segment: per rank, WARC
+ * series shared by its partitions and rolled at warc.max_bytes (pages: 2xx
+ * and 304; robots.txt; with warc.split, diagnostics - 3xx, 4xx, 5xx, as
+ * Common Crawl keeps them apart - and sitemaps and feeds read for URLs
+ * apart, else with the pages), so that a round
  * leaves files the size of an archive's, not one per partition; per owned
  * partition the fetch records, with fetch.parse the parse records, and the
  * journal that lets a killed fetch resume where it was (journal.h, with

@@ -51,6 +51,9 @@ warcs_ok() {
 	return $bad
 }
 check "every round's WARC files are the 2 ranks' (at most one per series each)" warcs_ok
+check "by default redirects and 404s are with the pages, robots.txt apart" bash -c \
+	'! ls "$1"/segments/*/warc | grep -q -- "-diagnostics\.\|-sitemaps\." &&
+	ls "$1"/segments/*/warc | grep -q -- "-robots\."' _ "$SCRATCH/p"
 
 dump() { "$MPICRAWL" readdb --dir "$1" --dump | sed -E 's/"(fetch_time|modified|next_fetch|first_seen|score|pagerank)[a-z_]*":[^,}]*,?//g' | sort; }
 dump "$SCRATCH/p" >"$SCRATCH/p.db"

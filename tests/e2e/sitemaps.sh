@@ -10,7 +10,8 @@
 # - a sitemap of 50,010 URLs: 50,000 used, 10 counted as dropped;
 # - lastmod, priority and changefreq land in the CrawlDb; a later lastmod
 #   makes a fetched page due again, and only that page is fetched again;
-# - sitemaps are archived in their own WARC series; a sitemap: seed works;
+# - sitemaps are archived in their own WARC series (warc.split); a sitemap:
+#   seed works;
 # - the CrawlDb is the same on 1 and 2 ranks.
 . "$(dirname "$0")/lib.sh"
 
@@ -101,6 +102,7 @@ opts=(--set fetch.allow_private=true --set politeness.delay_ms=0 --set scope.mod
 requested() { grep -c "\"GET $2 HTTP" "$1"; }
 
 check "crawl on 1 rank exits 0" run_ranks 1 crawl --dir "$SCRATCH/c1" --seeds "$SCRATCH/seeds" \
+	--set warc.split=true \
 	"${opts[@]}" --rounds 8 >"$SCRATCH/c1.out" 2>&1
 check "... the index, its four sitemaps and the big one fetched once each" test \
 	"$(for m in index.xml a.xml b.xml.gz feed.rss list.txt big.xml; do

@@ -65,8 +65,8 @@ start_web web --hosts 6 --pages 25 || { echo "not ok: web did not start"; finish
 common=(--seeds "$SCRATCH/seeds" --set fetch.allow_private=true
 	--set "dns.servers=127.0.0.1:$DNS_PORT" --set politeness.delay_ms=5 --set partition.count=4)
 
-check "gzip crawl exits 0" run_ranks 2 crawl --dir "$SCRATCH/gz" "${common[@]}" \
-	>"$SCRATCH/gz.out" 2>&1
+check "gzip crawl (warc.split) exits 0" run_ranks 2 crawl --dir "$SCRATCH/gz" "${common[@]}" \
+	--set warc.split=true >"$SCRATCH/gz.out" 2>&1
 check "gzip: warcio and mpicrawl read every record alike" read_all "$SCRATCH/gz"
 check "gzip: response records match the fetch outcomes" responses_match_outcomes "$SCRATCH/gz"
 check "gzip: no .warc.zst written" test -z "$(ls "$SCRATCH"/gz/segments/*/warc/*.zst 2>/dev/null)"
@@ -77,7 +77,7 @@ check "gzip: a metadata record per page, concurrent to its response, and one of 
 	echo "metadata $m, responses $r, provenance $p"; [ "$m" -gt 0 ] && [ "$m" -eq "$r" ] &&
 	[ "$p" -eq 1 ]' _ "$SCRATCH/records.gz"
 
-check "gzip: redirects and 404s in the -diagnostics files, not with the pages" bash -c '
+check "gzip, warc.split: redirects and 404s in the -diagnostics files, not with the pages" bash -c '
 	n=$(zcat "$1"/segments/*/warc/*-diagnostics.warc.gz | grep -ac "^HTTP/1\.1 \(30[1278]\|404\) ")
 	bad=$(for f in "$1"/segments/*/warc/*.warc.gz; do
 		case $f in *-robots.*|*-diagnostics.*) ;; *) zcat "$f" ;; esac
