@@ -480,6 +480,7 @@ int main(void)
 		return 1;
 	}
 	config_defaults(&job.cfg);
+	job.cfg.warc_split = 1;   /* the four series apart, each checked */
 	snprintf(job.dir.root, sizeof(job.dir.root), "%s", root);
 	snprintf(job.dir.warc_prefix, sizeof(job.dir.warc_prefix), "TEST");
 	job.dir.partitions = 3;
