@@ -85,11 +85,9 @@ static int in_rules(void *arg, const char *url)
 static enum cr_err merge_seeds(struct job *j, int ver, struct route *rt, uint64_t *c)
 {
 	static const struct merge_extra seeds = { .seeds = 1 };
-	struct buf seen;
 	enum cr_err e = CR_OK;
 	uint32_t p;
 
-	buf_init(&seen);
 	for (p = 0; !e && p < j->dir.partitions; p++) {
 		struct merge_stats st;
 
@@ -99,16 +97,14 @@ static enum cr_err merge_seeds(struct job *j, int ver, struct route *rt, uint64_
 		e = xsort_finish(rt->sorts[p]);
 		if (e)
 			break;
-		seen.len = 0;
 		e = merge_partition(&j->dir, &j->cfg, ver, ver + 1, p, NULL, rt->sorts[p], &st,
-				    j->cfg.seen_enabled ? &seen : NULL, &seeds);
+				    NULL, &seeds);
 		if (!e && j->cfg.seen_enabled)
-			e = seen_write(&j->dir, &j->cfg, ver + 1, p, &seen);
+			e = seen_build(&j->dir, &j->cfg, ver + 1, p, st.records);
 		xsort_free(&rt->sorts[p]);
 		c[IC_ADDED] += st.added;
 		c[IC_RECORDS] += st.records;
 	}
-	buf_release(&seen);
 	return e;
 }
 

@@ -35,33 +35,64 @@ int seen_load(const struct crawl_dir *d, const struct config *cfg, int ver, uint
 	return 1;
 }
 
-enum cr_err seen_rebuild(const struct crawl_dir *d, const struct config *cfg, int ver,
-			 uint32_t p)
+/* Calls add(b, url) for each URL of partition p's part of version ver, or
+ * only counts them (b NULL). */
+static enum cr_err each_url(const struct crawl_dir *d, int ver, uint32_t p, struct bloom *b,
+			    uint64_t *count)
 {
 	char path[PATH_MAX];
 	struct recfile_reader *r;
-	struct buf hashes;
 	const void *data;
 	size_t n;
 	enum cr_err e;
 
+	*count = 0;
 	layout_crawldb_part(d, ver, p, path, sizeof(path));
 	e = recfile_reader_open(path, REC_KIND_CRAWLDB, &r);
 	if (e)
 		return e;
-	buf_init(&hashes);
 	while ((e = recfile_reader_next(r, &data, &n)) == CR_OK) {
 		struct crawl_record c;
 
 		if ((e = crawl_record_unpack(data, n, &c)) != CR_OK)
 			break;
-		seen_note(&hashes, c.url, c.url_len);
+		if (b)
+			bloom_add_hash(b, bloom_hash(c.url, c.url_len));
+		(*count)++;
 	}
 	recfile_reader_free(&r);
-	if (e == CR_EOF)
-		e = seen_write(d, cfg, ver, p, &hashes);
-	buf_release(&hashes);
+	return e == CR_EOF ? CR_OK : e;
+}
+
+enum cr_err seen_build(const struct crawl_dir *d, const struct config *cfg, int ver,
+		       uint32_t p, uint64_t n)
+{
+	char path[PATH_MAX];
+	struct bloom b;
+	uint64_t want = (uint64_t)cfg->seen_expected_urls / d->partitions, added;
+	enum cr_err e;
+
+	if (want < n)
+		want = n;
+	e = bloom_init(&b, want, cfg->seen_fp_rate, 0);
+	if (e)
+		return e;
+	e = each_url(d, ver, p, &b, &added);
+	if (!e) {
+		layout_seen_part(d, ver, p, path, sizeof(path));
+		e = bloom_save(&b, path);
+	}
+	bloom_release(&b);
 	return e;
+}
+
+enum cr_err seen_rebuild(const struct crawl_dir *d, const struct config *cfg, int ver,
+			 uint32_t p)
+{
+	uint64_t n;
+	enum cr_err e = each_url(d, ver, p, NULL, &n);
+
+	return e ? e : seen_build(d, cfg, ver, p, n);
 }
 
 void seen_note(struct buf *hashes, const char *url, size_t len)

@@ -29,6 +29,12 @@ int seen_load(const struct crawl_dir *d, const struct config *cfg, int ver, uint
 CR_WUR enum cr_err seen_rebuild(const struct crawl_dir *d, const struct config *cfg, int ver,
 				uint32_t p);
 
+/* Builds and writes the filter of partition p of version ver from its
+ * CrawlDb part, which holds n URLs (read as it is streamed: memory is the
+ * filter's alone, whatever the part's size). */
+CR_WUR enum cr_err seen_build(const struct crawl_dir *d, const struct config *cfg, int ver,
+			      uint32_t p, uint64_t n);
+
 /* Appends the 16-byte key hash of url to hashes (bloom_hash). */
 void seen_note(struct buf *hashes, const char *url, size_t len);
 

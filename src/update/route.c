@@ -66,6 +66,14 @@ enum cr_err route_init(struct route *r, const struct crawl_dir *d,
 	return CR_OK;
 }
 
+void route_forget_seen(struct route *r)
+{
+	uint32_t p;
+
+	for (p = 0; r->seen && p < r->dir->partitions; p++)
+		bloom_release(&r->seen[p]);
+}
+
 void route_release(struct route *r)
 {
 	uint32_t p;

@@ -55,6 +55,9 @@ struct route {
 CR_WUR enum cr_err route_init(struct route *r, const struct crawl_dir *d,
 			      const struct config *cfg, const char *tmpdir,
 			      int rank, int nranks, int seen_version);
+/* Frees the seen-set filters once the links are routed (they only decide
+ * which links are sorted). */
+void route_forget_seen(struct route *r);
 void route_release(struct route *r);
 void route_add(struct route *r, const char *url, size_t len, uint32_t depth, uint8_t hops,
 	       const char *from, size_t from_len);

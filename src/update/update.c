@@ -351,11 +351,13 @@ static enum cr_err merge_owned(struct job *j, int seg, int ver, struct route *rt
 			       const struct dedup_result *dd, struct decisions **dlog,
 			       uint64_t *c)
 {
-	size_t budget = (size_t)j->cfg.memory_budget_mb * 1024 * 1024 / 4;
+	/* One partition is merged at a time, while the other partitions'
+	 * links wait in their sorts (half the budget, route.h): its fetch
+	 * outcomes' sort and its links' merge an eighth each. */
+	size_t budget = (size_t)j->cfg.memory_budget_mb * 1024 * 1024 / 8;
 	struct hmap named;   /* this partition's robots.txt: the sitemaps each names */
 	struct merge_extra x = { dd, NULL, cross_ok, &named, 0, NULL };
 	struct host_rules *rules = NULL;
-	struct buf seen;
 	enum cr_err e = CR_OK;
 	uint32_t p;
 
@@ -364,7 +366,6 @@ static enum cr_err merge_owned(struct job *j, int seg, int ver, struct route *rt
 		return e;
 	x.rules = rules;
 
-	buf_init(&seen);
 	hmap_init(&named);
 	for (p = 0; !e && p < j->dir.partitions; p++) {
 		struct merge_stats st;
@@ -373,24 +374,22 @@ static enum cr_err merge_owned(struct job *j, int seg, int ver, struct route *rt
 
 		if (!rt->sorts[p])
 			continue;
-		/* One partition's links are merged at a time: its runs may
-		 * use an eighth of the budget. */
-		e = xsort_finish_within(rt->sorts[p], budget / 2);
+		e = xsort_finish_within(rt->sorts[p], budget);
 		if (!e)
 			e = sort_outcomes(j, seg, p, budget, &fetch, &c[UC_OUTCOMES]);
 		if (e)
 			break;
 		memset(&st, 0, sizeof(st));
-		seen.len = 0;
 		x.dlog = dlog ? dlog[p] : NULL;
 		hmap_release(&named);
 		hmap_init(&named);
 		e = sitemaps_named(j, p, &named);
 		if (!e)
 			e = merge_partition(&j->dir, &j->cfg, ver, ver + 1, p, fetch, rt->sorts[p],
-					    &st, j->cfg.seen_enabled ? &seen : NULL, &x);
+					    &st, NULL, &x);
+		/* the new part's filter, from the part as written */
 		if (!e && j->cfg.seen_enabled)
-			e = seen_write(&j->dir, &j->cfg, ver + 1, p, &seen);
+			e = seen_build(&j->dir, &j->cfg, ver + 1, p, st.records);
 		xsort_free(&fetch);
 		/* The links' sort is done; free its memory before the next merge. */
 		xsort_free(&rt->sorts[p]);
@@ -404,7 +403,6 @@ static enum cr_err merge_owned(struct job *j, int seg, int ver, struct route *rt
 		for (s = 0; s < ST_COUNT_; s++)
 			c[UC_STATUS_FIRST + s] += st.by_status[s];
 	}
-	buf_release(&seen);
 	hmap_release(&named);
 	host_rules_free(&rules);
 	return e;
@@ -473,6 +471,7 @@ enum cr_err update_run(struct job *j, int seg, int ver, uint64_t *c)
 		e = route_run(&rt, produce_links, &src);
 	else
 		e = e ? e : CR_ERR_COMM;
+	route_forget_seen(&rt);   /* routed: their memory goes to the merges */
 	recfile_reader_free(&src.r);
 	hmap_release(&src.refused);
 	buf_release(&src.robots);
