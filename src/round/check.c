@@ -467,6 +467,15 @@ static void check_segment(struct ck *c, int seg)
 
 /* ---- the rest ---- */
 
+/* Writes an empty record file at path: 1 when done. */
+static int empty_records(const char *path, enum rec_kind kind)
+{
+	struct recfile_writer *w;
+
+	return recfile_writer_open(path, kind, 1, &w) == CR_OK &&
+	       recfile_writer_commit(&w) == CR_OK;
+}
+
 static void check_robots(struct ck *c)
 {
 	char path[PATH_MAX];
@@ -482,7 +491,9 @@ static void check_robots(struct ck *c)
 									  sizeof(path));
 			if (read_whole(c, path, REC_KIND_ROBOTS, NULL, NULL) != CR_ERR_FORMAT)
 				continue;
-			if (c->repair && unlink(path) == 0)
+			/* packed (store/pack.h): an empty file of its own name
+			 * supersedes the damaged member */
+			if (c->repair && (unlink(path) == 0 || empty_records(path, REC_KIND_ROBOTS)))
 				say(c, 1, "damaged robots cache '%s' removed: robots.txt is "
 				    "asked again", path);
 			else

@@ -128,8 +128,29 @@ static enum cr_err spill(struct xsort *x)
 	return CR_OK;
 }
 
+/* The bytes the buffers would have allocated with one more record of n
+ * bytes (they grow by doubling), and qsort's permutation at the spill. */
+static size_t footprint(const struct xsort *x, size_t n)
+{
+	size_t need = x->arena.len + n + 1, cap = x->arena.cap ? x->arena.cap : 64;
+	size_t icap = x->nidx < x->capidx ? x->capidx : x->capidx ? x->capidx * 2 : 1024;
+
+	while (cap < need)
+		cap *= 2;
+	return cap + icap * 2 * sizeof(size_t) + (x->nidx + 1) * sizeof(size_t);
+}
+
 enum cr_err xsort_add(struct xsort *x, const void *data, size_t n)
 {
+	/* Spilled before the buffers would grow past the budget: what they
+	 * allocate, not what they hold, is the memory (a doubling could
+	 * otherwise take twice the budget). */
+	if (x->nidx && footprint(x, n) > x->budget) {
+		enum cr_err e = spill(x);
+
+		if (e)
+			return e;
+	}
 	if (x->nidx == x->capidx) {
 		size_t cap = x->capidx ? x->capidx * 2 : 1024;
 		size_t *ni = realloc(x->idx, cap * sizeof(*ni));
@@ -148,17 +169,15 @@ enum cr_err xsort_add(struct xsort *x, const void *data, size_t n)
 	x->len[x->nidx] = n;
 	x->nidx++;
 	buf_add(&x->arena, data, n);
-	/* The arena, two index words and qsort's permutation per record. */
-	if (x->arena.len + x->nidx * 3 * sizeof(size_t) >= x->budget) {
+	/* A record larger than the budget alone: spilled at once, and its
+	 * memory given back before the next run fills. */
+	if (x->arena.cap > x->budget) {
 		enum cr_err e = spill(x);
 
+		buf_release(&x->arena);
+		buf_init(&x->arena);
 		if (e)
 			return e;
-		/* Give back the memory of a large run before the next one fills. */
-		if (x->arena.cap > x->budget) {
-			buf_release(&x->arena);
-			buf_init(&x->arena);
-		}
 	}
 	return CR_OK;
 }

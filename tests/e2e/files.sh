@@ -72,6 +72,18 @@ check "readdb --decisions reads packed decision logs, as unpacked ones" bash -c 
 	 "$1" readdb --dir "$3" --decisions --segment 2 | sort >"$4.b" && cmp -s "$4.a" "$4.b"' \
 	_ "$MPICRAWL" "$SCRATCH/p" "$SCRATCH/l" "$SCRATCH/dl"
 
+# A damaged pack of the robots.txt cache: check names it, --repair writes
+# empty files in its members' stead (their robots.txt asked again), check
+# is clean after.
+cp -a "$SCRATCH/p" "$SCRATCH/d"
+rp=$(ls "$SCRATCH"/d/robots/*/part.*.pack | head -n 1)
+truncate -s 100 "$rp"
+check "a damaged robots.txt pack: check says so (exit 1)" expect 1 "damaged" \
+	"$MPICRAWL" check --dir "$SCRATCH/d"
+check "... --repair mends it (exit 0)" expect 0 "robots.txt is asked again" \
+	"$MPICRAWL" check --dir "$SCRATCH/d" --repair
+check "... and check is clean after" "$MPICRAWL" check --dir "$SCRATCH/d"
+
 # A directory begun without packs goes on with them: 2 rounds unpacked, the
 # third packed, and its CrawlDb is the packed crawl's.
 run_ranks 2 crawl --dir "$SCRATCH/m" "${opts[@]}" --rounds 2 --set storage.pack=false \
