@@ -493,7 +493,8 @@ static void check_robots(struct ck *c)
 				continue;
 			/* packed (store/pack.h): an empty file of its own name
 			 * supersedes the damaged member */
-			if (c->repair && (unlink(path) == 0 || empty_records(path, REC_KIND_ROBOTS)))
+			if (c->repair &&
+			    (unlink(path) == 0 || empty_records(path, REC_KIND_ROBOTS)))
 				say(c, 1, "damaged robots cache '%s' removed: robots.txt is "
 				    "asked again", path);
 			else
