@@ -76,7 +76,7 @@ check "readdb --decisions reads packed decision logs, as unpacked ones" bash -c 
 # empty files in its members' stead (their robots.txt asked again), check
 # is clean after.
 cp -a "$SCRATCH/p" "$SCRATCH/d"
-rp=$(ls "$SCRATCH"/d/robots/*/part.*.pack | head -n 1)
+rp=$(ls "$SCRATCH"/d/robots/*/part.*.pack | tail -n 1)   # the newest version: the one read
 truncate -s 100 "$rp"
 check "a damaged robots.txt pack: check says so (exit 1)" expect 1 "damaged" \
 	"$MPICRAWL" check --dir "$SCRATCH/d"
