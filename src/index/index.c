@@ -446,9 +446,9 @@ static void drop_partition(const struct job *j, int seg, uint32_t p)
 	}
 }
 
-/* The CDXJ and WAT files of unit (by_rank: a rank's, else a partition's)
- * that an earlier index left and no WARC file of names now makes
- * (index_output_stale) are removed. */
+/* The CDXJ and WAT files of unit (by_rank: a rank's, else a partition's;
+ * UINT32_MAX: every rank unit this rank indexes) that an earlier index left
+ * and no WARC file of names now makes (index_output_stale) are removed. */
 static void drop_stale(const struct job *j, int seg, uint32_t unit, int by_rank,
 		       char *const *names, size_t nn)
 {
@@ -472,8 +472,9 @@ static void drop_stale(const struct job *j, int seg, uint32_t unit, int by_rank,
 				snprintf(base, sizeof(base), "%.*s.warc.gz", (int)(bl - 12), v[i]);
 			else
 				continue;
-			if (!layout_warc_unit(&j->dir, base, seg, &u, &r, &a) || u != unit ||
-			    r != by_rank ||
+			if (!layout_warc_unit(&j->dir, base, seg, &u, &r, &a) || r != by_rank ||
+			    (unit == UINT32_MAX ? (int)(u % (uint32_t)j->nranks) != j->rank
+						: u != unit) ||
 			    !index_output_stale(subs[k], v[i], names, nn, j->cfg.index_wat))
 				continue;
 			snprintf(path, sizeof(path), "%s/%s", dir, v[i]);
@@ -639,9 +640,10 @@ static enum cr_err index_ranks(struct part_ix *x, char **names, size_t nn, int u
 		x->unit = ranks[i];
 		x->by_rank = 1;
 		e = index_unit(x, names, nn, use_staged);
-		if (e == CR_OK)
-			drop_stale(j, x->seg, ranks[i], 1, names, nn);
 	}
+	/* and those of this rank's units whose WARC files are all gone */
+	if (e == CR_OK)
+		drop_stale(j, x->seg, UINT32_MAX, 1, names, nn);
 	free(ranks);
 	return e;
 }
