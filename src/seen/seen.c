@@ -64,17 +64,24 @@ static enum cr_err each_url(const struct crawl_dir *d, int ver, uint32_t p, stru
 	return e == CR_EOF ? CR_OK : e;
 }
 
+/* An empty filter for a part of n URLs: sized for max(seen.expected_urls /
+ * partitions, n) at seen.fp_rate. */
+static enum cr_err filter_init(const struct crawl_dir *d, const struct config *cfg,
+			       uint64_t n, struct bloom *b)
+{
+	uint64_t want = (uint64_t)cfg->seen_expected_urls / d->partitions;
+
+	return bloom_init(b, want < n ? n : want, cfg->seen_fp_rate, 0);
+}
+
 enum cr_err seen_build(const struct crawl_dir *d, const struct config *cfg, int ver,
 		       uint32_t p, uint64_t n)
 {
 	char path[PATH_MAX];
 	struct bloom b;
-	uint64_t want = (uint64_t)cfg->seen_expected_urls / d->partitions, added;
-	enum cr_err e;
+	uint64_t added;
+	enum cr_err e = filter_init(d, cfg, n, &b);
 
-	if (want < n)
-		want = n;
-	e = bloom_init(&b, want, cfg->seen_fp_rate, 0);
 	if (e)
 		return e;
 	e = each_url(d, ver, p, &b, &added);
@@ -108,12 +115,8 @@ enum cr_err seen_write(const struct crawl_dir *d, const struct config *cfg, int 
 	char path[PATH_MAX];
 	struct bloom b;
 	size_t n = hashes->len / sizeof(struct bloom_hash), i;
-	uint64_t want = (uint64_t)cfg->seen_expected_urls / d->partitions;
-	enum cr_err e;
+	enum cr_err e = filter_init(d, cfg, n, &b);
 
-	if (want < n)
-		want = n;
-	e = bloom_init(&b, want, cfg->seen_fp_rate, 0);
 	if (e)
 		return e;
 	for (i = 0; i < n; i++) {

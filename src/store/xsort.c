@@ -92,6 +92,20 @@ static size_t *sort_memory(struct xsort *x)
 	return perm;
 }
 
+/* A run's writer committed as run nruns (counted), or dropped after the
+ * error e. */
+static enum cr_err end_run(struct xsort *x, struct recfile_writer **w, enum cr_err e)
+{
+	if (e) {
+		recfile_writer_abort(w);
+		return e;
+	}
+	e = recfile_writer_commit(w);
+	if (!e)
+		x->nruns++;
+	return e;
+}
+
 static enum cr_err spill(struct xsort *x)
 {
 	char path[PATH_MAX];
@@ -115,14 +129,9 @@ static enum cr_err spill(struct xsort *x)
 	for (i = 0; !e && i < x->nidx; i++)
 		e = recfile_writer_add(w, x->arena.p + x->idx[perm[i]], x->len[perm[i]]);
 	free(perm);
-	if (e) {
-		recfile_writer_abort(&w);
-		return e;
-	}
-	e = recfile_writer_commit(&w);
+	e = end_run(x, &w, e);
 	if (e)
 		return e;
-	x->nruns++;
 	x->nidx = 0;
 	x->arena.len = 0;
 	return CR_OK;
@@ -311,14 +320,9 @@ static enum cr_err merge_group(struct xsort *x, size_t from, size_t to)
 			e = advance_top(x);
 	}
 	close_heads(x);
-	if (e) {
-		recfile_writer_abort(&w);
-		return e;
-	}
-	e = recfile_writer_commit(&w);
+	e = end_run(x, &w, e);
 	if (e)
 		return e;
-	x->nruns++;
 	for (i = from; i < to; i++) {
 		run_path(x, i, path, sizeof(path));
 		unlink(path);
