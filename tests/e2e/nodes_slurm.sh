@@ -138,16 +138,27 @@ ranks_on() {
 	done
 	echo "$n"
 }
+# fence_on NODE: SLURM_PMIX_FENCE in the environment of a rank on NODE.
+fence_on() {
+	local ns p
+	ns=$(awk -v n="$1" '$1 == n { print $2 }' "$N/nodes")
+	for p in $(ip netns pids "$ns" 2>/dev/null); do
+		[ "$(tr '\0' '\n' <"/proc/$p/cmdline" 2>/dev/null | head -n 1)" = "$PREFIX/bin/mpicrawl" ] ||
+			continue
+		tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | sed -n 's/^SLURM_PMIX_FENCE=//p'
+		return
+	done
+}
 # two_by_two "node1:2 node2:2 node3:0": two nodes ran two ranks each.
 two_by_two() { [ "$(tr ' ' '\n' <<<"$1" | grep -c ':2$')" -eq 2 ]; }
 
 # ---- two nodes, two ranks each ----
 id=$(submit --nodes=2 --ntasks-per-node=2 "$SCRATCH/c1")
 wait_state "$id" 30 RUNNING COMPLETED >/dev/null
-seen=
+seen= fence=
 for _ in $(seq 120); do
 	seen=$(for k in 1 2 3; do printf 'node%s:%s ' "$k" "$(ranks_on "node$k")"; done)
-	two_by_two "$seen" && break
+	two_by_two "$seen" && { fence="$(fence_on node1) $(fence_on node2)"; break; }
 	[ "$(job "$id" JobState)" = RUNNING ] || break
 	sleep 0.25
 done
@@ -156,6 +167,8 @@ echo "job $id: $st; ranks seen: $seen"
 log=$PROJECT/mpicrawl-$id.log
 check "the job completes (exit 0)" test "$(se "$st")" = "COMPLETED 0:0"
 check "two ranks ran on each of two nodes" two_by_two "$seen"
+check "the ranks on both nodes run with Slurm's ring fence (SLURM_PMIX_FENCE=ring)" \
+	test "$fence" = "ring ring"
 check "the job log says 4 ranks on 2 nodes, the installed binary, srun --mpi=pmix" \
 	grep -q "on 2 nodes (.*), 4 ranks, via srun-pmix: $PREFIX/bin/mpicrawl crawl" "$log"
 check "the log is in the directory sbatch ran in" test -s "$log"
