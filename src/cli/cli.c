@@ -15,6 +15,7 @@
 #include "util/fs.h"
 #include "util/lock.h"
 #include "util/log.h"
+#include "util/mem.h"
 #include "util/stop.h"
 #include "status/metrics.h"
 
@@ -374,6 +375,7 @@ int cli_job_start(struct job *j, const struct cli_opts *o, int create)
 		return 1;
 	}
 	snprintf(scratch, sizeof(scratch), "%s", j->tmpdir);
+	mem_note_base();   /* MPI, libraries, inputs: what phases' shares leave out */
 	return 0;
 }
 

@@ -8,6 +8,7 @@
 #include "util/fs.h"
 #include "util/log.h"
 #include "util/be.h"
+#include "util/mem.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -924,7 +925,7 @@ enum cr_err dedup_run(struct job *j, int seg, int ver, struct dedup_result *res,
 		nown += owned(&d, p);
 	/* A quarter of the memory budget, shared by the sorts alive at once:
 	 * one per owned partition, the outbox and the inbox. */
-	d.budget = (size_t)j->cfg.memory_budget_mb * 1024 * 1024 / 4 / (nown + 2);
+	d.budget = mem_budget(j->cfg.memory_budget_mb) / 4 / (nown + 2);
 	buf_init(&d.rec);
 	buf_init(&d.post);
 	d.sorts = calloc(d.P, sizeof(*d.sorts));

@@ -13,6 +13,7 @@
 #include "store/xsort.h"
 #include "url/url.h"
 #include "util/log.h"
+#include "util/mem.h"
 
 #include <float.h>
 #include <stdio.h>
@@ -212,7 +213,7 @@ static enum cr_err take(struct gen_part *g, struct xsort *x, struct recfile_writ
 enum cr_err ranked_select(struct gen_part *g, struct recfile_reader *r, const char *in,
 			  struct recfile_writer *w)
 {
-	size_t budget = (size_t)g->j->cfg.memory_budget_mb * 1024 * 1024 / 4;
+	size_t budget = mem_budget(g->j->cfg.memory_budget_mb) / 4;
 	struct xsort *x;
 	enum cr_err e = xsort_new(g->j->tmpdir, budget, cand_cmp, &x);
 

@@ -6,6 +6,7 @@
 #include "url/url.h"
 #include "util/json.h"
 #include "util/log.h"
+#include "util/mem.h"
 
 #include <string.h>
 
@@ -59,7 +60,7 @@ enum cr_err rescope_load(const struct job *j, int last, uint32_t p, struct hmap 
 {
 	/* an eighth of the rank's budget: generate holds robots rules and
 	 * per-host counts beside it */
-	struct loading l = { pages, 0, (size_t)j->cfg.memory_budget_mb * 1024 * 1024 / 8, 0 };
+	struct loading l = { pages, 0, mem_budget(j->cfg.memory_budget_mb) / 8, 0 };
 	int seg;
 
 	for (seg = 1; seg <= last && !l.over; seg++)

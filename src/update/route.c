@@ -3,6 +3,7 @@
 #include "crawldb/link_record.h"
 #include "seen/seen.h"
 #include "util/log.h"
+#include "util/mem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,7 @@ enum cr_err route_init(struct route *r, const struct crawl_dir *d,
 		       int nranks, int seen_version)
 {
 	uint32_t p, owned = 0;
-	size_t budget, filters = 0, total = (size_t)cfg->memory_budget_mb * 1024 * 1024;
+	size_t budget, filters = 0, total = mem_budget(cfg->memory_budget_mb);
 
 	memset(r, 0, sizeof(*r));
 	r->dir = d;
@@ -45,9 +46,9 @@ enum cr_err route_init(struct route *r, const struct crawl_dir *d,
 	}
 	if (r->seen_unused)
 		log_warn("update", "%u partitions' seen-sets do not fit in a quarter of "
-			 "memory.budget_mb (%zu MiB): their links are sorted unfiltered - "
+			 "memory.budget_mb (%ld MiB): their links are sorted unfiltered - "
 			 "more disk and time; raise memory.budget_mb or add ranks",
-			 r->seen_unused, total >> 20);
+			 r->seen_unused, cfg->memory_budget_mb);
 	/* Half the budget, less the filters, for the sorts (at least a
 	 * quarter); batches and merges use the rest. */
 	budget = total / 2 > filters + total / 4 ? total / 2 - filters : total / 4;

@@ -13,6 +13,7 @@
 #include "url/url.h"
 #include "util/fs.h"
 #include "util/log.h"
+#include "util/mem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -354,7 +355,7 @@ static enum cr_err merge_owned(struct job *j, int seg, int ver, struct route *rt
 	/* One partition is merged at a time, while the other partitions'
 	 * links wait in their sorts (half the budget, route.h): its fetch
 	 * outcomes' sort and its links' merge an eighth each. */
-	size_t budget = (size_t)j->cfg.memory_budget_mb * 1024 * 1024 / 8;
+	size_t budget = mem_budget(j->cfg.memory_budget_mb) / 8;
 	struct hmap named;   /* this partition's robots.txt: the sitemaps each names */
 	struct merge_extra x = { dd, NULL, cross_ok, &named, 0, NULL };
 	struct host_rules *rules = NULL;
