@@ -474,6 +474,12 @@ void layout_warc_prefix(const struct crawl_dir *d, int seg, int rank, int attemp
 		snprintf(out, cap, "%s-%05d-r%04d", d->warc_prefix, seg, rank);
 }
 
+void layout_warc_part_prefix(const struct crawl_dir *d, int seg, uint32_t p, char *out,
+			     size_t cap)
+{
+	snprintf(out, cap, "%s-%05d-%05u", d->warc_prefix, seg, p);
+}
+
 int layout_warc_unit(const struct crawl_dir *d, const char *name, int seg, uint32_t *unit,
 		     int *by_rank, int *attempt)
 {

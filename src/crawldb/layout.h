@@ -145,6 +145,10 @@ void layout_journal(const struct crawl_dir *d, int seg, uint32_t p, char *out, s
  */
 void layout_warc_prefix(const struct crawl_dir *d, int seg, int rank, int attempt,
 			char *out, size_t cap);
+/* An older crawl's names of partition p's files, PREFIX-NNNNN-PPPPP: what
+ * its WARC and staged files begin with (then -rK, or -SSSSS-HOST...). */
+void layout_warc_part_prefix(const struct crawl_dir *d, int seg, uint32_t p, char *out,
+			     size_t cap);
 /* What a WARC file name of segment seg says: 1 with *unit its rank
  * (*by_rank 1) or, in an older crawl's name, its partition (*by_rank 0),
  * and *attempt; 0 when it is no such name. */

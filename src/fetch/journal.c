@@ -155,15 +155,6 @@ void journal_close(struct journal **jn, int remove)
 	*jn = NULL;
 }
 
-void journal_warc_prefix(const struct crawl_dir *d, int seg, uint32_t p, int attempt,
-			 char *out, size_t cap)
-{
-	if (attempt > 0)
-		snprintf(out, cap, "%s-%05d-%05u-r%d", d->warc_prefix, seg, p, attempt);
-	else
-		snprintf(out, cap, "%s-%05d-%05u", d->warc_prefix, seg, p);
-}
-
 /* ---- resuming a partition ---- */
 
 struct warc_file {
@@ -184,32 +175,17 @@ struct resume_ctx {
 	int missing_warned;
 };
 
-/* The attempt of a WARC file name of partition p, or -1 if it is not one. */
+/* The attempt of an older crawl's WARC file name of partition p, or -1 if
+ * it is not one (a rank's file is the marks' to judge). */
 static int warc_attempt(const struct crawl_dir *d, const char *name, int seg, uint32_t p)
 {
-	char prefix[LAYOUT_PREFIX_MAX + 32];
-	const char *rest;
-	size_t n;
-	long k = 0;
+	uint32_t unit;
+	int by_rank, k;
 
-	journal_warc_prefix(d, seg, p, 0, prefix, sizeof(prefix));
-	if (strncmp(name, prefix, strlen(prefix)))
+	if (!layout_warc_unit(d, name, seg, &unit, &by_rank, &k) || by_rank || unit != p ||
+	    k < 0 || k > 9999)
 		return -1;
-	rest = name + strlen(prefix);
-	if (!strncmp(rest, "-r", 2) && rest[2] >= '0' && rest[2] <= '9') {
-		char *end;
-
-		k = strtol(rest + 2, &end, 10);
-		if (k < 1 || k > 9999)
-			return -1;
-		rest = end;
-	}
-	n = strlen(rest);
-	if ((*rest != '-' && *rest != '.') ||
-	    !((n >= 8 && !strcmp(rest + n - 8, ".warc.gz")) ||
-	      (n >= 9 && !strcmp(rest + n - 9, ".warc.zst"))))
-		return -1;
-	return (int)k;
+	return k;
 }
 
 static enum cr_err list_warcs(struct resume_ctx *c)

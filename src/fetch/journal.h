@@ -165,10 +165,4 @@ CR_WUR enum cr_err journal_resume_part(const struct job *j, int seg, uint32_t p,
 				       journal_keep_fn keep, void *arg,
 				       struct journal_resume *out);
 
-/* The prefix of partition p's WARC files of an attempt (segout.c adds
- * -NNNNN-HOST[-robots].warc.gz|.warc.zst): the crawl's warc.prefix, then
- * -SSSSS-PPPPP, and -rK after it for the K-th resumed attempt. */
-void journal_warc_prefix(const struct crawl_dir *d, int seg, uint32_t p, int attempt,
-			 char *out, size_t cap);
-
 #endif

@@ -85,7 +85,7 @@ static void unstage_part(struct segout *s, uint32_t p)
 	DIR *dh;
 
 	layout_segment_sub(&s->j->dir, s->seg, "staged", dir, sizeof(dir));
-	journal_warc_prefix(&s->j->dir, s->seg, p, 0, prefix, sizeof(prefix));
+	layout_warc_part_prefix(&s->j->dir, s->seg, p, prefix, sizeof(prefix));
 	pl = strlen(prefix);
 	if (!(dh = opendir(dir)))
 		return;

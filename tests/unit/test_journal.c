@@ -560,7 +560,6 @@ static void test_entries(void)
 	struct journal_entry e = entry(JOURNAL_ROBOTS, W_ROBOTS, 123456789, "answer", "x"), d;
 	struct buf b;
 	size_t used = 0, i, eof = 0, format = 0;
-	char prefix[128];
 
 	buf_init(&b);
 	journal_entry_pack(&e, &b);
@@ -587,10 +586,6 @@ static void test_entries(void)
 	journal_entry_pack(&e, &b);
 	CHECK(journal_entry_unpack(b.p, b.len, &d, &used) == CR_ERR_FORMAT, "kind 0");
 	buf_release(&b);
-	journal_warc_prefix(&job.dir, 7, 12, 0, prefix, sizeof(prefix));
-	CHECK(!strcmp(prefix, "TEST-00007-00012"), "prefix '%s'", prefix);
-	journal_warc_prefix(&job.dir, 7, 12, 3, prefix, sizeof(prefix));
-	CHECK(!strcmp(prefix, "TEST-00007-00012-r3"), "prefix '%s'", prefix);
 }
 
 int main(void)

@@ -3,10 +3,55 @@
 
 #include <stdio.h>
 #include <stdint.h>
+#include <string.h>
 
 static uint32_t part(const struct crawl_dir *d, const char *url)
 {
 	return layout_partition(d, url, strlen(url));
+}
+
+/* WARC file names: a rank's (PREFIX-SSSSS-rRRRR[-aK]-...) and an older
+ * crawl's per partition (PREFIX-SSSSS-PPPPP[-rK]-...), both read back. */
+static void warc_names(void)
+{
+	static const struct {
+		const char *name;
+		int ok, by_rank;
+		uint32_t unit;
+		int attempt;
+	} t[] = {
+		{ "TEST-00007-r0001-00000-h.warc.gz", 1, 1, 1, 0 },
+		{ "TEST-00007-r0012-a2-00003-h-robots.warc.zst", 1, 1, 12, 2 },
+		{ "TEST-00007-00012-00000-h.warc.gz", 1, 0, 12, 0 },
+		{ "TEST-00007-00012-r3-00000-h.warc.gz", 1, 0, 12, 3 },
+		{ "TEST-00007-00012.warc.gz", 1, 0, 12, 0 },
+		{ "TEST-00008-r0001-00000-h.warc.gz", 0, 0, 0, 0 },   /* another segment */
+		{ "OTHER-00007-r0001-00000-h.warc.gz", 0, 0, 0, 0 },  /* another prefix */
+		{ "TEST-00007-r0001-00000-h.cdxj", 0, 0, 0, 0 },      /* not a WARC file */
+		{ "TEST-00007-rx-00000-h.warc.gz", 0, 0, 0, 0 },
+		{ "TEST-00007-99999999999-h.warc.gz", 0, 0, 0, 0 },
+		{ "TEST-00007-r0001-ax-h.warc.gz", 1, 1, 1, 0 },      /* -ax: the host's */
+		{ "TEST-00007-r0001-a2x-h.warc.gz", 0, 0, 0, 0 },
+	};
+	struct crawl_dir d = { "/nonexistent", 64, PARTITION_BY_HOST, "TEST" };
+	char out[128];
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		uint32_t unit = 0;
+		int by_rank = -1, attempt = -1;
+		int ok = layout_warc_unit(&d, t[i].name, 7, &unit, &by_rank, &attempt);
+
+		CHECK(ok == t[i].ok && (!ok || (by_rank == t[i].by_rank && unit == t[i].unit &&
+						attempt == t[i].attempt)),
+		      "%s: %d (rank %d, unit %u, attempt %d)", t[i].name, ok, by_rank, unit, attempt);
+	}
+	layout_warc_prefix(&d, 7, 12, 0, out, sizeof(out));
+	CHECK(!strcmp(out, "TEST-00007-r0012"), "rank prefix '%s'", out);
+	layout_warc_prefix(&d, 7, 12, 3, out, sizeof(out));
+	CHECK(!strcmp(out, "TEST-00007-r0012-a3"), "rank prefix of attempt 3 '%s'", out);
+	layout_warc_part_prefix(&d, 7, 12, out, sizeof(out));
+	CHECK(!strcmp(out, "TEST-00007-00012"), "partition prefix '%s'", out);
 }
 
 int main(void)
@@ -53,5 +98,6 @@ int main(void)
 		}
 		CHECK(ok, "every partition has exactly one owner among %d ranks", n);
 	}
+	warc_names();
 	TEST_DONE();
 }
