@@ -26,6 +26,20 @@ G_HOSTS=${BENCH_G_HOSTS:-60}
 G_PAGES=${BENCH_G_PAGES:-60}
 G_DELAY_MS=${BENCH_G_DELAY_MS:-100}
 
+# nodes_mpirun CLUSTER HOSTFILE N BTL ARGS...: mpicrawl ARGS on N ranks of
+# the node harness CLUSTER (tests/nodes/nodes.sh), started from its head
+# node by mpirun over tests/nodes/rsh, MPI on the cluster network; at most
+# 900 s. G and H (bench/weak.sh) start their crawls so.
+nodes_mpirun() {
+	local c=$1 hostfile=$2 n=$3 btl=$4
+	shift 4
+	NODES_DIR=$c timeout -k 5 "$(step_timeout 900)" "$ROOT/tests/nodes/nodes.sh" exec "$c" head \
+		mpirun --hostfile "$hostfile" -n "$n" --mca plm_rsh_agent "$ROOT/tests/nodes/rsh" \
+		--mca plm_rsh_no_tree_spawn 1 --mca btl "$btl" \
+		--mca btl_tcp_if_include "$NODES_NET.0/24" --mca oob_tcp_if_include "$NODES_NET.0/24" \
+		"$MPICRAWL" "$@"
+}
+
 # g_crawl NAME BTL HOST:SLOTS...: the crawl from the head node; its wall
 # time in $WORK/g-NAME.wall.
 g_crawl() {
@@ -39,12 +53,8 @@ g_crawl() {
 	done
 	say "G: crawling on $name"
 	t0=$(date +%s%N)
-	NODES_DIR=$G_C timeout -k 5 "$(step_timeout 900)" "$G_NODES" exec "$G_C" head mpirun \
-		--hostfile "$hostfile" -n "$n" --mca plm_rsh_agent "$ROOT/tests/nodes/rsh" \
-		--mca plm_rsh_no_tree_spawn 1 --mca btl "$btl" \
-		--mca btl_tcp_if_include "$NODES_NET.0/24" --mca oob_tcp_if_include "$NODES_NET.0/24" \
-		"$MPICRAWL" crawl --dir "$WORK/g-$name" --seeds "$WORK/g-seeds" \
-		--config "$WORK/g.conf" >"$WORK/g-$name.out" 2>&1 ||
+	nodes_mpirun "$G_C" "$hostfile" "$n" "$btl" crawl --dir "$WORK/g-$name" \
+		--seeds "$WORK/g-seeds" --config "$WORK/g.conf" >"$WORK/g-$name.out" 2>&1 ||
 		{ say "G: the crawl on $name failed: $(tail -n 2 "$WORK/g-$name.out")"; return 1; }
 	t0=$(($(date +%s%N) - t0))
 	printf '%d.%03d\n' $((t0 / 1000000000)) $((t0 / 1000000 % 1000)) >"$WORK/g-$name.wall"

@@ -49,12 +49,9 @@ EOF
 		echo "node$k slots=$per" >>"$hostfile"
 	done
 	say "H: $n ranks, $hosts hosts x $H_PAGES pages, $H_ROUNDS rounds"
-	NODES_DIR=$H_C timeout -k 5 "$(step_timeout 900)" "$H_NODES" exec "$H_C" head mpirun \
-		--hostfile "$hostfile" -n "$n" --mca plm_rsh_agent "$ROOT/tests/nodes/rsh" \
-		--mca plm_rsh_no_tree_spawn 1 --mca btl self,vader,tcp \
-		--mca btl_tcp_if_include "$NODES_NET.0/24" --mca oob_tcp_if_include "$NODES_NET.0/24" \
-		"$MPICRAWL" crawl --dir "$WORK/h-$n" --seeds "$WORK/h-$n.seeds" --rounds "$H_ROUNDS" \
-		--config "$WORK/h-$n.conf" >"$WORK/h-$n.out" 2>&1
+	nodes_mpirun "$H_C" "$hostfile" "$n" self,vader,tcp crawl --dir "$WORK/h-$n" \
+		--seeds "$WORK/h-$n.seeds" --rounds "$H_ROUNDS" --config "$WORK/h-$n.conf" \
+		>"$WORK/h-$n.out" 2>&1
 	k=$?
 	WEB_ADDR=$NODES_WEB_ADDR "$H_NODES" exec "$H_C" web "$ROOT/scripts/webenv.sh" stop \
 		"$web" >/dev/null 2>&1
