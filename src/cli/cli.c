@@ -376,6 +376,8 @@ int cli_job_start(struct job *j, const struct cli_opts *o, int create)
 	}
 	snprintf(scratch, sizeof(scratch), "%s", j->tmpdir);
 	mem_note_base();   /* MPI, libraries, inputs: what phases' shares leave out */
+	log_debug("job", "%zu MiB resident at the start; phases share %zu MiB of "
+		  "memory.budget_mb", mem_rss() >> 20, mem_budget(j->cfg.memory_budget_mb) >> 20);
 	return 0;
 }
 
