@@ -172,6 +172,7 @@ struct resume_ctx {
 	uint32_t p;
 	struct warc_file *files;
 	size_t nfiles, cap;
+	size_t last;          /* the file the previous entry named: the next one's, mostly */
 	int missing_warned;
 };
 
@@ -255,17 +256,33 @@ static void remove_tmp(struct resume_ctx *c, const char *kind)
  * is). A file that is missing or short is reported once; the URLs of the
  * entries it fails are fetched again.
  */
+/* The file named by an entry, or NULL. A partition's entries name the
+ * file its rank was writing, the same one until it rolled: the one found
+ * last is tried first, so that a resume with thousands of rank files does
+ * not scan them all for every entry. */
+static struct warc_file *file_named(struct resume_ctx *c, const char *name, size_t len)
+{
+	size_t k;
+
+	for (k = 0; k < c->nfiles; k++) {
+		size_t i = (c->last + k) % c->nfiles;
+		struct warc_file *w = &c->files[i];
+
+		if (strlen(w->name) == len && !memcmp(w->name, name, len)) {
+			c->last = i;
+			return w;
+		}
+	}
+	return NULL;
+}
+
 static int entry_whole(struct resume_ctx *c, const struct journal_entry *je)
 {
-	size_t i;
+	struct warc_file *w;
 
 	if (!je->warc_len)
 		return 1;
-	for (i = 0; i < c->nfiles; i++) {
-		struct warc_file *w = &c->files[i];
-
-		if (strlen(w->name) != je->warc_len || memcmp(w->name, je->warc, je->warc_len))
-			continue;
+	if ((w = file_named(c, je->warc, je->warc_len)) != NULL) {
 		if (je->warc_end > w->size) {
 			/* past a rank file's last mark: not durable, not a surprise */
 			if (!w->short_warned && !w->shared)
