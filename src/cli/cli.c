@@ -308,6 +308,7 @@ static int take_inputs(struct job *j, const struct cli_opts *o, int create)
 
 int cli_job_start(struct job *j, const struct cli_opts *o, int create)
 {
+	size_t held;
 	int rc;
 	enum cr_err e = CR_OK;
 
@@ -375,9 +376,9 @@ int cli_job_start(struct job *j, const struct cli_opts *o, int create)
 		return 1;
 	}
 	snprintf(scratch, sizeof(scratch), "%s", j->tmpdir);
-	mem_note_base();   /* MPI, libraries, inputs: what phases' shares leave out */
+	held = mem_note_base();   /* MPI, libraries, inputs: what the phases' shares leave out */
 	log_debug("job", "%zu MiB resident at the start; phases share %zu MiB of "
-		  "memory.budget_mb", mem_rss() >> 20, mem_budget(j->cfg.memory_budget_mb) >> 20);
+		  "memory.budget_mb", held >> 20, mem_budget(j->cfg.memory_budget_mb) >> 20);
 	return 0;
 }
 

@@ -250,12 +250,6 @@ static void remove_tmp(struct resume_ctx *c, const char *kind)
 	closedir(dh);
 }
 
-/*
- * Whether the WARC bytes an entry names are there: its file is present and
- * holds the entry's exchange whole (an entry without a WARC file always
- * is). A file that is missing or short is reported once; the URLs of the
- * entries it fails are fetched again.
- */
 /* The file named by an entry, or NULL. A partition's entries name the
  * file its rank was writing, the same one until it rolled: the one found
  * last is tried first, so that a resume with thousands of rank files does
@@ -276,6 +270,12 @@ static struct warc_file *file_named(struct resume_ctx *c, const char *name, size
 	return NULL;
 }
 
+/*
+ * Whether the WARC bytes an entry names are there: its file is present and
+ * holds the entry's exchange whole (an entry without a WARC file always
+ * is). A file that is missing or short is reported once; the URLs of the
+ * entries it fails are fetched again.
+ */
 static int entry_whole(struct resume_ctx *c, const struct journal_entry *je)
 {
 	struct warc_file *w;

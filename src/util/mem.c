@@ -21,9 +21,9 @@ size_t mem_rss(void)
 	return (size_t)resident * (size_t)sysconf(_SC_PAGESIZE);
 }
 
-void mem_note_base(void)
+size_t mem_note_base(void)
 {
-	base = mem_rss();
+	return base = mem_rss();
 }
 
 size_t mem_left(size_t total, size_t held)
